@@ -1,0 +1,88 @@
+//! Choosing a backend by name, once, and handing its concrete queue to the caller.
+
+use std::os::fd::RawFd;
+
+use crate::error::EngineError;
+use crate::null::NullQueue;
+use crate::queue::Queue;
+use crate::sync::{SyncMode, SyncQueue};
+
+/// The I/O paths this crate implements, named as fio names its ioengines.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// read/write after lseek (fio `sync`).
+    Sync,
+    /// pread/pwrite (fio `psync`).
+    Psync,
+    /// preadv2/pwritev2, with RWF_HIPRI when `hipri` is set (fio `pvsync2`).
+    Pvsync2,
+    /// No I/O at all: measures the caller (fio `null`).
+    Null,
+}
+
+impl Backend {
+    /// The backend fio calls `name`, if this crate has it.
+    pub fn from_name(name: &str) -> Option<Backend> {
+        match name {
+            "sync" => Some(Backend::Sync),
+            "psync" => Some(Backend::Psync),
+            "pvsync2" => Some(Backend::Pvsync2),
+            "null" => Some(Backend::Null),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Sync => "sync",
+            Backend::Psync => "psync",
+            Backend::Pvsync2 => "pvsync2",
+            Backend::Null => "null",
+        }
+    }
+
+    /// True when the backend touches no file, so no target needs to exist.
+    pub fn is_diskless(self) -> bool {
+        matches!(self, Backend::Null)
+    }
+
+    /// True when requests complete inside `submit`.
+    pub fn is_sync(self) -> bool {
+        !matches!(self, Backend::Null)
+    }
+}
+
+/// How a queue is built.
+#[derive(Clone, Debug)]
+pub struct QueueConfig {
+    /// Requests in flight at most; also the number of buffer slots.
+    pub depth: u32,
+    /// Bytes per buffer slot (the largest block size the caller will use).
+    pub buffer_size: usize,
+    /// Alignment of every buffer (page size, or the device's for O_DIRECT).
+    pub buffer_align: usize,
+    /// Ask for polled completions (RWF_HIPRI for pvsync2).
+    pub hipri: bool,
+}
+
+/// Code that runs against a queue whose concrete type is chosen at run time.
+pub trait QueueUser {
+    type Output;
+    fn run<Q: Queue>(self, queue: Q) -> Self::Output;
+}
+
+/// Builds the queue for `backend` over the open file descriptors `fds`
+/// (indexed by [`crate::Request::file`]) and runs `user` with it.
+pub fn open_queue<U: QueueUser>(
+    backend: Backend,
+    config: &QueueConfig,
+    fds: &[RawFd],
+    user: U,
+) -> Result<U::Output, EngineError> {
+    match backend {
+        Backend::Null => Ok(user.run(NullQueue::new(config)?)),
+        Backend::Sync => Ok(user.run(SyncQueue::new(SyncMode::Sync, config, fds)?)),
+        Backend::Psync => Ok(user.run(SyncQueue::new(SyncMode::Psync, config, fds)?)),
+        Backend::Pvsync2 => Ok(user.run(SyncQueue::new(SyncMode::Pvsync2, config, fds)?)),
+    }
+}

@@ -1,0 +1,20 @@
+//! Errors of this crate: each names the target and what to change.
+
+use std::io;
+use std::path::PathBuf;
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error("{path}: cannot open: {source}")]
+    Open { path: PathBuf, source: io::Error },
+    #[error("{path}: {what}: {source}")]
+    Io {
+        path: PathBuf,
+        what: &'static str,
+        source: io::Error,
+    },
+    #[error("{path}: {message}")]
+    Target { path: PathBuf, message: String },
+    #[error("{0}")]
+    Setup(String),
+}

@@ -1,0 +1,39 @@
+//! The one trait every backend implements.
+
+use std::io;
+
+use crate::request::{Completion, Request};
+
+/// What happened to a request handed to [`Queue::submit`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Submitted {
+    /// A synchronous backend performed the request before returning:
+    /// bytes transferred, or a negative errno.
+    Completed(i64),
+    /// The request waits in the queue; it is sent by [`Queue::commit`] and
+    /// comes back from [`Queue::reap`].
+    Queued,
+}
+
+/// A queue of requests against a fixed set of targets.
+///
+/// Per-I/O failures (EIO, a short read) are results, not `Err`: `Err` means
+/// the queue itself cannot go on.
+pub trait Queue {
+    /// Hands one request to the backend.
+    fn submit(&mut self, req: &Request) -> io::Result<Submitted>;
+
+    /// Sends every queued request to the kernel; returns how many were sent.
+    fn commit(&mut self) -> io::Result<u32>;
+
+    /// Waits for at least `min` completions (0: do not wait) and takes at
+    /// most `max`, calling `on_complete` for each. Returns how many it took.
+    fn reap<F: FnMut(Completion)>(&mut self, min: u32, max: u32, on_complete: F)
+        -> io::Result<u32>;
+
+    /// The data buffer of one slot (`buffer_size` bytes, aligned as asked).
+    fn buffer(&mut self, slot: u32) -> &mut [u8];
+
+    /// Requests handed over and not yet reaped.
+    fn in_flight(&self) -> u32;
+}

@@ -1,0 +1,280 @@
+//! The typed result of parsing one job: fio's options with fio's defaults.
+
+use std::time::Duration;
+
+/// One value per data direction, as fio's comma lists give them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PerDir<T> {
+    pub read: T,
+    pub write: T,
+    pub trim: T,
+}
+
+impl<T> PerDir<T> {
+    pub fn all(value: T) -> PerDir<T>
+    where
+        T: Clone,
+    {
+        PerDir {
+            read: value.clone(),
+            write: value.clone(),
+            trim: value,
+        }
+    }
+}
+
+/// fio's `rw`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RwKind {
+    Read,
+    Write,
+    RandRead,
+    RandWrite,
+    /// `rw` / `readwrite`: sequential mixed reads and writes.
+    ReadWrite,
+    RandRw,
+}
+
+impl RwKind {
+    /// fio's name for it, as the header line and JSON print it.
+    pub fn name(self) -> &'static str {
+        match self {
+            RwKind::Read => "read",
+            RwKind::Write => "write",
+            RwKind::RandRead => "randread",
+            RwKind::RandWrite => "randwrite",
+            RwKind::ReadWrite => "rw",
+            RwKind::RandRw => "randrw",
+        }
+    }
+    pub fn is_random(self) -> bool {
+        matches!(self, RwKind::RandRead | RwKind::RandWrite | RwKind::RandRw)
+    }
+    pub fn reads(self) -> bool {
+        !matches!(self, RwKind::Write | RwKind::RandWrite)
+    }
+    pub fn writes(self) -> bool {
+        !matches!(self, RwKind::Read | RwKind::RandRead)
+    }
+}
+
+/// `rw=randread:8`: the suffix says how many I/Os to issue (sequential) or
+/// how far to skip before the next one; fio's `rw_sequencer` semantics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RwMode {
+    pub kind: RwKind,
+    /// The `:N` suffix, 1 when absent.
+    pub nr: u32,
+}
+
+/// One block-size rule for one direction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BlockSize {
+    Fixed(u64),
+    /// `bsrange=min-max`: sizes chosen at random in the range, multiples of min.
+    Range { min: u64, max: u64 },
+    /// `bssplit=4k/10:64k/90`: (size, percent) pairs, percents adding to 100.
+    Split(Vec<(u64, u32)>),
+}
+
+impl BlockSize {
+    pub fn min(&self) -> u64 {
+        match self {
+            BlockSize::Fixed(b) => *b,
+            BlockSize::Range { min, .. } => *min,
+            BlockSize::Split(v) => v.iter().map(|p| p.0).min().unwrap_or(0),
+        }
+    }
+    pub fn max(&self) -> u64 {
+        match self {
+            BlockSize::Fixed(b) => *b,
+            BlockSize::Range { max, .. } => *max,
+            BlockSize::Split(v) => v.iter().map(|p| p.0).max().unwrap_or(0),
+        }
+    }
+}
+
+/// A size that may be given as a share of the target (`size=50%`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SizeSpec {
+    Bytes(u64),
+    /// Percent of the file or device size, 0 < p <= 100.
+    Percent(f64),
+}
+
+/// fio's `random_generator`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RandomGenerator {
+    Tausworthe,
+    Lfsr,
+    Tausworthe64,
+}
+
+/// fio's `cpus_allowed_policy`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CpusAllowedPolicy {
+    /// Every worker may run on every CPU in the set.
+    Shared,
+    /// Each worker gets one CPU of the set, round robin.
+    Split,
+}
+
+/// fio's `clocksource`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClockSourceOpt {
+    Gettimeofday,
+    ClockGettime,
+    Cpu,
+}
+
+/// fio's `ioengine`, for the engines ioscope has.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IoEngine {
+    Sync,
+    Psync,
+    Pvsync2,
+    Null,
+}
+
+impl IoEngine {
+    pub fn name(self) -> &'static str {
+        match self {
+            IoEngine::Sync => "sync",
+            IoEngine::Psync => "psync",
+            IoEngine::Pvsync2 => "pvsync2",
+            IoEngine::Null => "null",
+        }
+    }
+}
+
+/// Where a job was defined, for messages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Origin {
+    /// A section of a job file, with the line of its `[name]` header.
+    File { path: String, line: usize },
+    CommandLine,
+}
+
+/// One job with every supported option resolved to its value (fio's default
+/// where the job did not set it). Each field's doc names the fio option.
+#[derive(Clone, Debug, PartialEq)]
+pub struct JobSpec {
+    /// `name`: the section name or `--name`.
+    pub name: String,
+    pub origin: Origin,
+    /// `description`.
+    pub description: Option<String>,
+    /// `filename`: the `:`-separated list split, `\:` unescaped. Empty when not set.
+    pub filenames: Vec<String>,
+    /// `directory`.
+    pub directory: Option<String>,
+    /// `size`; None when not set (then the target's own size is used).
+    pub size: Option<SizeSpec>,
+    /// `filesize`: (min, max) per file; None when not set.
+    pub filesize: Option<(u64, u64)>,
+    /// `offset`.
+    pub offset: SizeSpec,
+    /// `io_size` (alias `io_limit`); None when not set.
+    pub io_size: Option<u64>,
+    /// `nrfiles`, default 1.
+    pub nrfiles: u32,
+    /// `unlink`, default false.
+    pub unlink: bool,
+    /// `rw` / `readwrite`, default read.
+    pub rw: RwMode,
+    /// `rwmixread` (percent; `rwmixwrite` sets 100 - it), default 50.
+    pub rwmixread: u32,
+    /// `bs` / `bsrange` / `bssplit`, default 4k for every direction.
+    pub bs: PerDir<BlockSize>,
+    /// `direct` (`buffered` is its inverse), default false.
+    pub direct: bool,
+    /// `iodepth`, default 1.
+    pub iodepth: u32,
+    /// `iodepth_batch_submit` (alias `iodepth_batch`), default 1.
+    pub iodepth_batch_submit: u32,
+    /// `iodepth_batch_complete_min` (alias `iodepth_batch_complete`), default 1.
+    pub iodepth_batch_complete_min: u32,
+    /// `iodepth_batch_complete_max`, default iodepth.
+    pub iodepth_batch_complete_max: u32,
+    /// `iodepth_low`, default iodepth.
+    pub iodepth_low: u32,
+    /// `numjobs`, default 1.
+    pub numjobs: u32,
+    /// `thread`, default false.
+    pub thread: bool,
+    /// `group_reporting`, default false.
+    pub group_reporting: bool,
+    /// `stonewall` / `wait_for_previous`, or `new_group`: this job starts a new
+    /// reporting group. `stonewall` also waits for the jobs before it.
+    pub stonewall: bool,
+    pub new_group: bool,
+    /// `time_based`, default false.
+    pub time_based: bool,
+    /// `runtime` (seconds by default); None when not set.
+    pub runtime: Option<Duration>,
+    /// `ramp_time` (seconds by default), default 0.
+    pub ramp_time: Duration,
+    /// `startdelay` (seconds by default): (min, max), a random delay between.
+    pub startdelay: (Duration, Duration),
+    /// `loops`, default 1.
+    pub loops: u32,
+    /// `norandommap`, default false.
+    pub norandommap: bool,
+    /// `randrepeat`, default true.
+    pub randrepeat: bool,
+    /// `randseed`; None when not set (fio's default seed 0x89 applies).
+    pub randseed: Option<u64>,
+    /// `random_generator`, default tausworthe.
+    pub random_generator: RandomGenerator,
+    /// `cpus_allowed` (alias `cpumask` is not supported): CPU numbers; empty when not set.
+    pub cpus_allowed: Vec<u32>,
+    /// `cpus_allowed_policy`, default shared.
+    pub cpus_allowed_policy: CpusAllowedPolicy,
+    /// `ioengine`, default psync.
+    pub ioengine: IoEngine,
+    /// `hipri` (pvsync2 engine option), default false.
+    pub hipri: bool,
+    /// `fsync`: fsync after this many writes, 0 for never.
+    pub fsync: u32,
+    /// `end_fsync`, default false.
+    pub end_fsync: bool,
+    /// `kb_base`, 1024 or 1000, default 1024.
+    pub kb_base: u32,
+    /// `percentile_list`, default fio's 17 percentiles.
+    pub percentile_list: Vec<f64>,
+    /// `clat_percentiles`, default true.
+    pub clat_percentiles: bool,
+    /// `lat_percentiles`, default false.
+    pub lat_percentiles: bool,
+    /// `slat_percentiles`, default false.
+    pub slat_percentiles: bool,
+    /// `disable_lat`, `disable_clat`, `disable_slat` (gtod_reduce sets all three).
+    pub disable_lat: bool,
+    pub disable_clat: bool,
+    pub disable_slat: bool,
+    /// `gtod_reduce`, default false.
+    pub gtod_reduce: bool,
+    /// `clocksource`, default cpu where fio would pick it.
+    pub clocksource: ClockSourceOpt,
+    /// `zero_buffers`, default false.
+    pub zero_buffers: bool,
+    /// `scramble_buffers`, default true.
+    pub scramble_buffers: bool,
+    /// `refill_buffers`, default false.
+    pub refill_buffers: bool,
+    /// `allow_mounted_write`, default false.
+    pub allow_mounted_write: bool,
+    /// `exitall`, default false.
+    pub exitall: bool,
+    /// `create_on_open`, default false.
+    pub create_on_open: bool,
+    /// The options set in this job's own section (or after its `--name`), as
+    /// written, for the JSON "job options" echo.
+    pub options: Vec<(String, String)>,
+}
+
+/// fio's default `percentile_list`.
+pub const DEFAULT_PERCENTILES: [f64; 17] = [
+    1.0, 5.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0, 90.0, 95.0, 99.0, 99.5, 99.9, 99.95,
+    99.99,
+];

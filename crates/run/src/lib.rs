@@ -1,0 +1,1 @@
+//! The runner: jobs become workers, workers drive a queue, results come back.

@@ -1,0 +1,23 @@
+//! Measurement: the clock, latency histograms with fio's bucket scheme,
+//! running summaries, interval sampling of bandwidth and IOPS, per-thread CPU,
+//! disk statistics, and the result types the reports render.
+
+mod clock;
+mod cpu;
+mod depth;
+mod diskstats;
+mod histogram;
+mod lat_buckets;
+mod rate;
+mod result;
+mod summary;
+
+pub use clock::{Clock, ClockSource};
+pub use cpu::ThreadCpu;
+pub use depth::DepthDist;
+pub use diskstats::{DiskSnapshot, DiskUtil};
+pub use histogram::{bucket_index, bucket_value, LatencyHistogram, PLAT_NR};
+pub use lat_buckets::LatencyBuckets;
+pub use rate::RateSampler;
+pub use result::{DirResult, JobHeader, JobResult, LatencyStat, RunResult, SyncResult};
+pub use summary::Summary;
