@@ -8,6 +8,7 @@ mod depth;
 mod diskstats;
 mod histogram;
 mod lat_buckets;
+mod percentile;
 mod rate;
 mod result;
 mod summary;
