@@ -17,6 +17,7 @@ mod null;
 mod queue;
 mod request;
 mod sync;
+mod syscall;
 mod target;
 
 pub use backend::{open_queue, Backend, QueueConfig, QueueUser};
@@ -26,4 +27,6 @@ pub use null::NullQueue;
 pub use queue::{Queue, Submitted};
 pub use request::{Completion, Op, Request};
 pub use sync::{SyncMode, SyncQueue};
-pub use target::{layout_file, OpenOptions, Target, TargetKind};
+pub use target::{
+    layout_file, layout_file_with, mounted_use, needs_layout, OpenOptions, Target, TargetKind,
+};

@@ -1,16 +1,43 @@
 //! Files and devices: opening them, learning their size and block size,
 //! and laying regular files out before they are read.
 
-use std::os::fd::RawFd;
+use std::ffi::CString;
+use std::io;
+use std::mem::MaybeUninit;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::EngineError;
+use crate::syscall::retry_eintr;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TargetKind {
     RegularFile,
     BlockDevice,
     CharDevice,
+}
+
+impl TargetKind {
+    fn from_mode(mode: libc::mode_t) -> Result<TargetKind, &'static str> {
+        match mode & libc::S_IFMT {
+            libc::S_IFREG => Ok(TargetKind::RegularFile),
+            libc::S_IFBLK => Ok(TargetKind::BlockDevice),
+            libc::S_IFCHR => Ok(TargetKind::CharDevice),
+            libc::S_IFDIR => Err("is a directory; name a file inside it, or a device"),
+            libc::S_IFIFO => Err("is a FIFO; give a regular file, a block device or a character device"),
+            libc::S_IFSOCK => Err("is a socket; give a regular file, a block device or a character device"),
+            _ => Err("is neither a regular file nor a device; give a regular file, a block device or a character device"),
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            TargetKind::RegularFile => "file",
+            TargetKind::BlockDevice => "block device",
+            TargetKind::CharDevice => "character device",
+        }
+    }
 }
 
 /// How to open a target.
@@ -25,36 +52,689 @@ pub struct OpenOptions {
 }
 
 /// An open file or device.
+#[derive(Debug)]
 pub struct Target {
-    _todo: PathBuf,
+    path: PathBuf,
+    fd: OwnedFd,
+    kind: TargetKind,
+    size: u64,
+    logical_block_size: u32,
+    direct_io_align: u32,
+    direct: bool,
 }
 
 impl Target {
-    pub fn open(_path: &Path, _opts: &OpenOptions) -> Result<Target, EngineError> {
-        todo!()
+    /// Opens `path` once, for the whole run.
+    ///
+    /// A missing path becomes a new regular file (mode 0644) only when
+    /// `opts.create` is set, and never under `/dev`, where a missing name is
+    /// a mistyped device rather than a file to create. Directories, FIFOs and
+    /// sockets are refused before they are opened, so opening a FIFO cannot
+    /// hang.
+    pub fn open(path: &Path, opts: &OpenOptions) -> Result<Target, EngineError> {
+        let access = match (opts.read, opts.write) {
+            (true, true) => libc::O_RDWR,
+            (false, true) => libc::O_WRONLY,
+            (true, false) => libc::O_RDONLY,
+            (false, false) => {
+                return Err(target_error(
+                    path,
+                    "open options ask for neither reading nor writing; set read, write or both",
+                ))
+            }
+        };
+        let cpath = c_path(path)?;
+        let mut flags = access | libc::O_CLOEXEC;
+        if opts.direct {
+            flags |= libc::O_DIRECT;
+        }
+        match stat_path(&cpath) {
+            Ok(st) => {
+                TargetKind::from_mode(st.st_mode).map_err(|m| target_error(path, m))?;
+            }
+            Err(e) if e.raw_os_error() == Some(libc::ENOENT) => {
+                if !opts.create {
+                    return Err(target_error(
+                        path,
+                        "does not exist; check the path, or create the file first",
+                    ));
+                }
+                refuse_creating_in_dev(path)?;
+                flags |= libc::O_CREAT;
+            }
+            Err(e) => return Err(open_error(path, e, opts)),
+        }
+
+        let fd =
+            retry_eintr(|| unsafe { libc::open(cpath.as_ptr(), flags, 0o644 as libc::c_uint) })
+                .map_err(|e| open_error(path, e, opts))?;
+        // SAFETY: `open` just returned this descriptor and nothing else owns it.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+
+        let st = fstat(fd.as_raw_fd()).map_err(|e| io_error(path, "fstat", e))?;
+        // Checked again on the open descriptor: the path may have changed
+        // between the stat above and the open.
+        let kind = TargetKind::from_mode(st.st_mode).map_err(|m| target_error(path, m))?;
+        let (size, logical_block_size, direct_io_align) = match kind {
+            TargetKind::BlockDevice => {
+                let size = block_device_size(fd.as_raw_fd())
+                    .map_err(|e| io_error(path, "BLKGETSIZE64 (device size)", e))?;
+                let lbs = block_device_sector_size(fd.as_raw_fd())
+                    .map_err(|e| io_error(path, "BLKSSZGET (logical block size)", e))?;
+                (size, lbs, lbs)
+            }
+            TargetKind::RegularFile => {
+                // st_blksize is the filesystem's preferred I/O size: the unit
+                // that avoids read-modify-write in the page cache. It can be
+                // larger than what O_DIRECT needs, so direct I/O is checked
+                // against the kernel's own figure when it reports one.
+                let lbs = (st.st_blksize as u32).max(512);
+                let dio = direct_io_offset_align(fd.as_raw_fd()).unwrap_or(lbs);
+                (st.st_size as u64, lbs, dio)
+            }
+            // No generic way to learn a character device's size or sector
+            // size; NVMe generic devices will learn theirs from Identify.
+            TargetKind::CharDevice => (0, 512, 512),
+        };
+        Ok(Target {
+            path: path.to_path_buf(),
+            fd,
+            kind,
+            size,
+            logical_block_size,
+            direct_io_align,
+            direct: opts.direct,
+        })
     }
+
     pub fn path(&self) -> &Path {
-        todo!()
+        &self.path
     }
+
     pub fn fd(&self) -> RawFd {
-        todo!()
+        self.fd.as_raw_fd()
     }
+
     pub fn kind(&self) -> TargetKind {
-        todo!()
+        self.kind
     }
+
     /// Bytes: the file's length, or BLKGETSIZE64 for a block device.
+    /// Zero for a character device, whose size cannot be learnt generically.
     pub fn size(&self) -> u64 {
-        todo!()
+        self.size
     }
+
     /// BLKSSZGET for a block device; the filesystem's block size otherwise.
+    ///
+    /// For a regular file this is `st_blksize` (at least 512): the size
+    /// below which buffered writes turn into read-modify-write. 512 for a
+    /// character device.
     pub fn logical_block_size(&self) -> u32 {
-        todo!()
+        self.logical_block_size
+    }
+
+    /// Whether the target was opened with O_DIRECT.
+    pub fn direct(&self) -> bool {
+        self.direct
+    }
+
+    /// The alignment O_DIRECT needs for offsets and lengths on this target:
+    /// the logical block size for a block device; for a regular file the
+    /// `stx_dio_offset_align` the kernel reports through statx (Linux 6.1 and
+    /// later, on filesystems that fill it in), else the logical block size.
+    pub fn direct_io_align(&self) -> u32 {
+        self.direct_io_align
+    }
+
+    /// Checks, for a target opened with O_DIRECT, that every block size and
+    /// the start offset are multiples of [`Target::direct_io_align`], so a
+    /// bad size is reported before the run rather than as EINVAL on every
+    /// I/O. Buffered targets accept anything.
+    pub fn check_direct_io(&self, block_sizes: &[u64], offset: u64) -> Result<(), EngineError> {
+        if !self.direct {
+            return Ok(());
+        }
+        let align = u64::from(self.direct_io_align);
+        let kind = self.kind.describe();
+        if let Some(&bs) = block_sizes.iter().find(|&&bs| bs % align != 0) {
+            return Err(target_error(
+                &self.path,
+                &format!(
+                    "block size {bs} is not a multiple of {align} bytes, which O_DIRECT on this \
+                     {kind} requires; use a block size that is a multiple of {align}, or direct=0"
+                ),
+            ));
+        }
+        if offset % align != 0 {
+            return Err(target_error(
+                &self.path,
+                &format!(
+                    "start offset {offset} is not a multiple of {align} bytes, which O_DIRECT on \
+                     this {kind} requires; use an offset that is a multiple of {align}, or direct=0"
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Whether `path` is a block device that is in use by the system: the device
+/// itself, one of its partitions, or a device built on any of them (device
+/// mapper, md, ...) mounted, or any of them active as swap. Writing to such a
+/// device destroys the filesystem on it, so callers refuse to unless told to.
+///
+/// Returns a description such as "/dev/zram0 is mounted on /mnt/x", or
+/// `None` for a device nothing uses, a path that is not a block device, or a
+/// path that does not exist.
+pub fn mounted_use(path: &Path) -> Result<Option<String>, EngineError> {
+    let cpath = c_path(path)?;
+    let st = match stat_path(&cpath) {
+        Ok(st) => st,
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => return Ok(None),
+        Err(e) => return Err(io_error(path, "stat", e)),
+    };
+    if st.st_mode & libc::S_IFMT != libc::S_IFBLK {
+        return Ok(None);
+    }
+    let related = related_devices(st.st_rdev, &path.display().to_string());
+    let mut uses = Vec::new();
+
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo")
+        .map_err(|e| io_error(Path::new("/proc/self/mountinfo"), "read", e))?;
+    for line in mountinfo.lines() {
+        let Some(mount) = parse_mountinfo_line(line) else {
+            continue;
+        };
+        // Some filesystems (btrfs) report an anonymous device number, so
+        // the source they were mounted from is compared as well.
+        let source_dev = if mount.source.starts_with('/') {
+            CString::new(mount.source.as_str())
+                .ok()
+                .and_then(|c| stat_path(&c).ok())
+                .filter(|s| s.st_mode & libc::S_IFMT == libc::S_IFBLK)
+                .map(|s| s.st_rdev)
+        } else {
+            None
+        };
+        if let Some(dev) = related
+            .iter()
+            .find(|d| d.dev == mount.dev || Some(d.dev) == source_dev)
+        {
+            uses.push(format!(
+                "{} is mounted on {}",
+                dev.description, mount.mount_point
+            ));
+        }
+    }
+
+    // /proc/swaps may be absent (no swap support); that means no swap.
+    if let Ok(swaps) = std::fs::read_to_string("/proc/swaps") {
+        for name in swaps
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split_whitespace().next())
+        {
+            let name = unescape_octal(name);
+            let Some(st) = CString::new(name.as_str())
+                .ok()
+                .and_then(|c| stat_path(&c).ok())
+            else {
+                continue;
+            };
+            if st.st_mode & libc::S_IFMT != libc::S_IFBLK {
+                continue;
+            }
+            if let Some(dev) = related.iter().find(|d| d.dev == st.st_rdev) {
+                uses.push(format!("{} is in use as swap", dev.description));
+            }
+        }
+    }
+
+    Ok(if uses.is_empty() {
+        None
+    } else {
+        Some(uses.join("; "))
+    })
+}
+
+/// A device whose use makes writing to the asked-for device unsafe.
+struct RelatedDevice {
+    dev: libc::dev_t,
+    description: String,
+}
+
+/// The device, its partitions and, transitively, the devices that hold any
+/// of them, as listed under /sys/dev/block. Without sysfs only the device
+/// itself is known.
+fn related_devices(dev: libc::dev_t, shown_as: &str) -> Vec<RelatedDevice> {
+    let mut out = vec![RelatedDevice {
+        dev,
+        description: shown_as.to_string(),
+    }];
+    let sys = PathBuf::from(format!(
+        "/sys/dev/block/{}:{}",
+        libc::major(dev),
+        libc::minor(dev)
+    ));
+    let Ok(sys) = std::fs::canonicalize(sys) else {
+        return out;
+    };
+    // Partitions are subdirectories of the whole device that carry a
+    // "partition" attribute.
+    let mut bases = vec![(sys.clone(), shown_as.to_string())];
+    if let Ok(entries) = std::fs::read_dir(&sys) {
+        for entry in entries.flatten() {
+            let p = entry.path();
+            if p.join("partition").exists() {
+                if let Some(d) = sysfs_dev(&p) {
+                    let name = format!("/dev/{}", entry.file_name().to_string_lossy());
+                    out.push(RelatedDevice {
+                        dev: d,
+                        description: format!("{name} (a partition of {shown_as})"),
+                    });
+                    bases.push((p, name));
+                }
+            }
+        }
+    }
+    // Holders: device-mapper, md, bcache... built on the device or a
+    // partition, possibly stacked. Bounded so a sysfs loop cannot hang us.
+    let mut pending: Vec<(PathBuf, String, u32)> =
+        bases.into_iter().map(|(p, n)| (p, n, 0)).collect();
+    while let Some((dir, name, depth)) = pending.pop() {
+        if depth >= 8 {
+            continue;
+        }
+        let Ok(holders) = std::fs::read_dir(dir.join("holders")) else {
+            continue;
+        };
+        for holder in holders.flatten() {
+            let hname = holder.file_name().to_string_lossy().into_owned();
+            let hdir = PathBuf::from(format!("/sys/class/block/{hname}"));
+            let Some(d) = sysfs_dev(&hdir) else {
+                continue;
+            };
+            if out.iter().any(|r| r.dev == d) {
+                continue;
+            }
+            let hpath = format!("/dev/{hname}");
+            out.push(RelatedDevice {
+                dev: d,
+                description: format!("{hpath} (built on {name})"),
+            });
+            pending.push((hdir, hpath, depth + 1));
+        }
+    }
+    out
+}
+
+/// The device number in a sysfs block directory's "dev" file ("major:minor").
+fn sysfs_dev(dir: &Path) -> Option<libc::dev_t> {
+    let text = std::fs::read_to_string(dir.join("dev")).ok()?;
+    let (major, minor) = text.trim().split_once(':')?;
+    Some(libc::makedev(major.parse().ok()?, minor.parse().ok()?))
+}
+
+struct Mount {
+    dev: libc::dev_t,
+    mount_point: String,
+    source: String,
+}
+
+/// One line of /proc/self/mountinfo: "id parent major:minor root mountpoint
+/// options [optional fields] - fstype source superoptions".
+fn parse_mountinfo_line(line: &str) -> Option<Mount> {
+    let mut fields = line.split(' ');
+    let (major, minor) = fields.nth(2)?.split_once(':')?;
+    let mount_point = unescape_octal(fields.nth(1)?);
+    let source = line.split(" - ").nth(1)?.split(' ').nth(1)?;
+    Some(Mount {
+        dev: libc::makedev(major.parse().ok()?, minor.parse().ok()?),
+        mount_point,
+        source: unescape_octal(source),
+    })
+}
+
+/// The kernel writes space, tab, newline and backslash in mount points and
+/// swap file names as `\ooo` octal escapes.
+fn unescape_octal(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'\\' && i + 3 < b.len() {
+            let digits = &b[i + 1..i + 4];
+            if digits.iter().all(|c| (b'0'..=b'7').contains(c)) {
+                let v = digits
+                    .iter()
+                    .fold(0u32, |acc, c| acc * 8 + u32::from(c - b'0'));
+                if let Ok(byte) = u8::try_from(v) {
+                    out.push(byte);
+                    i += 4;
+                    continue;
+                }
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// True when `path` is missing or a regular file shorter than `size`: the
+/// files [`layout_file`] would write. Devices are never laid out.
+pub fn needs_layout(path: &Path, size: u64) -> Result<bool, EngineError> {
+    match stat_path(&c_path(path)?) {
+        Ok(st) => Ok(st.st_mode & libc::S_IFMT == libc::S_IFREG && (st.st_size as u64) < size),
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(true),
+        Err(e) => Err(io_error(path, "stat", e)),
     }
 }
 
 /// Makes `path` a regular file of at least `size` bytes whose blocks are
 /// really allocated, writing it in `block`-sized pieces, as fio does before
 /// a job reads a file that is missing or too short.
-pub fn layout_file(_path: &Path, _size: u64, _block: usize) -> Result<(), EngineError> {
-    todo!()
+///
+/// The pieces hold pseudo-random bytes, as fio's default buffers do, so
+/// storage that compresses or deduplicates cannot skip them. See
+/// [`layout_file_with`] for other contents.
+pub fn layout_file(path: &Path, size: u64, block: usize) -> Result<(), EngineError> {
+    layout_file_with(path, size, block, fill_pseudo_random)
+}
+
+/// [`layout_file`] with the contents chosen by `fill`, which is called with
+/// the file offset and the bytes of each piece before the piece is written.
+///
+/// A file already `size` bytes or longer is left alone. A shorter one is
+/// rewritten from the start, as fio does: a prefix written some other way
+/// may have holes, and reading holes measures nothing. The steps follow fio's
+/// `extend_file`: truncate, fallocate the whole size (ignored where the
+/// filesystem cannot), write every piece, fsync. If a step fails the file is
+/// cut back to what was written, so the next run lays it out again instead of
+/// reading unwritten blocks.
+pub fn layout_file_with<F: FnMut(u64, &mut [u8])>(
+    path: &Path,
+    size: u64,
+    block: usize,
+    mut fill: F,
+) -> Result<(), EngineError> {
+    if block == 0 {
+        return Err(target_error(
+            path,
+            "layout block size is 0; give a block size of 1 byte or more",
+        ));
+    }
+    let cpath = c_path(path)?;
+    match stat_path(&cpath) {
+        Ok(st) => match TargetKind::from_mode(st.st_mode) {
+            Ok(TargetKind::RegularFile) if st.st_size as u64 >= size => return Ok(()),
+            Ok(TargetKind::RegularFile) => {}
+            Ok(kind) => {
+                return Err(target_error(
+                    path,
+                    &format!(
+                        "is a {}, not a regular file; only regular files are laid out",
+                        kind.describe()
+                    ),
+                ))
+            }
+            Err(m) => return Err(target_error(path, m)),
+        },
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => refuse_creating_in_dev(path)?,
+        Err(e) => return Err(io_error(path, "stat", e)),
+    }
+
+    let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_TRUNC | libc::O_CLOEXEC;
+    let fd = retry_eintr(|| unsafe { libc::open(cpath.as_ptr(), flags, 0o644 as libc::c_uint) })
+        .map_err(|e| {
+            open_error(
+                path,
+                e,
+                &OpenOptions {
+                    write: true,
+                    ..Default::default()
+                },
+            )
+        })?;
+    // SAFETY: `open` just returned this descriptor and nothing else owns it.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+
+    let mut written = 0u64;
+    let result = write_layout(path, fd.as_raw_fd(), size, block, &mut written, &mut fill);
+    if result.is_err() {
+        // Best effort: the error being reported matters more than this one.
+        unsafe { libc::ftruncate(fd.as_raw_fd(), written as libc::off_t) };
+    }
+    result
+}
+
+fn write_layout(
+    path: &Path,
+    fd: RawFd,
+    size: u64,
+    block: usize,
+    written: &mut u64,
+    fill: &mut dyn FnMut(u64, &mut [u8]),
+) -> Result<(), EngineError> {
+    let out_of_space = |done: u64| {
+        target_error(
+            path,
+            &format!(
+                "not enough space to lay out {size} bytes (stopped after {done}); \
+                 free some space or ask for a smaller size"
+            ),
+        )
+    };
+    if size > 0 {
+        // Allocating the whole extent first gives the filesystem the chance
+        // to place it contiguously, as fio's default fallocate=native does.
+        match retry_eintr(|| unsafe { libc::fallocate(fd, 0, 0, size as libc::off_t) }) {
+            Ok(_) => {}
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::ENOSYS)) => {}
+            Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) => {
+                return Err(out_of_space(0))
+            }
+            Err(e) => return Err(io_error(path, "fallocate", e)),
+        }
+    }
+    let mut buf = vec![0u8; block.min(usize::try_from(size).unwrap_or(usize::MAX))];
+    while *written < size {
+        let piece = (size - *written).min(buf.len() as u64) as usize;
+        let chunk = &mut buf[..piece];
+        fill(*written, chunk);
+        let mut done = 0;
+        while done < piece {
+            let rest = &chunk[done..];
+            match retry_eintr(|| unsafe { libc::write(fd, rest.as_ptr().cast(), rest.len()) }) {
+                Ok(0) => {
+                    return Err(io_error(
+                        path,
+                        "write",
+                        io::Error::new(io::ErrorKind::WriteZero, "the file took no more bytes"),
+                    ))
+                }
+                Ok(n) => {
+                    done += n as usize;
+                    *written += n as u64;
+                }
+                Err(e) if matches!(e.raw_os_error(), Some(libc::ENOSPC | libc::EDQUOT)) => {
+                    return Err(out_of_space(*written))
+                }
+                Err(e) => return Err(io_error(path, "write", e)),
+            }
+        }
+    }
+    retry_eintr(|| unsafe { libc::fsync(fd) }).map_err(|e| io_error(path, "fsync", e))?;
+    Ok(())
+}
+
+/// Fills a piece with bytes that depend on its offset (xorshift64*), cheap
+/// and incompressible.
+fn fill_pseudo_random(offset: u64, buf: &mut [u8]) {
+    let mut state = offset ^ 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    };
+    let mut chunks = buf.chunks_exact_mut(8);
+    for c in &mut chunks {
+        c.copy_from_slice(&next().to_le_bytes());
+    }
+    let tail = chunks.into_remainder();
+    let last = next().to_le_bytes();
+    tail.copy_from_slice(&last[..tail.len()]);
+}
+
+fn refuse_creating_in_dev(path: &Path) -> Result<(), EngineError> {
+    if path.starts_with("/dev") {
+        return Err(target_error(
+            path,
+            "no such device; refusing to create a regular file under /dev (check the device name)",
+        ));
+    }
+    Ok(())
+}
+
+fn c_path(path: &Path) -> Result<CString, EngineError> {
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| {
+        target_error(
+            path,
+            "the path contains a NUL byte; give a path without one",
+        )
+    })
+}
+
+fn stat_path(path: &CString) -> io::Result<libc::stat> {
+    let mut st = MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: a valid C string and room for one `struct stat`.
+    if unsafe { libc::stat(path.as_ptr(), st.as_mut_ptr()) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: stat succeeded, so it filled the struct.
+    Ok(unsafe { st.assume_init() })
+}
+
+fn fstat(fd: RawFd) -> io::Result<libc::stat> {
+    let mut st = MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: room for one `struct stat`.
+    if unsafe { libc::fstat(fd, st.as_mut_ptr()) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: fstat succeeded, so it filled the struct.
+    Ok(unsafe { st.assume_init() })
+}
+
+/// `_IOR(0x12, 114, size_t)` from <linux/fs.h>; libc does not define it.
+/// The read direction is bit 31 on most architectures and bit 30 on powerpc,
+/// mips and sparc, whose direction field is three bits wide.
+const BLKGETSIZE64: u64 = {
+    #[cfg(any(
+        target_arch = "powerpc",
+        target_arch = "powerpc64",
+        target_arch = "mips",
+        target_arch = "mips64",
+        target_arch = "sparc",
+        target_arch = "sparc64"
+    ))]
+    const READ: u64 = 0x4000_0000;
+    #[cfg(not(any(
+        target_arch = "powerpc",
+        target_arch = "powerpc64",
+        target_arch = "mips",
+        target_arch = "mips64",
+        target_arch = "sparc",
+        target_arch = "sparc64"
+    )))]
+    const READ: u64 = 0x8000_0000;
+    READ | ((std::mem::size_of::<usize>() as u64) << 16) | (0x12 << 8) | 114
+};
+
+fn block_device_size(fd: RawFd) -> io::Result<u64> {
+    let mut bytes: u64 = 0;
+    // SAFETY: BLKGETSIZE64 writes one u64 through the pointer.
+    if unsafe { libc::ioctl(fd, BLKGETSIZE64 as libc::Ioctl, &mut bytes as *mut u64) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(bytes)
+}
+
+fn block_device_sector_size(fd: RawFd) -> io::Result<u32> {
+    let mut size: libc::c_int = 0;
+    // SAFETY: BLKSSZGET writes one int through the pointer.
+    if unsafe { libc::ioctl(fd, libc::BLKSSZGET, &mut size as *mut libc::c_int) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    u32::try_from(size).ok().filter(|&s| s > 0).ok_or_else(|| {
+        io::Error::other(format!("the device reports a logical block size of {size}"))
+    })
+}
+
+/// `stx_dio_offset_align` for an open file, when the kernel (6.1+) and the
+/// filesystem report it and it is non-zero (zero means the file does not
+/// support O_DIRECT, which the open would already have refused).
+fn direct_io_offset_align(fd: RawFd) -> Option<u32> {
+    let mut stx = MaybeUninit::<libc::statx>::zeroed();
+    // SAFETY: an empty C path with AT_EMPTY_PATH asks about `fd` itself;
+    // the buffer has room for one `struct statx`.
+    let rc = unsafe {
+        libc::statx(
+            fd,
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH,
+            libc::STATX_DIOALIGN,
+            stx.as_mut_ptr(),
+        )
+    };
+    if rc == -1 {
+        return None;
+    }
+    // SAFETY: zero-initialised and (partly) filled by statx; every field is an integer.
+    let stx = unsafe { stx.assume_init() };
+    if stx.stx_mask & libc::STATX_DIOALIGN == 0 || stx.stx_dio_offset_align == 0 {
+        return None;
+    }
+    Some(stx.stx_dio_offset_align)
+}
+
+fn target_error(path: &Path, message: &str) -> EngineError {
+    EngineError::Target {
+        path: path.to_path_buf(),
+        message: message.to_string(),
+    }
+}
+
+fn io_error(path: &Path, what: &'static str, source: io::Error) -> EngineError {
+    EngineError::Io {
+        path: path.to_path_buf(),
+        what,
+        source,
+    }
+}
+
+/// Open failures with a known cause get a sentence saying what to change;
+/// the rest keep the system's words.
+fn open_error(path: &Path, e: io::Error, opts: &OpenOptions) -> EngineError {
+    let hint = match e.raw_os_error() {
+        Some(libc::EINVAL) if opts.direct => {
+            "cannot be opened with O_DIRECT: the filesystem does not support direct I/O; use direct=0 or another filesystem"
+        }
+        Some(libc::EACCES | libc::EPERM) => {
+            if opts.write {
+                "permission denied opening for writing; run as a user who may write it (devices usually need root)"
+            } else {
+                "permission denied opening for reading; run as a user who may read it (devices usually need root)"
+            }
+        }
+        Some(libc::EROFS) => "is on a read-only filesystem; it cannot be opened for writing",
+        Some(libc::EISDIR) => "is a directory; name a file inside it, or a device",
+        Some(libc::EBUSY) => {
+            "is busy: another user holds it exclusively (a mount, md, device-mapper); stop that use first"
+        }
+        Some(libc::ENOENT) => "does not exist, or its directory does not; check the path",
+        _ => return EngineError::Open { path: path.to_path_buf(), source: e },
+    };
+    target_error(path, hint)
 }
