@@ -1,1 +1,73 @@
-fn main() {}
+//! ioscope: parse the job dialect, run the jobs, write the results.
+
+mod args;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use ioscope_report::Format;
+
+fn main() -> ExitCode {
+    match run() {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("ioscope: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn run() -> anyhow::Result<ExitCode> {
+    let args = args::parse(std::env::args().skip(1))?;
+    match &args.action {
+        args::Action::Version => {
+            println!("ioscope-{}", env!("CARGO_PKG_VERSION"));
+            return Ok(ExitCode::SUCCESS);
+        }
+        args::Action::Help => {
+            print!("{}", args::USAGE);
+            return Ok(ExitCode::SUCCESS);
+        }
+        args::Action::CmdHelp(name) => {
+            print!("{}", ioscope_job::cmdhelp(name)?);
+            return Ok(ExitCode::SUCCESS);
+        }
+        args::Action::Run => {}
+    }
+
+    let parsed = ioscope_job::parse(&args.job_input)?;
+    if args.parse_only {
+        return Ok(ExitCode::SUCCESS);
+    }
+    if parsed.jobs.is_empty() {
+        anyhow::bail!("no jobs defined: give a job file or --name=JOB with job options");
+    }
+
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(path) => Box::new(
+            std::fs::File::create(path)
+                .with_context(|| format!("--output: cannot create {}", path.display()))?,
+        ),
+        None => Box::new(std::io::stdout()),
+    };
+    let normal = args.formats.contains(&Format::Normal);
+    if normal {
+        out.write_all(ioscope_report::preamble(&ioscope_run::headers(&parsed)).as_bytes())?;
+        out.flush()?;
+    }
+    let options = ioscope_run::RunOptions {
+        eta: args.eta,
+        notices: normal && args.output.is_none(),
+    };
+    let result = ioscope_run::run(&parsed, &options)?;
+    out.write_all(ioscope_report::render(&result, &args.formats).as_bytes())?;
+    out.flush()?;
+
+    let failed = result.jobs.iter().any(|j| j.error != 0);
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}

@@ -1,1 +1,39 @@
 //! The runner: jobs become workers, workers drive a queue, results come back.
+//!
+//! [`run`] takes parsed jobs, lays out their files group by group (a
+//! `stonewall` starts a new serialised phase), starts one thread per worker,
+//! and returns a [`RunResult`] for the reports. It writes nothing to stdout
+//! except the optional progress line and fio's "Laying out" notices, both only
+//! when asked.
+
+mod affinity;
+mod collect;
+mod disks;
+mod error;
+mod files;
+mod io_loop;
+mod phases;
+mod progress;
+mod signal;
+mod worker;
+
+pub use error::RunError;
+pub use phases::headers;
+pub use progress::Eta;
+
+use ioscope_job::Parsed;
+use ioscope_stats::RunResult;
+
+/// How a run reports while it runs.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// The live status line (fio's `--eta`).
+    pub eta: Eta,
+    /// Print fio's "Laying out IO file" notices (normal output only).
+    pub notices: bool,
+}
+
+/// Runs every job and returns what was measured.
+pub fn run(parsed: &Parsed, options: &RunOptions) -> Result<RunResult, RunError> {
+    phases::run_all(parsed, options)
+}

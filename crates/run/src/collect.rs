@@ -1,0 +1,138 @@
+//! Worker outcomes into the reported jobs: per-worker results, merged per
+//! reporting group where `group_reporting` asks for it, as fio merges them.
+
+use ioscope_job::Parsed;
+use ioscope_stats::{
+    Clock, DirResult, DiskUtil, JobResult, LatencyStat, RunResult, SyncResult,
+};
+
+use crate::io_loop::{DirStats, LoopStats};
+use crate::phases::header;
+use crate::worker::WorkerOutcome;
+
+/// One worker, finished.
+pub(crate) struct Finished {
+    pub job: usize,
+    pub groupid: u32,
+    pub outcome: WorkerOutcome,
+    /// Wall time of the phase the worker ran in.
+    pub elapsed_ms: u64,
+}
+
+pub(crate) fn build(
+    parsed: &Parsed,
+    finished: Vec<Finished>,
+    disks: Vec<DiskUtil>,
+    clock: &Clock,
+) -> RunResult {
+    let mut jobs: Vec<JobResult> = Vec::new();
+    // Whether the last reported job merges later workers of its group.
+    let mut last_merges = false;
+    for f in finished {
+        let spec = &parsed.jobs[f.job];
+        let result = worker_result(parsed, &f, clock);
+        let merge = spec.group_reporting
+            && last_merges
+            && jobs.last().is_some_and(|j| j.header.groupid == f.groupid);
+        if merge {
+            let last = jobs.last_mut().expect("checked above");
+            last.merge(&result);
+        } else {
+            jobs.push(result);
+            last_merges = spec.group_reporting;
+        }
+    }
+    let (timestamp, timestamp_ms, time) = now_stamps();
+    RunResult {
+        timestamp,
+        timestamp_ms,
+        time,
+        global_options: parsed.global_options.clone(),
+        jobs,
+        disks,
+        kb_base: parsed.jobs.first().map_or(1024, |j| j.kb_base),
+    }
+}
+
+fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock) -> JobResult {
+    let spec = &parsed.jobs[f.job];
+    let mut header = header(spec, f.groupid);
+    header.numjobs = 1;
+    let mut result = JobResult {
+        header,
+        job_options: spec.options.clone(),
+        error: f.outcome.errno,
+        elapsed_ms: f.elapsed_ms,
+        percentile_list: spec.percentile_list.clone(),
+        clat_percentiles: spec.clat_percentiles,
+        lat_percentiles: spec.lat_percentiles,
+        slat_percentiles: spec.slat_percentiles,
+        ..JobResult::default()
+    };
+    if let Some(stats) = &f.outcome.stats {
+        fill_from_loop(&mut result, stats, clock);
+    }
+    result
+}
+
+fn fill_from_loop(result: &mut JobResult, stats: &LoopStats, clock: &Clock) {
+    let runtime_ms = clock.to_ns(stats.end.saturating_sub(stats.measure_start)) / 1_000_000;
+    result.runtime_ms = runtime_ms;
+    for (d, dir) in stats.dirs.iter().enumerate() {
+        result.dirs[d] = dir_result(dir, runtime_ms);
+        result.short[d] = dir.short;
+    }
+    result.sync = SyncResult {
+        total_ios: stats.sync_ios,
+        lat: LatencyStat {
+            summary: stats.sync_lat,
+            histogram: stats.sync_hist.clone(),
+        },
+    };
+    result.cpu = stats.cpu;
+    result.depth = stats.depth;
+    result.submit = stats.submit;
+    result.complete = stats.complete;
+    result.issued = stats.issued;
+    result.lat_buckets = stats.lat_buckets;
+}
+
+fn dir_result(dir: &DirStats, runtime_ms: u64) -> DirResult {
+    let stat = |summary: &ioscope_stats::Summary, hist: &Option<ioscope_stats::LatencyHistogram>| {
+        LatencyStat {
+            summary: *summary,
+            histogram: hist.clone(),
+        }
+    };
+    DirResult {
+        io_bytes: dir.bytes,
+        total_ios: dir.ios,
+        short_ios: dir.short,
+        drop_ios: 0,
+        runtime_ms: if dir.ios > 0 { runtime_ms } else { 0 },
+        slat: stat(&dir.slat, &dir.slat_hist),
+        clat: stat(&dir.clat, &dir.clat_hist),
+        lat: stat(&dir.lat, &dir.lat_hist),
+        bw: dir.rate.bw,
+        iops: dir.rate.iops,
+    }
+}
+
+/// Seconds and milliseconds since the epoch, and fio's ctime-style time.
+fn now_stamps() -> (i64, i64, String) {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = now.as_secs() as libc::time_t;
+    let mut buf = [0 as libc::c_char; 64];
+    // SAFETY: ctime_r writes at most 26 bytes into the 64-byte buffer.
+    let text = unsafe {
+        let p = libc::ctime_r(&secs, buf.as_mut_ptr());
+        if p.is_null() {
+            String::new()
+        } else {
+            std::ffi::CStr::from_ptr(p).to_string_lossy().trim_end().to_string()
+        }
+    };
+    (now.as_secs() as i64, now.as_millis() as i64, text)
+}

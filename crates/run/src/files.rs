@@ -1,0 +1,196 @@
+//! Targets of one worker: naming its files as fio does, laying them out,
+//! opening them, and refusing what would harm data the user did not name.
+
+use std::path::{Path, PathBuf};
+
+use ioscope_engine::{layout_file, OpenOptions, Target, TargetKind};
+use ioscope_job::{IoEngine, JobSpec};
+use ioscope_workload::FileExtent;
+
+use crate::error::RunError;
+
+/// One file or device a worker does I/O to.
+pub(crate) struct WorkerFile {
+    pub path: PathBuf,
+    /// None for the null engine, which touches no file.
+    pub target: Option<Target>,
+    pub extent: FileExtent,
+}
+
+/// The paths of a worker's files: `filename` (joined to `directory`), or
+/// fio's generated `jobname.worker.file` names, one set per clone.
+pub(crate) fn file_paths(spec: &JobSpec, worker: u32) -> Vec<PathBuf> {
+    let names: Vec<String> = if spec.filenames.is_empty() {
+        (0..spec.nrfiles.max(1))
+            .map(|i| format!("{}.{}.{}", spec.name, worker, i))
+            .collect()
+    } else {
+        spec.filenames.clone()
+    };
+    names
+        .into_iter()
+        .map(|name| match &spec.directory {
+            Some(dir) if !name.starts_with('/') => Path::new(dir).join(name),
+            _ => PathBuf::from(name),
+        })
+        .collect()
+}
+
+/// What a job must know about a path before it can plan its I/O there.
+fn existing_size(path: &Path) -> Result<Option<u64>, RunError> {
+    match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => Ok(Some(meta.len())),
+        Ok(_) => {
+            // Devices report their size only once opened.
+            let t = Target::open(
+                path,
+                &OpenOptions {
+                    read: true,
+                    ..OpenOptions::default()
+                },
+            )?;
+            Ok(Some(t.size()))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(RunError::Other(format!("{}: {e}", path.display()))),
+    }
+}
+
+/// Lays out (when needed) and opens the files of worker `worker` of `spec`.
+/// `notice` receives fio's "Laying out IO file" line when a file is made.
+pub(crate) fn prepare(
+    spec: &JobSpec,
+    worker: u32,
+    notice: &mut dyn FnMut(String),
+) -> Result<Vec<WorkerFile>, RunError> {
+    if spec.ioengine == IoEngine::Null {
+        let plans = ioscope_workload::plan_files(spec, &[None])
+            .map_err(|m| RunError::job(&spec.name, m))?;
+        return Ok(plans
+            .into_iter()
+            .map(|p| WorkerFile {
+                path: PathBuf::new(),
+                target: None,
+                extent: p.extent,
+            })
+            .collect());
+    }
+    let paths = file_paths(spec, worker);
+    let existing = paths
+        .iter()
+        .map(|p| existing_size(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let plans =
+        ioscope_workload::plan_files(spec, &existing).map_err(|m| RunError::job(&spec.name, m))?;
+
+    let reads = spec.rw.kind.reads();
+    let writes = spec.rw.kind.writes();
+    let mut laid_out = Vec::new();
+    for (path, plan) in paths.iter().zip(&plans) {
+        if let Some(size) = plan.layout_size {
+            laid_out.push((path.clone(), size));
+        }
+    }
+    if !laid_out.is_empty() {
+        let total: u64 = laid_out.iter().map(|f| f.1).sum();
+        notice(layout_notice(&spec.name, laid_out.len(), total));
+        let block = spec.bs.write.max().max(4096) as usize;
+        for (path, size) in &laid_out {
+            if reads {
+                layout_file(path, *size, block)?;
+            } else {
+                preallocate(path, *size)?;
+            }
+        }
+    }
+
+    let mut files = Vec::with_capacity(paths.len());
+    for (path, plan) in paths.into_iter().zip(plans) {
+        let target = Target::open(
+            &path,
+            &OpenOptions {
+                read: reads,
+                write: writes,
+                create: false,
+                direct: spec.direct,
+            },
+        )?;
+        if writes && target.kind() == TargetKind::BlockDevice && !spec.allow_mounted_write {
+            if let Some(use_) = ioscope_engine::mounted_use(&path)? {
+                return Err(RunError::job(
+                    &spec.name,
+                    format!(
+                        "refusing to write to {}: {use_}; set allow_mounted_write=1 to write anyway",
+                        path.display()
+                    ),
+                ));
+            }
+        }
+        if spec.direct {
+            let sizes = [
+                spec.bs.read.min(),
+                spec.bs.read.max(),
+                spec.bs.write.min(),
+                spec.bs.write.max(),
+            ];
+            target.check_direct_io(&sizes, plan.extent.offset)?;
+        }
+        files.push(WorkerFile {
+            path,
+            target: Some(target),
+            extent: plan.extent,
+        });
+    }
+    Ok(files)
+}
+
+/// fio's notice: `t: Laying out IO file (1 file / 16MiB)`.
+fn layout_notice(job: &str, files: usize, total: u64) -> String {
+    let size = if total % (1 << 20) == 0 {
+        format!("{}MiB", total >> 20)
+    } else {
+        format!("{}KiB", total.div_ceil(1024))
+    };
+    if files == 1 {
+        format!("{job}: Laying out IO file ({files} file / {size})")
+    } else {
+        format!("{job}: Laying out IO files ({files} files / total {size})")
+    }
+}
+
+/// Creates a file for a write-only job at its full size without writing it,
+/// as fio does (blocks are allocated with fallocate where the filesystem
+/// supports it, so the job's writes do not also pay for allocation).
+fn preallocate(path: &Path, size: u64) -> Result<(), RunError> {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| RunError::Other(format!("{}: cannot create: {e}", path.display())))?;
+    // SAFETY: the fd is open for writing; fallocate only changes the file.
+    let rc = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, size as libc::off_t) };
+    if rc != 0 {
+        file.set_len(size)
+            .map_err(|e| RunError::Other(format!("{}: cannot extend: {e}", path.display())))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn notices_read_like_fio() {
+        assert_eq!(
+            layout_notice("t", 1, 16 << 20),
+            "t: Laying out IO file (1 file / 16MiB)"
+        );
+        assert_eq!(
+            layout_notice("t", 3, 30 << 20),
+            "t: Laying out IO files (3 files / total 30MiB)"
+        );
+    }
+}

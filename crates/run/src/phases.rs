@@ -1,0 +1,201 @@
+//! Jobs into phases and reporting groups, and the run of each phase.
+//!
+//! A `stonewall` job waits for every job before it: it starts a new phase.
+//! `stonewall` and `new_group` both start a new reporting group. Files are
+//! laid out phase by phase, just before the phase starts, so a read job that
+//! follows a write job behind a stonewall finds the file already written.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use ioscope_job::{ClockSourceOpt, JobSpec, Parsed};
+use ioscope_stats::{Clock, ClockSource, JobHeader, RunResult};
+
+use crate::collect::{self, Finished};
+use crate::disks::DiskTracker;
+use crate::error::RunError;
+use crate::files::{self, WorkerFile};
+use crate::progress::{self, Eta, WorkerProgress, WorkerShape};
+use crate::worker::run_worker;
+use crate::{signal, RunOptions};
+
+/// The header of every job, for the lines printed before the run.
+pub fn headers(parsed: &Parsed) -> Vec<JobHeader> {
+    let groups = group_ids(&parsed.jobs);
+    parsed
+        .jobs
+        .iter()
+        .zip(groups)
+        .map(|(spec, g)| header(spec, g))
+        .collect()
+}
+
+pub(crate) fn header(spec: &JobSpec, groupid: u32) -> JobHeader {
+    let range = |b: &ioscope_job::BlockSize| (b.min(), b.max());
+    JobHeader {
+        name: spec.name.clone(),
+        description: spec.description.clone(),
+        groupid,
+        rw: spec.rw.kind.name().to_string(),
+        bs: [range(&spec.bs.read), range(&spec.bs.write), range(&spec.bs.trim)],
+        ioengine: spec.ioengine.name().to_string(),
+        iodepth: spec.iodepth,
+        numjobs: spec.numjobs,
+        thread: spec.thread,
+    }
+}
+
+/// fio's group ids: a stonewall or new_group after the first job starts a new one.
+pub(crate) fn group_ids(jobs: &[JobSpec]) -> Vec<u32> {
+    let mut id = 0;
+    jobs.iter()
+        .enumerate()
+        .map(|(i, j)| {
+            if i > 0 && (j.stonewall || j.new_group) {
+                id += 1;
+            }
+            id
+        })
+        .collect()
+}
+
+/// Indices of the jobs of each phase, in order.
+fn phases(jobs: &[JobSpec]) -> Vec<Vec<usize>> {
+    let mut phases: Vec<Vec<usize>> = Vec::new();
+    for (i, j) in jobs.iter().enumerate() {
+        if phases.is_empty() || j.stonewall {
+            phases.push(Vec::new());
+        }
+        phases.last_mut().expect("pushed above").push(i);
+    }
+    phases
+}
+
+fn clock_source(jobs: &[JobSpec]) -> ClockSource {
+    match jobs.first().map(|j| j.clocksource) {
+        Some(ClockSourceOpt::Gettimeofday) => ClockSource::Gettimeofday,
+        Some(ClockSourceOpt::ClockGettime) => ClockSource::ClockGettime,
+        _ => ClockSource::Cpu,
+    }
+}
+
+pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult, RunError> {
+    signal::install();
+    let clock = Clock::new(clock_source(&parsed.jobs));
+    let groups = group_ids(&parsed.jobs);
+    let stop = AtomicBool::new(false);
+    let mut disks = DiskTracker::default();
+    let mut finished: Vec<Finished> = Vec::new();
+    let show_progress = match options.eta {
+        Eta::Never => false,
+        Eta::Always => true,
+        // SAFETY: isatty only inspects the descriptor.
+        Eta::Auto => unsafe { libc::isatty(libc::STDOUT_FILENO) == 1 },
+    };
+
+    for phase in phases(&parsed.jobs) {
+        if signal::interrupted() || stop.load(Ordering::Relaxed) {
+            break;
+        }
+        let mut workers: Vec<(usize, u32, Vec<WorkerFile>)> = Vec::new();
+        for &j in &phase {
+            let spec = &parsed.jobs[j];
+            for w in 0..spec.numjobs.max(1) {
+                let mut notice = |line: String| {
+                    if options.notices {
+                        println!("{line}");
+                    }
+                };
+                let files = files::prepare(spec, w, &mut notice)?;
+                workers.push((j, w, files));
+            }
+        }
+        for (_, _, files) in &workers {
+            disks.track(files.iter().map(|f| f.path.as_path()));
+        }
+
+        let progresses: Vec<WorkerProgress> =
+            workers.iter().map(|_| WorkerProgress::default()).collect();
+        let phase_start = std::time::Instant::now();
+        let done = AtomicBool::new(false);
+        let outcomes = std::thread::scope(|s| -> Result<Vec<_>, RunError> {
+            let mut handles = Vec::with_capacity(workers.len());
+            for ((j, w, files), progress) in workers.iter().zip(&progresses) {
+                let spec = &parsed.jobs[*j];
+                let stop = &stop;
+                let handle = std::thread::Builder::new()
+                    .name(format!("{}.{}", spec.name, w))
+                    .spawn_scoped(s, move || run_worker(spec, *w, files, clock, progress, stop))
+                    .map_err(|e| RunError::Other(format!("cannot start a worker thread: {e}")))?;
+                handles.push(handle);
+            }
+            let reporter = show_progress.then(|| {
+                let shapes: Vec<(WorkerShape, &WorkerProgress)> = workers
+                    .iter()
+                    .zip(&progresses)
+                    .map(|((j, _, files), p)| (shape(&parsed.jobs[*j], files), p))
+                    .collect();
+                let kb = parsed.jobs.first().map_or(1024, |j| j.kb_base);
+                let done = &done;
+                s.spawn(move || progress::report_loop(&shapes, done, kb))
+            });
+            let outcomes: Vec<_> = handles
+                .into_iter()
+                .map(|h| h.join().expect("worker threads do not panic"))
+                .collect();
+            done.store(true, Ordering::Relaxed);
+            if let Some(r) = reporter {
+                r.join().expect("the status line does not panic");
+            }
+            Ok(outcomes)
+        })?;
+        let elapsed_ms = phase_start.elapsed().as_millis() as u64;
+
+        for ((j, _, files), outcome) in workers.into_iter().zip(outcomes) {
+            let spec = &parsed.jobs[j];
+            if let Some(m) = &outcome.message {
+                eprintln!("ioscope: {m}");
+            }
+            if spec.unlink {
+                for f in &files {
+                    if f.target.is_some() && f.path.is_file() {
+                        if let Err(e) = std::fs::remove_file(&f.path) {
+                            eprintln!("ioscope: {}: cannot unlink: {e}", f.path.display());
+                        }
+                    }
+                }
+            }
+            finished.push(Finished {
+                job: j,
+                groupid: groups[j],
+                outcome,
+                elapsed_ms,
+            });
+        }
+    }
+    Ok(collect::build(parsed, finished, disks.finish(), &clock))
+}
+
+/// What the status line shows for a worker.
+fn shape(spec: &JobSpec, files: &[WorkerFile]) -> WorkerShape {
+    use ioscope_job::RwKind::*;
+    let letter = match spec.rw.kind {
+        Read => 'R',
+        Write => 'W',
+        RandRead => 'r',
+        RandWrite => 'w',
+        ReadWrite => 'M',
+        RandRw => 'm',
+    };
+    let total_bytes = (!spec.time_based).then(|| {
+        let per_loop = spec
+            .io_size
+            .unwrap_or_else(|| files.iter().map(|f| f.extent.len).sum());
+        per_loop * u64::from(spec.loops.max(1))
+    });
+    let duration = spec.runtime.map(|r| r + spec.ramp_time);
+    WorkerShape {
+        letter,
+        total_bytes,
+        duration,
+    }
+}

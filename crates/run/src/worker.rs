@@ -1,0 +1,225 @@
+//! One worker thread: pin, wait its start delay, run the loop on its queue.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use ioscope_engine::{open_queue, Backend, QueueConfig};
+use ioscope_job::JobSpec;
+use ioscope_stats::Clock;
+use ioscope_workload::{BufferFiller, Workload};
+
+use crate::affinity;
+use crate::files::WorkerFile;
+use crate::io_loop::{IoLoop, LoopConfig, LoopStats, Tracking};
+use crate::progress::{Phase, WorkerProgress};
+use crate::signal;
+
+/// fio's bandwidth and IOPS sampling interval (bw_avg_time, iops_avg_time).
+const SAMPLE_MS: u64 = 500;
+
+/// What one worker brought back.
+pub(crate) struct WorkerOutcome {
+    pub stats: Option<LoopStats>,
+    /// errno of the first failure, 0 when none.
+    pub errno: i32,
+    /// What went wrong, as fio prints it on stderr.
+    pub message: Option<String>,
+}
+
+/// Runs worker `worker` of `spec` over `files`.
+pub(crate) fn run_worker(
+    spec: &JobSpec,
+    worker: u32,
+    files: &[WorkerFile],
+    clock: Clock,
+    progress: &WorkerProgress,
+    stop: &AtomicBool,
+) -> WorkerOutcome {
+    let outcome = run_inner(spec, worker, files, clock, progress, stop);
+    progress.set_phase(Phase::Done);
+    if spec.exitall {
+        stop.store(true, Ordering::Relaxed);
+    }
+    outcome
+}
+
+fn run_inner(
+    spec: &JobSpec,
+    worker: u32,
+    files: &[WorkerFile],
+    clock: Clock,
+    progress: &WorkerProgress,
+    stop: &AtomicBool,
+) -> WorkerOutcome {
+    let fail = |errno: i32, message: String| WorkerOutcome {
+        stats: None,
+        errno,
+        message: Some(message),
+    };
+    let cpus = affinity::cpus_for(spec, worker);
+    if let Err(e) = affinity::pin_current_thread(&cpus) {
+        return fail(
+            e.raw_os_error().unwrap_or(libc::EINVAL),
+            format!("{}: cpus_allowed: cannot pin to {cpus:?}: {e}", spec.name),
+        );
+    }
+    if !sleep_start_delay(spec, worker, stop) {
+        return WorkerOutcome {
+            stats: None,
+            errno: 0,
+            message: None,
+        };
+    }
+
+    let extents: Vec<_> = files.iter().map(|f| f.extent).collect();
+    let workload = Workload::new(spec, &extents, worker);
+    let filler = BufferFiller::new(spec, worker);
+    let config = loop_config(spec, &clock);
+    let backend = Backend::from_name(spec.ioengine.name())
+        .expect("every IoEngine the job crate accepts has a backend");
+    let max_bs = spec.bs.read.max().max(spec.bs.write.max()).max(1);
+    let align = files
+        .iter()
+        .filter_map(|f| f.target.as_ref())
+        .map(|t| t.logical_block_size() as usize)
+        .fold(page_size(), usize::max);
+    let queue_config = QueueConfig {
+        depth: spec.iodepth.max(1),
+        buffer_size: max_bs as usize,
+        buffer_align: align,
+        hipri: spec.hipri,
+    };
+    let fds: Vec<_> = files
+        .iter()
+        .filter_map(|f| f.target.as_ref().map(|t| t.fd()))
+        .collect();
+
+    progress.set_phase(Phase::Running);
+    let io_loop = IoLoop {
+        config: &config,
+        clock,
+        workload,
+        filler,
+        progress,
+        stop,
+    };
+    let stats = match open_queue(backend, &queue_config, &fds, io_loop) {
+        Ok(Ok(stats)) => stats,
+        Ok(Err(e)) => {
+            return fail(
+                e.raw_os_error().unwrap_or(libc::EIO),
+                format!("{}: {} engine failed: {e}", spec.name, backend.name()),
+            )
+        }
+        Err(e) => return fail(libc::EINVAL, format!("{}: {e}", spec.name)),
+    };
+
+    if spec.end_fsync {
+        for f in files.iter().filter_map(|f| f.target.as_ref()) {
+            // SAFETY: the fd stays open for the life of `files`.
+            if unsafe { libc::fsync(f.fd()) } != 0 {
+                let e = std::io::Error::last_os_error();
+                return fail(
+                    e.raw_os_error().unwrap_or(libc::EIO),
+                    format!("{}: end_fsync of {}: {e}", spec.name, f.path().display()),
+                );
+            }
+        }
+    }
+
+    let (errno, message) = match &stats.failure {
+        Some(f) => {
+            let path = files
+                .get(f.file as usize)
+                .map(|w| w.path.display().to_string())
+                .unwrap_or_default();
+            let err = std::io::Error::from_raw_os_error(f.errno);
+            (
+                f.errno,
+                Some(format!(
+                    "io_u error on file {path}: {err}: {} offset={}, buflen={}",
+                    op_name(f.op),
+                    f.offset,
+                    f.len
+                )),
+            )
+        }
+        None => (0, None),
+    };
+    WorkerOutcome {
+        stats: Some(stats),
+        errno,
+        message,
+    }
+}
+
+fn op_name(op: ioscope_engine::Op) -> &'static str {
+    match op {
+        ioscope_engine::Op::Read => "read",
+        ioscope_engine::Op::Write => "write",
+        ioscope_engine::Op::Fsync => "sync",
+    }
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as usize
+    } else {
+        4096
+    }
+}
+
+/// Waits `startdelay` (a random point in its range), polling for a stop.
+/// Returns false when the run was stopped meanwhile.
+fn sleep_start_delay(spec: &JobSpec, worker: u32, stop: &AtomicBool) -> bool {
+    let (lo, hi) = spec.startdelay;
+    let delay = if hi > lo {
+        // A per-worker point in the range; randseed keeps it reproducible.
+        let seed = spec.randseed.unwrap_or(0x89) ^ (u64::from(worker) << 32 | 0x9e37);
+        let x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 11;
+        lo + (hi - lo).mul_f64((x as f64) / ((1u64 << 53) as f64))
+    } else {
+        lo
+    };
+    let end = std::time::Instant::now() + delay;
+    while std::time::Instant::now() < end {
+        if signal::interrupted() || stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10).min(end - std::time::Instant::now()));
+    }
+    true
+}
+
+/// Clock ticks in `d`, derived from the clock's own tick-to-ns conversion.
+pub(crate) fn ticks_for(clock: &Clock, d: Duration) -> u64 {
+    const PROBE: u64 = 1 << 32;
+    let ns = clock.to_ns(PROBE).max(1);
+    (d.as_nanos() * u128::from(PROBE) / u128::from(ns)) as u64
+}
+
+fn loop_config(spec: &JobSpec, clock: &Clock) -> LoopConfig {
+    let reduce = spec.gtod_reduce;
+    let depth = spec.iodepth.max(1);
+    LoopConfig {
+        depth,
+        batch_submit: spec.iodepth_batch_submit.clamp(1, depth),
+        complete_min: spec.iodepth_batch_complete_min.min(depth),
+        complete_max: spec.iodepth_batch_complete_max.clamp(1, depth),
+        depth_low: spec.iodepth_low.min(depth),
+        fsync_every: spec.fsync,
+        tracking: Tracking {
+            slat: !(reduce || spec.disable_slat),
+            clat: !(reduce || spec.disable_clat),
+            lat: !(reduce || spec.disable_lat),
+            slat_hist: spec.slat_percentiles,
+            clat_hist: spec.clat_percentiles,
+            lat_hist: spec.lat_percentiles,
+        },
+        ramp_ticks: ticks_for(clock, spec.ramp_time),
+        runtime_ticks: spec.runtime.map(|r| ticks_for(clock, r)),
+        sample_ms: SAMPLE_MS,
+    }
+}

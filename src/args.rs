@@ -1,0 +1,197 @@
+//! The command line, split as fio splits it: program options (`--output`,
+//! `--output-format`, ...), job files (bare arguments), and job options
+//! (every other `--key=value`, handed to the job parser in order).
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context};
+use ioscope_report::Format;
+use ioscope_run::Eta;
+
+/// What the user asked for.
+#[derive(Debug, PartialEq)]
+pub enum Action {
+    Run,
+    Version,
+    Help,
+    /// `--cmdhelp[=NAME]`.
+    CmdHelp(String),
+}
+
+#[derive(Debug)]
+pub struct Args {
+    pub action: Action,
+    pub formats: Vec<Format>,
+    pub output: Option<PathBuf>,
+    pub eta: Eta,
+    pub parse_only: bool,
+    pub job_input: ioscope_job::ParseInput,
+}
+
+/// fio program options that ioscope does not implement yet: refused by name
+/// rather than mistaken for job options.
+const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
+    "debug",
+    "minimal",
+    "append-terse",
+    "terse-version",
+    "latency-log",
+    "bandwidth-log",
+    "showcmd",
+    "readonly",
+    "eta-newline",
+    "eta-interval",
+    "status-interval",
+    "warnings-fatal",
+    "max-jobs",
+    "server",
+    "daemonize",
+    "client",
+    "remote-config",
+    "idle-prof",
+    "inflate-log",
+    "trigger-file",
+    "trigger-timeout",
+    "trigger",
+    "trigger-remote",
+    "aux-path",
+    "crctest",
+    "alloc-size",
+    "merge-blktrace-only",
+];
+
+pub const USAGE: &str = "\
+usage: ioscope [options] [job files] [job options]
+
+Runs fio job files and fio-style command-line jobs.
+
+  --output=FILE          write the results to FILE instead of stdout
+  --output-format=LIST   normal, json, json+ (comma-separated for several)
+  --eta=WHEN             the live status line: auto (default), always, never
+  --parse-only           check the job files and options, run nothing
+  --section=NAME         run only job section NAME (may be repeated)
+  --cmdhelp[=OPTION]     describe a job option, or all of them
+  --version              print the version
+  --help                 this text
+
+Job options are fio's: options before the first --name are global, each
+--name starts a job, e.g.
+  ioscope --ioengine=psync --size=64m --name=seq --rw=read --name=rand --rw=randread
+";
+
+pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
+    let mut out = Args {
+        action: Action::Run,
+        formats: vec![Format::Normal],
+        output: None,
+        eta: Eta::Auto,
+        parse_only: false,
+        job_input: ioscope_job::ParseInput::default(),
+    };
+    let mut args = args.into_iter();
+    while let Some(arg) = args.next() {
+        let Some(opt) = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-').filter(|_| arg.len() > 1)) else {
+            out.job_input.job_files.push(PathBuf::from(arg));
+            continue;
+        };
+        let (name, value) = match opt.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (opt, None),
+        };
+        // A program option's value may also be the next argument, as getopt allows.
+        let mut value_of = |name: &str| -> anyhow::Result<String> {
+            match &value {
+                Some(v) => Ok(v.clone()),
+                None => args
+                    .next()
+                    .with_context(|| format!("option --{name} needs a value")),
+            }
+        };
+        match name {
+            "output" => out.output = Some(PathBuf::from(value_of(name)?)),
+            "output-format" => out.formats = parse_formats(&value_of(name)?)?,
+            "eta" => out.eta = parse_eta(&value_of(name)?)?,
+            "section" => out.job_input.sections.push(value_of(name)?),
+            "parse-only" => out.parse_only = true,
+            "cmdhelp" => out.action = Action::CmdHelp(value.unwrap_or_else(|| "all".into())),
+            "version" | "v" => out.action = Action::Version,
+            "help" | "h" => out.action = Action::Help,
+            n if UNSUPPORTED_PROGRAM_OPTIONS.contains(&n) => {
+                bail!("fio option --{n} is not supported by ioscope yet")
+            }
+            _ if arg.starts_with("--") => out.job_input.cli_options.push(arg),
+            _ => bail!("unknown option {arg}; run ioscope --help for the program options"),
+        }
+    }
+    Ok(out)
+}
+
+fn parse_formats(list: &str) -> anyhow::Result<Vec<Format>> {
+    let mut formats = Vec::new();
+    for f in list.split(',') {
+        let format = match f.trim() {
+            "normal" => Format::Normal,
+            "json" => Format::Json,
+            "json+" => Format::JsonPlus,
+            "terse" => bail!("--output-format=terse is not supported by ioscope yet"),
+            other => bail!("--output-format: unknown format '{other}' (expected normal, json or json+)"),
+        };
+        if !formats.contains(&format) {
+            formats.push(format);
+        }
+    }
+    Ok(formats)
+}
+
+fn parse_eta(value: &str) -> anyhow::Result<Eta> {
+    match value {
+        "never" => Ok(Eta::Never),
+        "always" => Ok(Eta::Always),
+        "auto" => Ok(Eta::Auto),
+        other => bail!("--eta: unknown value '{other}' (expected auto, always or never)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(list: &[&str]) -> anyhow::Result<Args> {
+        parse(list.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn program_options_job_files_and_job_options_are_told_apart() {
+        let a = args(&[
+            "--output-format=normal,json",
+            "job.fio",
+            "--output",
+            "out.txt",
+            "--name=a",
+            "--rw=read",
+            "--time_based",
+        ])
+        .unwrap();
+        assert_eq!(a.formats, vec![Format::Normal, Format::Json]);
+        assert_eq!(a.output, Some(PathBuf::from("out.txt")));
+        assert_eq!(a.job_input.job_files, vec![PathBuf::from("job.fio")]);
+        assert_eq!(
+            a.job_input.cli_options,
+            vec!["--name=a", "--rw=read", "--time_based"]
+        );
+    }
+
+    #[test]
+    fn unsupported_program_options_are_refused_by_name() {
+        let e = args(&["--minimal"]).unwrap_err().to_string();
+        assert!(e.contains("--minimal") && e.contains("not supported"), "{e}");
+        let e = args(&["--output-format=xml"]).unwrap_err().to_string();
+        assert!(e.contains("xml"), "{e}");
+    }
+
+    #[test]
+    fn cmdhelp_without_a_name_means_all() {
+        assert_eq!(args(&["--cmdhelp"]).unwrap().action, Action::CmdHelp("all".into()));
+        assert_eq!(args(&["--cmdhelp=bs"]).unwrap().action, Action::CmdHelp("bs".into()));
+    }
+}
