@@ -105,3 +105,150 @@ fn queue_full(depth: u32) -> io::Error {
         "null queue full: {depth} requests in flight at depth {depth}; reap before submitting more"
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(depth: u32) -> QueueConfig {
+        QueueConfig {
+            depth,
+            buffer_size: 4096,
+            buffer_align: 4096,
+            hipri: false,
+        }
+    }
+
+    fn req(op: Op, len: u32, slot: u32) -> Request {
+        Request {
+            op,
+            file: 0,
+            offset: 0,
+            len,
+            slot,
+        }
+    }
+
+    fn reap_all(q: &mut NullQueue, min: u32, max: u32) -> Vec<Completion> {
+        let mut got = Vec::new();
+        let n = q.reap(min, max, |c| got.push(c)).unwrap();
+        assert_eq!(n as usize, got.len());
+        got
+    }
+
+    #[test]
+    fn depth_one_completes_in_submit() {
+        let mut q = NullQueue::new(&config(1)).unwrap();
+        assert_eq!(
+            q.submit(&req(Op::Read, 4096, 0)).unwrap(),
+            Submitted::Completed(4096)
+        );
+        assert_eq!(
+            q.submit(&req(Op::Write, 512, 0)).unwrap(),
+            Submitted::Completed(512)
+        );
+        assert_eq!(
+            q.submit(&req(Op::Fsync, 0, 0)).unwrap(),
+            Submitted::Completed(0)
+        );
+        assert_eq!(q.in_flight(), 0);
+        assert_eq!(q.commit().unwrap(), 0);
+        assert!(reap_all(&mut q, 1, 1).is_empty());
+    }
+
+    #[test]
+    fn depth_eight_batches_through_commit_and_reap() {
+        let mut q = NullQueue::new(&config(8)).unwrap();
+        for slot in 0..8 {
+            let op = if slot == 7 { Op::Fsync } else { Op::Read };
+            assert_eq!(
+                q.submit(&req(op, 1000 + slot, slot)).unwrap(),
+                Submitted::Queued
+            );
+        }
+        assert_eq!(q.in_flight(), 8);
+        assert!(
+            q.submit(&req(Op::Read, 1, 0)).is_err(),
+            "a ninth request exceeds the depth"
+        );
+        // Nothing comes back before commit.
+        assert!(reap_all(&mut q, 0, 8).is_empty());
+        assert_eq!(q.commit().unwrap(), 8);
+        assert_eq!(q.in_flight(), 8);
+
+        let first = reap_all(&mut q, 1, 3);
+        assert_eq!(
+            first,
+            (0..3)
+                .map(|s| Completion {
+                    slot: s,
+                    result: 1000 + i64::from(s)
+                })
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(q.in_flight(), 5);
+        let rest = reap_all(&mut q, 0, 100);
+        assert_eq!(rest.len(), 5);
+        assert_eq!(
+            rest[0],
+            Completion {
+                slot: 3,
+                result: 1003
+            }
+        );
+        assert_eq!(
+            rest[4],
+            Completion { slot: 7, result: 0 },
+            "fsync completes with 0"
+        );
+        assert_eq!(q.in_flight(), 0);
+    }
+
+    #[test]
+    fn only_committed_requests_are_reaped_and_the_ring_wraps() {
+        let mut q = NullQueue::new(&config(8)).unwrap();
+        let mut next_slot = 0u32;
+        let mut expected = std::collections::VecDeque::new();
+        for round in 0..50u32 {
+            let batch = round % 5 + 1;
+            for _ in 0..batch {
+                q.submit(&req(Op::Write, next_slot + 1, next_slot % 8))
+                    .unwrap();
+                expected.push_back(next_slot);
+                next_slot += 1;
+            }
+            assert_eq!(q.commit().unwrap(), batch);
+            // One more request queued but not committed stays behind.
+            q.submit(&req(Op::Read, 7, 0)).unwrap();
+            for c in reap_all(&mut q, 1, 8) {
+                let n = expected.pop_front().unwrap();
+                assert_eq!(
+                    c,
+                    Completion {
+                        slot: n % 8,
+                        result: i64::from(n) + 1
+                    }
+                );
+            }
+            assert_eq!(q.in_flight(), 1);
+            assert_eq!(q.commit().unwrap(), 1);
+            assert_eq!(
+                reap_all(&mut q, 1, 1),
+                vec![Completion { slot: 0, result: 7 }]
+            );
+        }
+        assert!(expected.is_empty());
+    }
+
+    #[test]
+    fn buffers_are_per_slot() {
+        let mut q = NullQueue::new(&config(4)).unwrap();
+        for s in 0..4 {
+            q.buffer(s).fill(s as u8);
+        }
+        for s in 0..4 {
+            assert_eq!(q.buffer(s).len(), 4096);
+            assert!(q.buffer(s).iter().all(|&b| b == s as u8));
+        }
+    }
+}

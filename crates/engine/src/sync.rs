@@ -224,3 +224,275 @@ fn bad_request(req: &Request, why: &str) -> io::Error {
         format!("request {req:?} {why}"),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::{OpenOptions, Target};
+    use std::path::Path;
+
+    const BS: usize = 4096;
+
+    fn config(depth: u32, hipri: bool) -> QueueConfig {
+        QueueConfig {
+            depth,
+            buffer_size: BS,
+            buffer_align: 4096,
+            hipri,
+        }
+    }
+
+    fn open(path: &Path, direct: bool) -> Result<Target, EngineError> {
+        Target::open(
+            path,
+            &OpenOptions {
+                read: true,
+                write: true,
+                create: true,
+                direct,
+            },
+        )
+    }
+
+    fn req(op: Op, offset: u64, len: u32, slot: u32) -> Request {
+        Request {
+            op,
+            file: 0,
+            offset,
+            len,
+            slot,
+        }
+    }
+
+    fn completed(q: &mut SyncQueue, r: Request) -> i64 {
+        match q.submit(&r).unwrap() {
+            Submitted::Completed(n) => n,
+            Submitted::Queued => panic!("a sync queue never queues"),
+        }
+    }
+
+    /// Writes four blocks out of order, each filled with its own byte, reads
+    /// them back through another slot, and checks the file on disk too.
+    fn round_trip(mode: SyncMode, target: &Target, hipri: bool) {
+        let mut q = SyncQueue::new(mode, &config(2, hipri), &[target.fd()]).unwrap();
+        for block in [2u64, 0, 3, 1] {
+            q.buffer(0).fill(block as u8 + 0x10);
+            let n = completed(&mut q, req(Op::Write, block * BS as u64, BS as u32, 0));
+            assert_eq!(n, BS as i64, "{mode:?} write block {block}");
+        }
+        assert_eq!(completed(&mut q, req(Op::Fsync, 0, 0, 0)), 0);
+        for block in [1u64, 2, 3, 0] {
+            q.buffer(1).fill(0);
+            let n = completed(&mut q, req(Op::Read, block * BS as u64, BS as u32, 1));
+            assert_eq!(n, BS as i64, "{mode:?} read block {block}");
+            assert!(
+                q.buffer(1).iter().all(|&b| b == block as u8 + 0x10),
+                "{mode:?} block {block} read back wrong data"
+            );
+        }
+        assert_eq!(q.in_flight(), 0);
+        assert_eq!(q.commit().unwrap(), 0);
+        assert_eq!(q.reap(1, 8, |_| panic!("nothing to reap")).unwrap(), 0);
+        let on_disk = std::fs::read(target.path()).unwrap();
+        for (i, block) in on_disk.chunks(BS).enumerate() {
+            assert!(
+                block.iter().all(|&b| b == i as u8 + 0x10),
+                "{mode:?} file block {i}"
+            );
+        }
+    }
+
+    #[test]
+    fn every_mode_reads_back_what_it_wrote() {
+        for mode in [SyncMode::Sync, SyncMode::Psync, SyncMode::Pvsync2] {
+            let dir = tempfile::tempdir().unwrap();
+            let t = open(&dir.path().join("f"), false).unwrap();
+            round_trip(mode, &t, false);
+        }
+    }
+
+    #[test]
+    fn every_mode_reads_back_what_it_wrote_with_o_direct() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = match open(&dir.path().join("f"), true) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("skipping: the temp directory's filesystem refuses O_DIRECT: {e}");
+                return;
+            }
+        };
+        t.check_direct_io(&[BS as u64], 0).unwrap();
+        for mode in [SyncMode::Sync, SyncMode::Psync, SyncMode::Pvsync2] {
+            round_trip(mode, &t, false);
+        }
+        // An unaligned O_DIRECT transfer is a per-I/O error, not a queue error.
+        let mut q = SyncQueue::new(SyncMode::Psync, &config(1, false), &[t.fd()]).unwrap();
+        assert_eq!(
+            completed(&mut q, req(Op::Read, 1, BS as u32, 0)),
+            -i64::from(libc::EINVAL)
+        );
+    }
+
+    /// Linux accepts RWF_HIPRI on buffered I/O and ignores it (polling only
+    /// applies to O_DIRECT on block devices with poll queues), so pvsync2
+    /// with hipri works on any file rather than failing every I/O.
+    #[test]
+    fn hipri_on_a_buffered_file_transfers_normally() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = open(&dir.path().join("f"), false).unwrap();
+        round_trip(SyncMode::Pvsync2, &t, true);
+        let q = SyncQueue::new(SyncMode::Pvsync2, &config(1, true), &[t.fd()]).unwrap();
+        assert_eq!(q.rw_flags, libc::RWF_HIPRI);
+        // hipri belongs to pvsync2 alone, as in fio.
+        let q = SyncQueue::new(SyncMode::Psync, &config(1, true), &[t.fd()]).unwrap();
+        assert_eq!(q.rw_flags, 0);
+    }
+
+    #[test]
+    fn hipri_with_o_direct_transfers() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = match open(&dir.path().join("f"), true) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("skipping: the temp directory's filesystem refuses O_DIRECT: {e}");
+                return;
+            }
+        };
+        round_trip(SyncMode::Pvsync2, &t, true);
+    }
+
+    #[test]
+    fn short_reads_are_returned_as_they_are() {
+        for mode in [SyncMode::Sync, SyncMode::Psync, SyncMode::Pvsync2] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("f");
+            std::fs::write(&path, vec![9u8; BS + 100]).unwrap();
+            let t = open(&path, false).unwrap();
+            let mut q = SyncQueue::new(mode, &config(1, false), &[t.fd()]).unwrap();
+            assert_eq!(
+                completed(&mut q, req(Op::Read, BS as u64, BS as u32, 0)),
+                100,
+                "{mode:?}"
+            );
+            assert_eq!(
+                completed(&mut q, req(Op::Read, 2 * BS as u64, BS as u32, 0)),
+                0,
+                "{mode:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn sync_skips_the_seek_when_the_position_is_already_right() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let mut data = vec![1u8; BS];
+        data.extend(vec![2u8; BS]);
+        std::fs::write(&path, data).unwrap();
+        let t = open(&path, false).unwrap();
+        let mut q = SyncQueue::new(SyncMode::Sync, &config(1, false), &[t.fd()]).unwrap();
+        assert_eq!(completed(&mut q, req(Op::Read, 0, BS as u32, 0)), BS as i64);
+        assert_eq!(q.positions[0], BS as u64);
+        // Move the position behind the queue's back: the next sequential
+        // read trusts its own record and does not seek, so it reads block 0
+        // again. This is why the queue must own the descriptor's position.
+        unsafe { libc::lseek(t.fd(), 0, libc::SEEK_SET) };
+        assert_eq!(
+            completed(&mut q, req(Op::Read, BS as u64, BS as u32, 0)),
+            BS as i64
+        );
+        assert!(q.buffer(0).iter().all(|&b| b == 1));
+        // A request elsewhere seeks.
+        assert_eq!(
+            completed(&mut q, req(Op::Read, BS as u64, BS as u32, 0)),
+            BS as i64
+        );
+        assert!(q.buffer(0).iter().all(|&b| b == 2));
+        assert_eq!(q.positions[0], 2 * BS as u64);
+    }
+
+    #[test]
+    fn per_io_errors_are_results_not_queue_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![0u8; BS]).unwrap();
+        let t = Target::open(
+            &path,
+            &OpenOptions {
+                read: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        for mode in [SyncMode::Sync, SyncMode::Psync, SyncMode::Pvsync2] {
+            let mut q = SyncQueue::new(mode, &config(1, false), &[t.fd()]).unwrap();
+            let n = completed(&mut q, req(Op::Write, 0, BS as u32, 0));
+            assert_eq!(
+                n,
+                -i64::from(libc::EBADF),
+                "{mode:?} write to a read-only descriptor"
+            );
+        }
+    }
+
+    #[test]
+    fn requests_outside_the_queue_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = open(&dir.path().join("f"), false).unwrap();
+        let mut q = SyncQueue::new(SyncMode::Psync, &config(2, false), &[t.fd()]).unwrap();
+        let bad = [
+            req(Op::Read, 0, BS as u32, 2),
+            req(Op::Read, 0, BS as u32 + 1, 0),
+            Request {
+                file: 1,
+                ..req(Op::Read, 0, 512, 0)
+            },
+        ];
+        for r in bad {
+            let e = q.submit(&r).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{r:?}");
+        }
+    }
+
+    #[test]
+    fn requests_pick_their_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = open(&dir.path().join("a"), false).unwrap();
+        let b = open(&dir.path().join("b"), false).unwrap();
+        let mut q = SyncQueue::new(SyncMode::Sync, &config(1, false), &[a.fd(), b.fd()]).unwrap();
+        q.buffer(0).fill(0xaa);
+        assert_eq!(completed(&mut q, req(Op::Write, 0, 512, 0)), 512);
+        q.buffer(0).fill(0xbb);
+        assert_eq!(
+            completed(
+                &mut q,
+                Request {
+                    file: 1,
+                    ..req(Op::Write, 0, 512, 0)
+                }
+            ),
+            512
+        );
+        assert_eq!(std::fs::read(a.path()).unwrap(), vec![0xaa; 512]);
+        assert_eq!(std::fs::read(b.path()).unwrap(), vec![0xbb; 512]);
+    }
+
+    #[test]
+    fn setup_errors() {
+        let e = SyncQueue::new(SyncMode::Psync, &config(1, false), &[])
+            .err()
+            .unwrap();
+        assert!(
+            e.to_string().contains("needs at least one open file"),
+            "{e}"
+        );
+        let e = SyncQueue::new(SyncMode::Psync, &config(1, false), &[-1])
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("not valid"), "{e}");
+        let e = SyncQueue::new(SyncMode::Psync, &config(0, false), &[0])
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("queue depth 0"), "{e}");
+    }
+}

@@ -738,3 +738,290 @@ fn open_error(path: &Path, e: io::Error, opts: &OpenOptions) -> EngineError {
     };
     target_error(path, hint)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::MetadataExt;
+
+    fn rw_create() -> OpenOptions {
+        OpenOptions {
+            read: true,
+            write: true,
+            create: true,
+            direct: false,
+        }
+    }
+
+    fn read_only() -> OpenOptions {
+        OpenOptions {
+            read: true,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn creates_and_describes_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let t = Target::open(&path, &rw_create()).unwrap();
+        assert_eq!(t.kind(), TargetKind::RegularFile);
+        assert_eq!(t.size(), 0);
+        assert_eq!(t.path(), path);
+        let meta = std::fs::metadata(&path).unwrap();
+        assert_eq!(meta.mode() & 0o777 & !0o022, 0o644 & !0o022);
+        assert_eq!(t.logical_block_size(), (meta.blksize() as u32).max(512));
+        assert!(t.fd() >= 0);
+        assert!(!t.direct());
+        // The descriptor is close-on-exec.
+        let flags = unsafe { libc::fcntl(t.fd(), libc::F_GETFD) };
+        assert_ne!(flags & libc::FD_CLOEXEC, 0);
+    }
+
+    #[test]
+    fn size_is_the_file_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![1u8; 12345]).unwrap();
+        let t = Target::open(&path, &read_only()).unwrap();
+        assert_eq!(t.size(), 12345);
+    }
+
+    #[test]
+    fn missing_path_is_an_error_unless_created() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing");
+        let e = Target::open(&path, &read_only()).unwrap_err();
+        let msg = e.to_string();
+        assert!(
+            msg.contains("missing") && msg.contains("does not exist"),
+            "{msg}"
+        );
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn missing_directory_when_creating_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("no-such-dir").join("f");
+        let msg = Target::open(&path, &rw_create()).unwrap_err().to_string();
+        assert!(msg.contains("does not exist"), "{msg}");
+    }
+
+    #[test]
+    fn directory_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        for opts in [read_only(), rw_create()] {
+            let msg = Target::open(dir.path(), &opts).unwrap_err().to_string();
+            assert!(msg.contains("is a directory"), "{msg}");
+            assert!(msg.contains(&dir.path().display().to_string()), "{msg}");
+        }
+    }
+
+    #[test]
+    fn fifo_is_refused_without_blocking() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("fifo");
+        let c = c_path(&path).unwrap();
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let msg = Target::open(&path, &read_only()).unwrap_err().to_string();
+        assert!(msg.contains("is a FIFO"), "{msg}");
+    }
+
+    #[test]
+    fn neither_read_nor_write_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let msg = Target::open(&dir.path().join("f"), &OpenOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("neither reading nor writing"), "{msg}");
+    }
+
+    #[test]
+    fn never_creates_files_under_dev() {
+        let path = Path::new("/dev/ioscope-no-such-device");
+        let msg = Target::open(path, &rw_create()).unwrap_err().to_string();
+        assert!(msg.contains("refusing to create"), "{msg}");
+        assert!(!path.exists());
+        let msg = layout_file(path, 4096, 4096).unwrap_err().to_string();
+        assert!(msg.contains("refusing to create"), "{msg}");
+    }
+
+    #[test]
+    fn char_device_opens() {
+        let t = Target::open(Path::new("/dev/null"), &read_only()).unwrap();
+        assert_eq!(t.kind(), TargetKind::CharDevice);
+        assert_eq!(t.size(), 0);
+    }
+
+    /// Opens a temp file with O_DIRECT, or says why the filesystem will not.
+    fn direct_temp_file(dir: &Path) -> Option<Target> {
+        let opts = OpenOptions {
+            direct: true,
+            ..rw_create()
+        };
+        match Target::open(&dir.join("direct"), &opts) {
+            Ok(t) => Some(t),
+            Err(e) => {
+                eprintln!("skipping: O_DIRECT refused on the temp directory's filesystem: {e}");
+                None
+            }
+        }
+    }
+
+    #[test]
+    fn check_direct_io_names_the_value_and_the_alignment() {
+        let dir = tempfile::tempdir().unwrap();
+        let Some(t) = direct_temp_file(dir.path()) else {
+            return;
+        };
+        assert!(t.direct());
+        let align = u64::from(t.direct_io_align());
+        assert!(align >= 512 && align.is_power_of_two(), "align {align}");
+        t.check_direct_io(&[align, 4 * align, 1 << 20], 8 * align)
+            .unwrap();
+
+        let odd = align + 100;
+        let msg = t.check_direct_io(&[align, odd], 0).unwrap_err().to_string();
+        assert!(msg.contains(&t.path().display().to_string()), "{msg}");
+        assert!(
+            msg.contains(&format!(
+                "block size {odd} is not a multiple of {align} bytes"
+            )),
+            "{msg}"
+        );
+        assert!(msg.contains("direct=0"), "{msg}");
+
+        let msg = t.check_direct_io(&[align], 100).unwrap_err().to_string();
+        assert!(
+            msg.contains(&format!(
+                "start offset 100 is not a multiple of {align} bytes"
+            )),
+            "{msg}"
+        );
+    }
+
+    #[test]
+    fn buffered_targets_accept_any_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = Target::open(&dir.path().join("f"), &rw_create()).unwrap();
+        t.check_direct_io(&[1, 1000, 4097], 3).unwrap();
+    }
+
+    #[test]
+    fn layout_writes_the_exact_size_in_allocated_random_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        assert!(needs_layout(&path, 10000).unwrap());
+        layout_file(&path, 10000, 4096).unwrap();
+        let meta = std::fs::metadata(&path).unwrap();
+        assert_eq!(meta.len(), 10000);
+        assert!(
+            meta.blocks() * 512 >= 10000,
+            "blocks are allocated, not holes"
+        );
+        let data = std::fs::read(&path).unwrap();
+        // Pseudo-random: every 4 KiB piece differs and none is all zeroes.
+        assert_ne!(data[..4096], data[4096..8192]);
+        assert!(data.chunks(512).all(|c| c.iter().any(|&b| b != 0)));
+        assert!(!needs_layout(&path, 10000).unwrap());
+        assert!(needs_layout(&path, 10001).unwrap());
+    }
+
+    #[test]
+    fn layout_leaves_a_long_enough_file_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![7u8; 8192]).unwrap();
+        layout_file(&path, 4096, 4096).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), vec![7u8; 8192]);
+    }
+
+    #[test]
+    fn layout_rewrites_a_short_file_from_the_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![7u8; 1000]).unwrap();
+        layout_file_with(&path, 3 * 4096, 4096, |offset, buf| {
+            buf.fill((offset / 4096) as u8 + 1)
+        })
+        .unwrap();
+        let data = std::fs::read(&path).unwrap();
+        assert_eq!(data.len(), 3 * 4096);
+        for (i, piece) in data.chunks(4096).enumerate() {
+            assert!(piece.iter().all(|&b| b == i as u8 + 1), "piece {i}");
+        }
+    }
+
+    #[test]
+    fn layout_refuses_what_is_not_a_regular_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let msg = layout_file(dir.path(), 4096, 4096).unwrap_err().to_string();
+        assert!(msg.contains("is a directory"), "{msg}");
+        let msg = layout_file(Path::new("/dev/null"), 4096, 4096)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            msg.contains("is a character device, not a regular file"),
+            "{msg}"
+        );
+        assert!(!needs_layout(Path::new("/dev/null"), 4096).unwrap());
+        let msg = layout_file(&dir.path().join("f"), 4096, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("block size is 0"), "{msg}");
+    }
+
+    #[test]
+    fn mountinfo_lines_parse_with_escapes() {
+        let line =
+            "36 35 98:0 / /mnt/my\\040disk rw,noatime master:1 - ext3 /dev/root rw,errors=continue";
+        let m = parse_mountinfo_line(line).unwrap();
+        assert_eq!(m.dev, libc::makedev(98, 0));
+        assert_eq!(m.mount_point, "/mnt/my disk");
+        assert_eq!(m.source, "/dev/root");
+        assert!(parse_mountinfo_line("garbage").is_none());
+        assert_eq!(unescape_octal("a\\134b\\011"), "a\\b\t");
+        assert_eq!(unescape_octal("trailing\\04"), "trailing\\04");
+    }
+
+    #[test]
+    fn mounted_use_is_none_for_files_and_missing_paths() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        assert_eq!(mounted_use(&path).unwrap(), None);
+        std::fs::write(&path, b"x").unwrap();
+        assert_eq!(mounted_use(&path).unwrap(), None);
+        assert_eq!(mounted_use(Path::new("/dev/null")).unwrap(), None);
+    }
+
+    #[test]
+    fn mounted_use_reports_the_root_filesystem_device() {
+        // The device "/" is mounted from, when it is a block device node
+        // here (not in containers on overlayfs).
+        let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap();
+        let Some(root) = mountinfo
+            .lines()
+            .filter_map(parse_mountinfo_line)
+            .find(|m| m.mount_point == "/")
+        else {
+            eprintln!("skipping: no mount on / in /proc/self/mountinfo");
+            return;
+        };
+        let source = Path::new(&root.source);
+        let is_block = std::fs::metadata(source)
+            .map(|m| m.mode() & libc::S_IFMT == libc::S_IFBLK)
+            .unwrap_or(false);
+        if !is_block {
+            eprintln!(
+                "skipping: / is mounted from {}, not a block device",
+                root.source
+            );
+            return;
+        }
+        let use_ = mounted_use(source)
+            .unwrap()
+            .expect("the root device is in use");
+        assert!(use_.contains("is mounted on /"), "{use_}");
+    }
+}
