@@ -1,5 +1,21 @@
 //! Turning a [`RunResult`] into bytes: fio's normal text, JSON and JSON+.
 //! Adding a format never touches the runner.
+//!
+//! The layout follows fio 3.33 line by line (stat.c, json.c, lib/num2str.c),
+//! so that tools that parse fio's output keep working.
+
+mod cfmt;
+mod disk;
+mod dist;
+mod fio_formatter;
+mod group;
+mod json;
+mod lat_line;
+mod normal;
+mod num2str;
+mod percentiles;
+mod preamble;
+mod stat;
 
 use ioscope_stats::{JobHeader, RunResult};
 
@@ -11,14 +27,70 @@ pub enum Format {
     JsonPlus,
 }
 
+/// What the output needs that the results do not carry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    /// Printed as `pid=` on each job's first line.
+    pub pid: u32,
+    /// Printed where fio prints "fio-3.33".
+    pub version: String,
+}
+
+impl Default for Options {
+    /// This process's id and `ioscope-<version>`.
+    fn default() -> Options {
+        Options {
+            pid: std::process::id(),
+            version: version(),
+        }
+    }
+}
+
+/// `ioscope-<crate version>`, where fio prints `fio-3.33`.
+pub fn version() -> String {
+    format!("ioscope-{}", env!("CARGO_PKG_VERSION"))
+}
+
 /// The lines fio prints before a normal-format run: one per job
 /// (`name: (g=0): rw=..., bs=(R) ..., ioengine=..., iodepth=N`), the version
 /// line and `Starting N processes`.
-pub fn preamble(_headers: &[JobHeader]) -> String {
-    todo!()
+///
+/// One header per job section, with `numjobs` its clone count (fio prints
+/// `...` once under a job that has clones). Block sizes are printed with
+/// IEC units; see [`preamble_with`] for kb_base=1000.
+pub fn preamble(headers: &[JobHeader]) -> String {
+    preamble_with(headers, 1024, &version())
+}
+
+/// [`preamble`] with fio's kb_base (1024 or 1000) and the version string.
+pub fn preamble_with(headers: &[JobHeader], kb_base: u32, version: &str) -> String {
+    preamble::render(headers, kb_base, version)
 }
 
 /// The results in each format asked for, in fio's order.
-pub fn render(_result: &RunResult, _formats: &[Format]) -> String {
-    todo!()
+pub fn render(result: &RunResult, formats: &[Format]) -> String {
+    render_with(result, formats, &Options::default())
+}
+
+/// [`render`] with the pid and version given, so that the output can be
+/// reproduced (snapshot tests) or say what the caller wants.
+///
+/// fio's order: the JSON document first (one document, with bins when
+/// JSON+ is among the formats), then the normal output.
+pub fn render_with(result: &RunResult, formats: &[Format], opts: &Options) -> String {
+    let mut out = String::new();
+    let plus = formats.contains(&Format::JsonPlus);
+    if plus || formats.contains(&Format::Json) {
+        out.push_str(&json::render(result, plus, opts));
+    }
+    if formats.contains(&Format::Normal) {
+        out.push_str(&normal::render(result, opts));
+    }
+    out
+}
+
+/// The JSON (or JSON+) document as a value, keys in fio's order; for callers
+/// that want to add to it or inspect it.
+pub fn json_value(result: &RunResult, plus: bool, opts: &Options) -> serde_json::Value {
+    json::document(result, plus, opts)
 }

@@ -1,0 +1,238 @@
+//! fio's JSON and JSON+ documents (show_thread_status_json and friends),
+//! built as ordered serde_json values with fio 3.33's keys, order and
+//! number types, printed by [`crate::fio_formatter`].
+
+use crate::dist::{depth_shares, issued_rw, lat_shares, LAT_RANGES};
+use crate::group::GroupStats;
+use crate::normal::cpu_percent;
+use crate::stat::Stat;
+use crate::{disk, fio_formatter, percentiles, Options};
+use ioscope_stats::{DirResult, JobResult, LatencyStat, RunResult};
+use serde_json::{Map, Value};
+
+/// fio's eta_sec for a finished run (INT_MAX).
+const ETA_DONE: i64 = i32::MAX as i64;
+
+/// The whole document, as fio prints it (ending in a newline).
+pub fn render(result: &RunResult, plus: bool, opts: &Options) -> String {
+    let mut s = fio_formatter::to_string(&document(result, plus, opts));
+    s.push('\n');
+    s
+}
+
+/// The document as a value, keys in fio's order.
+pub fn document(result: &RunResult, plus: bool, opts: &Options) -> Value {
+    let groups = GroupStats::all(result);
+    let mut root = Map::new();
+    root.insert("fio version".into(), Value::from(opts.version.clone()));
+    root.insert("timestamp".into(), Value::from(result.timestamp));
+    root.insert("timestamp_ms".into(), Value::from(result.timestamp_ms));
+    root.insert("time".into(), Value::from(result.time.clone()));
+    if let Some(o) = options(&result.global_options) {
+        root.insert("global options".into(), o);
+    }
+    let jobs = result
+        .jobs
+        .iter()
+        .map(|j| job(j, &groups[j.header.groupid as usize], plus))
+        .collect();
+    root.insert("jobs".into(), Value::Array(jobs));
+    if !result.disks.is_empty() {
+        root.insert(
+            "disk_util".into(),
+            Value::Array(result.disks.iter().map(disk::json).collect()),
+        );
+    }
+    Value::Object(root)
+}
+
+/// fio's json_add_job_opts(): absent when empty; fio drops empty values.
+fn options(list: &[(String, String)]) -> Option<Value> {
+    if list.is_empty() {
+        return None;
+    }
+    let mut o = Map::new();
+    for (k, v) in list {
+        if !v.is_empty() {
+            o.insert(k.clone(), Value::from(v.clone()));
+        }
+    }
+    Some(Value::Object(o))
+}
+
+fn float(v: f64) -> Value {
+    // serde_json cannot hold NaN or infinity; fio would print nan/inf.
+    Value::from(if v.is_finite() { v } else { 0.0 })
+}
+
+fn job(job: &JobResult, group: &GroupStats, plus: bool) -> Value {
+    let h = &job.header;
+    let list = percentiles::sorted_list(&job.percentile_list);
+    let mut o = Map::new();
+    o.insert("jobname".into(), Value::from(h.name.clone()));
+    o.insert("groupid".into(), Value::from(h.groupid));
+    o.insert("error".into(), Value::from(job.error));
+    o.insert("eta".into(), Value::from(ETA_DONE));
+    o.insert("elapsed".into(), Value::from(job.elapsed_ms.div_ceil(1000)));
+    if let Some(opts) = options(&job.job_options) {
+        o.insert("job options".into(), opts);
+    }
+    for (i, name) in ["read", "write", "trim"].iter().enumerate() {
+        o.insert(
+            (*name).into(),
+            dir(job, i, &job.dirs[i], group, &list, plus),
+        );
+    }
+    let mut sync = Map::new();
+    sync.insert("total_ios".into(), Value::from(job.sync.total_ios));
+    sync.insert(
+        "lat_ns".into(),
+        lat(
+            &job.sync.lat,
+            job.lat_percentiles || job.clat_percentiles,
+            &list,
+            plus,
+        ),
+    );
+    o.insert("sync".into(), Value::Object(sync));
+
+    let (usr, sys) = cpu_percent(job);
+    o.insert("job_runtime".into(), Value::from(job.runtime_ms));
+    o.insert("usr_cpu".into(), float(usr));
+    o.insert("sys_cpu".into(), float(sys));
+    o.insert("ctx".into(), Value::from(job.cpu.ctx));
+    o.insert("majf".into(), Value::from(job.cpu.majf));
+    o.insert("minf".into(), Value::from(job.cpu.minf));
+
+    let level = depth_shares(&job.depth.counts, issued_rw(job));
+    let keys = ["1", "2", "4", "8", "16", "32", ">=64"];
+    o.insert("iodepth_level".into(), shares(&keys, &level));
+    let keys = ["0", "4", "8", "16", "32", "64", ">=64"];
+    for (name, d) in [
+        ("iodepth_submit", &job.submit),
+        ("iodepth_complete", &job.complete),
+    ] {
+        let s = depth_shares(&d.counts, d.counts.iter().sum());
+        o.insert(name.into(), shares(&keys, &s));
+    }
+
+    let total = issued_rw(job);
+    let b = &job.lat_buckets;
+    o.insert(
+        "latency_ns".into(),
+        shares(&LAT_RANGES[..10], &lat_shares(&b.nsec, total)),
+    );
+    o.insert(
+        "latency_us".into(),
+        shares(&LAT_RANGES[..10], &lat_shares(&b.usec, total)),
+    );
+    o.insert(
+        "latency_ms".into(),
+        shares(&LAT_RANGES, &lat_shares(&b.msec, total)),
+    );
+    if h.iodepth != 0 {
+        o.insert("latency_depth".into(), Value::from(h.iodepth));
+        o.insert("latency_target".into(), Value::from(0));
+        o.insert("latency_percentile".into(), float(100.0));
+        o.insert("latency_window".into(), Value::from(0));
+    }
+    if let Some(desc) = h.description.as_deref().filter(|d| !d.is_empty()) {
+        o.insert("desc".into(), Value::from(desc.to_string()));
+    }
+    Value::Object(o)
+}
+
+fn shares(keys: &[&str], values: &[f64]) -> Value {
+    let mut o = Map::new();
+    for (k, v) in keys.iter().zip(values) {
+        o.insert((*k).into(), float(*v));
+    }
+    Value::Object(o)
+}
+
+/// fio's add_ddir_lat_json(): min/max/mean/stddev/N, then "percentile"
+/// when asked for and there are samples, then "bins" in JSON+.
+fn lat(l: &LatencyStat, percentiles_on: bool, list: &[f64], plus: bool) -> Value {
+    let s = Stat::of_or_zero(&l.summary);
+    let mut o = Map::new();
+    o.insert("min".into(), Value::from(s.min));
+    o.insert("max".into(), Value::from(s.max));
+    o.insert("mean".into(), float(s.mean));
+    o.insert("stddev".into(), float(s.dev));
+    o.insert("N".into(), Value::from(l.summary.samples));
+    if percentiles_on && l.summary.samples != 0 {
+        if let Some(hist) = &l.histogram {
+            let values = percentiles::values(hist, list);
+            let mut p = Map::new();
+            for (pct, v) in list.iter().zip(&values) {
+                p.insert(percentiles::json_key(*pct), Value::from(*v));
+            }
+            o.insert("percentile".into(), Value::Object(p));
+            if plus {
+                let mut bins = Map::new();
+                for (value, count) in hist.nonzero_bins() {
+                    bins.insert(value.to_string(), Value::from(count));
+                }
+                o.insert("bins".into(), Value::Object(bins));
+            }
+        }
+    }
+    Value::Object(o)
+}
+
+/// fio's add_ddir_status_json() for read, write or trim.
+fn dir(
+    job: &JobResult,
+    ddir: usize,
+    d: &DirResult,
+    group: &GroupStats,
+    list: &[f64],
+    plus: bool,
+) -> Value {
+    let bw_bytes = (1000 * d.io_bytes).checked_div(d.runtime_ms).unwrap_or(0);
+    let iops = if d.runtime_ms == 0 {
+        0.0
+    } else {
+        1000.0 * d.total_ios as f64 / d.runtime_ms as f64
+    };
+    let mut o = Map::new();
+    o.insert("io_bytes".into(), Value::from(d.io_bytes));
+    o.insert("io_kbytes".into(), Value::from(d.io_bytes >> 10));
+    o.insert("bw_bytes".into(), Value::from(bw_bytes));
+    o.insert("bw".into(), Value::from(bw_bytes / 1024));
+    o.insert("iops".into(), float(iops));
+    o.insert("runtime".into(), Value::from(d.runtime_ms));
+    o.insert("total_ios".into(), Value::from(d.total_ios));
+    o.insert("short_ios".into(), Value::from(d.short_ios));
+    o.insert("drop_ios".into(), Value::from(d.drop_ios));
+    o.insert(
+        "slat_ns".into(),
+        lat(&d.slat, job.slat_percentiles, list, plus),
+    );
+    o.insert(
+        "clat_ns".into(),
+        lat(&d.clat, job.clat_percentiles, list, plus),
+    );
+    o.insert(
+        "lat_ns".into(),
+        lat(&d.lat, job.lat_percentiles, list, plus),
+    );
+
+    let (bw, per) = match Stat::of(&d.bw) {
+        Some(s) => (s, group.percent_of_agg(ddir, s.mean)),
+        None => (Stat::zero(), 0.0),
+    };
+    o.insert("bw_min".into(), Value::from(bw.min));
+    o.insert("bw_max".into(), Value::from(bw.max));
+    o.insert("bw_agg".into(), float(per));
+    o.insert("bw_mean".into(), float(bw.mean));
+    o.insert("bw_dev".into(), float(bw.dev));
+    o.insert("bw_samples".into(), Value::from(d.bw.samples));
+    let iops_s = Stat::of_or_zero(&d.iops);
+    o.insert("iops_min".into(), Value::from(iops_s.min));
+    o.insert("iops_max".into(), Value::from(iops_s.max));
+    o.insert("iops_mean".into(), float(iops_s.mean));
+    o.insert("iops_stddev".into(), float(iops_s.dev));
+    o.insert("iops_samples".into(), Value::from(d.iops.samples));
+    Value::Object(o)
+}
