@@ -9,6 +9,72 @@
 //! The queue trait is used generically: [`open_queue`] picks the backend once
 //! and hands the concrete queue type to a [`QueueUser`], so the caller's hot
 //! loop is monomorphised per backend with no virtual call per I/O.
+//!
+//! # Using the crate on its own
+//!
+//! Open the targets, describe the queue, and write the loop once as a
+//! [`QueueUser`]. The same loop serves every backend: a synchronous one
+//! answers [`Submitted::Completed`] from `submit`, a queueing one answers
+//! [`Submitted::Queued`] and the completion comes back from `reap`.
+//!
+//! ```
+//! use std::path::Path;
+//! use ioscope_engine::{
+//!     open_queue, Backend, OpenOptions, Queue, QueueConfig, QueueUser, Op, Request,
+//!     Submitted, Target,
+//! };
+//!
+//! /// Reads one block into slot 0 and returns its bytes.
+//! struct ReadBlock {
+//!     offset: u64,
+//!     len: u32,
+//! }
+//!
+//! impl QueueUser for ReadBlock {
+//!     type Output = std::io::Result<Vec<u8>>;
+//!
+//!     fn run<Q: Queue>(self, mut queue: Q) -> Self::Output {
+//!         let req = Request { op: Op::Read, file: 0, offset: self.offset, len: self.len, slot: 0 };
+//!         let result = match queue.submit(&req)? {
+//!             Submitted::Completed(result) => result,
+//!             Submitted::Queued => {
+//!                 queue.commit()?;
+//!                 let mut result = 0;
+//!                 queue.reap(1, 1, |c| result = c.result)?;
+//!                 result
+//!             }
+//!         };
+//!         if result < 0 {
+//!             return Err(std::io::Error::from_raw_os_error(-result as i32));
+//!         }
+//!         Ok(queue.buffer(0)[..result as usize].to_vec())
+//!     }
+//! }
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("data");
+//! std::fs::write(&path, vec![0x5a; 8192])?;
+//!
+//! let target = Target::open(&path, &OpenOptions { read: true, ..Default::default() })?;
+//! let config = QueueConfig { depth: 1, buffer_size: 4096, buffer_align: 4096, hipri: false };
+//! let block = open_queue(Backend::Psync, &config, &[target.fd()], ReadBlock { offset: 4096, len: 4096 })??;
+//! assert_eq!(block, vec![0x5a; 4096]);
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Before reading a regular file that may be missing or short, lay it out
+//! with [`layout_file`] (as fio does); before writing to a block device, ask
+//! [`mounted_use`] whether the system is using it. For O_DIRECT, check the
+//! block sizes with [`Target::check_direct_io`] and align buffers to at least
+//! [`Target::direct_io_align`] (the page size is always enough).
+//!
+//! # Kernel requirements
+//!
+//! Linux. `pvsync2` needs preadv2/pwritev2 (Linux 4.6); the exact O_DIRECT
+//! alignment of a regular file is read with statx(STATX_DIOALIGN) (Linux
+//! 6.1), falling back to the filesystem block size on older kernels.
 
 mod backend;
 mod buffer;

@@ -1,0 +1,183 @@
+//! Block-device behaviour on a zram device made for the test: size and
+//! sector size from the kernel, O_DIRECT checks, I/O, and the mounted/swap
+//! check. Needs root and /dev/zram0; skips with the reason otherwise.
+
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::path::Path;
+use std::process::Command;
+
+use ioscope_engine::{
+    mounted_use, open_queue, Backend, Op, OpenOptions, Queue, QueueConfig, QueueUser, Request,
+    Submitted, Target, TargetKind,
+};
+
+const ZRAM: &str = "/dev/zram0";
+const SYS: &str = "/sys/block/zram0";
+const SIZE: u64 = 64 << 20;
+
+/// Holds the shared zram lock and resets the device when dropped, whatever
+/// the test did to it.
+struct Zram {
+    _lock: File,
+    mount: Option<std::path::PathBuf>,
+    swap: bool,
+}
+
+impl Zram {
+    fn make() -> Result<Zram, String> {
+        if unsafe { libc::geteuid() } != 0 {
+            return Err("not root".into());
+        }
+        if !Path::new(SYS).exists() {
+            return Err(format!("{SYS} does not exist (no zram module)"));
+        }
+        let lock = File::create("/tmp/ioscope-zram.lock").map_err(|e| format!("lock file: {e}"))?;
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(format!("flock: {}", std::io::Error::last_os_error()));
+        }
+        let disksize =
+            std::fs::read_to_string(format!("{SYS}/disksize")).map_err(|e| e.to_string())?;
+        if disksize.trim() != "0" {
+            return Err(format!(
+                "{ZRAM} is already set up (disksize {}); not touching it",
+                disksize.trim()
+            ));
+        }
+        std::fs::write(format!("{SYS}/disksize"), SIZE.to_string())
+            .map_err(|e| format!("cannot size {ZRAM}: {e}"))?;
+        Ok(Zram {
+            _lock: lock,
+            mount: None,
+            swap: false,
+        })
+    }
+}
+
+impl Drop for Zram {
+    fn drop(&mut self) {
+        if let Some(dir) = &self.mount {
+            let _ = Command::new("umount").arg(dir).status();
+        }
+        if self.swap {
+            let _ = Command::new("swapoff").arg(ZRAM).status();
+        }
+        let _ = std::fs::write(format!("{SYS}/reset"), "1");
+    }
+}
+
+struct RoundTrip;
+
+impl QueueUser for RoundTrip {
+    type Output = Vec<i64>;
+
+    fn run<Q: Queue>(self, mut q: Q) -> Vec<i64> {
+        let mut results = Vec::new();
+        let mut issue = |q: &mut Q, op: Op, offset: u64| match q
+            .submit(&Request {
+                op,
+                file: 0,
+                offset,
+                len: 4096,
+                slot: 0,
+            })
+            .unwrap()
+        {
+            Submitted::Completed(n) => results.push(n),
+            Submitted::Queued => unreachable!("sync backends complete in submit"),
+        };
+        q.buffer(0).fill(0x3c);
+        issue(&mut q, Op::Write, SIZE - 4096);
+        q.buffer(0).fill(0);
+        issue(&mut q, Op::Read, SIZE - 4096);
+        assert!(q.buffer(0).iter().all(|&b| b == 0x3c));
+        // Past the end of the device: nothing to read.
+        issue(&mut q, Op::Read, SIZE);
+        results
+    }
+}
+
+#[test]
+fn zram_block_device() {
+    let mut zram = match Zram::make() {
+        Ok(z) => z,
+        Err(why) => {
+            eprintln!("skipping zram test: {why}");
+            return;
+        }
+    };
+
+    {
+        let opts = OpenOptions {
+            read: true,
+            write: true,
+            create: true,
+            direct: true,
+        };
+        let t = Target::open(Path::new(ZRAM), &opts).unwrap();
+        assert_eq!(t.kind(), TargetKind::BlockDevice);
+        assert_eq!(t.size(), SIZE);
+        let lbs: u32 = std::fs::read_to_string(format!("{SYS}/queue/logical_block_size"))
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        assert_eq!(t.logical_block_size(), lbs);
+        assert_eq!(t.direct_io_align(), lbs);
+        if lbs > 512 {
+            let msg = t.check_direct_io(&[512], 0).unwrap_err().to_string();
+            assert!(msg.contains(&format!("block size 512 is not a multiple of {lbs} bytes, which O_DIRECT on this block device requires")), "{msg}");
+        }
+        t.check_direct_io(&[4096], 0).unwrap();
+
+        let config = QueueConfig {
+            depth: 1,
+            buffer_size: 4096,
+            buffer_align: 4096,
+            hipri: true,
+        };
+        for backend in [Backend::Sync, Backend::Psync, Backend::Pvsync2] {
+            let results = open_queue(backend, &config, &[t.fd()], RoundTrip).unwrap();
+            assert_eq!(results, vec![4096, 4096, 0], "{backend:?}");
+        }
+        assert_eq!(mounted_use(Path::new(ZRAM)).unwrap(), None);
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let made = Command::new("mkfs.ext4").args(["-q", "-F", ZRAM]).status();
+    if made.map(|s| s.success()).unwrap_or(false) {
+        let mounted = Command::new("mount").arg(ZRAM).arg(dir.path()).status();
+        if mounted.map(|s| s.success()).unwrap_or(false) {
+            zram.mount = Some(dir.path().to_path_buf());
+            let use_ = mounted_use(Path::new(ZRAM)).unwrap();
+            assert_eq!(
+                use_,
+                Some(format!("{ZRAM} is mounted on {}", dir.path().display()))
+            );
+            let _ = Command::new("umount").arg(dir.path()).status();
+            zram.mount = None;
+        } else {
+            eprintln!("skipping the mount check: mount {ZRAM} failed");
+        }
+    } else {
+        eprintln!("skipping the mount check: mkfs.ext4 is not available or failed");
+    }
+
+    let swap = Command::new("mkswap")
+        .arg(ZRAM)
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+        && Command::new("swapon")
+            .arg(ZRAM)
+            .status()
+            .map(|s| s.success())
+            .unwrap_or(false);
+    if swap {
+        zram.swap = true;
+        let use_ = mounted_use(Path::new(ZRAM)).unwrap();
+        assert_eq!(use_, Some(format!("{ZRAM} is in use as swap")));
+    } else {
+        eprintln!("skipping the swap check: mkswap/swapon on {ZRAM} failed");
+    }
+}
