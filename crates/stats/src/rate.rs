@@ -1,4 +1,14 @@
 //! Bandwidth and IOPS sampled over fixed intervals (fio's bw/iops lines).
+//!
+//! fio's helper thread wakes every bw_avg_time / iops_avg_time ms (500 by
+//! default) and, per direction, turns what completed since its last visit
+//! into one sample: `bytes * 1000 / ms / 1024` KiB/s (always 1024, whatever
+//! kb_base says; the report only changes the label) and `ios * 1000 / ms`
+//! IOPS, with integer division. An interval in which nothing completed gives
+//! no sample. The sampler does the same from the I/O loop, without a thread:
+//! intervals are laid end to end from the start, and each is closed by the
+//! first tick after it ends, using the counters as they stood before that
+//! tick, which are exactly the completions that happened inside it.
 
 use crate::{Clock, Summary};
 
@@ -8,22 +18,172 @@ pub struct RateSampler {
     pub bw: Summary,
     /// I/Os per second per interval.
     pub iops: Summary,
-    _todo: (),
+    interval_ms: u64,
+    interval_ticks: u64,
+    /// End of the open interval, in ticks; u64::MAX when sampling is off.
+    deadline: u64,
+    /// Counters at the previous tick: all of them completed before `now`.
+    seen_bytes: u64,
+    seen_ios: u64,
+    /// Counters when the open interval began.
+    start_bytes: u64,
+    start_ios: u64,
 }
 
 impl RateSampler {
     /// Samples every `interval_ms` from `start` (ticks of `clock`).
-    pub fn new(_clock: &Clock, _interval_ms: u64, _start: u64) -> RateSampler {
-        todo!()
+    /// An interval of 0 turns sampling off.
+    pub fn new(clock: &Clock, interval_ms: u64, start: u64) -> RateSampler {
+        let interval_ticks = clock
+            .ticks_for_ns(interval_ms.saturating_mul(1_000_000))
+            .max(1);
+        let mut sampler = RateSampler {
+            bw: Summary::default(),
+            iops: Summary::default(),
+            interval_ms,
+            interval_ticks,
+            deadline: u64::MAX,
+            seen_bytes: 0,
+            seen_ios: 0,
+            start_bytes: 0,
+            start_ios: 0,
+        };
+        sampler.reset(start, 0, 0);
+        sampler
     }
+
     /// Given the cumulative bytes and I/Os so far at time `now` (ticks),
     /// takes a sample if an interval has passed. Cheap when it has not.
+    ///
+    /// Call it after counting the completions observed at `now`.
     #[inline]
-    pub fn tick(&mut self, _now: u64, _bytes: u64, _ios: u64) {
-        todo!()
+    pub fn tick(&mut self, now: u64, bytes: u64, ios: u64) {
+        if now >= self.deadline {
+            self.close_intervals(now);
+        }
+        // Remembered so that the next interval closed is charged only what
+        // completed before the tick that closes it.
+        self.seen_bytes = bytes;
+        self.seen_ios = ios;
     }
+
+    #[cold]
+    fn close_intervals(&mut self, now: u64) {
+        let bytes = self.seen_bytes - self.start_bytes;
+        let ios = self.seen_ios - self.start_ios;
+        if bytes != 0 {
+            self.bw.add(bytes * 1000 / self.interval_ms / 1024);
+        }
+        if ios != 0 {
+            self.iops.add(ios * 1000 / self.interval_ms);
+        }
+        self.start_bytes = self.seen_bytes;
+        self.start_ios = self.seen_ios;
+        // Intervals that passed with no tick saw no completion: no samples.
+        let passed = (now - self.deadline) / self.interval_ticks + 1;
+        self.deadline = self
+            .deadline
+            .saturating_add(passed.saturating_mul(self.interval_ticks));
+    }
+
     /// Drops the samples and starts over at `now` with the given counters.
-    pub fn reset(&mut self, _now: u64, _bytes: u64, _ios: u64) {
-        todo!()
+    pub fn reset(&mut self, now: u64, bytes: u64, ios: u64) {
+        self.bw = Summary::default();
+        self.iops = Summary::default();
+        self.deadline = if self.interval_ms == 0 {
+            u64::MAX
+        } else {
+            now.saturating_add(self.interval_ticks)
+        };
+        self.seen_bytes = bytes;
+        self.seen_ios = ios;
+        self.start_bytes = bytes;
+        self.start_ios = ios;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ClockSource;
+
+    const MS: u64 = 1_000_000;
+
+    /// CLOCK_MONOTONIC ticks are nanoseconds, so times below are in ns.
+    fn sampler(interval_ms: u64) -> RateSampler {
+        RateSampler::new(&Clock::new(ClockSource::ClockGettime), interval_ms, 0)
+    }
+
+    #[test]
+    fn steady_stream_gives_one_sample_per_interval() {
+        let mut s = sampler(500);
+        // One 4 KiB I/O every millisecond for 2.2 s.
+        for i in 1..=2200u64 {
+            s.tick(i * MS, i * 4096, i);
+        }
+        // Intervals ending at 500, 1000, 1500 and 2000 ms.
+        assert_eq!(s.bw.samples, 4);
+        assert_eq!(s.iops.samples, 4);
+        // The tick at exactly 500 ms closes the first interval before its
+        // own I/O is charged: 499 I/Os in it, 500 in each later one.
+        assert_eq!(s.iops.min, 499 * 1000 / 500);
+        assert_eq!(s.iops.max, 1000);
+        assert_eq!(s.bw.max, 500 * 4096 * 1000 / 500 / 1024);
+    }
+
+    #[test]
+    fn sparse_io_is_charged_to_the_interval_it_completed_in() {
+        // One 4 KiB I/O per second, as with rate_iops=1: fio samples every
+        // 500 ms, half the intervals are empty, and each full one shows
+        // 1 I/O in 0.5 s.
+        let mut s = sampler(500);
+        for i in 0..10u64 {
+            s.tick(i * 1000 * MS + MS, (i + 1) * 4096, i + 1);
+        }
+        assert_eq!(s.iops.samples, 9);
+        assert_eq!((s.iops.min, s.iops.max), (2, 2));
+        assert_eq!((s.bw.min, s.bw.max), (8, 8));
+    }
+
+    #[test]
+    fn nothing_before_the_first_interval_ends() {
+        let mut s = sampler(500);
+        s.tick(499 * MS, 1 << 20, 10);
+        assert_eq!(s.bw.samples, 0);
+    }
+
+    #[test]
+    fn idle_intervals_make_no_samples() {
+        let mut s = sampler(100);
+        s.tick(3_000 * MS, 0, 0);
+        assert_eq!((s.bw.samples, s.iops.samples), (0, 0));
+    }
+
+    #[test]
+    fn reset_forgets_ramp_time() {
+        let mut s = sampler(500);
+        for i in 1..=1000u64 {
+            s.tick(i * MS, i * 4096, i);
+        }
+        assert_eq!(s.bw.samples, 2);
+        s.reset(1000 * MS, 1000 * 4096, 1000);
+        assert_eq!(s.bw.samples, 0);
+        // 8 KiB per ms after the reset.
+        for i in 1001..=1600u64 {
+            s.tick(
+                i * MS,
+                1000 * 4096 + (i - 1000) * 8192,
+                1000 + (i - 1000) * 2,
+            );
+        }
+        assert_eq!(s.bw.samples, 1);
+        assert_eq!(s.bw.min, 499 * 8192 * 1000 / 500 / 1024);
+    }
+
+    #[test]
+    fn zero_interval_turns_sampling_off() {
+        let mut s = sampler(0);
+        s.tick(u64::MAX - 1, 1 << 30, 1 << 20);
+        assert_eq!(s.bw.samples, 0);
     }
 }

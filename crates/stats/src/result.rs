@@ -108,3 +108,138 @@ pub struct JobResult {
     pub lat_percentiles: bool,
     pub slat_percentiles: bool,
 }
+
+impl LatencyStat {
+    /// Combines the same latency of two jobs (fio's sum_stat for the
+    /// summary, bucket-wise addition for the histograms).
+    pub fn merge(&mut self, other: &LatencyStat) {
+        self.summary.merge(&other.summary);
+        match (&mut self.histogram, &other.histogram) {
+            (Some(mine), Some(theirs)) => mine.merge(theirs),
+            (None, Some(theirs)) => self.histogram = Some(theirs.clone()),
+            (_, None) => {}
+        }
+    }
+}
+
+impl DirResult {
+    /// Combines one direction of two jobs that ran side by side, as fio's
+    /// sum_thread_stats does: counts add, latencies merge as samples,
+    /// bandwidth and IOPS samples add up (the jobs' rates add), and the
+    /// runtime is the longest.
+    pub fn merge(&mut self, other: &DirResult) {
+        self.io_bytes += other.io_bytes;
+        self.total_ios += other.total_ios;
+        self.short_ios += other.short_ios;
+        self.drop_ios += other.drop_ios;
+        self.runtime_ms = self.runtime_ms.max(other.runtime_ms);
+        self.slat.merge(&other.slat);
+        self.clat.merge(&other.clat);
+        self.lat.merge(&other.lat);
+        self.bw.sum(&other.bw);
+        self.iops.sum(&other.iops);
+    }
+}
+
+impl JobResult {
+    /// Folds another member of the same group into this one (numjobs
+    /// clones under group_reporting), following fio's sum_thread_stats.
+    ///
+    /// `self` keeps its header, options and percentile settings: start from
+    /// the first member's result and merge the others into it, in job order.
+    /// As in fio, `runtime_ms` adds up (it is the CPU-percentage divisor for
+    /// the summed CPU times) while each direction keeps its longest runtime.
+    pub fn merge(&mut self, other: &JobResult) {
+        if self.error == 0 {
+            self.error = other.error;
+        }
+        self.runtime_ms += other.runtime_ms;
+        self.elapsed_ms = self.elapsed_ms.max(other.elapsed_ms);
+        for (mine, theirs) in self.dirs.iter_mut().zip(other.dirs.iter()) {
+            mine.merge(theirs);
+        }
+        self.sync.total_ios += other.sync.total_ios;
+        self.sync.lat.merge(&other.sync.lat);
+        self.cpu.add(&other.cpu);
+        self.depth.merge(&other.depth);
+        self.submit.merge(&other.submit);
+        self.complete.merge(&other.complete);
+        for k in 0..3 {
+            self.issued[k] += other.issued[k];
+            self.short[k] += other.short[k];
+            self.dropped[k] += other.dropped[k];
+        }
+        self.lat_buckets.merge(&other.lat_buckets);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn member(lat_ns: &[u64], bw: u64, runtime_ms: u64) -> JobResult {
+        let mut job = JobResult {
+            runtime_ms,
+            elapsed_ms: runtime_ms + 5,
+            ..Default::default()
+        };
+        let read = &mut job.dirs[0];
+        read.clat.histogram = Some(LatencyHistogram::new());
+        for &ns in lat_ns {
+            read.clat.summary.add(ns);
+            read.clat.histogram.as_mut().unwrap().add(ns);
+            job.lat_buckets.add(ns);
+        }
+        read.total_ios = lat_ns.len() as u64;
+        read.io_bytes = 4096 * lat_ns.len() as u64;
+        read.runtime_ms = runtime_ms;
+        read.bw.add(bw);
+        job.depth.add_depth(1, lat_ns.len() as u64);
+        job.issued[0] = lat_ns.len() as u64;
+        job.cpu.user_ns = 1_000;
+        job
+    }
+
+    #[test]
+    fn merge_sums_counts_and_combines_latencies() {
+        let mut a = member(&[100, 200, 300], 1000, 1000);
+        a.header.name = "first".into();
+        let mut b = member(&[400, 50_000], 3000, 1200);
+        b.error = 5;
+        b.header.name = "second".into();
+        a.merge(&b);
+
+        assert_eq!(a.header.name, "first");
+        assert_eq!(a.error, 5);
+        assert_eq!((a.runtime_ms, a.elapsed_ms), (2200, 1205));
+        let read = &a.dirs[0];
+        assert_eq!(
+            (read.total_ios, read.io_bytes, read.runtime_ms),
+            (5, 5 * 4096, 1200)
+        );
+        assert_eq!(
+            (
+                read.clat.summary.samples,
+                read.clat.summary.min,
+                read.clat.summary.max
+            ),
+            (5, 100, 50_000)
+        );
+        assert_eq!(read.clat.histogram.as_ref().unwrap().count(), 5);
+        // Rates of side-by-side jobs add up.
+        assert_eq!((read.bw.samples, read.bw.min, read.bw.max), (2, 4000, 4000));
+        assert_eq!(a.depth.counts[0], 5);
+        assert_eq!(a.issued[0], 5);
+        assert_eq!(a.lat_buckets.total(), 5);
+        assert_eq!(a.cpu.user_ns, 2_000);
+    }
+
+    #[test]
+    fn histogram_appears_when_only_the_other_side_has_one() {
+        let mut a = JobResult::default();
+        let b = member(&[7], 1, 1);
+        a.merge(&b);
+        assert_eq!(a.dirs[0].clat.histogram.as_ref().unwrap().count(), 1);
+        assert!(a.dirs[1].clat.histogram.is_none());
+    }
+}
