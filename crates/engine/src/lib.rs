@@ -96,3 +96,17 @@ pub use sync::{SyncMode, SyncQueue};
 pub use target::{
     layout_file, layout_file_with, mounted_use, needs_layout, OpenOptions, Target, TargetKind,
 };
+
+#[cfg(test)]
+mod tests {
+    /// Workers build their queues on one thread and may hand them to
+    /// another; every public queue and buffer type must allow that.
+    #[test]
+    fn queues_and_buffers_are_send() {
+        fn assert_send<T: Send>() {}
+        assert_send::<crate::SyncQueue>();
+        assert_send::<crate::NullQueue>();
+        assert_send::<crate::AlignedBuffer>();
+        assert_send::<crate::Target>();
+    }
+}

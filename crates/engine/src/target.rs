@@ -247,8 +247,9 @@ pub fn mounted_use(path: &Path) -> Result<Option<String>, EngineError> {
             continue;
         };
         // Some filesystems (btrfs) report an anonymous device number, so
-        // the source they were mounted from is compared as well.
-        let source_dev = if mount.source.starts_with('/') {
+        // the device they were mounted from is compared as well. Only /dev
+        // paths are looked at: stat on a network or FUSE source can hang.
+        let source_dev = if mount.source.starts_with("/dev/") {
             CString::new(mount.source.as_str())
                 .ok()
                 .and_then(|c| stat_path(&c).ok())
