@@ -1,0 +1,345 @@
+//! The judging test: on the same size-bound job file, ioscope moves exactly
+//! as many bytes, in as many I/Os, per direction, as fio does — and lays out
+//! the same files.
+//!
+//! Every case runs ioscope and checks it against the figures fio 3.33 gives
+//! for that job (written down here); where fio is installed it also runs fio
+//! on the same job file, in a directory of its own, and compares the two
+//! results field by field. Where fio is absent the live comparison is skipped
+//! with a printed reason.
+//!
+//! For mixed jobs (rw, randrw) the split between reads and writes depends on
+//! the random generator, so only the sum is compared exactly; each direction
+//! must hold a plausible share of it (rwmixread=50).
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::Path;
+
+use common::{fio, fio_available, ioscope, tempdir, u, write_file};
+use serde_json::Value;
+
+const DIRS: [&str; 3] = ["read", "write", "trim"];
+
+/// What fio 3.33 does with a job file: per entry of "jobs".
+struct Expect {
+    /// Entries in "jobs" (numjobs without group_reporting gives several).
+    jobs: usize,
+    /// io_bytes over all directions, per entry.
+    bytes: u64,
+    /// total_ios over all directions, per entry.
+    ios: u64,
+    /// The one direction with I/O; None for a read/write mix.
+    only: Option<&'static str>,
+}
+
+const KIB: u64 = 1024;
+const MIB: u64 = 1024 * 1024;
+
+fn one(bytes: u64, ios: u64, only: &'static str) -> Expect {
+    Expect { jobs: 1, bytes, ios, only: Some(only) }
+}
+
+fn mixed(jobs: usize, bytes: u64, ios: u64) -> Expect {
+    Expect { jobs, bytes, ios, only: None }
+}
+
+/// The direction a pure rw mode moves data in; None for mixes.
+fn only_dir(mode: &str) -> Option<&'static str> {
+    match mode {
+        "read" | "randread" => Some("read"),
+        "write" | "randwrite" => Some("write"),
+        _ => None,
+    }
+}
+
+/// Runs a tool on `job` (with `{dir}` replaced by a fresh directory of its
+/// own, which is also its working directory). Returns the JSON and the files
+/// it left there (name → size).
+fn run_tool(tool: &str, job: &str) -> (Value, BTreeMap<String, u64>) {
+    let d = tempdir();
+    let text = job.replace("{dir}", d.path().to_str().unwrap());
+    write_file(d.path(), "job.fio", &text);
+    let args = ["--output-format=json", "job.fio"];
+    let cmd = match tool {
+        "fio" => fio(args),
+        _ => ioscope(args),
+    };
+    let r = cmd.dir(d.path()).run();
+    assert!(
+        r.status.success(),
+        "{tool} failed on the job file\n{text}\n{}",
+        r.describe()
+    );
+    if tool != "fio" {
+        r.assert_ok();
+    }
+    let v = if tool == "fio" {
+        // fio may print notices before the JSON.
+        common::extract_json(&r.stdout)
+            .unwrap_or_else(|| panic!("no JSON from fio: {}", r.describe()))
+            .0
+    } else {
+        r.json()
+    };
+    (v, files_in(d.path()))
+}
+
+fn files_in(dir: &Path) -> BTreeMap<String, u64> {
+    let mut m = BTreeMap::new();
+    for e in fs::read_dir(dir).unwrap() {
+        let e = e.unwrap();
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name == "job.fio" {
+            continue;
+        }
+        m.insert(name, e.metadata().unwrap().len());
+    }
+    m
+}
+
+fn jobs(v: &Value) -> &Vec<Value> {
+    v["jobs"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no \"jobs\" array in {v:#}"))
+}
+
+fn sum(j: &Value, key: &str) -> u64 {
+    DIRS.iter().map(|d| u(&j[*d], key)).sum()
+}
+
+/// Checks one tool's result against the fio 3.33 figures.
+fn check_expect(tool: &str, case: &str, v: &Value, e: &Expect) {
+    let js = jobs(v);
+    assert_eq!(js.len(), e.jobs, "{case}: {tool} reports {} job entries, fio 3.33 {}: {v:#}", js.len(), e.jobs);
+    for (i, j) in js.iter().enumerate() {
+        let at = format!("{case}: {tool} job entry {i}");
+        assert_eq!(u(j, "error"), 0, "{at}: error set: {j:#}");
+        for d in DIRS {
+            assert_eq!(
+                u(&j[d], "io_kbytes"),
+                u(&j[d], "io_bytes") / KIB,
+                "{at}: {d}.io_kbytes is not io_bytes/1024"
+            );
+        }
+        assert_eq!(sum(j, "io_bytes"), e.bytes, "{at}: io_bytes over all directions");
+        assert_eq!(sum(j, "total_ios"), e.ios, "{at}: total_ios over all directions");
+        match e.only {
+            Some(only) => {
+                for d in DIRS {
+                    if d != only {
+                        assert_eq!(u(&j[d], "total_ios"), 0, "{at}: I/O in {d} for a pure {only} job");
+                        assert_eq!(u(&j[d], "io_bytes"), 0, "{at}: bytes in {d} for a pure {only} job");
+                    }
+                }
+            }
+            None => {
+                for d in ["read", "write"] {
+                    let n = u(&j[d], "total_ios");
+                    assert!(
+                        n * 10 >= e.ios * 3 && n * 10 <= e.ios * 7,
+                        "{at}: {d} has {n} of {} I/Os: not a 50/50 mix",
+                        e.ios
+                    );
+                }
+                assert_eq!(u(&j["trim"], "total_ios"), 0, "{at}: trims in a read/write mix");
+            }
+        }
+    }
+}
+
+/// Compares ioscope with fio entry by entry.
+fn compare_with_fio(case: &str, ours: &Value, theirs: &Value, mixed: bool) {
+    let (a, b) = (jobs(ours), jobs(theirs));
+    assert_eq!(a.len(), b.len(), "{case}: job entries: ioscope {} vs fio {}", a.len(), b.len());
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        let at = format!("{case}: job entry {i}");
+        assert_eq!(x["jobname"], y["jobname"], "{at}: jobname");
+        assert_eq!(x["groupid"], y["groupid"], "{at}: groupid");
+        for key in ["io_bytes", "io_kbytes", "total_ios"] {
+            assert_eq!(sum(x, key), sum(y, key), "{at}: {key} over all directions, ioscope vs fio");
+        }
+        for d in DIRS {
+            for key in ["io_bytes", "io_kbytes", "total_ios"] {
+                let (p, q) = (u(&x[d], key), u(&y[d], key));
+                if mixed && d != "trim" {
+                    // The split follows the random generator: only both-or-neither.
+                    assert_eq!(p == 0, q == 0, "{at}: {d}.{key}: ioscope {p} vs fio {q}");
+                } else {
+                    assert_eq!(p, q, "{at}: {d}.{key}: ioscope {p} vs fio {q}");
+                }
+            }
+        }
+    }
+}
+
+/// Runs one case: ioscope against the recorded figures, then against fio.
+fn case(case: &str, job: &str, e: Expect) {
+    let (ours, our_files) = run_tool("ioscope", job);
+    check_expect("ioscope", case, &ours, &e);
+    if !fio_available() {
+        eprintln!("{case}: checked against recorded fio 3.33 figures only");
+        return;
+    }
+    let (theirs, their_files) = run_tool("fio", job);
+    check_expect("fio", case, &theirs, &e);
+    compare_with_fio(case, &ours, &theirs, e.only.is_none());
+    assert_eq!(
+        our_files, their_files,
+        "{case}: files laid out (name → size): ioscope vs fio"
+    );
+}
+
+// ------------------------------------------------------------ rw modes
+
+fn mode_job(mode: &str, engine: &str) -> String {
+    format!("[global]\nioengine={engine}\ndirectory={{dir}}\nbs=4k\nsize=1m\n\n[job]\nrw={mode}\n")
+}
+
+fn mode_case(mode: &str) {
+    for engine in ["psync", "null"] {
+        let e = Expect { jobs: 1, bytes: MIB, ios: 256, only: only_dir(mode) };
+        case(&format!("rw={mode} ioengine={engine}"), &mode_job(mode, engine), e);
+    }
+}
+
+#[test]
+fn read() {
+    mode_case("read");
+}
+
+#[test]
+fn write() {
+    mode_case("write");
+}
+
+#[test]
+fn randread() {
+    mode_case("randread");
+}
+
+#[test]
+fn randwrite() {
+    mode_case("randwrite");
+}
+
+#[test]
+fn rw() {
+    mode_case("rw");
+}
+
+#[test]
+fn randrw() {
+    mode_case("randrw");
+}
+
+// ------------------------------------------------------------ numjobs
+
+fn numjobs_job(mode: &str, group_reporting: bool) -> String {
+    format!(
+        "[global]\nioengine=psync\ndirectory={{dir}}\nbs=4k\nsize=1m\nnumjobs=2\n{}\n[job]\nrw={mode}\n",
+        if group_reporting { "group_reporting\n" } else { "" }
+    )
+}
+
+#[test]
+fn numjobs_2_separate() {
+    for mode in ["randread", "write", "randrw"] {
+        let e = Expect { jobs: 2, bytes: MIB, ios: 256, only: only_dir(mode) };
+        case(&format!("numjobs=2 rw={mode}"), &numjobs_job(mode, false), e);
+    }
+}
+
+#[test]
+fn numjobs_2_group_reporting() {
+    for mode in ["randread", "write", "randrw"] {
+        let e = Expect { jobs: 1, bytes: 2 * MIB, ios: 512, only: only_dir(mode) };
+        case(&format!("numjobs=2 group_reporting rw={mode}"), &numjobs_job(mode, true), e);
+    }
+}
+
+#[test]
+fn numjobs_2_null_engine_group_reporting() {
+    let job = "[global]\nioengine=null\nbs=4k\nsize=1m\nnumjobs=2\ngroup_reporting\n\n[job]\nrw=randrw\n";
+    case("null numjobs=2 group_reporting rw=randrw", job, mixed(1, 2 * MIB, 512));
+}
+
+// ------------------------------------------------------------ loops
+
+#[test]
+fn loops_3() {
+    for mode in ["read", "randwrite", "rw"] {
+        let job = format!(
+            "[global]\nioengine=psync\ndirectory={{dir}}\nbs=4k\nsize=1m\nloops=3\n\n[job]\nrw={mode}\n"
+        );
+        let e = Expect { jobs: 1, bytes: 3 * MIB, ios: 768, only: only_dir(mode) };
+        case(&format!("loops=3 rw={mode}"), &job, e);
+    }
+}
+
+// ------------------------------------------------------------ offset
+
+#[test]
+fn offset_1m() {
+    // fio: size is the length of the region after offset, and the file is
+    // laid out to offset+size (3 MiB here).
+    for mode in ["read", "write", "randread"] {
+        let job = format!(
+            "[job]\nioengine=psync\nfilename={{dir}}/data\nbs=4k\nsize=2m\noffset=1m\nrw={mode}\n"
+        );
+        let e = Expect { jobs: 1, bytes: 2 * MIB, ios: 512, only: only_dir(mode) };
+        case(&format!("offset=1m rw={mode}"), &job, e);
+    }
+}
+
+// ------------------------------------------------------------ nrfiles
+
+#[test]
+fn nrfiles_3() {
+    // size is shared out between the files: three files of 1 MiB.
+    for mode in ["read", "randwrite"] {
+        let job = format!(
+            "[job]\nioengine=psync\ndirectory={{dir}}\nbs=4k\nsize=3m\nnrfiles=3\nrw={mode}\n"
+        );
+        let e = Expect { jobs: 1, bytes: 3 * MIB, ios: 768, only: only_dir(mode) };
+        case(&format!("nrfiles=3 rw={mode}"), &job, e);
+    }
+}
+
+// ------------------------------------------------------------ size % bs != 0
+
+#[test]
+fn size_not_a_multiple_of_bs() {
+    // 1000 KiB in 64 KiB blocks: 15 whole blocks, the 40 KiB tail is not done.
+    for (mode, engine) in [
+        ("read", "psync"),
+        ("write", "psync"),
+        ("randread", "psync"),
+        ("read", "null"),
+    ] {
+        let job = format!(
+            "[job]\nioengine={engine}\nfilename={{dir}}/data\nbs=64k\nsize=1000k\nrw={mode}\n"
+        );
+        case(
+            &format!("size=1000k bs=64k rw={mode} ioengine={engine}"),
+            &job,
+            one(960 * KIB, 15, only_dir(mode).unwrap()),
+        );
+    }
+}
+
+// ------------------------------------------------------------ io_size > size
+
+#[test]
+fn io_size_larger_than_size() {
+    // io_size=3m over a 1 MiB region: the region is gone over three times.
+    for mode in ["read", "randread", "randrw"] {
+        let job = format!(
+            "[job]\nioengine=psync\nfilename={{dir}}/data\nbs=4k\nsize=1m\nio_size=3m\nrw={mode}\n"
+        );
+        let e = Expect { jobs: 1, bytes: 3 * MIB, ios: 768, only: only_dir(mode) };
+        case(&format!("size=1m io_size=3m rw={mode}"), &job, e);
+    }
+}

@@ -1,0 +1,519 @@
+//! Helpers shared by the end-to-end tests: running the built `ioscope` (and
+//! fio, for comparisons) with a time limit, reading their JSON, temporary
+//! directories on a real file system, and borrowing the zram device.
+//!
+//! Tests that need something the machine may lack (fio, zram, root, mkfs)
+//! print why and return early; they never fail for a missing feature.
+#![allow(dead_code)]
+
+use std::ffi::OsString;
+use std::fs::{self, File, OpenOptions};
+use std::io::Read;
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// How long one run of a tool may take before the test gives up on it.
+pub const RUN_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The `ioscope` binary cargo built for these tests.
+pub fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_ioscope"))
+}
+
+/// A command to run: `ioscope(...)` or `fio(...)`, then `.arg()`, `.dir()`,
+/// `.env()`, and finally `.run()`.
+pub struct Cmd {
+    program: OsString,
+    args: Vec<OsString>,
+    dir: Option<PathBuf>,
+    envs: Vec<(OsString, OsString)>,
+    timeout: Duration,
+}
+
+/// Starts a command line for the built `ioscope`.
+pub fn ioscope<I, S>(args: I) -> Cmd
+where
+    I: IntoIterator<Item = S>,
+    S: Into<OsString>,
+{
+    Cmd::new(bin()).args(args)
+}
+
+/// Starts a command line for fio (from PATH).
+pub fn fio<I, S>(args: I) -> Cmd
+where
+    I: IntoIterator<Item = S>,
+    S: Into<OsString>,
+{
+    Cmd::new("fio").args(args)
+}
+
+impl Cmd {
+    pub fn new(program: impl Into<OsString>) -> Cmd {
+        Cmd {
+            program: program.into(),
+            args: Vec::new(),
+            dir: None,
+            envs: Vec::new(),
+            timeout: RUN_TIMEOUT,
+        }
+    }
+
+    pub fn arg(mut self, a: impl Into<OsString>) -> Cmd {
+        self.args.push(a.into());
+        self
+    }
+
+    pub fn args<I, S>(mut self, args: I) -> Cmd
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<OsString>,
+    {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+
+    /// Runs in this working directory.
+    pub fn dir(mut self, d: impl AsRef<Path>) -> Cmd {
+        self.dir = Some(d.as_ref().to_path_buf());
+        self
+    }
+
+    pub fn env(mut self, k: impl Into<OsString>, v: impl Into<OsString>) -> Cmd {
+        self.envs.push((k.into(), v.into()));
+        self
+    }
+
+    pub fn timeout(mut self, t: Duration) -> Cmd {
+        self.timeout = t;
+        self
+    }
+
+    fn cmdline(&self) -> String {
+        let mut s = self.program.to_string_lossy().into_owned();
+        for a in &self.args {
+            s.push(' ');
+            s.push_str(&a.to_string_lossy());
+        }
+        s
+    }
+
+    /// Runs to completion (stdin closed), capturing stdout and stderr. Panics
+    /// if it cannot start or runs past its time limit.
+    pub fn run(self) -> Run {
+        let cmdline = self.cmdline();
+        let mut c = Command::new(&self.program);
+        c.args(&self.args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        if let Some(d) = &self.dir {
+            c.current_dir(d);
+        }
+        for (k, v) in &self.envs {
+            c.env(k, v);
+        }
+        let mut child = c
+            .spawn()
+            .unwrap_or_else(|e| panic!("cannot start `{cmdline}`: {e}"));
+        let mut out = child.stdout.take().unwrap();
+        let mut err = child.stderr.take().unwrap();
+        let t_out = thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = out.read_to_end(&mut v);
+            v
+        });
+        let t_err = thread::spawn(move || {
+            let mut v = Vec::new();
+            let _ = err.read_to_end(&mut v);
+            v
+        });
+        let start = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(s)) => break s,
+                Ok(None) if start.elapsed() > self.timeout => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    let so = String::from_utf8_lossy(&t_out.join().unwrap()).into_owned();
+                    let se = String::from_utf8_lossy(&t_err.join().unwrap()).into_owned();
+                    panic!(
+                        "`{cmdline}` ran past {:?} and was killed\n--- stdout ---\n{so}\n--- stderr ---\n{se}",
+                        self.timeout
+                    );
+                }
+                Ok(None) => thread::sleep(Duration::from_millis(5)),
+                Err(e) => panic!("waiting for `{cmdline}`: {e}"),
+            }
+        };
+        let stdout = String::from_utf8_lossy(&t_out.join().unwrap()).into_owned();
+        let stderr = String::from_utf8_lossy(&t_err.join().unwrap()).into_owned();
+        Run {
+            cmdline,
+            status,
+            stdout,
+            stderr,
+            elapsed: start.elapsed(),
+        }
+    }
+}
+
+/// What a finished command left behind.
+pub struct Run {
+    pub cmdline: String,
+    pub status: ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+    pub elapsed: Duration,
+}
+
+impl Run {
+    /// Everything about the run, for assertion messages.
+    pub fn describe(&self) -> String {
+        format!(
+            "`{}` exited with {} after {:?}\n--- stdout ---\n{}\n--- stderr ---\n{}",
+            self.cmdline,
+            self.status,
+            self.elapsed,
+            truncate(&self.stdout, 8000),
+            truncate(&self.stderr, 8000)
+        )
+    }
+
+    /// Exit status 0 and nothing at all on stderr.
+    pub fn assert_ok(&self) -> &Run {
+        assert!(self.status.success(), "expected success: {}", self.describe());
+        assert!(
+            self.stderr.is_empty(),
+            "expected nothing on stderr for a good run: {}",
+            self.describe()
+        );
+        self
+    }
+
+    /// A clean refusal: a non-zero exit code (not a signal, not a panic) and
+    /// a message on stderr. Returns stderr for further checks.
+    pub fn assert_refused(&self) -> &str {
+        assert!(
+            !self.status.success(),
+            "expected a non-zero exit: {}",
+            self.describe()
+        );
+        assert!(
+            self.status.code().is_some(),
+            "killed by a signal instead of exiting: {}",
+            self.describe()
+        );
+        assert!(
+            !self.stderr.contains("panicked at") && self.status.code() != Some(101),
+            "it panicked instead of refusing cleanly: {}",
+            self.describe()
+        );
+        assert!(
+            !self.stderr.trim().is_empty(),
+            "refused without a message on stderr: {}",
+            self.describe()
+        );
+        &self.stderr
+    }
+
+    /// Stdout parsed as one JSON document (panics with the whole run if not).
+    pub fn json(&self) -> Value {
+        serde_json::from_str(&self.stdout).unwrap_or_else(|e| {
+            panic!("stdout is not one JSON document ({e}): {}", self.describe())
+        })
+    }
+
+    /// Success, clean stderr, and JSON on stdout.
+    pub fn ok_json(&self) -> Value {
+        self.assert_ok();
+        self.json()
+    }
+}
+
+fn truncate(s: &str, n: usize) -> &str {
+    if s.len() <= n {
+        return s;
+    }
+    let mut end = n;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// The first JSON object in a text that mixes normal output and JSON (as
+/// `--output-format=normal,json` does): it starts at the first line that is
+/// exactly `{`. Returns the value and the text outside it.
+pub fn extract_json(text: &str) -> Option<(Value, String)> {
+    let mut pos = 0;
+    for line in text.split_inclusive('\n') {
+        if line.trim_end() == "{" {
+            let rest = &text[pos..];
+            let mut it = serde_json::Deserializer::from_str(rest).into_iter::<Value>();
+            let v = it.next()?.ok()?;
+            let used = it.byte_offset();
+            let mut outside = text[..pos].to_string();
+            outside.push_str(&rest[used..]);
+            return Some((v, outside));
+        }
+        pos += line.len();
+    }
+    None
+}
+
+/// A fresh directory for one test. It lives under cargo's target directory,
+/// which is on a real file system (/tmp may be tmpfs: no O_DIRECT, no
+/// disk_util there).
+pub fn tempdir() -> TempDir {
+    tempfile::Builder::new()
+        .prefix("ioscope-test-")
+        .tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .expect("cannot make a temporary directory")
+}
+
+/// Writes `text` to `dir/name` and returns the path.
+pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let p = dir.join(name);
+    fs::write(&p, text).unwrap_or_else(|e| panic!("writing {}: {e}", p.display()));
+    p
+}
+
+/// Whether fio can be run. When it cannot, prints why (the caller skips),
+/// unless IOSCOPE_REQUIRE_FIO=1, where its absence fails the test (CI
+/// installs fio, so there a missing fio is a broken setup, not a skip).
+pub fn fio_available() -> bool {
+    let ok = Command::new("fio")
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .output()
+        .map(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).starts_with("fio-"))
+        .unwrap_or(false);
+    if !ok {
+        if std::env::var("IOSCOPE_REQUIRE_FIO").as_deref() == Ok("1") {
+            panic!("fio is not on PATH but IOSCOPE_REQUIRE_FIO=1");
+        }
+        eprintln!("skipped: fio is not installed (apt-get install fio), so there is nothing to compare with");
+    }
+    ok
+}
+
+/// The job named `name` in a JSON result (panics if absent).
+pub fn job<'a>(v: &'a Value, name: &str) -> &'a Value {
+    v["jobs"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no \"jobs\" array in {v}"))
+        .iter()
+        .find(|j| j["jobname"] == name)
+        .unwrap_or_else(|| panic!("no job named {name:?} in {v:#}"))
+}
+
+/// An unsigned integer field, with a helpful panic.
+pub fn u(v: &Value, key: &str) -> u64 {
+    v[key]
+        .as_u64()
+        .unwrap_or_else(|| panic!("{key:?} is not an unsigned integer in {v:#}"))
+}
+
+/// A number field (integer or float).
+pub fn f(v: &Value, key: &str) -> f64 {
+    v[key]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{key:?} is not a number in {v:#}"))
+}
+
+/// The block device (its /sys/block name, partitions resolved to the disk)
+/// that holds `path`, or None on a file system without one (tmpfs, overlay).
+pub fn block_device_of(path: &Path) -> Option<String> {
+    let dev = fs::metadata(path).ok()?.dev();
+    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
+    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
+    let sys = PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
+    let real = fs::canonicalize(&sys).ok()?;
+    // /sys/devices/.../block/vda or /sys/devices/.../block/vda/vda1
+    let parent = real.parent()?;
+    if parent.file_name()? == "block" {
+        Some(real.file_name()?.to_string_lossy().into_owned())
+    } else {
+        Some(parent.file_name()?.to_string_lossy().into_owned())
+    }
+}
+
+// ---------------------------------------------------------------- zram
+
+const ZRAM_SYS: &str = "/sys/block/zram0";
+const ZRAM_LOCK: &str = "/tmp/ioscope-zram.lock";
+
+/// /dev/zram0, set up at 256 MiB for one test and reset when dropped. Held
+/// under an exclusive flock on /tmp/ioscope-zram.lock, so tests (here and in
+/// other crates using the same lock) take turns.
+pub struct Zram {
+    pub dev: PathBuf,
+    _lock: File,
+}
+
+impl Zram {
+    /// Size of the device once set up.
+    pub const SIZE: u64 = 256 << 20;
+
+    /// Borrows zram0, or says why it cannot (the caller prints and skips).
+    pub fn acquire() -> Result<Zram, String> {
+        if !Path::new(ZRAM_SYS).exists() {
+            return Err(format!(
+                "{ZRAM_SYS} does not exist (zram module not loaded; `modprobe zram` as root)"
+            ));
+        }
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err("not root: setting up zram needs root".into());
+        }
+        let lock = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(ZRAM_LOCK)
+            .map_err(|e| format!("cannot open {ZRAM_LOCK}: {e}"))?;
+        let deadline = Instant::now() + Duration::from_secs(180);
+        loop {
+            // SAFETY: a valid open descriptor; flock has no other preconditions.
+            let r = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+            if r == 0 {
+                break;
+            }
+            let e = std::io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
+                return Err(format!("flock {ZRAM_LOCK}: {e}"));
+            }
+            if Instant::now() > deadline {
+                return Err(format!("{ZRAM_LOCK} stayed locked by someone else for 180 s"));
+            }
+            thread::sleep(Duration::from_millis(50));
+        }
+        let size = fs::read_to_string(format!("{ZRAM_SYS}/disksize"))
+            .map_err(|e| format!("reading {ZRAM_SYS}/disksize: {e}"))?;
+        if size.trim() != "0" {
+            return Err(format!(
+                "zram0 is busy: already set up (disksize {}) by something that does not take {ZRAM_LOCK}",
+                size.trim()
+            ));
+        }
+        fs::write(format!("{ZRAM_SYS}/disksize"), "256M")
+            .map_err(|e| format!("echo 256M > {ZRAM_SYS}/disksize: {e}"))?;
+        let dev = PathBuf::from("/dev/zram0");
+        let start = Instant::now();
+        while !dev.exists() {
+            if start.elapsed() > Duration::from_secs(5) {
+                let _ = fs::write(format!("{ZRAM_SYS}/reset"), "1");
+                return Err("/dev/zram0 did not appear".into());
+            }
+            thread::sleep(Duration::from_millis(20));
+        }
+        Ok(Zram { dev, _lock: lock })
+    }
+
+    pub fn path(&self) -> &str {
+        self.dev.to_str().unwrap()
+    }
+
+    /// Sectors (512 bytes) read and written on the device so far, from
+    /// /sys/block/zram0/stat.
+    pub fn sectors(&self) -> (u64, u64) {
+        let s = fs::read_to_string(format!("{ZRAM_SYS}/stat")).unwrap_or_default();
+        let f: Vec<u64> = s.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+        (f.get(2).copied().unwrap_or(0), f.get(6).copied().unwrap_or(0))
+    }
+}
+
+impl Drop for Zram {
+    fn drop(&mut self) {
+        // The device may still be closing (a just-exited child); retry a bit.
+        for _ in 0..50 {
+            if fs::write(format!("{ZRAM_SYS}/reset"), "1").is_ok() {
+                return;
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+        eprintln!("warning: could not reset zram0");
+    }
+}
+
+/// Borrows zram0 or prints why not and returns from the test.
+#[macro_export]
+macro_rules! zram_or_skip {
+    () => {
+        match common::Zram::acquire() {
+            Ok(z) => z,
+            Err(why) => {
+                eprintln!("skipped: {why}");
+                return;
+            }
+        }
+    };
+}
+
+/// A file system mounted on a temporary directory; unmounted when dropped.
+pub struct Mounted {
+    pub dir: TempDir,
+}
+
+impl Mounted {
+    /// `mkfs.ext4 -q` on `dev` and mounts it, or says why it cannot.
+    pub fn ext4(dev: &Path) -> Result<Mounted, String> {
+        let mkfs = Command::new("mkfs.ext4")
+            .args(["-q", "-F"])
+            .arg(dev)
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run mkfs.ext4 ({e}); apt-get install e2fsprogs"))?;
+        if !mkfs.status.success() {
+            return Err(format!(
+                "mkfs.ext4 failed: {}",
+                String::from_utf8_lossy(&mkfs.stderr)
+            ));
+        }
+        let dir = tempdir();
+        let m = Command::new("mount")
+            .arg(dev)
+            .arg(dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run mount ({e})"))?;
+        if !m.status.success() {
+            return Err(format!(
+                "mount failed: {}",
+                String::from_utf8_lossy(&m.stderr)
+            ));
+        }
+        Ok(Mounted { dir })
+    }
+}
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        for _ in 0..50 {
+            let ok = Command::new("umount")
+                .arg(self.dir.path())
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .map(|s| s.success())
+                .unwrap_or(false);
+            if ok {
+                return;
+            }
+            thread::sleep(Duration::from_millis(100));
+        }
+        eprintln!("warning: could not unmount {}", self.dir.path().display());
+    }
+}
