@@ -1,0 +1,328 @@
+//! Replays a real fio 3.33 run through ioscope's renderer: the run's
+//! figures are read back from fio's own JSON+ output (printed together with
+//! its normal output by `--output-format=normal,json+`), put in a
+//! RunResult, rendered, and compared with what fio printed.
+//!
+//! A Summary can only be built from samples, so the avg/stdev figures of
+//! the slat/clat/lat lines cannot be replayed; those lines and JSON values
+//! are left out of the comparison. Everything else must match byte for byte.
+
+use ioscope_report::{render_with, Format, Options};
+use ioscope_stats::{
+    DirResult, DiskUtil, JobHeader, JobResult, LatencyHistogram, LatencyStat, RunResult, Summary,
+};
+use serde_json::Value;
+
+const RANDRW: &str = include_str!("data/fio-3.33-randrw-normal-jsonplus.txt");
+
+/// (preamble, JSON document, normal output) of a `normal,json+` run.
+fn split(text: &str) -> (&str, &str, &str) {
+    let start = text.find("\n{\n").unwrap() + 1;
+    let end = text.find("\n}\n").unwrap() + 3;
+    (&text[..start], &text[start..end], &text[end..])
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap()
+}
+
+/// A summary with fio's N, min and max (mean and stddev only close).
+fn summary(n: u64, min: u64, max: u64, mean: f64) -> Summary {
+    let mut s = Summary::default();
+    if n == 0 {
+        return s;
+    }
+    s.add(min);
+    if n == 1 {
+        return s;
+    }
+    s.add(max);
+    if n > 2 {
+        let rest = ((mean * n as f64 - min as f64 - max as f64) / (n - 2) as f64)
+            .round()
+            .clamp(min as f64, max as f64) as u64;
+        for _ in 2..n {
+            s.add(rest);
+        }
+    }
+    s
+}
+
+fn lat_stat(v: &Value) -> LatencyStat {
+    let summary = summary(
+        u(&v["N"]),
+        u(&v["min"]),
+        u(&v["max"]),
+        v["mean"].as_f64().unwrap(),
+    );
+    let histogram = v.get("bins").map(|bins| {
+        let mut h = LatencyHistogram::new();
+        for (value, count) in bins.as_object().unwrap() {
+            let value: u64 = value.parse().unwrap();
+            for _ in 0..u(count) {
+                h.add(value);
+            }
+        }
+        h
+    });
+    LatencyStat { summary, histogram }
+}
+
+fn dir(v: &Value) -> DirResult {
+    DirResult {
+        io_bytes: u(&v["io_bytes"]),
+        total_ios: u(&v["total_ios"]),
+        short_ios: u(&v["short_ios"]),
+        drop_ios: u(&v["drop_ios"]),
+        runtime_ms: u(&v["runtime"]),
+        slat: lat_stat(&v["slat_ns"]),
+        clat: lat_stat(&v["clat_ns"]),
+        lat: lat_stat(&v["lat_ns"]),
+        bw: summary(
+            u(&v["bw_samples"]),
+            u(&v["bw_min"]),
+            u(&v["bw_max"]),
+            v["bw_mean"].as_f64().unwrap(),
+        ),
+        iops: summary(
+            u(&v["iops_samples"]),
+            u(&v["iops_min"]),
+            u(&v["iops_max"]),
+            v["iops_mean"].as_f64().unwrap(),
+        ),
+    }
+}
+
+fn options(v: Option<&Value>) -> Vec<(String, String)> {
+    v.and_then(Value::as_object)
+        .map(|o| {
+            o.iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_string()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Counts that give back fio's shares of `total`.
+fn counts<const N: usize>(shares: &Value, keys: &[&str], total: u64) -> [u64; N] {
+    let mut out = [0u64; N];
+    for (o, k) in out.iter_mut().zip(keys) {
+        let share = shares[*k].as_f64().unwrap();
+        // fio shows any share under 0.01% as 0.01%: one I/O gives that back.
+        *o = if share == 0.01 {
+            1
+        } else {
+            (share / 100.0 * total as f64).round() as u64
+        };
+    }
+    out
+}
+
+/// The RunResult behind fio's JSON+ document, for a single psync job.
+fn replay(doc: &Value, header: JobHeader) -> RunResult {
+    let j = &doc["jobs"][0];
+    let dirs = [dir(&j["read"]), dir(&j["write"]), dir(&j["trim"])];
+    let issued = [dirs[0].total_ios, dirs[1].total_ios, dirs[2].total_ios];
+    let total: u64 = issued.iter().sum();
+    let runtime = u(&j["job_runtime"]);
+    let cpu_ns = |pct: &Value| -> u64 {
+        ((pct.as_f64().unwrap() * runtime as f64 / 100.0).round() as u64) * 1_000_000
+    };
+    let lat_keys = [
+        "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
+    ];
+    let mut job = JobResult {
+        header,
+        job_options: options(j.get("job options")),
+        error: j["error"].as_i64().unwrap() as i32,
+        runtime_ms: runtime,
+        elapsed_ms: u(&j["elapsed"]) * 1000,
+        dirs,
+        issued,
+        percentile_list: vec![],
+        clat_percentiles: true,
+        ..JobResult::default()
+    };
+    job.sync.total_ios = u(&j["sync"]["total_ios"]);
+    job.cpu.user_ns = cpu_ns(&j["usr_cpu"]);
+    job.cpu.sys_ns = cpu_ns(&j["sys_cpu"]);
+    job.cpu.ctx = u(&j["ctx"]);
+    job.cpu.majf = u(&j["majf"]);
+    job.cpu.minf = u(&j["minf"]);
+    job.depth.counts = counts(
+        &j["iodepth_level"],
+        &["1", "2", "4", "8", "16", "32", ">=64"],
+        total,
+    );
+    let batch_keys = ["0", "4", "8", "16", "32", "64", ">=64"];
+    job.submit.counts = counts(&j["iodepth_submit"], &batch_keys, total);
+    job.complete.counts = counts(&j["iodepth_complete"], &batch_keys, total);
+    job.lat_buckets.nsec = counts(&j["latency_ns"], &lat_keys, total);
+    job.lat_buckets.usec = counts(&j["latency_us"], &lat_keys, total);
+    job.lat_buckets.msec = counts(&j["latency_ms"], &lat_keys, total);
+
+    let disks = doc
+        .get("disk_util")
+        .and_then(Value::as_array)
+        .map(|a| {
+            a.iter()
+                .map(|d| DiskUtil {
+                    name: d["name"].as_str().unwrap().into(),
+                    read_ios: u(&d["read_ios"]),
+                    write_ios: u(&d["write_ios"]),
+                    read_merges: u(&d["read_merges"]),
+                    write_merges: u(&d["write_merges"]),
+                    read_ticks: u(&d["read_ticks"]),
+                    write_ticks: u(&d["write_ticks"]),
+                    in_queue: u(&d["in_queue"]),
+                    util: d["util"].as_f64().unwrap(),
+                    ..DiskUtil::default()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+
+    RunResult {
+        timestamp: doc["timestamp"].as_i64().unwrap(),
+        timestamp_ms: doc["timestamp_ms"].as_i64().unwrap(),
+        time: doc["time"].as_str().unwrap().into(),
+        global_options: options(doc.get("global options")),
+        jobs: vec![job],
+        disks,
+        kb_base: 1024,
+    }
+}
+
+/// Lines whose figures come from a summary's mean and stddev.
+fn from_mean(line: &str) -> bool {
+    let t = line.trim_start();
+    t.starts_with("slat (")
+        || t.starts_with("clat (")
+        || t.starts_with("lat (") && t.contains("min=")
+}
+
+fn without_means(text: &str) -> Vec<&str> {
+    text.lines().filter(|l| !from_mean(l)).collect()
+}
+
+/// Values that depend on a summary's mean/stddev.
+const MEAN_KEYS: [&str; 7] = [
+    "mean",
+    "stddev",
+    "bw_mean",
+    "bw_dev",
+    "iops_mean",
+    "iops_stddev",
+    "bw_agg",
+];
+
+/// Same keys in the same order, same number types (int or float), same
+/// values except those derived from means.
+fn same_shape(ours: &Value, fio: &Value, path: &str, diffs: &mut Vec<String>) {
+    match (ours, fio) {
+        (Value::Object(a), Value::Object(b)) => {
+            let ka: Vec<_> = a.keys().collect();
+            let kb: Vec<_> = b.keys().collect();
+            if ka != kb {
+                diffs.push(format!("{path}: keys {ka:?} != fio's {kb:?}"));
+                return;
+            }
+            for (k, v) in a {
+                same_shape(v, &b[k], &format!("{path}/{k}"), diffs);
+            }
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            if a.len() != b.len() {
+                diffs.push(format!("{path}: {} items != fio's {}", a.len(), b.len()));
+                return;
+            }
+            for (i, (x, y)) in a.iter().zip(b).enumerate() {
+                same_shape(x, y, &format!("{path}[{i}]"), diffs);
+            }
+        }
+        (Value::Number(x), Value::Number(y)) => {
+            if x.is_f64() != y.is_f64() {
+                diffs.push(format!("{path}: {x} and fio's {y} differ in type"));
+            }
+            let key = path.rsplit('/').next().unwrap();
+            if !MEAN_KEYS.contains(&key) && x != y {
+                diffs.push(format!("{path}: {x} != fio's {y}"));
+            }
+        }
+        (a, b) => {
+            if a != b {
+                diffs.push(format!("{path}: {a} != fio's {b}"));
+            }
+        }
+    }
+}
+
+fn randrw_header() -> JobHeader {
+    JobHeader {
+        name: "t".into(),
+        description: None,
+        groupid: 0,
+        rw: "randrw".into(),
+        bs: [(4096, 4096); 3],
+        ioengine: "psync".into(),
+        iodepth: 1,
+        numjobs: 1,
+        thread: false,
+    }
+}
+
+fn fio_pid(normal: &str) -> u32 {
+    let at = normal.find(" pid=").unwrap() + 5;
+    normal[at..].split(':').next().unwrap().parse().unwrap()
+}
+
+#[test]
+fn randrw_psync_normal_output_matches_fio() {
+    let (preamble, json, normal) = split(RANDRW);
+    let doc: Value = serde_json::from_str(json).unwrap();
+    let result = replay(&doc, randrw_header());
+    let opts = Options {
+        pid: fio_pid(normal),
+        version: "fio-3.33".into(),
+    };
+
+    assert_eq!(
+        ioscope_report::preamble_with(&[randrw_header()], 1024, "fio-3.33"),
+        preamble
+    );
+    let ours = render_with(&result, &[Format::Normal], &opts);
+    assert_eq!(without_means(&ours), without_means(normal));
+}
+
+#[test]
+fn randrw_psync_json_plus_matches_fio() {
+    let (_, json, _) = split(RANDRW);
+    let fio: Value = serde_json::from_str(json).unwrap();
+    let result = replay(&fio, randrw_header());
+    let opts = Options {
+        pid: 1,
+        version: "fio-3.33".into(),
+    };
+    let text = render_with(&result, &[Format::JsonPlus], &opts);
+    let ours: Value = serde_json::from_str(&text).unwrap();
+    let mut diffs = Vec::new();
+    same_shape(&ours, &fio, "", &mut diffs);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+#[test]
+fn normal_and_json_come_in_fios_order() {
+    let (_, json, normal) = split(RANDRW);
+    let fio: Value = serde_json::from_str(json).unwrap();
+    let result = replay(&fio, randrw_header());
+    let opts = Options {
+        pid: fio_pid(normal),
+        version: "fio-3.33".into(),
+    };
+    let both = render_with(&result, &[Format::Normal, Format::JsonPlus], &opts);
+    let both = format!("x\n{both}");
+    let (_, j, n) = split(&both);
+    assert!(j.starts_with("{\n  \"fio version\" : \"fio-3.33\",\n"));
+    assert!(n.starts_with("\nt: (groupid=0, jobs=1): err= 0: pid="));
+    assert_eq!(without_means(n), without_means(normal));
+}
