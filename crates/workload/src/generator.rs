@@ -1,6 +1,12 @@
 //! The sequence of I/Os of one worker.
 
-use ioscope_job::JobSpec;
+use ioscope_job::{JobSpec, RandomGenerator, RwKind};
+
+use crate::block_size::BlockSizer;
+use crate::lfsr::Lfsr;
+use crate::rand::{fio_seeds, seed_slot, FioRand};
+use crate::random_map::RandomMap;
+use crate::rwmix::RwMix;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DataDir {
@@ -27,20 +33,391 @@ pub struct IoUnit {
     pub len: u32,
 }
 
+/// Where one file stands in the current pass.
+#[derive(Clone, Debug)]
+struct FileState {
+    start: u64,
+    len: u64,
+    /// End of the last I/O per direction (fio's `last_pos`), absolute.
+    last_pos: [u64; 2],
+    map: Option<RandomMap>,
+    lfsr: Option<Lfsr>,
+    /// No further I/O fits in this pass.
+    done: bool,
+}
+
+impl FileState {
+    fn end(&self) -> u64 {
+        self.start + self.len
+    }
+
+    /// fio's `fio_file_reset`.
+    fn reset(&mut self) {
+        self.last_pos = [self.start; 2];
+        if let Some(m) = &mut self.map {
+            m.reset();
+        }
+        if let Some(l) = &mut self.lfsr {
+            l.reset();
+        }
+        self.done = false;
+    }
+}
+
+/// The random states fio keeps per worker.
+#[derive(Clone, Debug)]
+struct Rngs {
+    offset: FioRand,
+    bs: [BlockSizer; 2],
+    mix: Option<RwMix>,
+}
+
+/// The generators as seeded, to start each loop over from when
+/// `randrepeat` is set (fio re-seeds in `clear_io_state`).
+#[derive(Clone, Debug)]
+struct Seeded {
+    offset: FioRand,
+    bs: [FioRand; 2],
+    mix: FioRand,
+}
+
+impl Seeded {
+    fn new(spec: &JobSpec, seeds: &[u64; seed_slot::COUNT]) -> Seeded {
+        let use64 = spec.random_generator == RandomGenerator::Tausworthe64;
+        Seeded {
+            offset: FioRand::new(seeds[seed_slot::BLOCK], use64),
+            bs: [
+                FioRand::new(seeds[seed_slot::BS_READ], use64),
+                FioRand::new(seeds[seed_slot::BS_WRITE], use64),
+            ],
+            // fio draws the mix from a 32-bit generator whatever the job's.
+            mix: FioRand::new(seeds[seed_slot::MIX], false),
+        }
+    }
+}
+
+impl Rngs {
+    fn new(spec: &JobSpec, s: &Seeded) -> Rngs {
+        let mixed = matches!(spec.rw.kind, RwKind::ReadWrite | RwKind::RandRw);
+        Rngs {
+            offset: s.offset.clone(),
+            bs: [
+                BlockSizer::new(&spec.bs.read, s.bs[0].clone()),
+                BlockSizer::new(&spec.bs.write, s.bs[1].clone()),
+            ],
+            mix: mixed.then(|| RwMix::new(spec.rwmixread, s.mix.clone())),
+        }
+    }
+}
+
 pub struct Workload {
-    _todo: (),
+    files: Vec<FileState>,
+    rngs: Rngs,
+    seeded: Seeded,
+    randrepeat: bool,
+    /// The direction of a job that does not mix.
+    only_dir: DataDir,
+    random: bool,
+    lfsr: bool,
+    /// `rw=randread:N`: a new random offset every N I/Os, sequential between.
+    seq_nr: u32,
+    seq_nr_left: u32,
+    /// `rw=read:N`: a hole of N bytes after each sequential I/O.
+    seq_add: u64,
+    next_file: usize,
+    time_based: bool,
+    /// Bytes one pass may issue (fio's `total_bytes` in `do_io`).
+    per_pass: u64,
+    /// Bytes all passes together may issue (`io_size * loops`).
+    limit: u64,
+    /// `io_size`, or the total of the extents.
+    io_size: u64,
+    io_size_set: bool,
+    max_bs: u64,
+    loops_left: u32,
+    issued: u64,
+    pass_issued: u64,
+    finished: bool,
 }
 
 impl Workload {
     /// The I/O sequence of worker `worker` (0-based clone index of the job)
     /// over `files`.
-    pub fn new(_spec: &JobSpec, _files: &[FileExtent], _worker: u32) -> Workload {
-        todo!()
+    ///
+    /// Seeds follow fio's for thread number `worker + 1`, which is fio's
+    /// numbering when the job is the only (or first) one of its job file.
+    pub fn new(spec: &JobSpec, files: &[FileExtent], worker: u32) -> Workload {
+        let seeds = fio_seeds(spec.randrepeat, spec.randseed, u64::from(worker) + 1);
+        let seeded = Seeded::new(spec, &seeds);
+        let rngs = Rngs::new(spec, &seeded);
+        let kind = spec.rw.kind;
+        let random = kind.is_random();
+        let lfsr = random && spec.random_generator == RandomGenerator::Lfsr;
+        let (min_r, min_w) = (spec.bs.read.min(), spec.bs.write.min());
+        let map_bs = match (kind.reads(), kind.writes()) {
+            (true, false) => min_r,
+            (false, true) => min_w,
+            _ => min_r.min(min_w),
+        };
+        let max_bs = match (kind.reads(), kind.writes()) {
+            (true, false) => spec.bs.read.max(),
+            (false, true) => spec.bs.write.max(),
+            _ => spec.bs.read.max().max(spec.bs.write.max()),
+        };
+        let files: Vec<FileState> = files
+            .iter()
+            .map(|e| {
+                let blocks = if map_bs == 0 { 0 } else { e.len / map_bs };
+                FileState {
+                    start: e.offset,
+                    len: e.len,
+                    last_pos: [e.offset; 2],
+                    map: (random && !lfsr && !spec.norandommap && blocks > 0)
+                        .then(|| RandomMap::new(blocks)),
+                    lfsr: if lfsr {
+                        Lfsr::new(blocks, seeds[seed_slot::BLOCK])
+                    } else {
+                        None
+                    },
+                    done: false,
+                }
+            })
+            .collect();
+        let total: u64 = files.iter().map(|f| f.len).sum();
+        let io_size = spec.io_size.unwrap_or(total);
+        let mut per_pass = total;
+        if kind.writes() && random && spec.norandommap {
+            // fio lets random overwrites without a map run to io_size.
+            per_pass = per_pass.max(io_size);
+        }
+        let loops = spec.loops.max(1);
+        let seq_nr = if random { spec.rw.nr.max(1) } else { 1 };
+        // fio's `rw=read:N` is a byte count; N = 1 is also what the spec
+        // says when no suffix was given, so it is read as "no holes".
+        let seq_add = if random || spec.rw.nr <= 1 {
+            0
+        } else {
+            u64::from(spec.rw.nr)
+        };
+        let usable = min_r > 0 && min_w > 0 && max_bs <= u64::from(u32::MAX) && !files.is_empty();
+        Workload {
+            files,
+            rngs,
+            seeded,
+            randrepeat: spec.randrepeat,
+            only_dir: if kind.reads() {
+                DataDir::Read
+            } else {
+                DataDir::Write
+            },
+            random,
+            lfsr,
+            seq_nr,
+            // fio starts the countdown at 1 so the first I/O is random.
+            seq_nr_left: 1,
+            seq_add,
+            next_file: 0,
+            time_based: spec.time_based,
+            per_pass,
+            limit: io_size.saturating_mul(u64::from(loops)),
+            io_size,
+            io_size_set: spec.io_size.is_some(),
+            max_bs,
+            loops_left: loops - 1,
+            issued: 0,
+            pass_issued: 0,
+            finished: !usable,
+        }
     }
+
     /// The next I/O, or None when a size-bound job has issued everything
     /// (all loops). Time-based jobs wrap around and never end here.
     #[inline]
     pub fn next(&mut self) -> Option<IoUnit> {
-        todo!()
+        loop {
+            if self.finished {
+                return None;
+            }
+            let spent = !self.time_based
+                && (self.issued >= self.limit || self.pass_issued >= self.per_pass);
+            if !spent {
+                if let Some(io) = self.next_io() {
+                    self.issued += u64::from(io.len);
+                    self.pass_issued += u64::from(io.len);
+                    if let Some(m) = &mut self.rngs.mix {
+                        m.issued(io.dir);
+                    }
+                    return Some(io);
+                }
+            }
+            if !self.start_pass() {
+                self.finished = true;
+            }
+        }
+    }
+
+    /// Whether another pass over the files follows the one that just
+    /// ended (fio's `keep_running`), and if so sets it up.
+    fn start_pass(&mut self) -> bool {
+        if self.pass_issued == 0 {
+            // Nothing fits at all: another pass would issue nothing either.
+            return false;
+        }
+        let more = if self.time_based {
+            true
+        } else if self.loops_left > 0 {
+            self.loops_left -= 1;
+            true
+        } else if self.issued < self.io_size {
+            let all_done = self.files.iter().all(|f| f.done);
+            self.io_size - self.issued >= self.max_bs && !(all_done && !self.io_size_set)
+        } else {
+            false
+        };
+        if more {
+            for f in &mut self.files {
+                f.reset();
+            }
+            let s = &self.seeded;
+            if self.randrepeat {
+                self.rngs.offset = s.offset.clone();
+                self.rngs.bs[0].reseed(s.bs[0].clone());
+                self.rngs.bs[1].reseed(s.bs[1].clone());
+            }
+            if let Some(m) = &mut self.rngs.mix {
+                m.restart(self.randrepeat.then(|| s.mix.clone()));
+            }
+            self.pass_issued = 0;
+        }
+        more
+    }
+
+    /// The next I/O of this pass, trying files round robin (fio's default
+    /// `file_service_type=roundrobin`); None when every file is done.
+    #[inline]
+    fn next_io(&mut self) -> Option<IoUnit> {
+        let n = self.files.len();
+        for _ in 0..n {
+            let f = self.next_file;
+            self.next_file = if f + 1 == n { 0 } else { f + 1 };
+            if self.files[f].done {
+                continue;
+            }
+            let dir = match &mut self.rngs.mix {
+                Some(m) => m.next(),
+                None => self.only_dir,
+            };
+            match self.fill(f, dir) {
+                Some(io) => return Some(io),
+                None => self.files[f].done = true,
+            }
+        }
+        None
+    }
+
+    /// fio's `fill_io_u` for file `f`: offset, then length; None when
+    /// nothing more fits in this file.
+    #[inline]
+    fn fill(&mut self, f: usize, dir: DataDir) -> Option<IoUnit> {
+        let d = dir as usize;
+        let min_bs = self.rngs.bs[d].min();
+        let (rel, marks) = if self.random {
+            self.seq_nr_left -= 1;
+            if self.seq_nr_left == 0 {
+                self.seq_nr_left = self.seq_nr;
+                (self.rand_block(f, d)? * min_bs, true)
+            } else {
+                // Sequential I/O between random ones does not mark the map.
+                match self.seq_offset(f, d) {
+                    Some(rel) => (rel, false),
+                    None => (self.rand_block(f, d)? * min_bs, false),
+                }
+            }
+        } else {
+            (self.seq_offset(f, d)?, false)
+        };
+        let file = &self.files[f];
+        if rel >= file.len {
+            return None;
+        }
+        let offset = file.start + rel;
+        let mut len = self.rngs.bs[d].next(file.end() - offset);
+        if len == 0 || offset + len > file.end() {
+            return None;
+        }
+        let file = &mut self.files[f];
+        if marks {
+            if let Some(map) = &mut file.map {
+                let nr = len.div_ceil(min_bs);
+                let set = map.set_nr(rel / min_bs, nr);
+                // fio shortens the I/O to the blocks that were still free.
+                if set > 0 && set * min_bs < len {
+                    len = set * min_bs;
+                }
+            }
+        }
+        file.last_pos[d] = offset + len;
+        Some(IoUnit {
+            dir,
+            file: f as u32,
+            offset,
+            len: len as u32,
+        })
+    }
+
+    /// fio's `get_next_seq_offset`: relative offset of the next sequential
+    /// I/O in direction `d`.
+    #[inline]
+    fn seq_offset(&mut self, f: usize, d: usize) -> Option<u64> {
+        let single = self.files.len() == 1;
+        let file = &mut self.files[f];
+        if self.time_based && single && file.last_pos[d] >= file.end() {
+            file.last_pos[d] = file.start;
+        }
+        if file.last_pos[d] >= file.end() {
+            return None;
+        }
+        let mut pos = file.last_pos[d] - file.start;
+        if pos != 0 && self.seq_add != 0 {
+            pos += self.seq_add;
+            if pos >= file.len {
+                pos = 0;
+            }
+        }
+        Some(pos)
+    }
+
+    /// fio's `get_next_rand_block`: a block number in units of the
+    /// direction's minimum block size. Time-based jobs start the file's map
+    /// over when it is full.
+    #[inline]
+    fn rand_block(&mut self, f: usize, d: usize) -> Option<u64> {
+        if let Some(b) = self.rand_offset(f, d) {
+            return Some(b);
+        }
+        if self.time_based {
+            self.files[f].reset();
+            return self.rand_offset(f, d);
+        }
+        None
+    }
+
+    #[inline]
+    fn rand_offset(&mut self, f: usize, d: usize) -> Option<u64> {
+        let min_bs = self.rngs.bs[d].min();
+        let file = &mut self.files[f];
+        let lastb = file.len / min_bs;
+        if lastb == 0 {
+            return None;
+        }
+        let b = if self.lfsr {
+            file.lfsr.as_mut()?.next()?
+        } else {
+            self.rngs.offset.below(lastb)
+        };
+        match &mut file.map {
+            Some(map) if map.is_set(b) => map.next_free(b),
+            _ => Some(b),
+        }
     }
 }

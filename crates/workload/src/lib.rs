@@ -3,8 +3,15 @@
 //! visits every block once per loop, block-size choice, read/write mix,
 //! loops and wrap-around for time-based jobs), and what goes in write buffers.
 
+mod block_size;
 mod buffers;
 mod generator;
+mod layout;
+mod lfsr;
+mod rand;
+mod random_map;
+mod rwmix;
 
 pub use buffers::BufferFiller;
 pub use generator::{DataDir, FileExtent, IoUnit, Workload};
+pub use layout::{plan_files, FilePlan};

@@ -1,0 +1,244 @@
+//! fio's random number generators (lib/rand.h): the combined Tausworthe
+//! generators `taus88` (32-bit) and `taus258` (64-bit), seeded exactly like
+//! fio so that a job with `randrepeat=1` draws the same numbers as fio.
+
+/// One fio `struct frand_state`: 32- or 64-bit Tausworthe.
+#[derive(Clone, Debug)]
+pub struct FioRand {
+    s: [u64; 5],
+    use64: bool,
+}
+
+/// `__seed`: the generator needs each component above a minimum.
+fn floor_seed(x: u64, m: u64) -> u64 {
+    if x < m {
+        x + m
+    } else {
+        x
+    }
+}
+
+/// fio writes the LCG's start value as `(2^31) + (2^17) + (2^7)`, which C
+/// evaluates with `^` as XOR: 29 + 19 + 5.
+const LCG_START: u64 = 53;
+
+impl FioRand {
+    /// `init_rand_seed(state, seed, use64)`.
+    pub fn new(seed: u64, use64: bool) -> FioRand {
+        let mut s = [0u64; 5];
+        if use64 {
+            let lcg = |x: u64| x.wrapping_mul(6_906_969_069) ^ seed;
+            s[0] = floor_seed(lcg(LCG_START), 1);
+            s[1] = floor_seed(lcg(s[0]), 7);
+            s[2] = floor_seed(lcg(s[1]), 15);
+            s[3] = floor_seed(lcg(s[2]), 33);
+            s[4] = floor_seed(lcg(s[3]), 49);
+        } else {
+            // The 32-bit generator takes the seed as an unsigned int.
+            let seed = seed as u32;
+            let lcg = |x: u32| x.wrapping_mul(69069) ^ seed;
+            let s1 = floor_seed(u64::from(lcg(LCG_START as u32)), 1) as u32;
+            let s2 = floor_seed(u64::from(lcg(s1)), 7) as u32;
+            let s3 = floor_seed(u64::from(lcg(s2)), 15) as u32;
+            s[0] = u64::from(s1);
+            s[1] = u64::from(s2);
+            s[2] = u64::from(s3);
+        }
+        let mut r = FioRand { s, use64 };
+        for _ in 0..6 {
+            r.next_u64();
+        }
+        r
+    }
+
+    /// `rand_max()`.
+    #[inline]
+    pub fn max(&self) -> u64 {
+        if self.use64 {
+            u64::MAX
+        } else {
+            u64::from(u32::MAX)
+        }
+    }
+
+    /// `rand_max() + 1.0`, the divisor fio scales draws with.
+    #[inline]
+    pub fn max_plus_one(&self) -> f64 {
+        self.max() as f64 + 1.0
+    }
+
+    /// `__rand()`.
+    #[inline]
+    pub fn next_u64(&mut self) -> u64 {
+        if self.use64 {
+            self.next64()
+        } else {
+            u64::from(self.next32())
+        }
+    }
+
+    #[inline]
+    fn next32(&mut self) -> u32 {
+        #[inline]
+        fn taus(s: u32, a: u32, b: u32, c: u32, d: u32) -> u32 {
+            ((s & c) << d) ^ (((s << a) ^ s) >> b)
+        }
+        let s1 = taus(self.s[0] as u32, 13, 19, 4_294_967_294, 12);
+        let s2 = taus(self.s[1] as u32, 2, 25, 4_294_967_288, 4);
+        let s3 = taus(self.s[2] as u32, 3, 11, 4_294_967_280, 17);
+        self.s[0] = u64::from(s1);
+        self.s[1] = u64::from(s2);
+        self.s[2] = u64::from(s3);
+        s1 ^ s2 ^ s3
+    }
+
+    #[inline]
+    fn next64(&mut self) -> u64 {
+        let s = &mut self.s;
+        let x = ((s[0] << 1) ^ s[0]) >> 53;
+        s[0] = ((s[0] & 18_446_744_073_709_551_614) << 10) ^ x;
+        let x = ((s[1] << 24) ^ s[1]) >> 50;
+        s[1] = ((s[1] & 18_446_744_073_709_551_104) << 5) ^ x;
+        let x = ((s[2] << 3) ^ s[2]) >> 23;
+        s[2] = ((s[2] & 18_446_744_073_709_547_520) << 29) ^ x;
+        let x = ((s[3] << 5) ^ s[3]) >> 24;
+        s[3] = ((s[3] & 18_446_744_073_709_420_544) << 23) ^ x;
+        let x = ((s[4] << 3) ^ s[4]) >> 33;
+        s[4] = ((s[4] & 18_446_744_073_701_163_008) << 8) ^ x;
+        s[0] ^ s[1] ^ s[2] ^ s[3] ^ s[4]
+    }
+
+    /// `n * (r / (rand_max + 1.0))`: fio's way of scaling a draw to `[0, n)`.
+    #[inline]
+    pub fn below(&mut self, n: u64) -> u64 {
+        let r = self.next_u64();
+        (n as f64 * (r as f64 / self.max_plus_one())) as u64
+    }
+
+    /// `rand_between(state, start, end)`, both ends inclusive.
+    #[inline]
+    pub fn between(&mut self, start: u64, end: u64) -> u64 {
+        let span = (end - start + 1) as f64;
+        let r = self.next_u64();
+        let scale = if self.use64 {
+            // FRAND64_MAX_PLUS_ONE
+            18_446_744_073_709_551_616.0
+        } else {
+            4_294_967_296.0
+        };
+        start + (span * (r as f64 / scale)) as u64
+    }
+}
+
+/// Indexes into fio's `td->rand_seeds` (enum in fio.h) that ioscope uses.
+pub mod seed_slot {
+    pub const BS_READ: usize = 0;
+    pub const BS_WRITE: usize = 1;
+    pub const MIX: usize = 4;
+    pub const BLOCK: usize = 6;
+    pub const FILE_SIZE: usize = 7;
+    pub const BUF: usize = 9;
+    /// fio's FIO_RAND_NR_OFFS in 3.33.
+    pub const COUNT: usize = 21;
+}
+
+/// fio's `FIO_RANDSEED`: with `randrepeat=1` the offset generator is seeded
+/// from it and the job's thread number, whatever `randseed` says.
+const FIO_RANDSEED: u64 = 0xb189_9bed;
+/// fio's default `randseed`.
+const DEFAULT_RANDSEED: u64 = 0x89;
+const SEED_MULT: u64 = 0x9e37_0001;
+
+/// fio's `td->rand_seeds` for one worker (init.c `setup_random_seeds`).
+///
+/// `thread_number` is fio's 1-based job number: for the workers of a job
+/// file with one job section, clone `n` is thread `n + 1`.
+pub fn fio_seeds(
+    randrepeat: bool,
+    randseed: Option<u64>,
+    thread_number: u64,
+) -> [u64; seed_slot::COUNT] {
+    let mut seeds = [0u64; seed_slot::COUNT];
+    if !randrepeat && randseed.is_none() {
+        // fio reads /dev/urandom here; any fresh entropy will do.
+        for s in seeds.iter_mut() {
+            *s = os_entropy();
+        }
+        return seeds;
+    }
+    let mut seed = randseed.unwrap_or(DEFAULT_RANDSEED);
+    for _ in 0..4 {
+        seed = seed.wrapping_mul(SEED_MULT);
+    }
+    for (i, s) in seeds.iter_mut().enumerate() {
+        *s = seed.wrapping_mul(thread_number).wrapping_add(i as u64);
+        seed = seed.wrapping_mul(SEED_MULT);
+    }
+    if randrepeat {
+        seeds[seed_slot::BLOCK] = FIO_RANDSEED.wrapping_mul(thread_number);
+    }
+    seeds
+}
+
+/// A random 64-bit value from the standard library's per-process hash keys
+/// (seeded from the OS), so unrepeatable runs need no extra dependency.
+fn os_entropy() -> u64 {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(0);
+    h.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_match_fio_default_seed() {
+        // fio --name=t --filename=/tmp/f --size=10m --bs=4k --rw=randread
+        //   --write_iolog=log: first offsets 630784 7761920 8839168
+        let seeds = fio_seeds(true, None, 1);
+        let mut r = FioRand::new(seeds[seed_slot::BLOCK], false);
+        let got: Vec<u64> = (0..3).map(|_| r.below(2560) * 4096).collect();
+        assert_eq!(got, [630784, 7761920, 8839168]);
+    }
+
+    #[test]
+    fn offsets_match_fio_randseed_without_repeat() {
+        // fio ... --rw=randread --randseed=1234 --randrepeat=0:
+        // first offsets 778240 4526080 761856
+        let seeds = fio_seeds(false, Some(1234), 1);
+        let mut r = FioRand::new(seeds[seed_slot::BLOCK], false);
+        let got: Vec<u64> = (0..3).map(|_| r.below(2560) * 4096).collect();
+        assert_eq!(got, [778240, 4526080, 761856]);
+    }
+
+    #[test]
+    fn debug_random_values_match_fio() {
+        // fio --name=t --filename=/tmp/g --size=1m --rw=randread --debug=random
+        // prints "off rand 259043585", "off rand 3179521932", ...
+        let seeds = fio_seeds(true, None, 1);
+        let mut r = FioRand::new(seeds[seed_slot::BLOCK], false);
+        assert_eq!(r.next_u64(), 259_043_585);
+        assert_eq!(r.next_u64(), 3_179_521_932);
+    }
+
+    #[test]
+    fn sixty_four_bit_generator_differs_and_repeats() {
+        let mut a = FioRand::new(42, true);
+        let mut b = FioRand::new(42, true);
+        let va: Vec<u64> = (0..8).map(|_| a.next_u64()).collect();
+        let vb: Vec<u64> = (0..8).map(|_| b.next_u64()).collect();
+        assert_eq!(va, vb);
+        assert!(va.iter().any(|&v| v > u64::from(u32::MAX)));
+    }
+
+    #[test]
+    fn between_stays_in_range() {
+        let mut r = FioRand::new(7, false);
+        for _ in 0..10_000 {
+            let v = r.between(1, 100);
+            assert!((1..=100).contains(&v));
+        }
+    }
+}
