@@ -67,6 +67,7 @@ mod tests {
             write_ticks: 0,
             in_queue: 91,
             util: 32.2314,
+            ..DiskUtil::default()
         };
         assert_eq!(
             lines(&[d]),

@@ -10,8 +10,38 @@ use crate::{disk, fio_formatter, percentiles, Options};
 use ioscope_stats::{DirResult, JobResult, LatencyStat, RunResult};
 use serde_json::{Map, Value};
 
-/// fio's eta_sec for a finished run (INT_MAX).
-const ETA_DONE: i64 = i32::MAX as i64;
+/// fio's eta while under 3 s since the start (it has no estimate yet).
+const ETA_UNKNOWN: i64 = i32::MAX as i64;
+
+/// fio's "elapsed": whole seconds (rounded up) since the run started, the
+/// same for every job. RunResult has no run-wide figure, so it is made of
+/// the jobs' own: groups run one after the other, the jobs of a group side
+/// by side.
+fn run_elapsed_sec(result: &RunResult, groups: &[GroupStats]) -> u64 {
+    let ms: u64 = groups
+        .iter()
+        .map(|g| {
+            result
+                .jobs
+                .iter()
+                .filter(|j| j.header.groupid == g.groupid)
+                .map(|j| j.elapsed_ms)
+                .max()
+                .unwrap_or(0)
+        })
+        .sum();
+    ms.div_ceil(1000)
+}
+
+/// fio's "eta" once the run is over: INT_MAX before 3 s have passed
+/// (calc_thread_status has no estimate yet), 0 after.
+fn eta(elapsed_sec: u64) -> i64 {
+    if elapsed_sec >= 3 {
+        0
+    } else {
+        ETA_UNKNOWN
+    }
+}
 
 /// The whole document, as fio prints it (ending in a newline).
 pub fn render(result: &RunResult, plus: bool, opts: &Options) -> String {
@@ -31,10 +61,11 @@ pub fn document(result: &RunResult, plus: bool, opts: &Options) -> Value {
     if let Some(o) = options(&result.global_options) {
         root.insert("global options".into(), o);
     }
+    let elapsed = run_elapsed_sec(result, &groups);
     let jobs = result
         .jobs
         .iter()
-        .map(|j| job(j, &groups[j.header.groupid as usize], plus))
+        .map(|j| job(j, &groups[j.header.groupid as usize], elapsed, plus))
         .collect();
     root.insert("jobs".into(), Value::Array(jobs));
     if !result.disks.is_empty() {
@@ -65,15 +96,15 @@ fn float(v: f64) -> Value {
     Value::from(if v.is_finite() { v } else { 0.0 })
 }
 
-fn job(job: &JobResult, group: &GroupStats, plus: bool) -> Value {
+fn job(job: &JobResult, group: &GroupStats, elapsed: u64, plus: bool) -> Value {
     let h = &job.header;
     let list = percentiles::sorted_list(&job.percentile_list);
     let mut o = Map::new();
     o.insert("jobname".into(), Value::from(h.name.clone()));
     o.insert("groupid".into(), Value::from(h.groupid));
     o.insert("error".into(), Value::from(job.error));
-    o.insert("eta".into(), Value::from(ETA_DONE));
-    o.insert("elapsed".into(), Value::from(job.elapsed_ms.div_ceil(1000)));
+    o.insert("eta".into(), Value::from(eta(elapsed)));
+    o.insert("elapsed".into(), Value::from(elapsed));
     if let Some(opts) = options(&job.job_options) {
         o.insert("job options".into(), opts);
     }

@@ -118,9 +118,15 @@ fn counts<const N: usize>(shares: &Value, keys: &[&str], total: u64) -> [u64; N]
     out
 }
 
-/// The RunResult behind fio's JSON+ document, for a single psync job.
-fn replay(doc: &Value, header: JobHeader) -> RunResult {
-    let j = &doc["jobs"][0];
+/// The percentile list behind a "percentile" object's keys.
+fn percentile_list(lat: &Value) -> Option<Vec<f64>> {
+    lat.get("percentile")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(|k| k.parse().unwrap()).collect())
+}
+
+/// One job of fio's JSON+ document as a JobResult.
+fn replay_job(j: &Value, header: JobHeader) -> JobResult {
     let dirs = [dir(&j["read"]), dir(&j["write"]), dir(&j["trim"])];
     let issued = [dirs[0].total_ios, dirs[1].total_ios, dirs[2].total_ios];
     let total: u64 = issued.iter().sum();
@@ -131,6 +137,17 @@ fn replay(doc: &Value, header: JobHeader) -> RunResult {
     let lat_keys = [
         "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
     ];
+    let has = |kind: &str| {
+        ["read", "write", "trim"]
+            .iter()
+            .any(|d| j[*d][kind].get("percentile").is_some())
+    };
+    let list = ["read", "write", "trim"]
+        .iter()
+        .flat_map(|d| ["clat_ns", "lat_ns", "slat_ns"].map(|k| &j[*d][k]))
+        .chain([&j["sync"]["lat_ns"]])
+        .find_map(percentile_list)
+        .unwrap_or_default();
     let mut job = JobResult {
         header,
         job_options: options(j.get("job options")),
@@ -139,11 +156,14 @@ fn replay(doc: &Value, header: JobHeader) -> RunResult {
         elapsed_ms: u(&j["elapsed"]) * 1000,
         dirs,
         issued,
-        percentile_list: vec![],
-        clat_percentiles: true,
+        percentile_list: list,
+        clat_percentiles: has("clat_ns"),
+        lat_percentiles: has("lat_ns"),
+        slat_percentiles: has("slat_ns"),
         ..JobResult::default()
     };
     job.sync.total_ios = u(&j["sync"]["total_ios"]);
+    job.sync.lat = lat_stat(&j["sync"]["lat_ns"]);
     job.cpu.user_ns = cpu_ns(&j["usr_cpu"]);
     job.cpu.sys_ns = cpu_ns(&j["sys_cpu"]);
     job.cpu.ctx = u(&j["ctx"]);
@@ -160,7 +180,26 @@ fn replay(doc: &Value, header: JobHeader) -> RunResult {
     job.lat_buckets.nsec = counts(&j["latency_ns"], &lat_keys, total);
     job.lat_buckets.usec = counts(&j["latency_us"], &lat_keys, total);
     job.lat_buckets.msec = counts(&j["latency_ms"], &lat_keys, total);
+    job
+}
 
+/// The RunResult behind fio's JSON+ document; `headers` are the jobs'
+/// static descriptions (in the normal output's preamble, not in the JSON).
+fn replay(doc: &Value, headers: Vec<JobHeader>, kb_base: u32) -> RunResult {
+    let groups = 1 + headers.iter().map(|h| h.groupid).max().unwrap_or(0) as u64;
+    let jobs = doc["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(headers)
+        .map(|(j, h)| {
+            let mut job = replay_job(j, h);
+            // fio's "elapsed" is since the start of the whole run; the
+            // renderer adds up the groups' elapsed times to make it.
+            job.elapsed_ms = u(&j["elapsed"]) * 1000 / groups;
+            job
+        })
+        .collect();
     let disks = doc
         .get("disk_util")
         .and_then(Value::as_array)
@@ -187,22 +226,32 @@ fn replay(doc: &Value, header: JobHeader) -> RunResult {
         timestamp_ms: doc["timestamp_ms"].as_i64().unwrap(),
         time: doc["time"].as_str().unwrap().into(),
         global_options: options(doc.get("global options")),
-        jobs: vec![job],
+        jobs,
         disks,
-        kb_base: 1024,
+        kb_base,
     }
 }
 
 /// Lines whose figures come from a summary's mean and stddev.
 fn from_mean(line: &str) -> bool {
     let t = line.trim_start();
-    t.starts_with("slat (")
-        || t.starts_with("clat (")
-        || t.starts_with("lat (") && t.contains("min=")
+    ["slat (", "clat (", "lat (", "sync ("]
+        .iter()
+        .any(|p| t.starts_with(p))
+        && t.contains("min=")
 }
 
 fn without_means(text: &str) -> Vec<&str> {
     text.lines().filter(|l| !from_mean(l)).collect()
+}
+
+/// Line-by-line comparison that names the first lines that differ.
+fn assert_same_lines(ours: &str, fio: &str) {
+    let (a, b) = (without_means(ours), without_means(fio));
+    for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+        assert_eq!(x, y, "line {i} differs:\nours: {x}\nfio:  {y}");
+    }
+    assert_eq!(a.len(), b.len(), "ours:\n{ours}\nfio:\n{fio}");
 }
 
 /// Values that depend on a summary's mean/stddev.
@@ -280,7 +329,7 @@ fn fio_pid(normal: &str) -> u32 {
 fn randrw_psync_normal_output_matches_fio() {
     let (preamble, json, normal) = split(RANDRW);
     let doc: Value = serde_json::from_str(json).unwrap();
-    let result = replay(&doc, randrw_header());
+    let result = replay(&doc, vec![randrw_header()], 1024);
     let opts = Options {
         pid: fio_pid(normal),
         version: "fio-3.33".into(),
@@ -291,14 +340,14 @@ fn randrw_psync_normal_output_matches_fio() {
         preamble
     );
     let ours = render_with(&result, &[Format::Normal], &opts);
-    assert_eq!(without_means(&ours), without_means(normal));
+    assert_same_lines(&ours, normal);
 }
 
 #[test]
 fn randrw_psync_json_plus_matches_fio() {
     let (_, json, _) = split(RANDRW);
     let fio: Value = serde_json::from_str(json).unwrap();
-    let result = replay(&fio, randrw_header());
+    let result = replay(&fio, vec![randrw_header()], 1024);
     let opts = Options {
         pid: 1,
         version: "fio-3.33".into(),
@@ -314,7 +363,7 @@ fn randrw_psync_json_plus_matches_fio() {
 fn normal_and_json_come_in_fios_order() {
     let (_, json, normal) = split(RANDRW);
     let fio: Value = serde_json::from_str(json).unwrap();
-    let result = replay(&fio, randrw_header());
+    let result = replay(&fio, vec![randrw_header()], 1024);
     let opts = Options {
         pid: fio_pid(normal),
         version: "fio-3.33".into(),
@@ -324,5 +373,74 @@ fn normal_and_json_come_in_fios_order() {
     let (_, j, n) = split(&both);
     assert!(j.starts_with("{\n  \"fio version\" : \"fio-3.33\",\n"));
     assert!(n.starts_with("\nt: (groupid=0, jobs=1): err= 0: pid="));
-    assert_eq!(without_means(n), without_means(normal));
+    assert_same_lines(n, normal);
+}
+
+const GROUPS: &str = include_str!("data/fio-3.33-groups-kb1000-sync-normal-jsonplus.txt");
+
+/// The jobs of data/fio-3.33-groups-kb1000-sync.fio, as the runner would
+/// describe them: `a` (two readers, group_reporting) and `b` (stonewall).
+fn groups_headers() -> Vec<JobHeader> {
+    let h = |name: &str, groupid, rw: &str, numjobs, description: Option<&str>| JobHeader {
+        name: name.into(),
+        description: description.map(Into::into),
+        groupid,
+        rw: rw.into(),
+        bs: [(4000, 4000); 3],
+        ioengine: "psync".into(),
+        iodepth: 1,
+        numjobs,
+        thread: false,
+    };
+    vec![
+        h("a", 0, "randread", 2, Some("readers, grouped")),
+        h("b", 1, "write", 1, None),
+    ]
+}
+
+#[test]
+fn groups_kb_base_1000_and_fsync_normal_output_matches_fio() {
+    let (preamble, json, normal) = split(GROUPS);
+    let doc: Value = serde_json::from_str(json).unwrap();
+    let result = replay(&doc, groups_headers(), 1000);
+    let opts = Options {
+        pid: fio_pid(normal),
+        version: "fio-3.33".into(),
+    };
+    // fio lays out the files between the preamble and the results.
+    let preamble = &preamble[..preamble.find("Starting").unwrap()];
+    let ours = ioscope_report::preamble_with(&groups_headers(), 1000, "fio-3.33");
+    assert!(ours.starts_with(preamble), "{ours}");
+    assert!(ours.ends_with("Starting 3 processes\n"), "{ours}");
+
+    let ours = render_with(&result, &[Format::Normal], &opts);
+    // fio prints the pid of each job's first process; the second job's
+    // pid differs from the first's and is not in the JSON.
+    let ours = ours.replacen(
+        &format!("b: (groupid=1, jobs=1): err= 0: pid={}", opts.pid),
+        &format!("b: (groupid=1, jobs=1): err= 0: pid={}", second_pid(normal)),
+        1,
+    );
+    assert_same_lines(&ours, normal);
+}
+
+fn second_pid(normal: &str) -> u32 {
+    let at = normal.find("b: (groupid").unwrap();
+    fio_pid(&normal[at..])
+}
+
+#[test]
+fn groups_kb_base_1000_and_fsync_json_plus_matches_fio() {
+    let (_, json, _) = split(GROUPS);
+    let fio: Value = serde_json::from_str(json).unwrap();
+    let result = replay(&fio, groups_headers(), 1000);
+    let opts = Options {
+        pid: 1,
+        version: "fio-3.33".into(),
+    };
+    let text = render_with(&result, &[Format::JsonPlus], &opts);
+    let ours: Value = serde_json::from_str(&text).unwrap();
+    let mut diffs = Vec::new();
+    same_shape(&ours, &fio, "", &mut diffs);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
