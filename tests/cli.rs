@@ -355,3 +355,45 @@ fn a_good_run_writes_nothing_to_stderr() {
     assert_eq!(u(&q["read"], "io_bytes") + u(&q["write"], "io_bytes"), 1 << 20);
     assert_eq!(u(q, "error"), 0);
 }
+
+#[test]
+fn bad_output_format_is_refused() {
+    let r = ioscope(["--output-format=xml", "--name=x", "--ioengine=null", "--size=1m"]).run();
+    let err = r.assert_refused();
+    assert!(err.contains("xml"), "the bad format is not named: {}", r.describe());
+    assert!(err.contains("output-format"), "{}", r.describe());
+}
+
+#[test]
+fn missing_include_names_the_file_and_line() {
+    let d = tempdir();
+    write_file(d.path(), "inc.fio", "[global]\ninclude missing.inc\n\n[a]\nioengine=null\nsize=1m\n");
+    let r = ioscope(["inc.fio"]).dir(d.path()).run();
+    let err = r.assert_refused();
+    assert!(err.contains("missing.inc"), "the missing include is not named: {}", r.describe());
+    assert!(names_line(err, "inc.fio", 2), "line 2 not named: {}", r.describe());
+}
+
+#[test]
+fn option_outside_a_section_is_refused() {
+    // fio: options must follow a [section] header.
+    let d = tempdir();
+    write_file(d.path(), "nosect.fio", "bs=4k\n[a]\nioengine=null\nsize=1m\n");
+    let r = ioscope(["--parse-only", "nosect.fio"]).dir(d.path()).run();
+    let err = r.assert_refused();
+    assert!(err.contains("nosect.fio"), "{}", r.describe());
+    assert!(names_line(err, "nosect.fio", 1), "line 1 not named: {}", r.describe());
+    assert!(err.contains("bs"), "{}", r.describe());
+}
+
+#[test]
+fn parse_only_reads_several_files_and_command_line_jobs() {
+    let d = tempdir();
+    write_file(d.path(), "one.fio", "[x1]\nioengine=null\nsize=1m\nrw=read\n");
+    write_file(d.path(), "two.fio", "[x2]\nioengine=null\nsize=1m\nrw=write\n");
+    let r = ioscope(["--parse-only", "one.fio", "two.fio", "--name=x3", "--ioengine=null", "--size=1m"])
+        .dir(d.path())
+        .run();
+    r.assert_ok();
+    assert!(r.stdout.trim().is_empty(), "--parse-only ran something: {}", r.describe());
+}
