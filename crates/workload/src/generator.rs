@@ -185,11 +185,17 @@ impl Workload {
             .collect();
         let total: u64 = files.iter().map(|f| f.len).sum();
         let io_size = spec.io_size.unwrap_or(total);
-        let mut per_pass = total;
-        if kind.writes() && random && spec.norandommap {
+        let per_pass = if kind == RwKind::ReadWrite {
+            // fio 3.33 does not end a pass of sequential mixed I/O at `size`:
+            // it runs until one direction reaches the end of the file, or
+            // the whole job's bytes are issued (checked against fio's logs).
+            u64::MAX
+        } else if kind.writes() && random && spec.norandommap {
             // fio lets random overwrites without a map run to io_size.
-            per_pass = per_pass.max(io_size);
-        }
+            total.max(io_size)
+        } else {
+            total
+        };
         let loops = spec.loops.max(1);
         let seq_nr = if random { spec.rw.nr.max(1) } else { 1 };
         // fio's `rw=read:N` is a byte count; N = 1 is also what the spec
@@ -419,5 +425,124 @@ impl Workload {
             Some(map) if map.is_set(b) => map.next_free(b),
             _ => Some(b),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::plan_files;
+    use crate::test_spec::spec;
+    use ioscope_job::{BlockSize, PerDir, SizeSpec};
+
+    fn extents(spec: &JobSpec, nr: usize) -> Vec<FileExtent> {
+        plan_files(spec, &vec![None; nr])
+            .unwrap()
+            .iter()
+            .map(|p| p.extent)
+            .collect()
+    }
+
+    fn run(spec: &JobSpec, nr: usize) -> Vec<IoUnit> {
+        let mut w = Workload::new(spec, &extents(spec, nr), 0);
+        std::iter::from_fn(|| w.next()).collect()
+    }
+
+    /// (read bytes, read ios, write bytes, write ios), as fio's JSON reports.
+    fn totals(ios: &[IoUnit]) -> (u64, u64, u64, u64) {
+        let mut t = (0, 0, 0, 0);
+        for io in ios {
+            match io.dir {
+                DataDir::Read => {
+                    t.0 += u64::from(io.len);
+                    t.1 += 1;
+                }
+                DataDir::Write => {
+                    t.2 += u64::from(io.len);
+                    t.3 += 1;
+                }
+            }
+        }
+        t
+    }
+
+    #[test]
+    #[ignore]
+    fn dump() {
+        let kind = match std::env::var("RW").unwrap().as_str() {
+            "read" => RwKind::Read,
+            "write" => RwKind::Write,
+            "randread" => RwKind::RandRead,
+            "randwrite" => RwKind::RandWrite,
+            "rw" => RwKind::ReadWrite,
+            _ => RwKind::RandRw,
+        };
+        let size: u64 = std::env::var("SIZE").unwrap().parse().unwrap();
+        let bs: u64 = std::env::var("BS").unwrap().parse().unwrap();
+        let mut s = spec(kind, size, bs);
+        if let Ok(v) = std::env::var("GEN") {
+            s.random_generator = match v.as_str() {
+                "lfsr" => RandomGenerator::Lfsr,
+                "t64" => RandomGenerator::Tausworthe64,
+                _ => RandomGenerator::Tausworthe,
+            };
+        }
+        if let Ok(v) = std::env::var("LOOPS") {
+            s.loops = v.parse().unwrap();
+        }
+        if let Ok(v) = std::env::var("BSRANGE") {
+            let (a, b) = v.split_once('-').unwrap();
+            s.bs = PerDir::all(BlockSize::Range {
+                min: a.parse().unwrap(),
+                max: b.parse().unwrap(),
+            });
+        }
+        if let Ok(v) = std::env::var("IOSIZE") {
+            s.io_size = Some(v.parse().unwrap());
+        }
+        if let Ok(v) = std::env::var("OFFSET") {
+            s.offset = SizeSpec::Bytes(v.parse().unwrap());
+        }
+        if let Ok(v) = std::env::var("SEQNR") {
+            s.rw.nr = v.parse().unwrap();
+        }
+        if let Ok(v) = std::env::var("MIX") {
+            s.rwmixread = v.parse().unwrap();
+        }
+        if std::env::var("NORANDOMMAP").is_ok() {
+            s.norandommap = true;
+        }
+        if let Ok(v) = std::env::var("BSSPLIT") {
+            let split = v
+                .split(':')
+                .map(|e| {
+                    let (b, p) = e.split_once('/').unwrap();
+                    (b.parse().unwrap(), p.parse().unwrap())
+                })
+                .collect();
+            s.bs = PerDir::all(BlockSize::Split(split));
+        }
+        if let Ok(v) = std::env::var("BSRW") {
+            let (r, w) = v.split_once(',').unwrap();
+            s.bs.read = BlockSize::Fixed(r.parse().unwrap());
+            s.bs.write = BlockSize::Fixed(w.parse().unwrap());
+        }
+        let nr: usize = std::env::var("NR").map(|v| v.parse().unwrap()).unwrap_or(1);
+        s.nrfiles = nr as u32;
+        for io in run(&s, nr) {
+            let d = if io.dir == DataDir::Read {
+                "read"
+            } else {
+                "write"
+            };
+            println!("f.{} {d} {} {}", io.file, io.offset, io.len);
+        }
+    }
+
+    #[test]
+    fn placeholder_uses_helpers() {
+        let s = spec(RwKind::Read, 1 << 20, 4096);
+        assert_eq!(totals(&run(&s, 1)), (1 << 20, 256, 0, 0));
+        let _ = SizeSpec::Bytes(0);
     }
 }

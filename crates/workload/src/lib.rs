@@ -15,3 +15,5 @@ mod rwmix;
 pub use buffers::BufferFiller;
 pub use generator::{DataDir, FileExtent, IoUnit, Workload};
 pub use layout::{plan_files, FilePlan};
+#[cfg(test)]
+mod test_spec;

@@ -2,13 +2,12 @@
 //! summary levels above it (a set bit at level N means a full word at level
 //! N-1) so that finding a free block stays cheap as the map fills.
 //!
-//! The search order is fio's, quirks included, so that the offsets of a
+//! The search order is fio's, so that the offsets of a
 //! random job follow fio's exactly.
 
 const UNIT_SHIFT: u32 = 6;
 const UNIT: u64 = 1 << UNIT_SHIFT;
 const UNIT_MASK: u64 = UNIT - 1;
-const NONE: u64 = u64::MAX;
 
 /// `bit_masks[n]`: the low `n` bits set, for n in 0..=64.
 #[inline]
@@ -24,12 +23,6 @@ fn low_bits(n: u64) -> u64 {
 pub struct RandomMap {
     levels: Vec<Vec<u64>>,
     nr_bits: u64,
-    first_free: u64,
-}
-
-struct SetData {
-    nr_bits: u64,
-    set_bits: u64,
 }
 
 impl RandomMap {
@@ -45,24 +38,13 @@ impl RandomMap {
             }
             bits = words;
         }
-        RandomMap {
-            levels,
-            nr_bits,
-            first_free: 0,
-        }
+        RandomMap { levels, nr_bits }
     }
 
     pub fn reset(&mut self) {
         for l in &mut self.levels {
             l.fill(0);
         }
-        self.first_free = 0;
-    }
-
-    #[inline]
-    fn index(bit_nr: u64, level: usize) -> (usize, u64) {
-        let index = bit_nr >> (UNIT_SHIFT as usize * level);
-        ((index >> UNIT_SHIFT) as usize, index & UNIT_MASK)
     }
 
     /// Whether `bit_nr` is done (`axmap_isset`, top level first).
@@ -72,66 +54,67 @@ impl RandomMap {
             return false;
         }
         (0..self.levels.len()).rev().any(|i| {
-            let (off, bit) = Self::index(bit_nr, i);
+            let index = bit_nr >> (UNIT_SHIFT as usize * i);
+            let off = (index >> UNIT_SHIFT) as usize;
             self.levels[i]
                 .get(off)
-                .is_some_and(|w| w & (1u64 << bit) != 0)
+                .is_some_and(|w| w & (1u64 << (index & UNIT_MASK)) != 0)
         })
     }
 
-    /// `axmap_set_fn` on one level; true stops the walk up the levels.
-    fn set_fn(&mut self, level: usize, off: usize, bit: u64, data: &mut SetData) -> bool {
-        let Some(word) = self.levels[level].get_mut(off) else {
-            return true;
-        };
-        let mut nr = data.nr_bits.min(UNIT - bit);
-        let mut mask = low_bits(nr) << bit;
-        let mut overlap = *word & mask;
-        if overlap == mask {
-            return true;
-        }
-        // Only blocks not yet done are marked and counted.
-        while overlap != 0 {
-            let clear = !(1u64 << overlap.trailing_zeros());
-            mask &= clear;
-            overlap &= clear;
-            nr -= 1;
-        }
-        *word |= mask;
-        if level == 0 {
-            data.set_bits = nr;
-        }
-        data.nr_bits = 1;
-        *word != u64::MAX
-    }
-
-    fn set_inner(&mut self, mut bit_nr: u64, data: &mut SetData) {
-        if self.first_free >= bit_nr && self.first_free < bit_nr + data.nr_bits {
-            self.first_free = NONE;
-        }
-        let mut nr = data.nr_bits;
+    /// Marks up to `data.nr_bits` bits from `bit_nr` within one word
+    /// (`__axmap_set`), walking up the levels while words fill.
+    fn set_in_word(&mut self, mut bit_nr: u64, want: u64) -> u64 {
+        let mut nr = want;
         if bit_nr > self.nr_bits {
-            return;
+            return 0;
         } else if bit_nr + nr > self.nr_bits {
             nr = self.nr_bits - bit_nr;
         }
-        let mut set_bits = 0;
+        let mut data_nr = want;
+        let mut total = 0;
         while nr != 0 {
+            let mut set_bits = 0;
+            let mut index = bit_nr;
             for level in 0..self.levels.len() {
-                let (off, bit) = Self::index(bit_nr, level);
-                if self.set_fn(level, off, bit, data) {
+                let off = (index >> UNIT_SHIFT) as usize;
+                let bit = index & UNIT_MASK;
+                let word = &mut self.levels[level][off];
+                let mut n = data_nr.min(UNIT - bit);
+                let mut mask = low_bits(n) << bit;
+                let overlap = *word & mask;
+                if overlap == mask {
+                    set_bits = 0;
                     break;
                 }
+                if overlap != 0 {
+                    // Only the free run up to the first done block is marked.
+                    n = u64::from(overlap.trailing_zeros()) - bit;
+                    if n == 0 {
+                        set_bits = 0;
+                        break;
+                    }
+                    mask = low_bits(n) << bit;
+                }
+                *word |= mask;
+                if level == 0 {
+                    set_bits = n;
+                }
+                data_nr = 1;
+                if *word != u64::MAX {
+                    break;
+                }
+                index >>= UNIT_SHIFT;
             }
-            set_bits += data.set_bits;
-            if data.set_bits == 0 || data.set_bits != UNIT - nr {
+            total += set_bits;
+            if set_bits == 0 || set_bits != UNIT - nr {
                 break;
             }
-            nr -= data.set_bits;
-            bit_nr += data.set_bits;
-            data.nr_bits = nr;
+            nr -= set_bits;
+            bit_nr += set_bits;
+            data_nr = nr;
         }
-        data.set_bits = set_bits;
+        total
     }
 
     /// Marks up to `nr_bits` blocks from `bit_nr` as done (`axmap_set_nr`)
@@ -139,22 +122,14 @@ impl RandomMap {
     pub fn set_nr(&mut self, mut bit_nr: u64, mut nr_bits: u64) -> u64 {
         let mut set_bits = 0;
         loop {
-            let mut data = SetData {
-                nr_bits,
-                set_bits: 0,
-            };
-            let max_bits = UNIT - (bit_nr & UNIT_MASK);
-            if max_bits < nr_bits {
-                data.nr_bits = max_bits;
-            }
-            let this_set = data.nr_bits;
-            self.set_inner(bit_nr, &mut data);
-            set_bits += data.set_bits;
-            if data.set_bits != this_set {
+            let this_set = nr_bits.min(UNIT - (bit_nr & UNIT_MASK));
+            let set = self.set_in_word(bit_nr, this_set);
+            set_bits += set;
+            if set != this_set {
                 break;
             }
-            nr_bits -= data.set_bits;
-            bit_nr += data.set_bits;
+            nr_bits -= set;
+            bit_nr += set;
             if nr_bits == 0 {
                 break;
             }
@@ -162,58 +137,51 @@ impl RandomMap {
         set_bits
     }
 
-    fn find_first_free(&self, level: usize, mut index: u64) -> u64 {
-        let mut ret = NONE;
-        for i in (0..=level).rev() {
+    /// The first free block at or after `bit_nr`, searching from the top
+    /// level down (`axmap_find_first_free`).
+    fn find_first_free(&self, bit_nr: u64) -> Option<u64> {
+        let mut index = 0u64;
+        for i in (0..self.levels.len()).rev() {
             let map = &self.levels[i];
-            if index >= map.len() as u64 {
-                ret = NONE;
-                break;
+            index <<= UNIT_SHIFT;
+            index = index.max(bit_nr >> (UNIT_SHIFT as usize * i));
+            let mut off = (index >> UNIT_SHIFT) as usize;
+            if off >= map.len() {
+                return None;
             }
-            if let Some(j) = (index as usize..map.len()).find(|&j| map[j] != u64::MAX) {
-                index = ((j as u64) << UNIT_SHIFT) + u64::from((!map[j]).trailing_zeros());
-                ret = index;
+            let mut free = !low_bits(index & UNIT_MASK) & !map[off];
+            while free == 0 {
+                off += 1;
+                free = !*map.get(off)?;
             }
+            index = ((off as u64) << UNIT_SHIFT) + u64::from(free.trailing_zeros());
         }
-        if ret < self.nr_bits {
-            ret
+        (index < self.nr_bits).then_some(index)
+    }
+
+    /// The first free block after `bit_nr`, wrapping to the start
+    /// (`axmap_next_free`); None when every block is done.
+    #[inline]
+    pub fn next_free(&self, bit_nr: u64) -> Option<u64> {
+        if bit_nr >= self.nr_bits {
+            return None;
+        }
+        let next = if bit_nr + 1 == self.nr_bits {
+            0
         } else {
-            NONE
-        }
-    }
-
-    fn first_free(&mut self) -> Option<u64> {
-        if self.first_free == NONE {
-            self.first_free = self.find_first_free(self.levels.len() - 1, 0);
-        }
-        (self.first_free != NONE).then_some(self.first_free)
-    }
-
-    /// A free block near `bit_nr`, which is done (`axmap_next_free`); None
-    /// when every block is done.
-    pub fn next_free(&mut self, bit_nr: u64) -> Option<u64> {
-        if self.first_free != NONE && bit_nr < self.first_free {
-            return Some(self.first_free);
-        }
-        let mut found = None;
-        for level in 0..self.levels.len() {
-            let (off, _) = Self::index(bit_nr, level);
-            let mask = !low_bits((bit_nr + 1) & UNIT_MASK);
-            let Some(&word) = self.levels[level].get(off) else {
-                break;
-            };
-            if mask & !word == 0 {
-                continue;
-            }
-            found = Some((level, off as u64));
-            break;
-        }
-        let Some((level, off)) = found else {
-            return self.first_free();
+            bit_nr + 1
         };
-        match self.find_first_free(level, off) {
-            NONE => self.first_free(),
-            b => Some(b),
+        let off = (next >> UNIT_SHIFT) as usize;
+        let free = !low_bits(next & UNIT_MASK) & !self.levels[0][off];
+        let found = if free != 0 {
+            let b = ((off as u64) << UNIT_SHIFT) + u64::from(free.trailing_zeros());
+            (b < self.nr_bits).then_some(b)
+        } else {
+            self.find_first_free(next)
+        };
+        match found {
+            None if next != 0 => self.find_first_free(0),
+            f => f,
         }
     }
 }
@@ -250,9 +218,9 @@ mod tests {
     fn set_nr_counts_only_free_blocks() {
         let mut m = RandomMap::new(128);
         assert_eq!(m.set_nr(10, 1), 1);
-        // fio marks the free blocks around a done one and counts them.
-        assert_eq!(m.set_nr(8, 4), 3);
-        assert!(m.is_set(11));
+        // fio marks the free run up to the done block.
+        assert_eq!(m.set_nr(8, 4), 2);
+        assert!(!m.is_set(11));
         assert_eq!(m.set_nr(60, 8), 8);
         assert!(m.is_set(67));
         assert!(!m.is_set(68));
