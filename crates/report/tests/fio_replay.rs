@@ -241,8 +241,18 @@ fn from_mean(line: &str) -> bool {
         && t.contains("min=")
 }
 
-fn without_means(text: &str) -> Vec<&str> {
-    text.lines().filter(|l| !from_mean(l)).collect()
+fn without_means(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| !from_mean(l))
+        .map(|l| match l.find(" pid=") {
+            // fio prints each process's own pid; ioscope's jobs share one.
+            Some(at) => {
+                let end = at + l[at..].find(": ").unwrap();
+                format!("{} pid=N{}", &l[..at], &l[end..])
+            }
+            None => l.to_string(),
+        })
+        .collect()
 }
 
 /// Line-by-line comparison that names the first lines that differ.
@@ -414,19 +424,7 @@ fn groups_kb_base_1000_and_fsync_normal_output_matches_fio() {
     assert!(ours.ends_with("Starting 3 processes\n"), "{ours}");
 
     let ours = render_with(&result, &[Format::Normal], &opts);
-    // fio prints the pid of each job's first process; the second job's
-    // pid differs from the first's and is not in the JSON.
-    let ours = ours.replacen(
-        &format!("b: (groupid=1, jobs=1): err= 0: pid={}", opts.pid),
-        &format!("b: (groupid=1, jobs=1): err= 0: pid={}", second_pid(normal)),
-        1,
-    );
     assert_same_lines(&ours, normal);
-}
-
-fn second_pid(normal: &str) -> u32 {
-    let at = normal.find("b: (groupid").unwrap();
-    fio_pid(&normal[at..])
 }
 
 #[test]
@@ -443,4 +441,59 @@ fn groups_kb_base_1000_and_fsync_json_plus_matches_fio() {
     let mut diffs = Vec::new();
     same_shape(&ours, &fio, "", &mut diffs);
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+const NULL: &str = include_str!("data/fio-3.33-null-thread-normal-jsonplus.txt");
+const GTOD: &str = include_str!("data/fio-3.33-gtod-reduce-numjobs3-normal-jsonplus.txt");
+
+fn simple_header(name: &str, rw: &str, ioengine: &str, numjobs: u32, thread: bool) -> JobHeader {
+    JobHeader {
+        name: name.into(),
+        description: None,
+        groupid: 0,
+        rw: rw.into(),
+        bs: [(4096, 4096); 3],
+        ioengine: ioengine.into(),
+        iodepth: 1,
+        numjobs,
+        thread,
+    }
+}
+
+/// Checks preamble, normal output and JSON+ of one recorded fio run.
+fn check_run(text: &str, preamble_headers: &[JobHeader], job_headers: Vec<JobHeader>, kb: u32) {
+    let (preamble, json, normal) = split(text);
+    let fio: Value = serde_json::from_str(json).unwrap();
+    assert_eq!(
+        ioscope_report::preamble_with(preamble_headers, kb, "fio-3.33"),
+        preamble
+    );
+    let result = replay(&fio, job_headers, kb);
+    let opts = Options {
+        pid: 1,
+        version: "fio-3.33".into(),
+    };
+    assert_same_lines(&render_with(&result, &[Format::Normal], &opts), normal);
+    let ours: Value =
+        serde_json::from_str(&render_with(&result, &[Format::JsonPlus], &opts)).unwrap();
+    let mut diffs = Vec::new();
+    same_shape(&ours, &fio, "", &mut diffs);
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+}
+
+#[test]
+fn null_engine_thread_nsec_figures_match_fio() {
+    let h = simple_header("n", "read", "null", 1, true);
+    check_run(NULL, std::slice::from_ref(&h), vec![h.clone()], 1024);
+}
+
+#[test]
+fn gtod_reduce_three_clones_without_group_reporting_match_fio() {
+    let h = simple_header("w", "write", "psync", 1, false);
+    check_run(
+        GTOD,
+        &[simple_header("w", "write", "psync", 3, false)],
+        vec![h.clone(), h.clone(), h],
+        1024,
+    );
 }
