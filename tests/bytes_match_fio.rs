@@ -39,11 +39,21 @@ const KIB: u64 = 1024;
 const MIB: u64 = 1024 * 1024;
 
 fn one(bytes: u64, ios: u64, only: &'static str) -> Expect {
-    Expect { jobs: 1, bytes, ios, only: Some(only) }
+    Expect {
+        jobs: 1,
+        bytes,
+        ios,
+        only: Some(only),
+    }
 }
 
 fn mixed(jobs: usize, bytes: u64, ios: u64) -> Expect {
-    Expect { jobs, bytes, ios, only: None }
+    Expect {
+        jobs,
+        bytes,
+        ios,
+        only: None,
+    }
 }
 
 /// The direction a pure rw mode moves data in; None for mixes.
@@ -113,7 +123,13 @@ fn sum(j: &Value, key: &str) -> u64 {
 /// Checks one tool's result against the fio 3.33 figures.
 fn check_expect(tool: &str, case: &str, v: &Value, e: &Expect) {
     let js = jobs(v);
-    assert_eq!(js.len(), e.jobs, "{case}: {tool} reports {} job entries, fio 3.33 {}: {v:#}", js.len(), e.jobs);
+    assert_eq!(
+        js.len(),
+        e.jobs,
+        "{case}: {tool} reports {} job entries, fio 3.33 {}: {v:#}",
+        js.len(),
+        e.jobs
+    );
     for (i, j) in js.iter().enumerate() {
         let at = format!("{case}: {tool} job entry {i}");
         assert_eq!(u(j, "error"), 0, "{at}: error set: {j:#}");
@@ -124,14 +140,30 @@ fn check_expect(tool: &str, case: &str, v: &Value, e: &Expect) {
                 "{at}: {d}.io_kbytes is not io_bytes/1024"
             );
         }
-        assert_eq!(sum(j, "io_bytes"), e.bytes, "{at}: io_bytes over all directions");
-        assert_eq!(sum(j, "total_ios"), e.ios, "{at}: total_ios over all directions");
+        assert_eq!(
+            sum(j, "io_bytes"),
+            e.bytes,
+            "{at}: io_bytes over all directions"
+        );
+        assert_eq!(
+            sum(j, "total_ios"),
+            e.ios,
+            "{at}: total_ios over all directions"
+        );
         match e.only {
             Some(only) => {
                 for d in DIRS {
                     if d != only {
-                        assert_eq!(u(&j[d], "total_ios"), 0, "{at}: I/O in {d} for a pure {only} job");
-                        assert_eq!(u(&j[d], "io_bytes"), 0, "{at}: bytes in {d} for a pure {only} job");
+                        assert_eq!(
+                            u(&j[d], "total_ios"),
+                            0,
+                            "{at}: I/O in {d} for a pure {only} job"
+                        );
+                        assert_eq!(
+                            u(&j[d], "io_bytes"),
+                            0,
+                            "{at}: bytes in {d} for a pure {only} job"
+                        );
                     }
                 }
             }
@@ -144,7 +176,11 @@ fn check_expect(tool: &str, case: &str, v: &Value, e: &Expect) {
                         e.ios
                     );
                 }
-                assert_eq!(u(&j["trim"], "total_ios"), 0, "{at}: trims in a read/write mix");
+                assert_eq!(
+                    u(&j["trim"], "total_ios"),
+                    0,
+                    "{at}: trims in a read/write mix"
+                );
             }
         }
     }
@@ -153,13 +189,23 @@ fn check_expect(tool: &str, case: &str, v: &Value, e: &Expect) {
 /// Compares ioscope with fio entry by entry.
 fn compare_with_fio(case: &str, ours: &Value, theirs: &Value, mixed: bool) {
     let (a, b) = (jobs(ours), jobs(theirs));
-    assert_eq!(a.len(), b.len(), "{case}: job entries: ioscope {} vs fio {}", a.len(), b.len());
+    assert_eq!(
+        a.len(),
+        b.len(),
+        "{case}: job entries: ioscope {} vs fio {}",
+        a.len(),
+        b.len()
+    );
     for (i, (x, y)) in a.iter().zip(b).enumerate() {
         let at = format!("{case}: job entry {i}");
         assert_eq!(x["jobname"], y["jobname"], "{at}: jobname");
         assert_eq!(x["groupid"], y["groupid"], "{at}: groupid");
         for key in ["io_bytes", "io_kbytes", "total_ios"] {
-            assert_eq!(sum(x, key), sum(y, key), "{at}: {key} over all directions, ioscope vs fio");
+            assert_eq!(
+                sum(x, key),
+                sum(y, key),
+                "{at}: {key} over all directions, ioscope vs fio"
+            );
         }
         for d in DIRS {
             for key in ["io_bytes", "io_kbytes", "total_ios"] {
@@ -200,8 +246,17 @@ fn mode_job(mode: &str, engine: &str) -> String {
 
 fn mode_case(mode: &str) {
     for engine in ["psync", "null"] {
-        let e = Expect { jobs: 1, bytes: MIB, ios: 256, only: only_dir(mode) };
-        case(&format!("rw={mode} ioengine={engine}"), &mode_job(mode, engine), e);
+        let e = Expect {
+            jobs: 1,
+            bytes: MIB,
+            ios: 256,
+            only: only_dir(mode),
+        };
+        case(
+            &format!("rw={mode} ioengine={engine}"),
+            &mode_job(mode, engine),
+            e,
+        );
     }
 }
 
@@ -247,23 +302,46 @@ fn numjobs_job(mode: &str, group_reporting: bool) -> String {
 #[test]
 fn numjobs_2_separate() {
     for mode in ["randread", "write", "randrw"] {
-        let e = Expect { jobs: 2, bytes: MIB, ios: 256, only: only_dir(mode) };
-        case(&format!("numjobs=2 rw={mode}"), &numjobs_job(mode, false), e);
+        let e = Expect {
+            jobs: 2,
+            bytes: MIB,
+            ios: 256,
+            only: only_dir(mode),
+        };
+        case(
+            &format!("numjobs=2 rw={mode}"),
+            &numjobs_job(mode, false),
+            e,
+        );
     }
 }
 
 #[test]
 fn numjobs_2_group_reporting() {
     for mode in ["randread", "write", "randrw"] {
-        let e = Expect { jobs: 1, bytes: 2 * MIB, ios: 512, only: only_dir(mode) };
-        case(&format!("numjobs=2 group_reporting rw={mode}"), &numjobs_job(mode, true), e);
+        let e = Expect {
+            jobs: 1,
+            bytes: 2 * MIB,
+            ios: 512,
+            only: only_dir(mode),
+        };
+        case(
+            &format!("numjobs=2 group_reporting rw={mode}"),
+            &numjobs_job(mode, true),
+            e,
+        );
     }
 }
 
 #[test]
 fn numjobs_2_null_engine_group_reporting() {
-    let job = "[global]\nioengine=null\nbs=4k\nsize=1m\nnumjobs=2\ngroup_reporting\n\n[job]\nrw=randrw\n";
-    case("null numjobs=2 group_reporting rw=randrw", job, mixed(1, 2 * MIB, 512));
+    let job =
+        "[global]\nioengine=null\nbs=4k\nsize=1m\nnumjobs=2\ngroup_reporting\n\n[job]\nrw=randrw\n";
+    case(
+        "null numjobs=2 group_reporting rw=randrw",
+        job,
+        mixed(1, 2 * MIB, 512),
+    );
 }
 
 // ------------------------------------------------------------ loops
@@ -274,7 +352,12 @@ fn loops_3() {
         let job = format!(
             "[global]\nioengine=psync\ndirectory={{dir}}\nbs=4k\nsize=1m\nloops=3\n\n[job]\nrw={mode}\n"
         );
-        let e = Expect { jobs: 1, bytes: 3 * MIB, ios: 768, only: only_dir(mode) };
+        let e = Expect {
+            jobs: 1,
+            bytes: 3 * MIB,
+            ios: 768,
+            only: only_dir(mode),
+        };
         case(&format!("loops=3 rw={mode}"), &job, e);
     }
 }
@@ -289,7 +372,12 @@ fn offset_1m() {
         let job = format!(
             "[job]\nioengine=psync\nfilename={{dir}}/data\nbs=4k\nsize=2m\noffset=1m\nrw={mode}\n"
         );
-        let e = Expect { jobs: 1, bytes: 2 * MIB, ios: 512, only: only_dir(mode) };
+        let e = Expect {
+            jobs: 1,
+            bytes: 2 * MIB,
+            ios: 512,
+            only: only_dir(mode),
+        };
         case(&format!("offset=1m rw={mode}"), &job, e);
     }
 }
@@ -303,7 +391,12 @@ fn nrfiles_3() {
         let job = format!(
             "[job]\nioengine=psync\ndirectory={{dir}}\nbs=4k\nsize=3m\nnrfiles=3\nrw={mode}\n"
         );
-        let e = Expect { jobs: 1, bytes: 3 * MIB, ios: 768, only: only_dir(mode) };
+        let e = Expect {
+            jobs: 1,
+            bytes: 3 * MIB,
+            ios: 768,
+            only: only_dir(mode),
+        };
         case(&format!("nrfiles=3 rw={mode}"), &job, e);
     }
 }
@@ -339,7 +432,12 @@ fn io_size_larger_than_size() {
         let job = format!(
             "[job]\nioengine=psync\nfilename={{dir}}/data\nbs=4k\nsize=1m\nio_size=3m\nrw={mode}\n"
         );
-        let e = Expect { jobs: 1, bytes: 3 * MIB, ios: 768, only: only_dir(mode) };
+        let e = Expect {
+            jobs: 1,
+            bytes: 3 * MIB,
+            ios: 768,
+            only: only_dir(mode),
+        };
         case(&format!("size=1m io_size=3m rw={mode}"), &job, e);
     }
 }

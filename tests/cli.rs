@@ -34,7 +34,11 @@ fn cmdhelp_describes_one_option() {
     r.assert_ok();
     let out = low(&r.stdout);
     assert!(out.contains("bs"), "{}", r.describe());
-    assert!(out.contains("block size"), "no description of bs: {}", r.describe());
+    assert!(
+        out.contains("block size"),
+        "no description of bs: {}",
+        r.describe()
+    );
     assert!(
         out.contains("blocksize"),
         "the alias `blocksize` is not shown: {}",
@@ -83,7 +87,11 @@ fn parse_only_names_file_line_and_option_of_a_typo() {
     let r = ioscope(["--parse-only", "bad.fio"]).dir(d.path()).run();
     let err = r.assert_refused();
     assert!(err.contains("bad.fio"), "file not named: {}", r.describe());
-    assert!(names_line(err, "bad.fio", 6), "line 6 not named: {}", r.describe());
+    assert!(
+        names_line(err, "bad.fio", 6),
+        "line 6 not named: {}",
+        r.describe()
+    );
     assert!(err.contains("siz"), "option not named: {}", r.describe());
     assert!(
         low(err).contains("did you mean") && err.contains("size"),
@@ -95,11 +103,23 @@ fn parse_only_names_file_line_and_option_of_a_typo() {
 #[test]
 fn parse_only_names_file_line_and_option_of_a_bad_value() {
     let d = tempdir();
-    write_file(d.path(), "badval.fio", "[a]\nioengine=null\nsize=1m\nbs=4q\nrw=read\n");
+    write_file(
+        d.path(),
+        "badval.fio",
+        "[a]\nioengine=null\nsize=1m\nbs=4q\nrw=read\n",
+    );
     let r = ioscope(["--parse-only", "badval.fio"]).dir(d.path()).run();
     let err = r.assert_refused();
-    assert!(err.contains("badval.fio"), "file not named: {}", r.describe());
-    assert!(names_line(err, "badval.fio", 4), "line 4 not named: {}", r.describe());
+    assert!(
+        err.contains("badval.fio"),
+        "file not named: {}",
+        r.describe()
+    );
+    assert!(
+        names_line(err, "badval.fio", 4),
+        "line 4 not named: {}",
+        r.describe()
+    );
     assert!(err.contains("bs"), "option not named: {}", r.describe());
     assert!(err.contains("4q"), "bad value not quoted: {}", r.describe());
 }
@@ -134,10 +154,20 @@ fn unknown_option_is_refused_with_a_suggestion() {
 
 #[test]
 fn unknown_program_option_is_refused() {
-    let r = ioscope(["--output-formta=json", "--name=x", "--ioengine=null", "--size=1m"]).run();
+    let r = ioscope([
+        "--output-formta=json",
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+    ])
+    .run();
     let err = r.assert_refused();
     assert!(err.contains("output-formta"), "{}", r.describe());
-    assert!(err.contains("output-format"), "no suggestion: {}", r.describe());
+    assert!(
+        err.contains("output-format"),
+        "no suggestion: {}",
+        r.describe()
+    );
 }
 
 #[test]
@@ -172,7 +202,10 @@ fn global_section_and_two_jobs() {
         "two.fio",
         "[global]\nioengine=null\nsize=1m\nbs=4k\n\n[a]\nrw=read\n\n[b]\nrw=write\nbs=8k\n",
     );
-    let v = ioscope(["--output-format=json", "two.fio"]).dir(d.path()).run().ok_json();
+    let v = ioscope(["--output-format=json", "two.fio"])
+        .dir(d.path())
+        .run()
+        .ok_json();
     let jobs = v["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 2, "{v:#}");
     assert_eq!(v["global options"]["ioengine"], "null", "{v:#}");
@@ -185,7 +218,11 @@ fn global_section_and_two_jobs() {
     assert_eq!(u(&a["read"], "total_ios"), 256);
     assert_eq!(u(&a["write"], "total_ios"), 0);
     assert_eq!(u(&b["write"], "io_bytes"), 1 << 20);
-    assert_eq!(u(&b["write"], "total_ios"), 128, "b's bs=8k was not applied");
+    assert_eq!(
+        u(&b["write"], "total_ios"),
+        128,
+        "b's bs=8k was not applied"
+    );
     assert_eq!(u(&b["read"], "total_ios"), 0);
     // No stonewall: both jobs are in group 0.
     assert_eq!(u(a, "groupid"), 0);
@@ -196,10 +233,21 @@ fn global_section_and_two_jobs() {
 fn include_inserts_another_file() {
     let d = tempdir();
     write_file(d.path(), "common.inc", "ioengine=null\nsize=2m\n");
-    write_file(d.path(), "main.fio", "[global]\ninclude common.inc\nbs=4k\n\n[a]\nrw=read\n");
-    let v = ioscope(["--output-format=json", "main.fio"]).dir(d.path()).run().ok_json();
+    write_file(
+        d.path(),
+        "main.fio",
+        "[global]\ninclude common.inc\nbs=4k\n\n[a]\nrw=read\n",
+    );
+    let v = ioscope(["--output-format=json", "main.fio"])
+        .dir(d.path())
+        .run()
+        .ok_json();
     let a = job(&v, "a");
-    assert_eq!(u(&a["read"], "io_bytes"), 2 << 20, "size=2m from the include not applied");
+    assert_eq!(
+        u(&a["read"], "io_bytes"),
+        2 << 20,
+        "size=2m from the include not applied"
+    );
     assert_eq!(u(&a["read"], "total_ios"), 512);
 }
 
@@ -222,8 +270,16 @@ fn environment_variables_are_expanded() {
 #[test]
 fn several_job_files_each_make_a_group() {
     let d = tempdir();
-    write_file(d.path(), "one.fio", "[x1]\nioengine=null\nsize=1m\nrw=read\n");
-    write_file(d.path(), "two.fio", "[x2]\nioengine=null\nsize=2m\nrw=write\n");
+    write_file(
+        d.path(),
+        "one.fio",
+        "[x1]\nioengine=null\nsize=1m\nrw=read\n",
+    );
+    write_file(
+        d.path(),
+        "two.fio",
+        "[x2]\nioengine=null\nsize=2m\nrw=write\n",
+    );
     let v = ioscope(["--output-format=json", "one.fio", "two.fio"])
         .dir(d.path())
         .run()
@@ -352,48 +408,100 @@ fn a_good_run_writes_nothing_to_stderr() {
     r.assert_ok();
     let v = r.json();
     let q = job(&v, "quiet");
-    assert_eq!(u(&q["read"], "io_bytes") + u(&q["write"], "io_bytes"), 1 << 20);
+    assert_eq!(
+        u(&q["read"], "io_bytes") + u(&q["write"], "io_bytes"),
+        1 << 20
+    );
     assert_eq!(u(q, "error"), 0);
 }
 
 #[test]
 fn bad_output_format_is_refused() {
-    let r = ioscope(["--output-format=xml", "--name=x", "--ioengine=null", "--size=1m"]).run();
+    let r = ioscope([
+        "--output-format=xml",
+        "--name=x",
+        "--ioengine=null",
+        "--size=1m",
+    ])
+    .run();
     let err = r.assert_refused();
-    assert!(err.contains("xml"), "the bad format is not named: {}", r.describe());
+    assert!(
+        err.contains("xml"),
+        "the bad format is not named: {}",
+        r.describe()
+    );
     assert!(err.contains("output-format"), "{}", r.describe());
 }
 
 #[test]
 fn missing_include_names_the_file_and_line() {
     let d = tempdir();
-    write_file(d.path(), "inc.fio", "[global]\ninclude missing.inc\n\n[a]\nioengine=null\nsize=1m\n");
+    write_file(
+        d.path(),
+        "inc.fio",
+        "[global]\ninclude missing.inc\n\n[a]\nioengine=null\nsize=1m\n",
+    );
     let r = ioscope(["inc.fio"]).dir(d.path()).run();
     let err = r.assert_refused();
-    assert!(err.contains("missing.inc"), "the missing include is not named: {}", r.describe());
-    assert!(names_line(err, "inc.fio", 2), "line 2 not named: {}", r.describe());
+    assert!(
+        err.contains("missing.inc"),
+        "the missing include is not named: {}",
+        r.describe()
+    );
+    assert!(
+        names_line(err, "inc.fio", 2),
+        "line 2 not named: {}",
+        r.describe()
+    );
 }
 
 #[test]
 fn option_outside_a_section_is_refused() {
     // fio: options must follow a [section] header.
     let d = tempdir();
-    write_file(d.path(), "nosect.fio", "bs=4k\n[a]\nioengine=null\nsize=1m\n");
+    write_file(
+        d.path(),
+        "nosect.fio",
+        "bs=4k\n[a]\nioengine=null\nsize=1m\n",
+    );
     let r = ioscope(["--parse-only", "nosect.fio"]).dir(d.path()).run();
     let err = r.assert_refused();
     assert!(err.contains("nosect.fio"), "{}", r.describe());
-    assert!(names_line(err, "nosect.fio", 1), "line 1 not named: {}", r.describe());
+    assert!(
+        names_line(err, "nosect.fio", 1),
+        "line 1 not named: {}",
+        r.describe()
+    );
     assert!(err.contains("bs"), "{}", r.describe());
 }
 
 #[test]
 fn parse_only_reads_several_files_and_command_line_jobs() {
     let d = tempdir();
-    write_file(d.path(), "one.fio", "[x1]\nioengine=null\nsize=1m\nrw=read\n");
-    write_file(d.path(), "two.fio", "[x2]\nioengine=null\nsize=1m\nrw=write\n");
-    let r = ioscope(["--parse-only", "one.fio", "two.fio", "--name=x3", "--ioengine=null", "--size=1m"])
-        .dir(d.path())
-        .run();
+    write_file(
+        d.path(),
+        "one.fio",
+        "[x1]\nioengine=null\nsize=1m\nrw=read\n",
+    );
+    write_file(
+        d.path(),
+        "two.fio",
+        "[x2]\nioengine=null\nsize=1m\nrw=write\n",
+    );
+    let r = ioscope([
+        "--parse-only",
+        "one.fio",
+        "two.fio",
+        "--name=x3",
+        "--ioengine=null",
+        "--size=1m",
+    ])
+    .dir(d.path())
+    .run();
     r.assert_ok();
-    assert!(r.stdout.trim().is_empty(), "--parse-only ran something: {}", r.describe());
+    assert!(
+        r.stdout.trim().is_empty(),
+        "--parse-only ran something: {}",
+        r.describe()
+    );
 }

@@ -15,19 +15,25 @@ fn obj<'a>(v: &'a Value, key: &str, at: &str) -> &'a serde_json::Map<String, Val
 }
 
 fn int(v: &Value, key: &str, at: &str) -> u64 {
-    let x = v.get(key).unwrap_or_else(|| panic!("{at}: no key {key:?} in {v:#}"));
+    let x = v
+        .get(key)
+        .unwrap_or_else(|| panic!("{at}: no key {key:?} in {v:#}"));
     x.as_u64()
         .unwrap_or_else(|| panic!("{at}: {key:?} should be an unsigned integer, is {x}"))
 }
 
 fn num(v: &Value, key: &str, at: &str) -> f64 {
-    let x = v.get(key).unwrap_or_else(|| panic!("{at}: no key {key:?} in {v:#}"));
+    let x = v
+        .get(key)
+        .unwrap_or_else(|| panic!("{at}: no key {key:?} in {v:#}"));
     x.as_f64()
         .unwrap_or_else(|| panic!("{at}: {key:?} should be a number, is {x}"))
 }
 
 fn string<'a>(v: &'a Value, key: &str, at: &str) -> &'a str {
-    let x = v.get(key).unwrap_or_else(|| panic!("{at}: no key {key:?} in {v:#}"));
+    let x = v
+        .get(key)
+        .unwrap_or_else(|| panic!("{at}: no key {key:?} in {v:#}"));
     x.as_str()
         .unwrap_or_else(|| panic!("{at}: {key:?} should be a string, is {x}"))
 }
@@ -68,11 +74,28 @@ fn check_percentiles(clat: &Value, at: &str) {
         );
     }
     for k in [
-        "1.000000", "5.000000", "10.000000", "20.000000", "30.000000", "40.000000", "50.000000",
-        "60.000000", "70.000000", "80.000000", "90.000000", "95.000000", "99.000000", "99.500000",
-        "99.900000", "99.950000", "99.990000",
+        "1.000000",
+        "5.000000",
+        "10.000000",
+        "20.000000",
+        "30.000000",
+        "40.000000",
+        "50.000000",
+        "60.000000",
+        "70.000000",
+        "80.000000",
+        "90.000000",
+        "95.000000",
+        "99.000000",
+        "99.500000",
+        "99.900000",
+        "99.950000",
+        "99.990000",
     ] {
-        assert!(p.contains_key(k), "{at}: fio's default percentile {k} is missing: {p:?}");
+        assert!(
+            p.contains_key(k),
+            "{at}: fio's default percentile {k} is missing: {p:?}"
+        );
     }
     let mut pairs: Vec<(f64, u64)> = p
         .iter()
@@ -120,7 +143,14 @@ fn check_direction(j: &Value, d: &str, at: &str) {
     if total > 0 {
         check_percentiles(&v["clat_ns"], &format!("{at}.clat_ns"));
     }
-    for k in ["bw_min", "bw_max", "bw_samples", "iops_min", "iops_max", "iops_samples"] {
+    for k in [
+        "bw_min",
+        "bw_max",
+        "bw_samples",
+        "iops_min",
+        "iops_max",
+        "iops_samples",
+    ] {
         int(v, k, &at);
     }
     for k in ["bw_agg", "bw_mean", "bw_dev", "iops_mean", "iops_stddev"] {
@@ -138,7 +168,10 @@ fn check_buckets(j: &Value, key: &str, keys: &[&str], at: &str) -> f64 {
         let p = x
             .as_f64()
             .unwrap_or_else(|| panic!("{at}.{key}.{k} is not a number: {x}"));
-        assert!((0.0..=100.0 + 1e-6).contains(&p), "{at}.{key}.{k} = {p} is not a percentage");
+        assert!(
+            (0.0..=100.0 + 1e-6).contains(&p),
+            "{at}.{key}.{k} = {p} is not a percentage"
+        );
         total += p;
     }
     total
@@ -174,7 +207,9 @@ fn every_fio_key_is_there_with_fios_type() {
     assert!(ts.abs_diff(now) < 3600, "timestamp {ts} is not now ({now})");
     assert!(!string(&v, "time", at).is_empty());
     assert_eq!(
-        obj(&v, "global options", at).get("ioengine").and_then(Value::as_str),
+        obj(&v, "global options", at)
+            .get("ioengine")
+            .and_then(Value::as_str),
         Some("psync"),
         "--ioengine before --name belongs in \"global options\""
     );
@@ -204,13 +239,24 @@ fn every_fio_key_is_there_with_fios_type() {
 
     let usr = num(j, "usr_cpu", at);
     let sys = num(j, "sys_cpu", at);
-    assert!((0.0..=100.0 * 1024.0).contains(&usr) && sys >= 0.0, "cpu {usr}/{sys}");
+    assert!(
+        (0.0..=100.0 * 1024.0).contains(&usr) && sys >= 0.0,
+        "cpu {usr}/{sys}"
+    );
     int(j, "ctx", at);
     int(j, "majf", at);
     int(j, "minf", at);
 
-    let levels = check_buckets(j, "iodepth_level", &["1", "2", "4", "8", "16", "32", ">=64"], at);
-    assert!((levels - 100.0).abs() < 0.5, "iodepth_level sums to {levels}");
+    let levels = check_buckets(
+        j,
+        "iodepth_level",
+        &["1", "2", "4", "8", "16", "32", ">=64"],
+        at,
+    );
+    assert!(
+        (levels - 100.0).abs() < 0.5,
+        "iodepth_level sums to {levels}"
+    );
     assert!(
         f(&j["iodepth_level"], "1") > 99.0,
         "psync runs at depth 1: {}",
@@ -220,8 +266,12 @@ fn every_fio_key_is_there_with_fios_type() {
     check_buckets(j, "iodepth_submit", &depth_keys, at);
     check_buckets(j, "iodepth_complete", &depth_keys, at);
 
-    let small = ["2", "4", "10", "20", "50", "100", "250", "500", "750", "1000"];
-    let ms = ["2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000"];
+    let small = [
+        "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000",
+    ];
+    let ms = [
+        "2", "4", "10", "20", "50", "100", "250", "500", "750", "1000", "2000", ">=2000",
+    ];
     let lat_total = check_buckets(j, "latency_ns", &small, at)
         + check_buckets(j, "latency_us", &small, at)
         + check_buckets(j, "latency_ms", &ms, at);
@@ -253,8 +303,9 @@ fn every_fio_key_is_there_with_fios_type() {
     }
     match common::block_device_of(d.path()) {
         Some(disk) => assert!(
-            du.iter()
-                .any(|e| e["name"].as_str().is_some_and(|n| n.starts_with(&disk) || disk.starts_with(n))),
+            du.iter().any(|e| e["name"]
+                .as_str()
+                .is_some_and(|n| n.starts_with(&disk) || disk.starts_with(n))),
             "the file lives on {disk}, but disk_util does not name it: {du:?}"
         ),
         None => eprintln!(
@@ -285,7 +336,11 @@ fn json_plus_has_latency_bins() {
                 .as_u64()
                 .unwrap_or_else(|| panic!("{at}: bin {k} count is not an integer: {c}"));
         }
-        assert_eq!(n, u(&j[dir], "total_ios"), "{at}: bins do not add up to total_ios");
+        assert_eq!(
+            n,
+            u(&j[dir], "total_ios"),
+            "{at}: bins do not add up to total_ios"
+        );
     }
 }
 
@@ -294,7 +349,10 @@ fn plain_json_has_no_bins() {
     let d = tempdir();
     let v = run_json(&randrw_args(d.path(), "json"));
     let clat = &job(&v, "fields")["read"]["clat_ns"];
-    assert!(clat.get("bins").is_none(), "bins belong to json+ only: {clat:#}");
+    assert!(
+        clat.get("bins").is_none(),
+        "bins belong to json+ only: {clat:#}"
+    );
 }
 
 #[test]
@@ -313,7 +371,10 @@ fn time_based_runtime_is_honoured() {
         format!("--filename={}", d.path().join("data").display()),
     ]);
     let wall = start.elapsed().as_secs_f64();
-    assert!((1.9..10.0).contains(&wall), "a 2 s job took {wall:.2} s of wall time");
+    assert!(
+        (1.9..10.0).contains(&wall),
+        "a 2 s job took {wall:.2} s of wall time"
+    );
     let r = &job(&v, "timed")["read"];
     let runtime = u(r, "runtime");
     assert!(
@@ -322,7 +383,10 @@ fn time_based_runtime_is_honoured() {
     );
     let bytes = u(r, "io_bytes");
     let ios = u(r, "total_ios");
-    assert!(ios > 256, "time_based stopped after one pass over the file ({ios} I/Os)");
+    assert!(
+        ios > 256,
+        "time_based stopped after one pass over the file ({ios} I/Os)"
+    );
     assert_eq!(bytes, ios * 4096);
     let bw_bytes = u(r, "bw_bytes") as f64;
     let expect_bw = bytes as f64 * 1000.0 / runtime as f64;
@@ -342,7 +406,14 @@ fn time_based_runtime_is_honoured() {
     );
     // Bandwidth and IOPS are sampled every 500 ms (fio's bwavgtime/iopsavgtime).
     assert!(u(r, "bw_samples") >= 2, "bw_samples {}", r["bw_samples"]);
-    assert!(u(r, "iops_samples") >= 2, "iops_samples {}", r["iops_samples"]);
+    assert!(
+        u(r, "iops_samples") >= 2,
+        "iops_samples {}",
+        r["iops_samples"]
+    );
     assert!(u(r, "bw_min") as f64 <= f(r, "bw_mean") && f(r, "bw_mean") <= u(r, "bw_max") as f64);
-    assert!(u(r, "iops_min") as f64 <= f(r, "iops_mean") && f(r, "iops_mean") <= u(r, "iops_max") as f64);
+    assert!(
+        u(r, "iops_min") as f64 <= f(r, "iops_mean")
+            && f(r, "iops_mean") <= u(r, "iops_max") as f64
+    );
 }

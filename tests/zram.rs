@@ -34,9 +34,14 @@ fn assert_disk_util_names_zram0(v: &serde_json::Value) {
 fn direct_write_then_read() {
     let z = zram_or_skip!();
     let (r0, w0) = z.sectors();
-    let v = ioscope(dev_args(&z, "w", "write", &["--bs=64k", "--size=16m", "--direct=1"]))
-        .run()
-        .ok_json();
+    let v = ioscope(dev_args(
+        &z,
+        "w",
+        "write",
+        &["--bs=64k", "--size=16m", "--direct=1"],
+    ))
+    .run()
+    .ok_json();
     let w = &job(&v, "w")["write"];
     assert_eq!(u(w, "io_bytes"), 16 << 20);
     assert_eq!(u(w, "total_ios"), 256);
@@ -48,9 +53,14 @@ fn direct_write_then_read() {
         (w1 - w0) * SECTOR
     );
 
-    let v = ioscope(dev_args(&z, "r", "randread", &["--bs=4k", "--size=8m", "--direct=1"]))
-        .run()
-        .ok_json();
+    let v = ioscope(dev_args(
+        &z,
+        "r",
+        "randread",
+        &["--bs=4k", "--size=8m", "--direct=1"],
+    ))
+    .run()
+    .ok_json();
     let r = &job(&v, "r")["read"];
     assert_eq!(u(r, "io_bytes"), 8 << 20);
     assert_eq!(u(r, "total_ios"), 2048);
@@ -72,9 +82,14 @@ fn buffered_write_then_read() {
     assert_eq!(u(&job(&v, "bw")["write"], "io_bytes"), 8 << 20);
     assert_disk_util_names_zram0(&v);
 
-    let v = ioscope(dev_args(&z, "br", "read", &["--bs=16k", "--size=8m", "--offset=4m"]))
-        .run()
-        .ok_json();
+    let v = ioscope(dev_args(
+        &z,
+        "br",
+        "read",
+        &["--bs=16k", "--size=8m", "--offset=4m"],
+    ))
+    .run()
+    .ok_json();
     let r = &job(&v, "br")["read"];
     assert_eq!(u(r, "io_bytes"), 8 << 20);
     assert_eq!(u(r, "total_ios"), 512);
@@ -97,20 +112,34 @@ fn whole_device_when_no_size_is_given() {
 fn unaligned_direct_io_is_refused_before_the_run() {
     let z = zram_or_skip!();
     let before = z.sectors();
-    let r = ioscope(dev_args(&z, "odd", "write", &["--bs=1000", "--size=1m", "--direct=1"])).run();
+    let r = ioscope(dev_args(
+        &z,
+        "odd",
+        "write",
+        &["--bs=1000", "--size=1m", "--direct=1"],
+    ))
+    .run();
     let err = r.assert_refused();
     assert!(
         err.to_lowercase().contains("align"),
         "the message does not say the block size is not aligned: {}",
         r.describe()
     );
-    assert!(err.contains("1000") || err.contains("bs"), "{}", r.describe());
+    assert!(
+        err.contains("1000") || err.contains("bs"),
+        "{}",
+        r.describe()
+    );
     assert!(
         !r.stdout.contains("\"jobs\""),
         "a result was reported for a job that should not have run: {}",
         r.describe()
     );
-    assert_eq!(z.sectors(), before, "I/O reached the device before the refusal");
+    assert_eq!(
+        z.sectors(),
+        before,
+        "I/O reached the device before the refusal"
+    );
 }
 
 #[test]

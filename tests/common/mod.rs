@@ -189,7 +189,11 @@ impl Run {
 
     /// Exit status 0 and nothing at all on stderr.
     pub fn assert_ok(&self) -> &Run {
-        assert!(self.status.success(), "expected success: {}", self.describe());
+        assert!(
+            self.status.success(),
+            "expected success: {}",
+            self.describe()
+        );
         assert!(
             self.stderr.is_empty(),
             "expected nothing on stderr for a good run: {}",
@@ -395,7 +399,9 @@ impl Zram {
                 return Err(format!("flock {ZRAM_LOCK}: {e}"));
             }
             if Instant::now() > deadline {
-                return Err(format!("{ZRAM_LOCK} stayed locked by someone else for 180 s"));
+                return Err(format!(
+                    "{ZRAM_LOCK} stayed locked by someone else for 180 s"
+                ));
             }
             thread::sleep(Duration::from_millis(50));
         }
@@ -429,8 +435,14 @@ impl Zram {
     /// /sys/block/zram0/stat.
     pub fn sectors(&self) -> (u64, u64) {
         let s = fs::read_to_string(format!("{ZRAM_SYS}/stat")).unwrap_or_default();
-        let f: Vec<u64> = s.split_whitespace().filter_map(|x| x.parse().ok()).collect();
-        (f.get(2).copied().unwrap_or(0), f.get(6).copied().unwrap_or(0))
+        let f: Vec<u64> = s
+            .split_whitespace()
+            .filter_map(|x| x.parse().ok())
+            .collect();
+        (
+            f.get(2).copied().unwrap_or(0),
+            f.get(6).copied().unwrap_or(0),
+        )
     }
 }
 
