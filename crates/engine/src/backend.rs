@@ -53,7 +53,7 @@ impl Backend {
 }
 
 /// How a queue is built.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct QueueConfig {
     /// Requests in flight at most; also the number of buffer slots.
     pub depth: u32,

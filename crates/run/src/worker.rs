@@ -88,6 +88,7 @@ fn run_inner(
         buffer_size: max_bs as usize,
         buffer_align: align,
         hipri: spec.hipri,
+        ..QueueConfig::default()
     };
     let fds: Vec<_> = files
         .iter()
