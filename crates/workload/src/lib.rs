@@ -16,4 +16,6 @@ pub use buffers::BufferFiller;
 pub use generator::{DataDir, FileExtent, IoUnit, Workload};
 pub use layout::{plan_files, FilePlan};
 #[cfg(test)]
+mod fio_cases;
+#[cfg(test)]
 mod test_spec;
