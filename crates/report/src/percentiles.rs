@@ -10,13 +10,21 @@ pub const DEFAULT_LIST: [f64; 17] = [
     99.99,
 ];
 
-/// The list fio prints: sorted ascending (fio sorts it before use); fio's
-/// default when the job gave none.
+/// fio's FIO_IO_U_LIST_MAX_LEN: at most this many percentiles are used.
+pub const MAX_LEN: usize = 20;
+
+/// The list fio prints: up to the first 0 entry and at most 20 entries,
+/// sorted ascending (fio sorts it before use); fio's default when the job
+/// gave none.
 pub fn sorted_list(list: &[f64]) -> Vec<f64> {
     let mut v: Vec<f64> = if list.is_empty() {
         DEFAULT_LIST.to_vec()
     } else {
-        list.iter().copied().filter(|p| *p != 0.0).collect()
+        list.iter()
+            .copied()
+            .take(MAX_LEN)
+            .take_while(|p| *p != 0.0)
+            .collect()
     };
     v.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
     v
@@ -119,6 +127,7 @@ mod tests {
     fn list_is_sorted() {
         assert_eq!(sorted_list(&[99.0, 50.0]), vec![50.0, 99.0]);
         assert_eq!(sorted_list(&[]).len(), 17);
+        assert_eq!(sorted_list(&[1.0; 30]).len(), MAX_LEN);
     }
 
     #[test]
