@@ -427,3 +427,251 @@ impl Workload {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::layout::plan_files;
+    use crate::test_spec::spec;
+    use ioscope_job::{BlockSize, PerDir, SizeSpec};
+
+    fn extents(spec: &JobSpec) -> Vec<FileExtent> {
+        let files = plan_files(spec, &vec![None; spec.nrfiles as usize]).unwrap();
+        files.iter().map(|p| p.extent).collect()
+    }
+
+    fn all(spec: &JobSpec, worker: u32) -> Vec<IoUnit> {
+        let mut w = Workload::new(spec, &extents(spec), worker);
+        std::iter::from_fn(|| w.next()).collect()
+    }
+
+    fn offsets(ios: &[IoUnit]) -> Vec<u64> {
+        let mut v: Vec<u64> = ios.iter().map(|io| io.offset).collect();
+        v.sort_unstable();
+        v
+    }
+
+    #[test]
+    fn random_map_visits_every_block_once_per_loop() {
+        for generator in [
+            RandomGenerator::Tausworthe,
+            RandomGenerator::Tausworthe64,
+            RandomGenerator::Lfsr,
+        ] {
+            let mut s = spec(RwKind::RandRead, 1000 * 4096, 4096);
+            s.random_generator = generator;
+            s.loops = 3;
+            let ios = all(&s, 0);
+            assert_eq!(ios.len(), 3000, "{generator:?}");
+            let every: Vec<u64> = (0..1000).map(|b| b * 4096).collect();
+            for pass in ios.chunks(1000) {
+                assert_eq!(offsets(pass), every, "{generator:?}");
+            }
+            // Not simply sequential.
+            assert_ne!(
+                ios[..1000].iter().map(|io| io.offset).collect::<Vec<_>>(),
+                every
+            );
+        }
+    }
+
+    #[test]
+    fn without_a_map_blocks_repeat() {
+        let mut s = spec(RwKind::RandRead, 1000 * 4096, 4096);
+        s.norandommap = true;
+        let ios = all(&s, 0);
+        assert_eq!(ios.len(), 1000);
+        let mut o = offsets(&ios);
+        o.dedup();
+        assert!(
+            o.len() < 900,
+            "uniform draws over 1000 blocks repeat: {}",
+            o.len()
+        );
+    }
+
+    #[test]
+    fn seeds_repeat_and_differ_per_worker() {
+        let s = spec(RwKind::RandRw, 1 << 20, 4096);
+        assert_eq!(all(&s, 0), all(&s, 0));
+        assert_eq!(all(&s, 3), all(&s, 3));
+        assert_ne!(all(&s, 0), all(&s, 1));
+        // fio --name=t --size=1m --bs=4k --rw=randread --numjobs=2
+        //   --write_iolog=log: the second clone (t.1.0) starts 266240 188416 626688
+        let r = spec(RwKind::RandRead, 1 << 20, 4096);
+        let first: Vec<u64> = all(&r, 1).iter().take(3).map(|io| io.offset).collect();
+        assert_eq!(first, [266240, 188416, 626688]);
+        let mut other = r.clone();
+        other.randrepeat = false;
+        other.randseed = Some(7);
+        assert_ne!(all(&r, 0), all(&other, 0));
+        assert_eq!(all(&other, 0), all(&other, 0));
+    }
+
+    /// FNV-1a over `"<file> <r|w> <offset> <len>\n"` of the first `n` I/Os.
+    fn prefix_hash(w: &mut Workload, n: usize) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        for _ in 0..n {
+            let io = w.next().expect("time-based jobs never end");
+            let d = if io.dir == DataDir::Read { 'r' } else { 'w' };
+            for b in format!("{} {d} {} {}\n", io.file, io.offset, io.len).bytes() {
+                h ^= u64::from(b);
+                h = h.wrapping_mul(0x100_0000_01b3);
+            }
+        }
+        h
+    }
+
+    #[test]
+    fn time_based_wraps_like_fio() {
+        // fio --name=t --filename_format='f.$filenum' --ioengine=psync
+        //   --time_based --runtime=1 --write_iolog=log <options>: hash of the
+        //   first 300 I/Os of the log, as in fio_cases.rs.
+        let cases: [(fn(&mut JobSpec), u64); 6] = [
+            // --size=64k --bs=4k --rw=read
+            (
+                |s| s.size = Some(SizeSpec::Bytes(64 << 10)),
+                0x4cdc27583a3ecc16,
+            ),
+            // --size=64k --bs=4k --rw=randread
+            (
+                |s| {
+                    s.size = Some(SizeSpec::Bytes(64 << 10));
+                    s.rw.kind = RwKind::RandRead;
+                },
+                0x2980dcfe728a3186,
+            ),
+            // --size=64k --bs=4k --rw=randrw
+            (
+                |s| {
+                    s.size = Some(SizeSpec::Bytes(64 << 10));
+                    s.rw.kind = RwKind::RandRw;
+                },
+                0x8502c7068ab1e4f6,
+            ),
+            // --size=96k --bs=4k --rw=read --nrfiles=2
+            (
+                |s| {
+                    s.size = Some(SizeSpec::Bytes(96 << 10));
+                    s.nrfiles = 2;
+                },
+                0xb38dad0bebf234db,
+            ),
+            // --size=10000 --bs=4k --rw=randwrite --random_generator=lfsr
+            (
+                |s| {
+                    s.size = Some(SizeSpec::Bytes(10000));
+                    s.rw.kind = RwKind::RandWrite;
+                    s.random_generator = RandomGenerator::Lfsr;
+                },
+                0xdd1d2bec8b5af4f3,
+            ),
+            // --size=64k --bs=4k --rw=rw
+            (
+                |s| {
+                    s.size = Some(SizeSpec::Bytes(64 << 10));
+                    s.rw.kind = RwKind::ReadWrite;
+                },
+                0x927ba7ac2027d47e,
+            ),
+        ];
+        for (i, (tweak, want)) in cases.iter().enumerate() {
+            let mut s = spec(RwKind::Read, 1 << 20, 4096);
+            s.time_based = true;
+            tweak(&mut s);
+            let mut w = Workload::new(&s, &extents(&s), 0);
+            assert_eq!(prefix_hash(&mut w, 300), *want, "case {i}");
+        }
+    }
+
+    #[test]
+    fn time_based_never_ends() {
+        let mut s = spec(RwKind::RandRw, 10 * 4096, 4096);
+        s.time_based = true;
+        s.bs = PerDir::all(BlockSize::Range {
+            min: 4096,
+            max: 16384,
+        });
+        let mut w = Workload::new(&s, &extents(&s), 0);
+        let mut at_zero = 0;
+        for _ in 0..10_000 {
+            let io = w.next().unwrap();
+            assert!(io.offset + u64::from(io.len) <= 10 * 4096);
+            at_zero += usize::from(io.offset == 0);
+        }
+        // Each round over the 10 blocks has at most 10 I/Os and exactly one
+        // that starts at block 0.
+        assert!(at_zero >= 1000, "{at_zero}");
+    }
+
+    #[test]
+    fn sequential_covers_the_extent_once_per_loop() {
+        let mut s = spec(RwKind::Write, 1 << 20, 4096);
+        s.offset = SizeSpec::Bytes(1 << 20);
+        s.loops = 2;
+        let ios = all(&s, 0);
+        let want: Vec<u64> = (0..256).map(|b| (1 << 20) + b * 4096).collect();
+        assert_eq!(
+            ios.iter().take(256).map(|io| io.offset).collect::<Vec<_>>(),
+            want
+        );
+        assert_eq!(
+            ios.iter().skip(256).map(|io| io.offset).collect::<Vec<_>>(),
+            want
+        );
+    }
+
+    #[test]
+    fn odd_inputs_end_cleanly() {
+        let s = spec(RwKind::RandRw, 1 << 20, 4096);
+        // Extent smaller than one block, empty extent, no files.
+        for files in [
+            &[FileExtent {
+                offset: 0,
+                len: 100,
+            }][..],
+            &[FileExtent { offset: 0, len: 0 }],
+            &[],
+        ] {
+            assert_eq!(Workload::new(&s, files, 0).next(), None, "{files:?}");
+            let mut t = s.clone();
+            t.time_based = true;
+            assert_eq!(Workload::new(&t, files, 0).next(), None, "{files:?}");
+        }
+        // A zero block size issues nothing rather than dividing by zero.
+        let mut z = s.clone();
+        z.bs = PerDir::all(BlockSize::Fixed(0));
+        assert_eq!(
+            Workload::new(
+                &z,
+                &[FileExtent {
+                    offset: 0,
+                    len: 4096
+                }],
+                0
+            )
+            .next(),
+            None
+        );
+        // One file too small, the other fine: the small one is skipped.
+        let ios: Vec<_> = {
+            let mut w = Workload::new(
+                &s,
+                &[
+                    FileExtent {
+                        offset: 0,
+                        len: 100,
+                    },
+                    FileExtent {
+                        offset: 0,
+                        len: 8192,
+                    },
+                ],
+                0,
+            );
+            std::iter::from_fn(|| w.next()).collect()
+        };
+        assert!(ios.iter().all(|io| io.file == 1));
+        assert_eq!(ios.len(), 2);
+    }
+}

@@ -132,3 +132,165 @@ fn start_offset(spec: &JobSpec, real: u64, min_bs: u64) -> u64 {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_spec::spec;
+    use ioscope_job::RwKind;
+
+    const MIB: u64 = 1 << 20;
+
+    fn plan(f: impl Fn(&mut JobSpec), existing: &[Option<u64>]) -> Result<Vec<FilePlan>, String> {
+        let mut s = spec(RwKind::Read, 10 * MIB, 4096);
+        f(&mut s);
+        plan_files(&s, existing)
+    }
+
+    fn extent(offset: u64, len: u64) -> FileExtent {
+        FileExtent { offset, len }
+    }
+
+    // Figures below: fio 3.33 with --ioengine=psync --bs=4k --rw=read, file
+    // sizes from `ls -l` after the run and extents from the byte counts and
+    // first offsets of --write_iolog.
+
+    #[test]
+    fn new_files_split_size() {
+        // --size=10m --nrfiles=3: three files of 3495253 bytes, 2559 I/Os
+        let p = plan(|s| s.nrfiles = 3, &[None; 3]).unwrap();
+        for f in &p {
+            assert_eq!(f.extent, extent(0, 3_495_253));
+            assert_eq!(f.layout_size, Some(3_495_253));
+        }
+    }
+
+    #[test]
+    fn filesize_range_draws_like_fio() {
+        // --filesize=1m-3m --nrfiles=3 (no size): files of 1347584,
+        // 1699840 and 1671168 bytes
+        let p = plan(
+            |s| {
+                s.size = None;
+                s.filesize = Some((MIB, 3 * MIB));
+            },
+            &[None; 3],
+        )
+        .unwrap();
+        let sizes: Vec<u64> = p.iter().map(|f| f.extent.len).collect();
+        assert_eq!(sizes, [1_347_584, 1_699_840, 1_671_168]);
+        // --filesize=1m --nrfiles=2 --size=3m: 1m each, 2m read
+        let p = plan(
+            |s| {
+                s.size = Some(SizeSpec::Bytes(3 * MIB));
+                s.filesize = Some((MIB, MIB));
+            },
+            &[None; 2],
+        )
+        .unwrap();
+        assert!(p
+            .iter()
+            .all(|f| f.extent == extent(0, MIB) && f.layout_size == Some(MIB)));
+    }
+
+    #[test]
+    fn existing_file_sizes_and_offsets() {
+        let ten = [Some(10 * MIB)];
+        let case = |f: fn(&mut JobSpec)| plan(f, &ten).unwrap()[0];
+        // no size: 10m read, nothing laid out
+        let p = case(|s| s.size = None);
+        assert_eq!((p.extent, p.layout_size), (extent(0, 10 * MIB), None));
+        // --offset=10%: 9437184 bytes from 1048576
+        let p = case(|s| {
+            s.size = None;
+            s.offset = SizeSpec::Percent(10.0);
+        });
+        assert_eq!(p.extent, extent(MIB, 9 * MIB));
+        // --size=50%: 5242880 bytes
+        assert_eq!(
+            case(|s| s.size = Some(SizeSpec::Percent(50.0))).extent,
+            extent(0, 5 * MIB)
+        );
+        // --offset=10% --size=50%: 5242880 bytes from 1048576
+        let p = case(|s| {
+            s.size = Some(SizeSpec::Percent(50.0));
+            s.offset = SizeSpec::Percent(10.0);
+        });
+        assert_eq!(p.extent, extent(MIB, 5 * MIB));
+        // --offset=33%: 7024640 bytes (offset rounded up to 3461120)
+        let p = case(|s| {
+            s.size = None;
+            s.offset = SizeSpec::Percent(33.0);
+        });
+        assert_eq!(p.extent, extent(3_461_120, 7_024_640));
+        // --offset=3333: not aligned; 2559 whole blocks fit
+        let p = case(|s| {
+            s.size = None;
+            s.offset = SizeSpec::Bytes(3333);
+        });
+        assert_eq!(p.extent, extent(3333, 10 * MIB - 3333));
+        // --offset=9m --size=2m: the file grows to 11534336
+        let p = case(|s| {
+            s.size = Some(SizeSpec::Bytes(2 * MIB));
+            s.offset = SizeSpec::Bytes(9 * MIB);
+        });
+        assert_eq!(
+            (p.extent, p.layout_size),
+            (extent(9 * MIB, 2 * MIB), Some(11 * MIB))
+        );
+        // --size=20m: the file grows to 20971520
+        let p = case(|s| s.size = Some(SizeSpec::Bytes(20 * MIB)));
+        assert_eq!(p.layout_size, Some(20 * MIB));
+    }
+
+    #[test]
+    fn new_file_offsets() {
+        // --offset=2m --size=1m on a new file: laid out to 3145728, 1m read
+        let p = plan(
+            |s| {
+                s.size = Some(SizeSpec::Bytes(MIB));
+                s.offset = SizeSpec::Bytes(2 * MIB);
+            },
+            &[None],
+        )
+        .unwrap()[0];
+        assert_eq!(
+            (p.extent, p.layout_size),
+            (extent(2 * MIB, MIB), Some(3 * MIB))
+        );
+        // --offset=10% --size=10m on a new file: 10% of nothing, offset 0
+        let p = plan(|s| s.offset = SizeSpec::Percent(10.0), &[None]).unwrap()[0];
+        assert_eq!(p.extent, extent(0, 10 * MIB));
+    }
+
+    #[test]
+    fn impossible_combinations_are_errors() {
+        // fio: "t: you need to specify size=" (no size, new file; also size=50%)
+        let e = plan(|s| s.size = None, &[None]).unwrap_err();
+        assert!(e.contains("you need to specify size="), "{e}");
+        let e = plan(|s| s.size = Some(SizeSpec::Percent(50.0)), &[None]).unwrap_err();
+        assert!(e.contains("you need to specify size="), "{e}");
+        // fio: "t: you need to specify valid offset=" (--offset=11m, 10m file)
+        let e = plan(
+            |s| {
+                s.size = None;
+                s.offset = SizeSpec::Bytes(11 * MIB);
+            },
+            &[Some(10 * MIB)],
+        )
+        .unwrap_err();
+        assert!(e.contains("valid offset="), "{e}");
+        // fio: "size too small, must not be less than minimum block size: 1000 < 4096"
+        let e = plan(|s| s.size = Some(SizeSpec::Bytes(1000)), &[None]).unwrap_err();
+        assert!(e.contains("1000 < 4096"), "{e}");
+        assert!(plan(|_| {}, &[]).is_err());
+        let e = plan(
+            |s| s.bs = ioscope_job::PerDir::all(ioscope_job::BlockSize::Fixed(0)),
+            &[None],
+        )
+        .unwrap_err();
+        assert!(e.contains("block size"), "{e}");
+        // An existing but empty file and no size.
+        assert!(plan(|s| s.size = None, &[Some(0)]).is_err());
+    }
+}
