@@ -53,7 +53,13 @@ fn run() -> anyhow::Result<ExitCode> {
     };
     let normal = args.formats.contains(&Format::Normal);
     if normal {
-        out.write_all(ioscope_report::preamble(&ioscope_run::headers(&parsed)).as_bytes())?;
+        let kb_base = parsed.jobs.first().map_or(1024, |j| j.kb_base);
+        let preamble = ioscope_report::preamble_with(
+            &ioscope_run::headers(&parsed),
+            kb_base,
+            &ioscope_report::version(),
+        );
+        out.write_all(preamble.as_bytes())?;
         out.flush()?;
     }
     let options = ioscope_run::RunOptions {

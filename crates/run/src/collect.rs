@@ -37,6 +37,7 @@ pub(crate) fn build(
         if merge {
             let last = jobs.last_mut().expect("checked above");
             last.merge(&result);
+            last.header.numjobs += 1;
         } else {
             jobs.push(result);
             last_merges = spec.group_reporting;
