@@ -9,6 +9,11 @@
 //! intervals are laid end to end from the start, and each is closed by the
 //! first tick after it ends, using the counters as they stood before that
 //! tick, which are exactly the completions that happened inside it.
+//!
+//! One fio habit needs the end of the run: the interval that ends when the
+//! run ends (a time_based run of a whole number of intervals) gets no sample
+//! in fio, because the job is gone by the time the helper thread looks.
+//! `finish` takes that sample back.
 
 use crate::{Clock, Summary};
 
@@ -28,6 +33,13 @@ pub struct RateSampler {
     /// Counters when the open interval began.
     start_bytes: u64,
     start_ios: u64,
+    /// End (ticks) of the last interval that gave a sample, and the
+    /// summaries as they were before it, for `finish`.
+    last_sampled_end: u64,
+    before_last: (Summary, Summary),
+    /// How close to an interval's end the run may stop for fio to miss
+    /// that interval's sample: its LOG_MSEC_SLACK, 1 ms.
+    end_slack_ticks: u64,
 }
 
 impl RateSampler {
@@ -47,6 +59,9 @@ impl RateSampler {
             seen_ios: 0,
             start_bytes: 0,
             start_ios: 0,
+            last_sampled_end: 0,
+            before_last: (Summary::default(), Summary::default()),
+            end_slack_ticks: clock.ticks_for_ns(1_000_000),
         };
         sampler.reset(start, 0, 0);
         sampler
@@ -71,6 +86,10 @@ impl RateSampler {
     fn close_intervals(&mut self, now: u64) {
         let bytes = self.seen_bytes - self.start_bytes;
         let ios = self.seen_ios - self.start_ios;
+        if bytes != 0 || ios != 0 {
+            self.before_last = (self.bw, self.iops);
+            self.last_sampled_end = self.deadline;
+        }
         if bytes != 0 {
             self.bw.add(bytes * 1000 / self.interval_ms / 1024);
         }
@@ -86,6 +105,19 @@ impl RateSampler {
             .saturating_add(passed.saturating_mul(self.interval_ticks));
     }
 
+    /// Ends sampling at `end` (ticks), the end of the measured period. If
+    /// the last sample's interval ended less than 1 ms before `end`, that
+    /// sample is dropped, as fio never takes it.
+    pub fn finish(&mut self, end: u64) {
+        if self.last_sampled_end != 0
+            && end < self.last_sampled_end.saturating_add(self.end_slack_ticks)
+        {
+            (self.bw, self.iops) = self.before_last;
+            self.last_sampled_end = 0;
+        }
+        self.deadline = u64::MAX;
+    }
+
     /// Drops the samples and starts over at `now` with the given counters.
     pub fn reset(&mut self, now: u64, bytes: u64, ios: u64) {
         self.bw = Summary::default();
@@ -99,6 +131,7 @@ impl RateSampler {
         self.seen_ios = ios;
         self.start_bytes = bytes;
         self.start_ios = ios;
+        self.last_sampled_end = 0;
     }
 }
 
@@ -178,6 +211,34 @@ mod tests {
         }
         assert_eq!(s.bw.samples, 1);
         assert_eq!(s.bw.min, 499 * 8192 * 1000 / 500 / 1024);
+    }
+
+    #[test]
+    fn an_interval_ending_with_the_run_gives_no_sample() {
+        // A 2 s time_based run: fio reports the samples at 0.5, 1 and 1.5 s.
+        let mut s = sampler(500);
+        for i in 1..=2000u64 {
+            s.tick(i * MS, i * 4096, i);
+        }
+        // The last I/O completes just after the 2 s mark and closes it.
+        s.tick(2000 * MS + 30_000, 2001 * 4096, 2001);
+        assert_eq!(s.bw.samples, 4);
+        s.finish(2000 * MS + 30_000);
+        assert_eq!((s.bw.samples, s.iops.samples), (3, 3));
+        assert_eq!(s.iops.max, 1000);
+        // Nothing more is sampled after the end.
+        s.tick(9000 * MS, 9000 * 4096, 9000);
+        assert_eq!(s.bw.samples, 3);
+    }
+
+    #[test]
+    fn finish_keeps_samples_of_intervals_well_before_the_end() {
+        let mut s = sampler(500);
+        for i in 1..=1200u64 {
+            s.tick(i * MS, i * 4096, i);
+        }
+        s.finish(1200 * MS);
+        assert_eq!(s.bw.samples, 2);
     }
 
     #[test]
