@@ -104,3 +104,94 @@ fn scramble(buf: &mut [u8], offset: u64, stamp: u64) {
         boffset = boffset.wrapping_add(512);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_spec::spec;
+    use ioscope_job::RwKind;
+
+    fn filler(f: impl Fn(&mut JobSpec)) -> BufferFiller {
+        let mut s = spec(RwKind::Write, 1 << 20, 4096);
+        f(&mut s);
+        BufferFiller::new(&s, 0)
+    }
+
+    #[test]
+    fn zero_buffers_stay_zero() {
+        let mut b = filler(|s| s.zero_buffers = true);
+        let mut buf = vec![0xaau8; 8192];
+        b.init(&mut buf);
+        assert!(buf.iter().all(|&x| x == 0));
+        for i in 0..10 {
+            b.prepare_write(&mut buf, i * 8192);
+            assert!(buf.iter().all(|&x| x == 0));
+        }
+    }
+
+    #[test]
+    fn default_fills_once_then_scrambles_a_few_bytes_per_sector() {
+        let mut b = filler(|_| {});
+        let mut buf = vec![0u8; 4096];
+        b.init(&mut buf);
+        let zeros = buf.iter().filter(|&&x| x == 0).count();
+        assert!(zeros < 64, "random data: {zeros} zero bytes");
+        let before = buf.clone();
+        b.prepare_write(&mut buf, 1 << 20);
+        let changed: Vec<usize> = (0..buf.len()).filter(|&i| buf[i] != before[i]).collect();
+        // At most 8 bytes of offset and 16 of stamp per 512-byte sector.
+        assert!(changed.len() <= 8 * 24, "{}", changed.len());
+        assert!(!changed.is_empty());
+        for sector in buf.chunks(512).enumerate() {
+            let (i, s) = sector;
+            let line = (0..8)
+                .find(|l| s[l * 64..l * 64 + 8] == ((1u64 << 20) + i as u64 * 512).to_ne_bytes());
+            assert!(line.is_some(), "sector {i} carries its offset");
+        }
+        // Two writes of the same buffer at the same offset differ.
+        let first = buf.clone();
+        b.prepare_write(&mut buf, 1 << 20);
+        assert_ne!(first, buf);
+    }
+
+    #[test]
+    fn short_buffers_are_not_scrambled() {
+        let mut b = filler(|_| {});
+        let mut buf = vec![0u8; 100];
+        b.init(&mut buf);
+        let before = buf.clone();
+        b.prepare_write(&mut buf, 0);
+        assert_eq!(before, buf);
+    }
+
+    #[test]
+    fn refill_rewrites_everything() {
+        let mut b = filler(|s| s.refill_buffers = true);
+        let mut buf = vec![0u8; 4099];
+        b.init(&mut buf);
+        let before = buf.clone();
+        b.prepare_write(&mut buf, 0);
+        let same = (0..buf.len()).filter(|&i| buf[i] == before[i]).count();
+        assert!(same < 64, "{same} bytes unchanged");
+    }
+
+    #[test]
+    fn scramble_off_keeps_the_initial_data() {
+        let mut b = filler(|s| s.scramble_buffers = false);
+        let mut buf = vec![0u8; 4096];
+        b.init(&mut buf);
+        assert!(buf.iter().any(|&x| x != 0));
+        let before = buf.clone();
+        b.prepare_write(&mut buf, 4096);
+        assert_eq!(before, buf);
+    }
+
+    #[test]
+    fn workers_get_different_data() {
+        let s = spec(RwKind::Write, 1 << 20, 4096);
+        let (mut a, mut b) = (vec![0u8; 512], vec![0u8; 512]);
+        BufferFiller::new(&s, 0).init(&mut a);
+        BufferFiller::new(&s, 1).init(&mut b);
+        assert_ne!(a, b);
+    }
+}
