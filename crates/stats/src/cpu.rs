@@ -44,6 +44,17 @@ impl ThreadCpu {
         }
     }
 
+    /// The times cut down to whole milliseconds, which is how fio keeps
+    /// them (usr_time/sys_time, via mtime_since_tv) before computing and
+    /// summing CPU percentages.
+    pub fn whole_ms(&self) -> ThreadCpu {
+        ThreadCpu {
+            user_ns: self.user_ns / 1_000_000 * 1_000_000,
+            sys_ns: self.sys_ns / 1_000_000 * 1_000_000,
+            ..*self
+        }
+    }
+
     pub fn add(&mut self, other: &ThreadCpu) {
         self.user_ns += other.user_ns;
         self.sys_ns += other.sys_ns;
@@ -143,5 +154,26 @@ mod tests {
         assert_eq!(sum, b);
         // Never negative, even if readings are swapped.
         assert_eq!(a.since(&b), ThreadCpu::default());
+    }
+
+    #[test]
+    fn whole_ms_truncates_times_only() {
+        let t = ThreadCpu {
+            user_ns: 2_999_999,
+            sys_ns: 1_000_000,
+            ctx: 3,
+            majf: 4,
+            minf: 5,
+        };
+        let w = t.whole_ms();
+        assert_eq!(
+            w,
+            ThreadCpu {
+                user_ns: 2_000_000,
+                sys_ns: 1_000_000,
+                ..t
+            }
+        );
+        assert_eq!(w.whole_ms(), w);
     }
 }

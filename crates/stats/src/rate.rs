@@ -35,7 +35,7 @@ pub struct RateSampler {
     start_ios: u64,
     /// End (ticks) of the last interval that gave a sample, and the
     /// summaries as they were before it, for `finish`.
-    last_sampled_end: u64,
+    last_sampled_end: Option<u64>,
     before_last: (Summary, Summary),
     /// How close to an interval's end the run may stop for fio to miss
     /// that interval's sample: its LOG_MSEC_SLACK, 1 ms.
@@ -59,7 +59,7 @@ impl RateSampler {
             seen_ios: 0,
             start_bytes: 0,
             start_ios: 0,
-            last_sampled_end: 0,
+            last_sampled_end: None,
             before_last: (Summary::default(), Summary::default()),
             end_slack_ticks: clock.ticks_for_ns(1_000_000),
         };
@@ -88,7 +88,7 @@ impl RateSampler {
         let ios = self.seen_ios - self.start_ios;
         if bytes != 0 || ios != 0 {
             self.before_last = (self.bw, self.iops);
-            self.last_sampled_end = self.deadline;
+            self.last_sampled_end = Some(self.deadline);
         }
         if bytes != 0 {
             self.bw.add(bytes * 1000 / self.interval_ms / 1024);
@@ -109,11 +109,10 @@ impl RateSampler {
     /// the last sample's interval ended less than 1 ms before `end`, that
     /// sample is dropped, as fio never takes it.
     pub fn finish(&mut self, end: u64) {
-        if self.last_sampled_end != 0
-            && end < self.last_sampled_end.saturating_add(self.end_slack_ticks)
-        {
-            (self.bw, self.iops) = self.before_last;
-            self.last_sampled_end = 0;
+        if let Some(last_end) = self.last_sampled_end.take() {
+            if end < last_end.saturating_add(self.end_slack_ticks) {
+                (self.bw, self.iops) = self.before_last;
+            }
         }
         self.deadline = u64::MAX;
     }
@@ -131,7 +130,7 @@ impl RateSampler {
         self.seen_ios = ios;
         self.start_bytes = bytes;
         self.start_ios = ios;
-        self.last_sampled_end = 0;
+        self.last_sampled_end = None;
     }
 }
 

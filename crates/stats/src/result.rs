@@ -160,7 +160,10 @@ impl JobResult {
         }
         self.sync.total_ios += other.sync.total_ios;
         self.sync.lat.merge(&other.sync.lat);
-        self.cpu.add(&other.cpu);
+        // fio sums each member's CPU time in whole milliseconds; cutting
+        // both sides keeps that true however many members were folded in.
+        self.cpu = self.cpu.whole_ms();
+        self.cpu.add(&other.cpu.whole_ms());
         self.depth.merge(&other.depth);
         self.submit.merge(&other.submit);
         self.complete.merge(&other.complete);
@@ -196,7 +199,7 @@ mod tests {
         read.bw.add(bw);
         job.depth.add_depth(1, lat_ns.len() as u64);
         job.issued[0] = lat_ns.len() as u64;
-        job.cpu.user_ns = 1_000;
+        job.cpu.user_ns = 1_500_000;
         job
     }
 
@@ -231,7 +234,8 @@ mod tests {
         assert_eq!(a.depth.counts[0], 5);
         assert_eq!(a.issued[0], 5);
         assert_eq!(a.lat_buckets.total(), 5);
-        assert_eq!(a.cpu.user_ns, 2_000);
+        // Each member's 1.5 ms counts as fio's 1 ms.
+        assert_eq!(a.cpu.user_ns, 2_000_000);
     }
 
     #[test]
