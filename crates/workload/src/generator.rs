@@ -38,6 +38,9 @@ pub struct IoUnit {
 struct FileState {
     start: u64,
     len: u64,
+    /// The file's size: I/O may run past the extent up to here, as fio lets
+    /// a whole block at the extent's end through when the file has it.
+    real: u64,
     /// End of the last I/O per direction (fio's `last_pos`), absolute.
     last_pos: [u64; 2],
     map: Option<RandomMap>,
@@ -142,11 +145,26 @@ pub struct Workload {
 
 impl Workload {
     /// The I/O sequence of worker `worker` (0-based clone index of the job)
-    /// over `files`.
+    /// over `files`, each file ending where its extent ends.
     ///
     /// Seeds follow fio's for thread number `worker + 1`, which is fio's
     /// numbering when the job is the only (or first) one of its job file.
     pub fn new(spec: &JobSpec, files: &[FileExtent], worker: u32) -> Workload {
+        let ends: Vec<u64> = files.iter().map(|e| e.offset + e.len).collect();
+        Workload::with_file_sizes(spec, files, &ends, worker)
+    }
+
+    /// As [`Workload::new`], for files whose current sizes are
+    /// `file_sizes` (see [`crate::FilePlan::file_size`]). fio lets the last
+    /// block of a sequential pass run past the extent when the file is
+    /// longer (`size=10000,bs=4k` on a larger file reads 12288 bytes); a
+    /// size below the extent's end counts as the extent's end.
+    pub fn with_file_sizes(
+        spec: &JobSpec,
+        files: &[FileExtent],
+        file_sizes: &[u64],
+        worker: u32,
+    ) -> Workload {
         let seeds = fio_seeds(spec.randrepeat, spec.randseed, u64::from(worker) + 1);
         let seeded = Seeded::new(spec, &seeds);
         let rngs = Rngs::new(spec, &seeded);
@@ -166,11 +184,13 @@ impl Workload {
         };
         let files: Vec<FileState> = files
             .iter()
-            .map(|e| {
+            .enumerate()
+            .map(|(i, e)| {
                 let blocks = e.len.checked_div(map_bs).unwrap_or(0);
                 FileState {
                     start: e.offset,
                     len: e.len,
+                    real: file_sizes.get(i).map_or(0, |&s| s).max(e.offset + e.len),
                     last_pos: [e.offset; 2],
                     map: (random && !lfsr && !spec.norandommap && blocks > 0)
                         .then(|| RandomMap::new(blocks)),
@@ -345,12 +365,12 @@ impl Workload {
             (self.seq_offset(f, d)?, false)
         };
         let file = &self.files[f];
-        if rel >= file.len {
+        if rel >= file.len || file.start + rel >= file.real {
             return None;
         }
         let offset = file.start + rel;
         let mut len = self.rngs.bs[d].next(file.end() - offset);
-        if len == 0 || offset + len > file.end() {
+        if len == 0 || offset + len > file.real {
             return None;
         }
         let file = &mut self.files[f];
@@ -382,14 +402,16 @@ impl Workload {
         if self.time_based && single && file.last_pos[d] >= file.end() {
             file.last_pos[d] = file.start;
         }
-        if file.last_pos[d] >= file.end() {
+        if file.last_pos[d] >= file.real {
             return None;
         }
         let mut pos = file.last_pos[d] - file.start;
         if pos != 0 && self.seq_add != 0 {
             pos += self.seq_add;
-            if pos >= file.len {
-                pos = 0;
+            // fio compares this relative position with the file's size and
+            // restarts at the extent's start taken as a relative position.
+            if pos >= file.real {
+                pos = file.start;
             }
         }
         Some(pos)
@@ -622,6 +644,48 @@ mod tests {
             ios.iter().skip(256).map(|io| io.offset).collect::<Vec<_>>(),
             want
         );
+    }
+
+    #[test]
+    fn last_block_runs_past_the_extent_on_a_longer_file() {
+        // fio --name=t --filename=F --bs=4k --write_iolog=log <options>, F an
+        // existing 10 MiB file: (read bytes, read I/Os)
+        type Tweak = fn(&mut JobSpec);
+        let cases: [(Tweak, (u64, usize)); 6] = [
+            // --size=10000 --rw=read
+            (|_| {}, (12288, 3)),
+            // --size=10000 --rw=randread
+            (|s| s.rw.kind = RwKind::RandRead, (8192, 2)),
+            // --size=10000 --rw=read --io_size=30000
+            (|s| s.io_size = Some(30000), (32768, 8)),
+            // --size=10000 --rw=read --loops=2
+            (|s| s.loops = 2, (20480, 5)),
+            // --size=10000 --rw=read --bsrange=4k-8k
+            (
+                |s| {
+                    s.bs = PerDir::all(BlockSize::Range {
+                        min: 4096,
+                        max: 8192,
+                    })
+                },
+                (8192, 2),
+            ),
+            // --size=10000 --rw=rw: the first three draws are reads
+            (|s| s.rw.kind = RwKind::ReadWrite, (12288, 3)),
+        ];
+        for (i, (tweak, want)) in cases.iter().enumerate() {
+            let mut s = spec(RwKind::Read, 10000, 4096);
+            tweak(&mut s);
+            let plans = plan_files(&s, &[Some(10 << 20)]).unwrap();
+            assert_eq!(plans[0].file_size, 10 << 20);
+            let extents: Vec<FileExtent> = plans.iter().map(|p| p.extent).collect();
+            let sizes: Vec<u64> = plans.iter().map(|p| p.file_size).collect();
+            let mut w = Workload::with_file_sizes(&s, &extents, &sizes, 0);
+            let ios: Vec<IoUnit> = std::iter::from_fn(|| w.next()).collect();
+            assert!(ios.iter().all(|io| io.dir == DataDir::Read), "case {i}");
+            let bytes: u64 = ios.iter().map(|io| u64::from(io.len)).sum();
+            assert_eq!((bytes, ios.len()), *want, "case {i}");
+        }
     }
 
     #[test]

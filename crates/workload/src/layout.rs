@@ -13,6 +13,8 @@ pub struct FilePlan {
     /// the extent reaches past its current end (or it does not exist).
     /// None: use the file as it is.
     pub layout_size: Option<u64>,
+    /// The file's size once laid out, for [`crate::Workload::with_file_sizes`].
+    pub file_size: u64,
     /// The region the worker does I/O in.
     pub extent: FileExtent,
 }
@@ -99,6 +101,7 @@ pub fn plan_files(spec: &JobSpec, existing: &[Option<u64>]) -> Result<Vec<FilePl
         let end = start + len;
         plans.push(FilePlan {
             layout_size: (end > real).then_some(end),
+            file_size: end.max(real),
             extent: FileExtent { offset: start, len },
         });
     }
