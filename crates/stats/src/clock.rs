@@ -124,15 +124,17 @@ fn monotonic_ns() -> u64 {
 /// relative to surrounding loads; RDTSCP or LFENCE would order it but cost
 /// more on every I/O, and that skew is far below the histogram's resolution
 /// at the microsecond latencies storage has.
+#[cfg(target_arch = "x86_64")]
 #[inline]
 fn read_tsc() -> u64 {
-    #[cfg(target_arch = "x86_64")]
     // SAFETY: RDTSC exists on every x86_64 CPU; a TSC clock is only built
     // after CPUID showed it usable.
-    unsafe {
-        core::arch::x86_64::_rdtsc()
-    }
-    #[cfg(not(target_arch = "x86_64"))]
+    unsafe { core::arch::x86_64::_rdtsc() }
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+#[inline]
+fn read_tsc() -> u64 {
     unreachable!("a TSC clock is never built on this architecture")
 }
 
@@ -189,6 +191,7 @@ impl Calibration {
     /// Fixed point for ns = ticks * ns_per / ticks_per: the largest shift
     /// that keeps mult below 2^63, so the 128-bit product never overflows
     /// and the rounding error is under one part in 2^62.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     fn from_ratio(ns_per: u64, ticks_per: u64) -> Option<Calibration> {
         if ns_per == 0 || ticks_per == 0 {
             return None;
