@@ -3,6 +3,8 @@
 use std::os::fd::RawFd;
 
 use crate::error::EngineError;
+use crate::libaio::{AioOptions, LibaioQueue};
+use crate::mmap::MmapQueue;
 use crate::null::NullQueue;
 use crate::queue::Queue;
 use crate::sync::{SyncMode, SyncQueue};
@@ -18,6 +20,11 @@ pub enum Backend {
     Pvsync2,
     /// No I/O at all: measures the caller (fio `null`).
     Null,
+    /// Linux native AIO through io_submit/io_getevents (fio `libaio`),
+    /// with the options in [`QueueConfig::aio`].
+    Libaio,
+    /// memcpy to and from a shared mapping of each file (fio `mmap`).
+    Mmap,
 }
 
 impl Backend {
@@ -28,6 +35,8 @@ impl Backend {
             "psync" => Some(Backend::Psync),
             "pvsync2" => Some(Backend::Pvsync2),
             "null" => Some(Backend::Null),
+            "libaio" => Some(Backend::Libaio),
+            "mmap" => Some(Backend::Mmap),
             _ => None,
         }
     }
@@ -38,6 +47,8 @@ impl Backend {
             Backend::Psync => "psync",
             Backend::Pvsync2 => "pvsync2",
             Backend::Null => "null",
+            Backend::Libaio => "libaio",
+            Backend::Mmap => "mmap",
         }
     }
 
@@ -48,7 +59,7 @@ impl Backend {
 
     /// True when requests complete inside `submit`.
     pub fn is_sync(self) -> bool {
-        !matches!(self, Backend::Null)
+        !matches!(self, Backend::Null | Backend::Libaio)
     }
 }
 
@@ -63,6 +74,8 @@ pub struct QueueConfig {
     pub buffer_align: usize,
     /// Ask for polled completions (RWF_HIPRI for pvsync2).
     pub hipri: bool,
+    /// Options of the libaio backend.
+    pub aio: AioOptions,
 }
 
 /// Code that runs against a queue whose concrete type is chosen at run time.
@@ -84,5 +97,7 @@ pub fn open_queue<U: QueueUser>(
         Backend::Sync => Ok(user.run(SyncQueue::new(SyncMode::Sync, config, fds)?)),
         Backend::Psync => Ok(user.run(SyncQueue::new(SyncMode::Psync, config, fds)?)),
         Backend::Pvsync2 => Ok(user.run(SyncQueue::new(SyncMode::Pvsync2, config, fds)?)),
+        Backend::Libaio => Ok(user.run(LibaioQueue::new(config, fds)?)),
+        Backend::Mmap => Ok(user.run(MmapQueue::new(config, fds)?)),
     }
 }

@@ -191,6 +191,7 @@ mod tests {
             buffer_size: size,
             buffer_align: align,
             hipri: false,
+            ..QueueConfig::default()
         }
     }
 

@@ -57,7 +57,7 @@
 //! std::fs::write(&path, vec![0x5a; 8192])?;
 //!
 //! let target = Target::open(&path, &OpenOptions { read: true, ..Default::default() })?;
-//! let config = QueueConfig { depth: 1, buffer_size: 4096, buffer_align: 4096, hipri: false };
+//! let config = QueueConfig { depth: 1, buffer_size: 4096, buffer_align: 4096, ..Default::default() };
 //! let block = open_queue(Backend::Psync, &config, &[target.fd()], ReadBlock { offset: 4096, len: 4096 })??;
 //! assert_eq!(block, vec![0x5a; 4096]);
 //! # Ok(())
@@ -79,6 +79,8 @@
 mod backend;
 mod buffer;
 mod error;
+mod libaio;
+mod mmap;
 mod null;
 mod queue;
 mod request;
@@ -89,6 +91,8 @@ mod target;
 pub use backend::{open_queue, Backend, QueueConfig, QueueUser};
 pub use buffer::AlignedBuffer;
 pub use error::EngineError;
+pub use libaio::{AioOptions, LibaioQueue};
+pub use mmap::MmapQueue;
 pub use null::NullQueue;
 pub use queue::{Queue, Submitted};
 pub use request::{Completion, Op, Request};
@@ -106,6 +110,8 @@ mod tests {
         fn assert_send<T: Send>() {}
         assert_send::<crate::SyncQueue>();
         assert_send::<crate::NullQueue>();
+        assert_send::<crate::LibaioQueue>();
+        assert_send::<crate::MmapQueue>();
         assert_send::<crate::AlignedBuffer>();
         assert_send::<crate::Target>();
     }

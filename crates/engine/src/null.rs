@@ -116,6 +116,7 @@ mod tests {
             buffer_size: 4096,
             buffer_align: 4096,
             hipri: false,
+            ..QueueConfig::default()
         }
     }
 

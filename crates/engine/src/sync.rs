@@ -239,6 +239,7 @@ mod tests {
             buffer_size: BS,
             buffer_align: 4096,
             hipri,
+            ..QueueConfig::default()
         }
     }
 

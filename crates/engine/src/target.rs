@@ -618,7 +618,7 @@ fn stat_path(path: &CString) -> io::Result<libc::stat> {
     Ok(unsafe { st.assume_init() })
 }
 
-fn fstat(fd: RawFd) -> io::Result<libc::stat> {
+pub(crate) fn fstat(fd: RawFd) -> io::Result<libc::stat> {
     let mut st = MaybeUninit::<libc::stat>::uninit();
     // SAFETY: room for one `struct stat`.
     if unsafe { libc::fstat(fd, st.as_mut_ptr()) } == -1 {
@@ -653,7 +653,7 @@ const BLKGETSIZE64: u64 = {
     READ | ((std::mem::size_of::<usize>() as u64) << 16) | (0x12 << 8) | 114
 };
 
-fn block_device_size(fd: RawFd) -> io::Result<u64> {
+pub(crate) fn block_device_size(fd: RawFd) -> io::Result<u64> {
     let mut bytes: u64 = 0;
     // SAFETY: BLKGETSIZE64 writes one u64 through the pointer.
     if unsafe { libc::ioctl(fd, BLKGETSIZE64 as libc::Ioctl, &mut bytes as *mut u64) } == -1 {

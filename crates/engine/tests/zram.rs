@@ -135,6 +135,7 @@ fn zram_block_device() {
             buffer_size: 4096,
             buffer_align: 4096,
             hipri: true,
+            ..QueueConfig::default()
         };
         for backend in [Backend::Sync, Backend::Psync, Backend::Pvsync2] {
             let results = open_queue(backend, &config, &[t.fd()], RoundTrip).unwrap();

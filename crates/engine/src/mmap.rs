@@ -1,0 +1,282 @@
+//! The mmap backend (fio `mmap`): each file is mapped once, shared, and
+//! reads and writes are memcpy between the mapping and the slot buffers.
+
+use std::io;
+use std::os::fd::RawFd;
+
+use crate::backend::QueueConfig;
+use crate::buffer::SlotBuffers;
+use crate::error::EngineError;
+use crate::queue::{Queue, Submitted};
+use crate::request::{Completion, Op, Request};
+use crate::target::{block_device_size, fstat};
+
+/// fio's `mmap` engine: requests complete inside [`Queue::submit`].
+///
+/// Each regular file or block device is mapped whole, once, when the queue
+/// is built (fio maps per I/O range and remaps when a request falls
+/// outside; on a 64-bit machine the whole file fits in the address space,
+/// so one mapping per file saves a munmap and an mmap per miss). The
+/// mapping is shared and as long as the file was at that moment, never
+/// longer, because touching a page past the end of a file raises SIGBUS:
+///
+/// - a read that runs past the end returns the bytes that exist (0 at or
+///   past the end), as pread does;
+/// - a write that runs past the end fails with -EINVAL: a mapping cannot
+///   extend a file (fio's mmap engine never extends files either);
+/// - a file shrunk by someone else while the queue lives still raises
+///   SIGBUS on the next access to the lost pages; nothing in user space
+///   can prevent that.
+///
+/// The protection follows the descriptor's open mode: read-only
+/// descriptors are mapped PROT_READ and writes through them fail with
+/// -EBADF (as pwrite would) instead of faulting. A write-only descriptor
+/// cannot be mapped at all (the kernel needs read access for a shared
+/// mapping), so writing jobs must open their files read-write.
+///
+/// Fsync is msync(MS_SYNC) over the file's whole mapping, as in fio. On a
+/// descriptor opened with O_DIRECT every transfer is followed, as fio does,
+/// by msync(MS_SYNC) and madvise(MADV_DONTNEED) of its pages, which writes
+/// them back and drops them from the process's page tables.
+pub struct MmapQueue {
+    maps: Box<[Mapping]>,
+    buffers: SlotBuffers,
+}
+
+struct Mapping {
+    /// Start of the mapping; dangling when `len` is 0 (an empty file,
+    /// which cannot be mapped).
+    ptr: *mut u8,
+    len: usize,
+    writable: bool,
+    /// O_DIRECT: push each transfer out and drop its pages.
+    direct: bool,
+}
+
+// SAFETY: the mappings belong to the process and are used through
+// `&mut self` only; the queue owns them and unmaps them on drop.
+unsafe impl Send for MmapQueue {}
+
+impl Drop for Mapping {
+    fn drop(&mut self) {
+        if self.len != 0 {
+            // SAFETY: mapped in `Mapping::new` with exactly this length.
+            unsafe { libc::munmap(self.ptr.cast(), self.len) };
+        }
+    }
+}
+
+impl Mapping {
+    fn new(fd: RawFd) -> Result<Mapping, EngineError> {
+        let fail = |what: &str, e: io::Error| {
+            EngineError::Setup(format!("mmap backend, file descriptor {fd}: {what}: {e}"))
+        };
+        // SAFETY: F_GETFL reads the descriptor's flags and touches no memory.
+        let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        if flags == -1 {
+            return Err(fail("fcntl(F_GETFL)", io::Error::last_os_error()));
+        }
+        let (prot, writable) = match flags & libc::O_ACCMODE {
+            libc::O_RDONLY => (libc::PROT_READ, false),
+            libc::O_RDWR => (libc::PROT_READ | libc::PROT_WRITE, true),
+            _ => {
+                return Err(EngineError::Setup(format!(
+                    "mmap backend, file descriptor {fd}: opened write-only, but a shared \
+                     mapping needs read access; open the file for reading and writing"
+                )))
+            }
+        };
+        let st = fstat(fd).map_err(|e| fail("fstat", e))?;
+        let size = match st.st_mode & libc::S_IFMT {
+            libc::S_IFREG => st.st_size as u64,
+            libc::S_IFBLK => {
+                block_device_size(fd).map_err(|e| fail("BLKGETSIZE64 (device size)", e))?
+            }
+            _ => {
+                return Err(EngineError::Setup(format!(
+                    "mmap backend, file descriptor {fd}: not a regular file or block device, \
+                     so it cannot be mapped; use ioengine=psync"
+                )))
+            }
+        };
+        let len = usize::try_from(size).map_err(|_| {
+            EngineError::Setup(format!(
+                "mmap backend, file descriptor {fd}: {size} bytes do not fit in this machine's \
+                 address space; use ioengine=psync or a smaller file"
+            ))
+        })?;
+        let direct = flags & libc::O_DIRECT != 0;
+        if len == 0 {
+            return Ok(Mapping {
+                ptr: std::ptr::NonNull::dangling().as_ptr(),
+                len,
+                writable,
+                direct,
+            });
+        }
+        // SAFETY: a new shared mapping of `len` bytes of the file, which is
+        // at least that long; nothing else is at the address the kernel picks.
+        let ptr = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_SHARED, fd, 0) };
+        if ptr == libc::MAP_FAILED {
+            return Err(fail(
+                &format!("mmap of {len} bytes (does the filesystem support mmap?)"),
+                io::Error::last_os_error(),
+            ));
+        }
+        Ok(Mapping {
+            ptr: ptr.cast(),
+            len,
+            writable,
+            direct,
+        })
+    }
+
+    /// msync(MS_SYNC) of `len` bytes from `offset`, widened to whole pages
+    /// as msync requires; 0 or a negative errno.
+    fn sync(&self, offset: usize, len: usize, drop_pages: bool) -> i64 {
+        if len == 0 {
+            return 0;
+        }
+        let page = page_size();
+        let start = offset & !(page - 1);
+        let len = offset + len - start;
+        // SAFETY: the range lies inside the mapping (callers check), and
+        // msync and madvise(MADV_DONTNEED) on a shared file mapping change
+        // no data: dropped pages are read back from the file.
+        unsafe {
+            let addr = self.ptr.add(start).cast();
+            if libc::msync(addr, len, libc::MS_SYNC) == -1 {
+                return -i64::from(crate::syscall::errno());
+            }
+            if drop_pages && libc::madvise(addr, len, libc::MADV_DONTNEED) == -1 {
+                return -i64::from(crate::syscall::errno());
+            }
+        }
+        0
+    }
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf reads a constant.
+    match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
+        n if n > 0 => n as usize,
+        _ => 4096,
+    }
+}
+
+impl MmapQueue {
+    /// Maps every descriptor in `fds` (indexed by [`Request::file`]). The
+    /// descriptors may be closed afterwards: the mappings keep the files.
+    pub fn new(config: &QueueConfig, fds: &[RawFd]) -> Result<MmapQueue, EngineError> {
+        if fds.is_empty() {
+            return Err(EngineError::Setup(
+                "the mmap backend needs at least one open file or device".into(),
+            ));
+        }
+        if let Some(fd) = fds.iter().find(|&&fd| fd < 0) {
+            return Err(EngineError::Setup(format!(
+                "file descriptor {fd} is not valid; open every target before building the queue"
+            )));
+        }
+        let buffers = SlotBuffers::new(config)?;
+        let maps = fds
+            .iter()
+            .map(|&fd| Mapping::new(fd))
+            .collect::<Result<Box<[Mapping]>, _>>()?;
+        Ok(MmapQueue { maps, buffers })
+    }
+}
+
+impl Queue for MmapQueue {
+    #[inline]
+    fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
+        let Some(map) = self.maps.get(req.file as usize) else {
+            return Err(bad_request(
+                req,
+                "names a file the queue was not opened with",
+            ));
+        };
+        let write = match req.op {
+            Op::Read => false,
+            Op::Write => true,
+            Op::Fsync => return Ok(Submitted::Completed(map.sync(0, map.len, false))),
+        };
+        let Some(buf) = self.buffers.io_ptr(req.slot, req.len) else {
+            return Err(bad_request(
+                req,
+                "lies outside the queue's buffers (slot >= depth or len > buffer size)",
+            ));
+        };
+        let len = req.len as usize;
+        let start = usize::try_from(req.offset).unwrap_or(usize::MAX);
+        let fits = start.checked_add(len).is_some_and(|end| end <= map.len);
+        let n = if write {
+            if !map.writable {
+                return Ok(Submitted::Completed(-i64::from(libc::EBADF)));
+            }
+            if !fits {
+                return Ok(Submitted::Completed(-i64::from(libc::EINVAL)));
+            }
+            len
+        } else if fits {
+            len
+        } else {
+            map.len.saturating_sub(start)
+        };
+        // SAFETY: `start..start + n` lies inside the mapping (checked
+        // above), which is writable for writes; `buf` addresses `n` bytes of
+        // this queue's buffers (checked by `io_ptr`), which never overlap a
+        // file mapping.
+        unsafe {
+            let file = map.ptr.add(start.min(map.len));
+            if write {
+                std::ptr::copy_nonoverlapping(buf, file, n);
+            } else {
+                std::ptr::copy_nonoverlapping(file, buf, n);
+            }
+        }
+        if map.direct {
+            let r = map.sync(start.min(map.len), n, true);
+            if r < 0 {
+                return Ok(Submitted::Completed(r));
+            }
+        }
+        Ok(Submitted::Completed(n as i64))
+    }
+
+    /// Nothing is ever queued.
+    fn commit(&mut self) -> io::Result<u32> {
+        Ok(0)
+    }
+
+    /// Nothing is ever in flight: every request completed in `submit`.
+    fn reap<F: FnMut(Completion)>(
+        &mut self,
+        _min: u32,
+        _max: u32,
+        _on_complete: F,
+    ) -> io::Result<u32> {
+        Ok(0)
+    }
+
+    /// # Panics
+    ///
+    /// When `slot` is not below the queue depth.
+    fn buffer(&mut self, slot: u32) -> &mut [u8] {
+        self.buffers.slot(slot)
+    }
+
+    fn in_flight(&self) -> u32 {
+        0
+    }
+}
+
+/// A request the queue cannot carry out: a bug in the caller, reported
+/// rather than turned into a copy to memory the queue does not own.
+#[cold]
+fn bad_request(req: &Request, why: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("request {req:?} {why}"),
+    )
+}
