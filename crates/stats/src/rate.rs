@@ -23,44 +23,114 @@ pub struct RateSampler {
     pub bw: Summary,
     /// I/Os per second per interval.
     pub iops: Summary,
+    bw_window: Window,
+    iops_window: Window,
+    /// The earlier of the two windows' deadlines: the only thing `tick`
+    /// looks at before returning.
+    next: u64,
+    /// Counters at the previous tick: all of them completed before `now`.
+    seen_bytes: u64,
+    seen_ios: u64,
+    /// How close to an interval's end the run may stop for fio to miss
+    /// that interval's sample: its LOG_MSEC_SLACK, 1 ms.
+    end_slack_ticks: u64,
+}
+
+/// The sampling state of one metric.
+#[derive(Clone, Copy, Debug)]
+struct Window {
     interval_ms: u64,
     interval_ticks: u64,
     /// End of the open interval, in ticks; u64::MAX when sampling is off.
     deadline: u64,
-    /// Counters at the previous tick: all of them completed before `now`.
-    seen_bytes: u64,
-    seen_ios: u64,
-    /// Counters when the open interval began.
-    start_bytes: u64,
-    start_ios: u64,
+    /// The counter when the open interval began.
+    start: u64,
     /// End (ticks) of the last interval that gave a sample, and the
-    /// summaries as they were before it, for `finish`.
+    /// summary as it was before that sample, for `finish`.
     last_sampled_end: Option<u64>,
-    before_last: (Summary, Summary),
-    /// How close to an interval's end the run may stop for fio to miss
-    /// that interval's sample: its LOG_MSEC_SLACK, 1 ms.
-    end_slack_ticks: u64,
+    before_last: Summary,
+}
+
+impl Window {
+    fn new(clock: &Clock, interval_ms: u64) -> Window {
+        Window {
+            interval_ms,
+            interval_ticks: clock
+                .ticks_for_ns(interval_ms.saturating_mul(1_000_000))
+                .max(1),
+            deadline: u64::MAX,
+            start: 0,
+            last_sampled_end: None,
+            before_last: Summary::default(),
+        }
+    }
+
+    fn reset(&mut self, now: u64, count: u64) {
+        self.deadline = if self.interval_ms == 0 {
+            u64::MAX
+        } else {
+            now.saturating_add(self.interval_ticks)
+        };
+        self.start = count;
+        self.last_sampled_end = None;
+    }
+
+    /// Closes the intervals that ended by `now`, given the counter before
+    /// this tick; `scale` turns a count per millisecond window into a rate.
+    fn close(&mut self, now: u64, seen: u64, summary: &mut Summary, scale: fn(u64, u64) -> u64) {
+        if now < self.deadline {
+            return;
+        }
+        let delta = seen - self.start;
+        if delta != 0 {
+            self.before_last = *summary;
+            self.last_sampled_end = Some(self.deadline);
+            summary.add(scale(delta, self.interval_ms));
+        }
+        self.start = seen;
+        // Intervals that passed with no tick saw no completion: no samples.
+        let passed = (now - self.deadline) / self.interval_ticks + 1;
+        self.deadline = self
+            .deadline
+            .saturating_add(passed.saturating_mul(self.interval_ticks));
+    }
+
+    fn finish(&mut self, end: u64, slack: u64, summary: &mut Summary) {
+        if let Some(last_end) = self.last_sampled_end.take() {
+            if end < last_end.saturating_add(slack) {
+                *summary = self.before_last;
+            }
+        }
+        self.deadline = u64::MAX;
+    }
+}
+
+fn kib_per_s(bytes: u64, ms: u64) -> u64 {
+    bytes * 1000 / ms / 1024
+}
+
+fn per_s(ios: u64, ms: u64) -> u64 {
+    ios * 1000 / ms
 }
 
 impl RateSampler {
     /// Samples every `interval_ms` from `start` (ticks of `clock`).
     /// An interval of 0 turns sampling off.
     pub fn new(clock: &Clock, interval_ms: u64, start: u64) -> RateSampler {
-        let interval_ticks = clock
-            .ticks_for_ns(interval_ms.saturating_mul(1_000_000))
-            .max(1);
+        RateSampler::with_intervals(clock, interval_ms, interval_ms, start)
+    }
+
+    /// Bandwidth every `bw_ms` and IOPS every `iops_ms` (fio's bw_avg_time
+    /// and iops_avg_time), from `start`. 0 turns that metric off.
+    pub fn with_intervals(clock: &Clock, bw_ms: u64, iops_ms: u64, start: u64) -> RateSampler {
         let mut sampler = RateSampler {
             bw: Summary::default(),
             iops: Summary::default(),
-            interval_ms,
-            interval_ticks,
-            deadline: u64::MAX,
+            bw_window: Window::new(clock, bw_ms),
+            iops_window: Window::new(clock, iops_ms),
+            next: u64::MAX,
             seen_bytes: 0,
             seen_ios: 0,
-            start_bytes: 0,
-            start_ios: 0,
-            last_sampled_end: None,
-            before_last: (Summary::default(), Summary::default()),
             end_slack_ticks: clock.ticks_for_ns(1_000_000),
         };
         sampler.reset(start, 0, 0);
@@ -73,7 +143,7 @@ impl RateSampler {
     /// Call it after counting the completions observed at `now`.
     #[inline]
     pub fn tick(&mut self, now: u64, bytes: u64, ios: u64) {
-        if now >= self.deadline {
+        if now >= self.next {
             self.close_intervals(now);
         }
         // Remembered so that the next interval closed is charged only what
@@ -84,53 +154,32 @@ impl RateSampler {
 
     #[cold]
     fn close_intervals(&mut self, now: u64) {
-        let bytes = self.seen_bytes - self.start_bytes;
-        let ios = self.seen_ios - self.start_ios;
-        if bytes != 0 || ios != 0 {
-            self.before_last = (self.bw, self.iops);
-            self.last_sampled_end = Some(self.deadline);
-        }
-        if bytes != 0 {
-            self.bw.add(bytes * 1000 / self.interval_ms / 1024);
-        }
-        if ios != 0 {
-            self.iops.add(ios * 1000 / self.interval_ms);
-        }
-        self.start_bytes = self.seen_bytes;
-        self.start_ios = self.seen_ios;
-        // Intervals that passed with no tick saw no completion: no samples.
-        let passed = (now - self.deadline) / self.interval_ticks + 1;
-        self.deadline = self
-            .deadline
-            .saturating_add(passed.saturating_mul(self.interval_ticks));
+        self.bw_window
+            .close(now, self.seen_bytes, &mut self.bw, kib_per_s);
+        self.iops_window
+            .close(now, self.seen_ios, &mut self.iops, per_s);
+        self.next = self.bw_window.deadline.min(self.iops_window.deadline);
     }
 
     /// Ends sampling at `end` (ticks), the end of the measured period. If
     /// the last sample's interval ended less than 1 ms before `end`, that
     /// sample is dropped, as fio never takes it.
     pub fn finish(&mut self, end: u64) {
-        if let Some(last_end) = self.last_sampled_end.take() {
-            if end < last_end.saturating_add(self.end_slack_ticks) {
-                (self.bw, self.iops) = self.before_last;
-            }
-        }
-        self.deadline = u64::MAX;
+        let slack = self.end_slack_ticks;
+        self.bw_window.finish(end, slack, &mut self.bw);
+        self.iops_window.finish(end, slack, &mut self.iops);
+        self.next = u64::MAX;
     }
 
     /// Drops the samples and starts over at `now` with the given counters.
     pub fn reset(&mut self, now: u64, bytes: u64, ios: u64) {
         self.bw = Summary::default();
         self.iops = Summary::default();
-        self.deadline = if self.interval_ms == 0 {
-            u64::MAX
-        } else {
-            now.saturating_add(self.interval_ticks)
-        };
+        self.bw_window.reset(now, bytes);
+        self.iops_window.reset(now, ios);
+        self.next = self.bw_window.deadline.min(self.iops_window.deadline);
         self.seen_bytes = bytes;
         self.seen_ios = ios;
-        self.start_bytes = bytes;
-        self.start_ios = ios;
-        self.last_sampled_end = None;
     }
 }
 
@@ -238,6 +287,25 @@ mod tests {
         }
         s.finish(1200 * MS);
         assert_eq!(s.bw.samples, 2);
+    }
+
+    #[test]
+    fn bw_and_iops_can_have_their_own_intervals() {
+        let clock = Clock::new(ClockSource::ClockGettime);
+        let mut s = RateSampler::with_intervals(&clock, 1000, 250, 0);
+        for i in 1..=2100u64 {
+            s.tick(i * MS, i * 4096, i);
+        }
+        assert_eq!(s.bw.samples, 2);
+        assert_eq!(s.iops.samples, 8);
+        assert_eq!(s.iops.max, 1000);
+        assert_eq!(s.bw.max, 1000 * 4096 / 1024);
+        // Only one metric off.
+        let mut s = RateSampler::with_intervals(&clock, 0, 500, 0);
+        for i in 1..=600u64 {
+            s.tick(i * MS, i * 4096, i);
+        }
+        assert_eq!((s.bw.samples, s.iops.samples), (0, 1));
     }
 
     #[test]
