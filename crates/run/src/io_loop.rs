@@ -370,6 +370,9 @@ impl QueueUser for IoLoop<'_> {
             }
         }
         stats.end = clock.now();
+        for dir in &mut stats.dirs {
+            dir.rate.finish(stats.end);
+        }
         stats.loop_start = start;
         stats.cpu = ThreadCpu::now().since(&cpu_start);
         Ok(stats)
@@ -451,11 +454,13 @@ fn finish(
     if bytes < u64::from(slot.len) {
         dir.short += 1;
     }
+    // fio's coarse buckets count completion latency (submission to
+    // completion), not the total.
+    let clat_ns = clock.to_ns(t_done.saturating_sub(slot.issue));
     if t.clat {
-        let v = clock.to_ns(t_done.saturating_sub(slot.issue));
-        dir.clat.add(v);
+        dir.clat.add(clat_ns);
         if let Some(h) = &mut dir.clat_hist {
-            h.add(v);
+            h.add(clat_ns);
         }
     }
     if t.slat && slot.issue != slot.start {
@@ -472,7 +477,7 @@ fn finish(
         }
     }
     if t.slat || t.clat || t.lat {
-        stats.lat_buckets.add(lat_ns);
+        stats.lat_buckets.add(clat_ns);
     }
     dir.rate.tick(t_done, dir.bytes, dir.ios);
     let s = &mut shown[d];

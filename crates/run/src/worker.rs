@@ -194,13 +194,6 @@ fn sleep_start_delay(spec: &JobSpec, worker: u32, stop: &AtomicBool) -> bool {
     true
 }
 
-/// Clock ticks in `d`, derived from the clock's own tick-to-ns conversion.
-pub(crate) fn ticks_for(clock: &Clock, d: Duration) -> u64 {
-    const PROBE: u64 = 1 << 32;
-    let ns = clock.to_ns(PROBE).max(1);
-    (d.as_nanos() * u128::from(PROBE) / u128::from(ns)) as u64
-}
-
 fn loop_config(spec: &JobSpec, clock: &Clock) -> LoopConfig {
     let reduce = spec.gtod_reduce;
     let depth = spec.iodepth.max(1);
@@ -219,8 +212,8 @@ fn loop_config(spec: &JobSpec, clock: &Clock) -> LoopConfig {
             clat_hist: spec.clat_percentiles,
             lat_hist: spec.lat_percentiles,
         },
-        ramp_ticks: ticks_for(clock, spec.ramp_time),
-        runtime_ticks: spec.runtime.map(|r| ticks_for(clock, r)),
+        ramp_ticks: clock.ticks_for_ns(spec.ramp_time.as_nanos() as u64),
+        runtime_ticks: spec.runtime.map(|r| clock.ticks_for_ns(r.as_nanos() as u64)),
         sample_ms: SAMPLE_MS,
     }
 }
