@@ -59,7 +59,7 @@ impl BlockSizer {
         loop {
             let r = self.rand.next_u64();
             let mut len = if self.split.is_empty() {
-                self.min + (self.max as f64 * (r as f64 / self.rand.max_plus_one())) as u64
+                self.min + (self.max as f64 * (r as f64 * self.rand.inv_max_plus_one())) as u64
             } else {
                 let mut len = 0;
                 let mut perc = 0;

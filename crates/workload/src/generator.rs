@@ -147,8 +147,11 @@ impl Workload {
     /// The I/O sequence of worker `worker` (0-based clone index of the job)
     /// over `files`, each file ending where its extent ends.
     ///
-    /// Seeds follow fio's for thread number `worker + 1`, which is fio's
-    /// numbering when the job is the only (or first) one of its job file.
+    /// Seeds follow fio's for thread number `worker + 1`. fio numbers every
+    /// worker of a job file in order (a job's clones follow it), so passing
+    /// that file-wide 0-based index reproduces fio's sequences in files
+    /// with several jobs too; the clone index gives the same for the first
+    /// job, and different sequences per clone in any case.
     pub fn new(spec: &JobSpec, files: &[FileExtent], worker: u32) -> Workload {
         let ends: Vec<u64> = files.iter().map(|e| e.offset + e.len).collect();
         Workload::with_file_sizes(spec, files, &ends, worker)
