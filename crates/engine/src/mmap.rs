@@ -280,3 +280,222 @@ fn bad_request(req: &Request, why: &str) -> io::Error {
         format!("request {req:?} {why}"),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::{OpenOptions, Target};
+    use std::path::Path;
+
+    const BS: usize = 4096;
+
+    fn config(depth: u32) -> QueueConfig {
+        QueueConfig {
+            depth,
+            buffer_size: BS,
+            buffer_align: 4096,
+            ..QueueConfig::default()
+        }
+    }
+
+    fn open(path: &Path, read: bool, write: bool, direct: bool) -> Target {
+        Target::open(
+            path,
+            &OpenOptions {
+                read,
+                write,
+                create: false,
+                direct,
+            },
+        )
+        .unwrap()
+    }
+
+    fn req(op: Op, offset: u64, len: u32, slot: u32) -> Request {
+        Request {
+            op,
+            file: 0,
+            offset,
+            len,
+            slot,
+        }
+    }
+
+    fn completed(q: &mut MmapQueue, r: Request) -> i64 {
+        match q.submit(&r).unwrap() {
+            Submitted::Completed(n) => n,
+            Submitted::Queued => panic!("mmap never queues"),
+        }
+    }
+
+    /// Writes four blocks out of order through the mapping, msyncs, reads
+    /// them back through another slot and checks the file through read(2).
+    #[test]
+    fn reads_back_what_it_wrote() {
+        for direct in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("f");
+            std::fs::write(&path, vec![0u8; 4 * BS]).unwrap();
+            let t = open(&path, true, true, direct);
+            let mut q = MmapQueue::new(&config(2), &[t.fd()]).unwrap();
+            assert_eq!(q.maps[0].len, 4 * BS);
+            assert_eq!(q.maps[0].direct, direct);
+            for block in [2u64, 0, 3, 1] {
+                q.buffer(0).fill(block as u8 + 0x10);
+                let n = completed(&mut q, req(Op::Write, block * BS as u64, BS as u32, 0));
+                assert_eq!(n, BS as i64, "direct {direct} write block {block}");
+            }
+            assert_eq!(completed(&mut q, req(Op::Fsync, 0, 0, 0)), 0);
+            for block in [1u64, 2, 3, 0] {
+                q.buffer(1).fill(0);
+                let n = completed(&mut q, req(Op::Read, block * BS as u64, BS as u32, 1));
+                assert_eq!(n, BS as i64);
+                assert!(q.buffer(1).iter().all(|&b| b == block as u8 + 0x10));
+            }
+            // Unaligned and short requests are plain copies.
+            q.buffer(0)[..10].copy_from_slice(b"0123456789");
+            assert_eq!(completed(&mut q, req(Op::Write, 4093, 10, 0)), 10);
+            assert_eq!(q.in_flight(), 0);
+            assert_eq!(q.commit().unwrap(), 0);
+            assert_eq!(q.reap(1, 8, |_| panic!("nothing to reap")).unwrap(), 0);
+            let on_disk = std::fs::read(&path).unwrap();
+            assert_eq!(&on_disk[4093..4103], b"0123456789");
+            assert!(on_disk[..4093].iter().all(|&b| b == 0x10));
+            assert!(on_disk[4103..2 * BS].iter().all(|&b| b == 0x11));
+            assert!(on_disk[3 * BS..].iter().all(|&b| b == 0x13));
+        }
+    }
+
+    /// The mapping ends where the file does: reads past the end are short,
+    /// as with pread, writes past the end fail, and the file keeps its size.
+    #[test]
+    fn never_touches_past_the_end_of_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![5u8; BS + 100]).unwrap();
+        let t = open(&path, true, true, false);
+        let mut q = MmapQueue::new(&config(1), &[t.fd()]).unwrap();
+        assert_eq!(q.maps[0].len, BS + 100);
+        let einval = -i64::from(libc::EINVAL);
+        assert_eq!(
+            completed(&mut q, req(Op::Read, BS as u64, BS as u32, 0)),
+            100
+        );
+        assert!(q.buffer(0)[..100].iter().all(|&b| b == 5));
+        assert_eq!(
+            completed(&mut q, req(Op::Read, 2 * BS as u64, BS as u32, 0)),
+            0
+        );
+        assert_eq!(completed(&mut q, req(Op::Read, u64::MAX, BS as u32, 0)), 0);
+        assert_eq!(
+            completed(&mut q, req(Op::Write, BS as u64, BS as u32, 0)),
+            einval
+        );
+        assert_eq!(
+            completed(&mut q, req(Op::Write, 1 << 40, BS as u32, 0)),
+            einval
+        );
+        assert_eq!(completed(&mut q, req(Op::Write, u64::MAX, 1, 0)), einval);
+        assert_eq!(completed(&mut q, req(Op::Write, BS as u64, 100, 0)), 100);
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), BS as u64 + 100);
+
+        // An empty file has no mapping: nothing to read, nowhere to write.
+        let empty = dir.path().join("empty");
+        std::fs::write(&empty, b"").unwrap();
+        let t = open(&empty, true, true, false);
+        let mut q = MmapQueue::new(&config(1), &[t.fd()]).unwrap();
+        assert_eq!(completed(&mut q, req(Op::Read, 0, BS as u32, 0)), 0);
+        assert_eq!(completed(&mut q, req(Op::Write, 0, 1, 0)), einval);
+        assert_eq!(completed(&mut q, req(Op::Fsync, 0, 0, 0)), 0);
+    }
+
+    #[test]
+    fn read_only_files_are_mapped_read_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![3u8; BS]).unwrap();
+        let t = open(&path, true, false, false);
+        let mut q = MmapQueue::new(&config(1), &[t.fd()]).unwrap();
+        assert!(!q.maps[0].writable);
+        assert_eq!(completed(&mut q, req(Op::Read, 0, BS as u32, 0)), BS as i64);
+        assert!(q.buffer(0).iter().all(|&b| b == 3));
+        assert_eq!(
+            completed(&mut q, req(Op::Write, 0, BS as u32, 0)),
+            -i64::from(libc::EBADF)
+        );
+        assert_eq!(completed(&mut q, req(Op::Fsync, 0, 0, 0)), 0);
+
+        let t = open(&path, false, true, false);
+        let e = MmapQueue::new(&config(1), &[t.fd()]).err().unwrap();
+        assert!(
+            e.to_string()
+                .contains("open the file for reading and writing"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn requests_pick_their_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        std::fs::write(&a, vec![0u8; 512]).unwrap();
+        std::fs::write(&b, vec![0u8; 1024]).unwrap();
+        let (ta, tb) = (open(&a, true, true, false), open(&b, true, true, false));
+        let mut q = MmapQueue::new(&config(1), &[ta.fd(), tb.fd()]).unwrap();
+        q.buffer(0).fill(0xaa);
+        assert_eq!(completed(&mut q, req(Op::Write, 0, 512, 0)), 512);
+        q.buffer(0).fill(0xbb);
+        let to_b = Request {
+            file: 1,
+            ..req(Op::Write, 512, 512, 0)
+        };
+        assert_eq!(completed(&mut q, to_b), 512);
+        assert_eq!(
+            completed(
+                &mut q,
+                Request {
+                    file: 1,
+                    ..req(Op::Fsync, 0, 0, 0)
+                }
+            ),
+            0
+        );
+        assert_eq!(std::fs::read(&a).unwrap(), vec![0xaa; 512]);
+        let mut want = vec![0; 512];
+        want.extend([0xbb; 512]);
+        assert_eq!(std::fs::read(&b).unwrap(), want);
+    }
+
+    #[test]
+    fn setup_and_request_errors() {
+        let e = MmapQueue::new(&config(1), &[]).err().unwrap();
+        assert!(e.to_string().contains("at least one open file"), "{e}");
+        let e = MmapQueue::new(&config(1), &[-1]).err().unwrap();
+        assert!(e.to_string().contains("not valid"), "{e}");
+        let null = open(Path::new("/dev/null"), true, true, false);
+        let e = MmapQueue::new(&config(1), &[null.fd()]).err().unwrap();
+        assert!(
+            e.to_string().contains("not a regular file or block device"),
+            "{e}"
+        );
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![0u8; BS]).unwrap();
+        let t = open(&path, true, true, false);
+        let e = MmapQueue::new(&config(0), &[t.fd()]).err().unwrap();
+        assert!(e.to_string().contains("queue depth 0"), "{e}");
+        let mut q = MmapQueue::new(&config(2), &[t.fd()]).unwrap();
+        for r in [
+            req(Op::Read, 0, BS as u32, 2),
+            req(Op::Write, 0, BS as u32 + 1, 0),
+            Request {
+                file: 1,
+                ..req(Op::Read, 0, 512, 0)
+            },
+        ] {
+            let e = q.submit(&r).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{r:?}");
+        }
+    }
+}
