@@ -8,8 +8,8 @@ use std::path::Path;
 use std::process::Command;
 
 use ioscope_engine::{
-    mounted_use, open_queue, Backend, Op, OpenOptions, Queue, QueueConfig, QueueUser, Request,
-    Submitted, Target, TargetKind,
+    mounted_use, open_queue, AioOptions, Backend, Op, OpenOptions, Queue, QueueConfig, QueueUser,
+    Request, Submitted, Target, TargetKind,
 };
 
 const ZRAM: &str = "/dev/zram0";
@@ -181,4 +181,114 @@ fn zram_block_device() {
     } else {
         eprintln!("skipping the swap check: mkswap/swapon on {ZRAM} failed");
     }
+}
+
+/// Writes 32 blocks spread over the device in one batch, each with its own
+/// byte, reads them back in another batch and checks them, then asks for
+/// one block at the end of the device and one past it. Returns the results
+/// of those two.
+struct BatchRoundTrip;
+
+impl QueueUser for BatchRoundTrip {
+    type Output = Vec<i64>;
+
+    fn run<Q: Queue>(self, mut q: Q) -> Vec<i64> {
+        const N: u32 = 32;
+        let offset = |i: u32| u64::from(i) * 37 * 4096 % SIZE;
+        let run = |q: &mut Q, reqs: &[Request]| -> Vec<i64> {
+            let mut results = vec![i64::MIN; reqs.len()];
+            for r in reqs {
+                match q.submit(r).unwrap() {
+                    Submitted::Completed(n) => results[r.slot as usize] = n,
+                    Submitted::Queued => {}
+                }
+            }
+            q.commit().unwrap();
+            while q.in_flight() > 0 {
+                q.reap(1, N, |c| results[c.slot as usize] = c.result)
+                    .unwrap();
+            }
+            results
+        };
+        let block = |op, i: u32| Request {
+            op,
+            file: 0,
+            offset: offset(i),
+            len: 4096,
+            slot: i,
+        };
+        for i in 0..N {
+            q.buffer(i).fill(i as u8 + 1);
+        }
+        let writes: Vec<_> = (0..N).map(|i| block(Op::Write, i)).collect();
+        assert_eq!(run(&mut q, &writes), vec![4096; N as usize]);
+        let mut fsync = block(Op::Fsync, 0);
+        fsync.len = 0;
+        assert_eq!(run(&mut q, &[fsync]), vec![0]);
+        for i in 0..N {
+            q.buffer(i).fill(0);
+        }
+        let reads: Vec<_> = (0..N).rev().map(|i| block(Op::Read, i)).collect();
+        assert_eq!(run(&mut q, &reads), vec![4096; N as usize]);
+        for i in 0..N {
+            assert!(q.buffer(i).iter().all(|&b| b == i as u8 + 1), "block {i}");
+        }
+        let last = Request {
+            offset: SIZE - 4096,
+            ..block(Op::Read, 0)
+        };
+        let past = Request {
+            offset: SIZE,
+            slot: 1,
+            ..block(Op::Read, 0)
+        };
+        run(&mut q, &[last, past])
+    }
+}
+
+#[test]
+fn zram_libaio_and_mmap() {
+    let _zram = match Zram::make() {
+        Ok(z) => z,
+        Err(why) => {
+            eprintln!("skipping zram libaio/mmap test: {why}");
+            return;
+        }
+    };
+    let opts = OpenOptions {
+        read: true,
+        write: true,
+        create: false,
+        direct: true,
+    };
+    let t = Target::open(Path::new(ZRAM), &opts).unwrap();
+    let mut aio_sets = Vec::new();
+    for vectored in [false, true] {
+        for userspace_reap in [false, true] {
+            aio_sets.push(AioOptions {
+                vectored,
+                userspace_reap,
+                nowait: false,
+            });
+        }
+    }
+    for aio in aio_sets {
+        let config = QueueConfig {
+            depth: 32,
+            buffer_size: 4096,
+            buffer_align: 4096,
+            aio,
+            ..QueueConfig::default()
+        };
+        let results = open_queue(Backend::Libaio, &config, &[t.fd()], BatchRoundTrip).unwrap();
+        assert_eq!(results, vec![4096, 0], "libaio {aio:?}");
+    }
+    let config = QueueConfig {
+        depth: 32,
+        buffer_size: 4096,
+        buffer_align: 4096,
+        ..QueueConfig::default()
+    };
+    let results = open_queue(Backend::Mmap, &config, &[t.fd()], BatchRoundTrip).unwrap();
+    assert_eq!(results, vec![4096, 0], "mmap");
 }
