@@ -5,9 +5,11 @@ use std::os::fd::RawFd;
 use crate::error::EngineError;
 use crate::libaio::{AioOptions, LibaioQueue};
 use crate::mmap::MmapQueue;
+use crate::nop::NopQueue;
 use crate::null::NullQueue;
 use crate::queue::Queue;
 use crate::sync::{SyncMode, SyncQueue};
+use crate::uring::{UringOptions, UringQueue};
 
 /// The I/O paths this crate implements, named as fio names its ioengines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,6 +27,12 @@ pub enum Backend {
     Libaio,
     /// memcpy to and from a shared mapping of each file (fio `mmap`).
     Mmap,
+    /// io_uring (fio `io_uring`), with the options in [`QueueConfig::uring`]
+    /// and `hipri` for polled completions.
+    IoUring,
+    /// io_uring NOP requests: no I/O, measures the ring itself. fio has no
+    /// such engine; the name is `nop`.
+    Nop,
 }
 
 impl Backend {
@@ -37,6 +45,8 @@ impl Backend {
             "null" => Some(Backend::Null),
             "libaio" => Some(Backend::Libaio),
             "mmap" => Some(Backend::Mmap),
+            "io_uring" => Some(Backend::IoUring),
+            "nop" => Some(Backend::Nop),
             _ => None,
         }
     }
@@ -49,17 +59,22 @@ impl Backend {
             Backend::Null => "null",
             Backend::Libaio => "libaio",
             Backend::Mmap => "mmap",
+            Backend::IoUring => "io_uring",
+            Backend::Nop => "nop",
         }
     }
 
     /// True when the backend touches no file, so no target needs to exist.
     pub fn is_diskless(self) -> bool {
-        matches!(self, Backend::Null)
+        matches!(self, Backend::Null | Backend::Nop)
     }
 
     /// True when requests complete inside `submit`.
     pub fn is_sync(self) -> bool {
-        !matches!(self, Backend::Null | Backend::Libaio)
+        !matches!(
+            self,
+            Backend::Null | Backend::Libaio | Backend::IoUring | Backend::Nop
+        )
     }
 }
 
@@ -76,6 +91,8 @@ pub struct QueueConfig {
     pub hipri: bool,
     /// Options of the libaio backend.
     pub aio: AioOptions,
+    /// Options of the io_uring backend (the NOP backend uses its SQPOLL ones).
+    pub uring: UringOptions,
 }
 
 /// Code that runs against a queue whose concrete type is chosen at run time.
@@ -99,5 +116,7 @@ pub fn open_queue<U: QueueUser>(
         Backend::Pvsync2 => Ok(user.run(SyncQueue::new(SyncMode::Pvsync2, config, fds)?)),
         Backend::Libaio => Ok(user.run(LibaioQueue::new(config, fds)?)),
         Backend::Mmap => Ok(user.run(MmapQueue::new(config, fds)?)),
+        Backend::IoUring => Ok(user.run(UringQueue::new(config, fds)?)),
+        Backend::Nop => Ok(user.run(NopQueue::new(config)?)),
     }
 }

@@ -81,18 +81,21 @@ mod buffer;
 mod error;
 mod libaio;
 mod mmap;
+mod nop;
 mod null;
 mod queue;
 mod request;
 mod sync;
 mod syscall;
 mod target;
+mod uring;
 
 pub use backend::{open_queue, Backend, QueueConfig, QueueUser};
 pub use buffer::AlignedBuffer;
 pub use error::EngineError;
 pub use libaio::{AioOptions, LibaioQueue};
 pub use mmap::MmapQueue;
+pub use nop::NopQueue;
 pub use null::NullQueue;
 pub use queue::{Queue, Submitted};
 pub use request::{Completion, Op, Request};
@@ -100,6 +103,7 @@ pub use sync::{SyncMode, SyncQueue};
 pub use target::{
     layout_file, layout_file_with, mounted_use, needs_layout, OpenOptions, Target, TargetKind,
 };
+pub use uring::{poll_queue_warning, setup_flag_names, UringOptions, UringQueue};
 
 #[cfg(test)]
 mod tests {

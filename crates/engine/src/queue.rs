@@ -36,4 +36,10 @@ pub trait Queue {
 
     /// Requests handed over and not yet reaped.
     fn in_flight(&self) -> u32;
+
+    /// What the backend settled on when it was built that a report should
+    /// show (io_uring: the ring flags the kernel accepted), if anything.
+    fn setup_note(&self) -> Option<&str> {
+        None
+    }
 }
