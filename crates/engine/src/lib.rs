@@ -75,6 +75,9 @@
 //! Linux. `pvsync2` needs preadv2/pwritev2 (Linux 4.6); the exact O_DIRECT
 //! alignment of a regular file is read with statx(STATX_DIOALIGN) (Linux
 //! 6.1), falling back to the filesystem block size on older kernels.
+//! `libaio` needs a kernel built with CONFIG_AIO; its fsync is asynchronous
+//! from Linux 4.18 and runs as fsync(2) on older kernels; RWF_NOWAIT needs
+//! Linux 4.13.
 
 mod backend;
 mod buffer;

@@ -420,15 +420,19 @@ fn user_ring(ctx: &AioContext) -> Result<NonNull<AioRing>, EngineError> {
     })?;
     // SAFETY: on Linux the context id is the address of the ring mapping,
     // whose first page holds the header.
-    let (magic, incompat, header) = unsafe {
+    let (magic, incompat, header, nr) = unsafe {
         let r = ring.as_ref();
-        (r.magic, r.incompat_features, r.header_length)
+        (r.magic, r.incompat_features, r.header_length, r.nr)
     };
-    if magic != AIO_RING_MAGIC || incompat != 0 || header as usize != size_of::<AioRing>() {
+    if magic != AIO_RING_MAGIC
+        || incompat != 0
+        || header as usize != size_of::<AioRing>()
+        || nr == 0
+    {
         return Err(EngineError::Setup(format!(
             "userspace_reap: this kernel's AIO completion ring has an unknown layout \
-             (magic {magic:#x}, incompat features {incompat:#x}, header {header} bytes); \
-             drop userspace_reap"
+             (magic {magic:#x}, incompat features {incompat:#x}, header {header} bytes, \
+             {nr} events); drop userspace_reap"
         )));
     }
     Ok(ring)
