@@ -388,6 +388,136 @@ const CASES: &[Case] = &[
         totals: (10338304, 2524, 10625024, 2594),
         log_hash: 0xd19fb961fbbcbcb5,
     },
+    // --size=1m --bs=4k --rw=randwrite --nrfiles=2 --random_generator=lfsr --loops=2
+    Case {
+        spec: |s| {
+            s.rw.kind = RandWrite;
+            s.nrfiles = 2;
+            s.random_generator = RandomGenerator::Lfsr;
+            s.loops = 2;
+        },
+        totals: (0, 0, 2097152, 512),
+        log_hash: 0x1e1e198b99569471,
+    },
+    // --size=1000k --bs=4k --rw=rw --nrfiles=3 --rwmixread=70
+    Case {
+        spec: |s| {
+            s.rw.kind = ReadWrite;
+            s.size = bytes(1000 << 10);
+            s.nrfiles = 3;
+            s.rwmixread = 70;
+        },
+        totals: (733184, 179, 290816, 71),
+        log_hash: 0xc778f9a68cc7d590,
+    },
+    // --size=2m --bs=4k --rw=randread --nrfiles=2 --io_size=5m
+    Case {
+        spec: |s| {
+            s.rw.kind = RandRead;
+            s.size = bytes(2 << 20);
+            s.nrfiles = 2;
+            s.io_size = Some(5 << 20);
+        },
+        totals: (5242880, 1280, 0, 0),
+        log_hash: 0x311f1ea444e9a146,
+    },
+    // --size=1m --bs=4k --rw=read --nrfiles=2 --offset=100k
+    Case {
+        spec: |s| {
+            s.nrfiles = 2;
+            s.offset = SizeSpec::Bytes(100 << 10);
+        },
+        totals: (1048576, 256, 0, 0),
+        log_hash: 0x0e9e1b92c2615efd,
+    },
+    // --size=1m --bsrange=1k-16k --rw=randrw --rwmixread=60
+    Case {
+        spec: |s| {
+            s.rw.kind = RandRw;
+            s.rwmixread = 60;
+            s.bs = PerDir::all(BlockSize::Range {
+                min: 1024,
+                max: 16384,
+            });
+        },
+        totals: (637952, 110, 410624, 75),
+        log_hash: 0xc8a375b12c312743,
+    },
+    // --size=1m --bs=4k --rw=randrw:3
+    Case {
+        spec: |s| {
+            s.rw = RwMode {
+                kind: RandRw,
+                nr: 3,
+            };
+        },
+        totals: (540672, 132, 507904, 124),
+        log_hash: 0x056ef4acf887d3e0,
+    },
+    // --size=1m --bs=8k --rw=randread --random_generator=tausworthe64 --loops=2 --norandommap
+    Case {
+        spec: |s| {
+            s.rw.kind = RandRead;
+            s.bs = PerDir::all(BlockSize::Fixed(8192));
+            s.random_generator = RandomGenerator::Tausworthe64;
+            s.loops = 2;
+            s.norandommap = true;
+        },
+        totals: (2097152, 256, 0, 0),
+        log_hash: 0xd2034107094ef847,
+    },
+    // --size=1m --bs=4k --rw=randrw --randrepeat=0 --randseed=42 --loops=2
+    Case {
+        spec: |s| {
+            s.rw.kind = RandRw;
+            s.randrepeat = false;
+            s.randseed = Some(42);
+            s.loops = 2;
+        },
+        totals: (929792, 227, 1167360, 285),
+        log_hash: 0x19a1d97fcb58dff6,
+    },
+    // --size=1m --bs=4k --rw=randread --randseed=42
+    Case {
+        spec: |s| {
+            s.rw.kind = RandRead;
+            s.randseed = Some(42);
+        },
+        totals: (1048576, 256, 0, 0),
+        log_hash: 0x5da2c698284a60b4,
+    },
+    // --size=1m --bs=8k --rw=randread --loops=2 --norandommap
+    Case {
+        spec: |s| {
+            s.rw.kind = RandRead;
+            s.bs = PerDir::all(BlockSize::Fixed(8192));
+            s.loops = 2;
+            s.norandommap = true;
+        },
+        totals: (2097152, 256, 0, 0),
+        log_hash: 0xfc3c5a3eaa9e2b73,
+    },
+    // --size=1m --bs=4k --rw=randrw --norandommap --loops=2
+    Case {
+        spec: |s| {
+            s.rw.kind = RandRw;
+            s.norandommap = true;
+            s.loops = 2;
+        },
+        totals: (991232, 242, 1105920, 270),
+        log_hash: 0x39ad5281f433d033,
+    },
+    // --size=1m --bs=4k --rw=randread --norandommap --io_size=3m --loops=2
+    Case {
+        spec: |s| {
+            s.rw.kind = RandRead;
+            s.norandommap = true;
+            s.io_size = Some(3 << 20);
+            s.loops = 2;
+        },
+        totals: (6291456, 1536, 0, 0),
+        log_hash: 0x9ce8950ac82a1f5d,
+    },
 ];
 
 fn fnv1a(hash: &mut u64, data: &[u8]) {
