@@ -5,8 +5,18 @@
 //! list of [`JobSpec`]s with fio's defaults applied. Every option is defined
 //! once in the option table, which also drives `--cmdhelp`.
 
+mod arith;
+mod cmdhelp;
+mod cmdline;
 mod error;
+mod expand;
+mod fio_only;
+mod ini;
+mod jobs;
+mod options;
+mod settings;
 mod spec;
+mod values;
 
 pub use error::ParseError;
 pub use spec::*;
@@ -34,11 +44,24 @@ pub struct Parsed {
 }
 
 /// Parses job files and command-line jobs into job specifications.
-pub fn parse(_input: &ParseInput) -> Result<Parsed, ParseError> {
-    todo!()
+pub fn parse(input: &ParseInput) -> Result<Parsed, ParseError> {
+    let env = |name: &str| std::env::var(name).ok();
+    let subs = ini::Substitutions {
+        env: &env,
+        keywords: expand::Keywords::of_this_machine(),
+    };
+    let mut builder = jobs::Builder::new(&input.sections);
+    builder.add_sections(&cmdline::sections(&input.cli_options)?, true, false)?;
+    for (i, path) in input.job_files.iter().enumerate() {
+        if i > 0 {
+            builder.reset_defaults();
+        }
+        builder.add_sections(&ini::read(path, &subs)?, false, i > 0)?;
+    }
+    builder.finish()
 }
 
 /// The text of `--cmdhelp=NAME` (`all` lists every option).
-pub fn cmdhelp(_name: &str) -> Result<String, ParseError> {
-    todo!()
+pub fn cmdhelp(name: &str) -> Result<String, ParseError> {
+    cmdhelp::cmdhelp(name)
 }

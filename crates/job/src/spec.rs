@@ -72,7 +72,10 @@ pub struct RwMode {
 pub enum BlockSize {
     Fixed(u64),
     /// `bsrange=min-max`: sizes chosen at random in the range, multiples of min.
-    Range { min: u64, max: u64 },
+    Range {
+        min: u64,
+        max: u64,
+    },
     /// `bssplit=4k/10:64k/90`: (size, percent) pairs, percents adding to 100.
     Split(Vec<(u64, u32)>),
 }
@@ -151,7 +154,10 @@ impl IoEngine {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Origin {
     /// A section of a job file, with the line of its `[name]` header.
-    File { path: String, line: usize },
+    File {
+        path: String,
+        line: usize,
+    },
     CommandLine,
 }
 

@@ -1,0 +1,300 @@
+//! Reading job files: `[sections]`, `key=value` lines and bare flags,
+//! comments, and `include` — the text layer, before any option is looked up.
+//!
+//! As in fio, everything from the first `;` or `#` on a line is a comment
+//! (so trailing comments work), `include FILE` is only allowed inside a
+//! section and adds the file's options to it, and an included file may not
+//! open sections of its own.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{ParseError, Place};
+use crate::expand::{self, Keywords};
+
+/// One `key=value` (or bare `key`) line, substitutions made.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Entry {
+    pub key: String,
+    pub value: Option<String>,
+    pub place: Place,
+}
+
+/// A `[name]` section with its options in order.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Section {
+    pub name: String,
+    pub place: Place,
+    pub entries: Vec<Entry>,
+}
+
+/// What substitutions need from the outside world.
+pub(crate) struct Substitutions<'a> {
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    pub keywords: Keywords,
+}
+
+/// Includes nest at most this deep, which also stops include loops.
+const MAX_INCLUDE_DEPTH: usize = 16;
+
+/// Reads a job file into its sections.
+pub(crate) fn read(path: &Path, subs: &Substitutions) -> Result<Vec<Section>, ParseError> {
+    let mut sections = Vec::new();
+    read_into(path, subs, &mut sections, 0)?;
+    Ok(sections)
+}
+
+fn read_into(
+    path: &Path,
+    subs: &Substitutions,
+    sections: &mut Vec<Section>,
+    depth: usize,
+) -> Result<(), ParseError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        ParseError::new(format!("unable to open job file '{}': {e}", path.display()))
+    })?;
+    let shown = path.display().to_string();
+    let nested = depth > 0;
+    for (index, raw) in text.lines().enumerate() {
+        let place = Place::File {
+            path: shown.clone(),
+            line: index + 1,
+        };
+        let line = strip_comment(raw);
+        if line.is_empty() {
+            continue;
+        }
+        if let Some(header) = line.strip_prefix('[') {
+            if nested {
+                return Err(ParseError::at(&place, "no new sections in included files"));
+            }
+            let Some(name) = header.strip_suffix(']') else {
+                return Err(ParseError::at(
+                    &place,
+                    format!("section header '{line}' has no closing ']'"),
+                ));
+            };
+            let name = name.trim();
+            if name.is_empty() {
+                return Err(ParseError::at(&place, "empty section name '[]'"));
+            }
+            sections.push(Section {
+                name: name.to_string(),
+                place,
+                entries: Vec::new(),
+            });
+            continue;
+        }
+        if sections.is_empty() {
+            return Err(ParseError::at(
+                &place,
+                format!("option '{line}' outside of a [section]"),
+            ));
+        }
+        if let Some(target) = include_target(line) {
+            if depth + 1 > MAX_INCLUDE_DEPTH {
+                return Err(ParseError::at(
+                    &place,
+                    format!("include '{target}': includes nest deeper than {MAX_INCLUDE_DEPTH} (a loop?)"),
+                ));
+            }
+            let included = resolve_include(path, target);
+            read_into(&included, subs, sections, depth + 1).map_err(|e| {
+                ParseError::at(&place, format!("in include '{target}': {}", e.message))
+            })?;
+            continue;
+        }
+        let entry = entry(line, place, subs)?;
+        if let Some(section) = sections.last_mut() {
+            section.entries.push(entry);
+        }
+    }
+    Ok(())
+}
+
+/// fio cuts a line at its first `;` or `#` and trims the blanks around it.
+fn strip_comment(line: &str) -> &str {
+    let end = line.find([';', '#']).unwrap_or(line.len());
+    line[..end].trim()
+}
+
+fn include_target(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("include")?;
+    rest.starts_with(char::is_whitespace)
+        .then(|| rest.trim())
+        .filter(|t| !t.is_empty())
+}
+
+/// fio opens an include as written when it can, and otherwise relative to
+/// the directory of the file that includes it.
+fn resolve_include(including: &Path, target: &str) -> PathBuf {
+    let direct = PathBuf::from(target);
+    if direct.is_absolute() || direct.exists() {
+        return direct;
+    }
+    match including.parent() {
+        Some(dir) => dir.join(target),
+        None => direct,
+    }
+}
+
+fn entry(line: &str, place: Place, subs: &Substitutions) -> Result<Entry, ParseError> {
+    let line = expand::env_vars(line, subs.env);
+    let (key, value) = match line.split_once('=') {
+        Some((k, v)) => (k.trim(), Some(v.trim())),
+        None => (line.trim(), None),
+    };
+    if key.is_empty() {
+        return Err(ParseError::at(
+            &place,
+            format!("'{line}' has no option name"),
+        ));
+    }
+    let value = match value {
+        Some(v) => Some(
+            subs.keywords
+                .replace(v)
+                .map_err(|e| ParseError::at(&place, format!("{key}={v}: {e}")))?,
+        ),
+        None => None,
+    };
+    Ok(Entry {
+        key: key.to_string(),
+        value,
+        place,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+
+    fn subs_env(name: &str) -> Option<String> {
+        (name == "TARGET").then(|| "/dev/nullb0".to_string())
+    }
+
+    fn subs() -> Substitutions<'static> {
+        Substitutions {
+            env: &subs_env,
+            keywords: Keywords {
+                pagesize: 4096,
+                mb_memory: 1000,
+                ncpus: 4,
+            },
+        }
+    }
+
+    fn keys(section: &Section) -> Vec<(String, Option<String>)> {
+        section
+            .entries
+            .iter()
+            .map(|e| (e.key.clone(), e.value.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn sections_comments_flags_and_substitutions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.fio");
+        fs::write(
+            &path,
+            "; a comment\n# another\n[global]\nfilename=${TARGET} ; trailing\n  bs = 4k # t\ntime_based\n\n[job1]\nnumjobs=$ncpus\nsize=$mb_memory/2\r\n",
+        )
+        .unwrap();
+        let sections = read(&path, &subs()).unwrap();
+        assert_eq!(sections.len(), 2);
+        assert_eq!(sections[0].name, "global");
+        assert_eq!(
+            keys(&sections[0]),
+            vec![
+                ("filename".to_string(), Some("/dev/nullb0".to_string())),
+                ("bs".to_string(), Some("4k".to_string())),
+                ("time_based".to_string(), None),
+            ]
+        );
+        assert_eq!(
+            sections[1].entries[0].place,
+            Place::File {
+                path: path.display().to_string(),
+                line: 9
+            }
+        );
+        assert_eq!(
+            keys(&sections[1]),
+            vec![
+                ("numjobs".to_string(), Some("4".to_string())),
+                ("size".to_string(), Some("500".to_string())),
+            ]
+        );
+    }
+
+    #[test]
+    fn includes_are_relative_to_the_including_file() {
+        let dir = tempfile::tempdir().unwrap();
+        fs::create_dir(dir.path().join("sub")).unwrap();
+        fs::write(
+            dir.path().join("sub/common.inc"),
+            "rw=randread\niodepth=4\n",
+        )
+        .unwrap();
+        let path = dir.path().join("main.fio");
+        fs::write(&path, "[j]\ninclude sub/common.inc\nbs=8k\n").unwrap();
+        let sections = read(&path, &subs()).unwrap();
+        assert_eq!(
+            keys(&sections[0]),
+            vec![
+                ("rw".to_string(), Some("randread".to_string())),
+                ("iodepth".to_string(), Some("4".to_string())),
+                ("bs".to_string(), Some("8k".to_string())),
+            ]
+        );
+    }
+
+    #[test]
+    fn include_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("loop.fio");
+        fs::write(&path, "[j]\ninclude loop.fio\n").unwrap();
+        assert!(read(&path, &subs())
+            .unwrap_err()
+            .message
+            .contains("nest deeper"));
+        let path = dir.path().join("sect.fio");
+        fs::write(dir.path().join("s.inc"), "[other]\n").unwrap();
+        fs::write(&path, "[j]\ninclude s.inc\n").unwrap();
+        assert!(read(&path, &subs())
+            .unwrap_err()
+            .message
+            .contains("no new sections"));
+        let path = dir.path().join("missing.fio");
+        fs::write(&path, "[j]\ninclude nothere.inc\n").unwrap();
+        let err = read(&path, &subs()).unwrap_err().message;
+        assert!(
+            err.contains("missing.fio:2") && err.contains("unable to open"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn malformed_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bad.fio");
+        fs::write(&path, "bs=4k\n[j]\n").unwrap();
+        let err = read(&path, &subs()).unwrap_err().message;
+        assert!(
+            err.ends_with("bad.fio:1: option 'bs=4k' outside of a [section]"),
+            "{err}"
+        );
+        fs::write(&path, "[j\n").unwrap();
+        assert!(read(&path, &subs())
+            .unwrap_err()
+            .message
+            .contains("no closing"));
+        fs::write(&path, "[j]\n=4\n").unwrap();
+        assert!(read(&path, &subs())
+            .unwrap_err()
+            .message
+            .contains("no option name"));
+        assert!(read(&dir.path().join("none.fio"), &subs()).is_err());
+    }
+}

@@ -1,0 +1,166 @@
+//! Turning sections into jobs in fio's order, with fio's inheritance:
+//!
+//! - The command line is read first. Its global options set the defaults,
+//!   its `--name` jobs come first in the job list.
+//! - The first job file starts from those defaults; every later job file
+//!   starts from fio's plain defaults again (fio resets its default job
+//!   between files), and its first job gets a stonewall, as fio separates
+//!   job files.
+//! - A `[global]` section changes the defaults for the jobs after it only.
+//! - Within a section `kb_base` is applied first (fio gives it priority, so
+//!   sizes in the same section use it) and engine options last, once the
+//!   section's engine is known.
+
+use crate::error::{ParseError, Place};
+use crate::ini::{Entry, Section};
+use crate::options::{self, OptionDef};
+use crate::settings::Settings;
+use crate::spec::{JobSpec, Origin};
+use crate::Parsed;
+
+pub(crate) struct Builder<'a> {
+    defaults: Settings,
+    /// The global options as written, for fio's "global options" echo.
+    global_echo: Vec<(String, String)>,
+    jobs: Vec<JobSpec>,
+    filter: &'a [String],
+}
+
+impl<'a> Builder<'a> {
+    pub(crate) fn new(filter: &'a [String]) -> Builder<'a> {
+        Builder {
+            defaults: Settings::defaults(),
+            global_echo: Vec::new(),
+            jobs: Vec::new(),
+            filter,
+        }
+    }
+
+    /// Back to fio's defaults, as before every job file after the first.
+    pub(crate) fn reset_defaults(&mut self) {
+        self.defaults = Settings::defaults();
+        self.global_echo.clear();
+    }
+
+    /// Adds the jobs of one group of sections; `stonewall_first` marks the
+    /// first job of it.
+    pub(crate) fn add_sections(
+        &mut self,
+        sections: &[Section],
+        from_command_line: bool,
+        mut stonewall_first: bool,
+    ) -> Result<(), ParseError> {
+        for section in sections {
+            // fio takes any section whose name starts with "global" as global.
+            let global = section.name.starts_with("global");
+            // On the command line the `--name=X` that opened the section is
+            // its first entry; it names the job but is no global option.
+            let entries = if from_command_line
+                && global
+                && section.entries.first().is_some_and(|e| e.key == "name")
+            {
+                &section.entries[1..]
+            } else {
+                &section.entries[..]
+            };
+            if global {
+                apply_section(&mut self.defaults, entries, &mut self.global_echo)?;
+                continue;
+            }
+            if !self.filter.is_empty() && !self.filter.contains(&section.name) {
+                continue;
+            }
+            let mut settings = self.defaults.clone();
+            if stonewall_first {
+                settings.spec.stonewall = true;
+                stonewall_first = false;
+            }
+            let mut echo = Vec::new();
+            apply_section(&mut settings, entries, &mut echo)?;
+            let mut spec = settings.resolve().map_err(|e| {
+                ParseError::at(&section.place, format!("job '{}': {e}", section.name))
+            })?;
+            // A `name=` option (here or inherited) renames the job, as in fio.
+            if spec.name.is_empty() {
+                spec.name = section.name.clone();
+            }
+            spec.origin = match &section.place {
+                Place::File { path, line } => Origin::File {
+                    path: path.clone(),
+                    line: *line,
+                },
+                Place::CommandLine => Origin::CommandLine,
+            };
+            spec.options = echo;
+            self.jobs.push(spec);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn finish(self) -> Result<Parsed, ParseError> {
+        if self.jobs.is_empty() {
+            let hint = if self.filter.is_empty() {
+                "give a job file or --name=NAME with job options".to_string()
+            } else {
+                format!("no job section is named {}", self.filter.join(" or "))
+            };
+            return Err(ParseError::new(format!("no jobs defined: {hint}")));
+        }
+        Ok(Parsed {
+            jobs: self.jobs,
+            global_options: self.global_echo,
+        })
+    }
+}
+
+/// Applies a section's entries to `settings` and records the options it set
+/// in `echo` (canonical names, a repeated option keeping its first place and
+/// its last value, as fio's JSON does).
+fn apply_section(
+    settings: &mut Settings,
+    entries: &[Entry],
+    echo: &mut Vec<(String, String)>,
+) -> Result<(), ParseError> {
+    let mut resolved: Vec<(&Entry, &'static OptionDef)> = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let def = options::find(&entry.key)
+            .ok_or_else(|| ParseError::at(&entry.place, options::not_an_option(&entry.key)))?;
+        resolved.push((entry, def));
+    }
+    let rank = |def: &OptionDef| match (def.id, def.engine) {
+        (options::Opt::KbBase, _) => 0,
+        (_, None) => 1,
+        (_, Some(_)) => 2,
+    };
+    // A stable sort keeps the written order within each rank.
+    resolved.sort_by_key(|(_, def)| rank(def));
+    for (entry, def) in resolved {
+        if let Some(engine) = def.engine {
+            if settings.spec.ioengine != engine {
+                return Err(ParseError::at(
+                    &entry.place,
+                    format!(
+                        "'{}' is an option of ioengine={}, but this job uses ioengine={}",
+                        entry.key,
+                        engine.name(),
+                        settings.spec.ioengine.name()
+                    ),
+                ));
+            }
+        }
+        settings
+            .apply(def, entry.value.as_deref())
+            .map_err(|e| match &entry.value {
+                Some(v) => ParseError::at(&entry.place, format!("{}={v}: {e}", entry.key)),
+                None => ParseError::at(&entry.place, format!("{}: {e}", entry.key)),
+            })?;
+        // fio echoes options given with a value, and not engine options.
+        if let (Some(value), None) = (&entry.value, def.engine) {
+            match echo.iter_mut().find(|(name, _)| name == def.name) {
+                Some(slot) => slot.1 = value.clone(),
+                None => echo.push((def.name.to_string(), value.clone())),
+            }
+        }
+    }
+    Ok(())
+}

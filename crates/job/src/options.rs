@@ -1,0 +1,812 @@
+//! The option table: every option ioscope understands, defined once. The
+//! same entry drives parsing (its kind), engine checks, `--cmdhelp` and the
+//! JSON options echo (its canonical name).
+
+use crate::fio_only::FIO_ONLY_OPTIONS;
+use crate::spec::IoEngine;
+
+/// Identifies an option, so that applying a value is one `match`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Opt {
+    Name,
+    Description,
+    Filename,
+    Directory,
+    Size,
+    Filesize,
+    Offset,
+    IoSize,
+    Nrfiles,
+    Unlink,
+    Rw,
+    Rwmixread,
+    Rwmixwrite,
+    Bs,
+    Bsrange,
+    Bssplit,
+    Direct,
+    Buffered,
+    Iodepth,
+    IodepthBatchSubmit,
+    IodepthBatchCompleteMin,
+    IodepthBatchCompleteMax,
+    IodepthLow,
+    Numjobs,
+    Thread,
+    GroupReporting,
+    Stonewall,
+    NewGroup,
+    TimeBased,
+    Runtime,
+    RampTime,
+    Startdelay,
+    Loops,
+    Norandommap,
+    Randrepeat,
+    Randseed,
+    RandomGenerator,
+    CpusAllowed,
+    CpusAllowedPolicy,
+    Ioengine,
+    Hipri,
+    Fsync,
+    EndFsync,
+    KbBase,
+    PercentileList,
+    ClatPercentiles,
+    LatPercentiles,
+    SlatPercentiles,
+    DisableLat,
+    DisableClat,
+    DisableSlat,
+    GtodReduce,
+    Clocksource,
+    ZeroBuffers,
+    ScrambleBuffers,
+    RefillBuffers,
+    AllowMountedWrite,
+    Exitall,
+    CreateOnOpen,
+}
+
+/// How a value is written, as `--cmdhelp` describes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    Text,
+    Size,
+    SizeOrPercent,
+    Int,
+    /// A time; a plain number is in seconds.
+    Time,
+    /// A time, or a range of times (`startdelay=5-10`).
+    TimeRange,
+    Bool,
+    /// May be given bare (`time_based`) or as a boolean.
+    Flag,
+    Range,
+    PerDirSize,
+    PerDirRange,
+    Split,
+    Choice(&'static [(&'static str, &'static str)]),
+    FloatList,
+    CpuList,
+}
+
+impl Kind {
+    pub(crate) fn describe(self) -> &'static str {
+        match self {
+            Kind::Text => "string (opt=bla)",
+            Kind::Size => "size with k/m/g/t/p suffix (opt=4k)",
+            Kind::SizeOrPercent => "size with k/m/g/t/p suffix, or a percentage (opt=4k, opt=50%)",
+            Kind::Int => "integer value (opt=100)",
+            Kind::Time => "time, seconds unless suffixed us/ms/s/m/h/d (opt=10s)",
+            Kind::TimeRange => "time or time range, seconds unless suffixed (opt=10s, opt=5-10)",
+            Kind::Bool => "boolean value (opt=1)",
+            Kind::Flag => "empty or boolean value ([0|1])",
+            Kind::Range => "size or size range (opt=1k-4k)",
+            Kind::PerDirSize => "size per direction read,write,trim (opt=4k[,8k[,16k]])",
+            Kind::PerDirRange => "one to three ranges (opt=1k-4k[,4k-8k[,1k-8k]])",
+            Kind::Split => "size/percent list per direction (opt=4k/50:64k/50[,...])",
+            Kind::Choice(_) => "string, one of the valid values",
+            Kind::FloatList => "list of floating point values separated by ':' (opt=5.9:7.8)",
+            Kind::CpuList => "list of CPUs and CPU ranges (opt=0-3,5)",
+        }
+    }
+}
+
+/// One option: its names, how its value is written, its default and help.
+#[derive(Debug)]
+pub(crate) struct OptionDef {
+    pub id: Opt,
+    pub name: &'static str,
+    pub aliases: &'static [&'static str],
+    pub kind: Kind,
+    /// fio's default as `--cmdhelp` shows it; empty for none.
+    pub default: &'static str,
+    pub help: &'static str,
+    pub category: &'static str,
+    /// Set for engine options: the engine the option belongs to.
+    pub engine: Option<IoEngine>,
+}
+
+const RW_VALUES: &[(&str, &str)] = &[
+    ("read", "Sequential read"),
+    ("write", "Sequential write"),
+    ("randread", "Random read"),
+    ("randwrite", "Random write"),
+    ("rw", "Sequential read and write mix"),
+    ("readwrite", "Sequential read and write mix"),
+    ("randrw", "Random read and write mix"),
+];
+const ENGINE_VALUES: &[(&str, &str)] = &[
+    ("sync", "read/write/lseek"),
+    ("psync", "pread/pwrite"),
+    (
+        "pvsync2",
+        "preadv2/pwritev2, with RWF_HIPRI when hipri is set",
+    ),
+    ("null", "No I/O: measures ioscope itself"),
+];
+const GENERATOR_VALUES: &[(&str, &str)] = &[
+    ("tausworthe", "Strong 2^88 cycle random number generator"),
+    ("lfsr", "Variable length LFSR"),
+    (
+        "tausworthe64",
+        "64-bit Tausworthe variant with a 2^258 cycle",
+    ),
+];
+const POLICY_VALUES: &[(&str, &str)] = &[
+    ("shared", "Every worker may run on every CPU of the set"),
+    ("split", "Each worker gets its own CPU of the set"),
+];
+const CLOCK_VALUES: &[(&str, &str)] = &[
+    ("gettimeofday", "Use gettimeofday(2) for timing"),
+    ("clock_gettime", "Use clock_gettime(2) for timing"),
+    ("cpu", "Use the CPU's time stamp counter"),
+];
+const KB_BASE_VALUES: &[(&str, &str)] = &[
+    (
+        "1024",
+        "Inputs invert IEC and SI prefixes (fio's compatibility mode)",
+    ),
+    ("1000", "Inputs use IEC and SI prefixes as defined"),
+];
+
+macro_rules! opt {
+    ($id:ident, $name:literal, [$($alias:literal),*], $kind:expr, $default:literal,
+     $cat:literal, $help:literal $(, engine = $engine:expr)?) => {
+        OptionDef {
+            id: Opt::$id,
+            name: $name,
+            aliases: &[$($alias),*],
+            kind: $kind,
+            default: $default,
+            help: $help,
+            category: $cat,
+            engine: opt!(@engine $($engine)?),
+        }
+    };
+    (@engine) => { None };
+    (@engine $engine:expr) => { Some($engine) };
+}
+
+/// The table, grouped by category in the order `--cmdhelp=all` lists them.
+pub(crate) static OPTIONS: &[OptionDef] = &[
+    opt!(
+        Name,
+        "name",
+        [],
+        Kind::Text,
+        "",
+        "Job description",
+        "Name of this job"
+    ),
+    opt!(
+        Description,
+        "description",
+        [],
+        Kind::Text,
+        "",
+        "Job description",
+        "Text job description"
+    ),
+    opt!(
+        Filename,
+        "filename",
+        [],
+        Kind::Text,
+        "",
+        "Files and devices",
+        "File(s) to use for the workload, ':'-separated ('\\:' for a colon in a name)"
+    ),
+    opt!(
+        Directory,
+        "directory",
+        [],
+        Kind::Text,
+        "",
+        "Files and devices",
+        "Directory to store files in"
+    ),
+    opt!(
+        Size,
+        "size",
+        [],
+        Kind::SizeOrPercent,
+        "",
+        "Files and devices",
+        "Total size of device or files"
+    ),
+    opt!(
+        Filesize,
+        "filesize",
+        [],
+        Kind::Range,
+        "",
+        "Files and devices",
+        "Size of individual files"
+    ),
+    opt!(
+        Offset,
+        "offset",
+        ["fileoffset"],
+        Kind::SizeOrPercent,
+        "0",
+        "Files and devices",
+        "Start I/O from this offset"
+    ),
+    opt!(
+        IoSize,
+        "io_size",
+        ["io_limit"],
+        Kind::Size,
+        "",
+        "Files and devices",
+        "Total size of I/O to be performed"
+    ),
+    opt!(
+        Nrfiles,
+        "nrfiles",
+        ["nr_files"],
+        Kind::Int,
+        "1",
+        "Files and devices",
+        "Split job workload between this number of files"
+    ),
+    opt!(
+        Unlink,
+        "unlink",
+        [],
+        Kind::Bool,
+        "0",
+        "Files and devices",
+        "Unlink created files after job has completed"
+    ),
+    opt!(
+        AllowMountedWrite,
+        "allow_mounted_write",
+        [],
+        Kind::Bool,
+        "0",
+        "Files and devices",
+        "Allow writes to a mounted partition"
+    ),
+    opt!(
+        CreateOnOpen,
+        "create_on_open",
+        [],
+        Kind::Bool,
+        "0",
+        "Files and devices",
+        "Create files when they are opened for I/O"
+    ),
+    opt!(
+        Rw,
+        "rw",
+        ["readwrite"],
+        Kind::Choice(RW_VALUES),
+        "read",
+        "I/O type",
+        "I/O direction and pattern; randread:N takes N I/Os per random offset"
+    ),
+    opt!(
+        Rwmixread,
+        "rwmixread",
+        [],
+        Kind::Int,
+        "50",
+        "I/O type",
+        "Percentage of mixed workload that is reads"
+    ),
+    opt!(
+        Rwmixwrite,
+        "rwmixwrite",
+        [],
+        Kind::Int,
+        "50",
+        "I/O type",
+        "Percentage of mixed workload that is writes"
+    ),
+    opt!(
+        Direct,
+        "direct",
+        [],
+        Kind::Bool,
+        "0",
+        "I/O type",
+        "Use O_DIRECT I/O (negates buffered)"
+    ),
+    opt!(
+        Buffered,
+        "buffered",
+        [],
+        Kind::Bool,
+        "1",
+        "I/O type",
+        "Use buffered I/O (negates direct)"
+    ),
+    opt!(
+        Fsync,
+        "fsync",
+        [],
+        Kind::Int,
+        "0",
+        "I/O type",
+        "Issue fsync for writes every given number of blocks"
+    ),
+    opt!(
+        EndFsync,
+        "end_fsync",
+        [],
+        Kind::Bool,
+        "0",
+        "I/O type",
+        "Include fsync at the end of job"
+    ),
+    opt!(
+        Bs,
+        "bs",
+        ["blocksize"],
+        Kind::PerDirSize,
+        "4096",
+        "Block size",
+        "Block size unit"
+    ),
+    opt!(
+        Bsrange,
+        "bsrange",
+        ["blocksize_range"],
+        Kind::PerDirRange,
+        "",
+        "Block size",
+        "Set block size range (in more detail than bs)"
+    ),
+    opt!(
+        Bssplit,
+        "bssplit",
+        [],
+        Kind::Split,
+        "",
+        "Block size",
+        "Set a specific mix of block sizes"
+    ),
+    opt!(
+        Iodepth,
+        "iodepth",
+        [],
+        Kind::Int,
+        "1",
+        "I/O depth",
+        "Number of I/O buffers to keep in flight"
+    ),
+    opt!(
+        IodepthBatchSubmit,
+        "iodepth_batch",
+        ["iodepth_batch_submit"],
+        Kind::Int,
+        "1",
+        "I/O depth",
+        "Number of I/O buffers to submit in one go"
+    ),
+    opt!(
+        IodepthBatchCompleteMin,
+        "iodepth_batch_complete_min",
+        ["iodepth_batch_complete"],
+        Kind::Int,
+        "1",
+        "I/O depth",
+        "Min number of I/O buffers to retrieve in one go"
+    ),
+    opt!(
+        IodepthBatchCompleteMax,
+        "iodepth_batch_complete_max",
+        [],
+        Kind::Int,
+        "",
+        "I/O depth",
+        "Max number of I/O buffers to retrieve in one go (default: iodepth)"
+    ),
+    opt!(
+        IodepthLow,
+        "iodepth_low",
+        [],
+        Kind::Int,
+        "",
+        "I/O depth",
+        "Low water mark for queuing depth (default: iodepth)"
+    ),
+    opt!(
+        Numjobs,
+        "numjobs",
+        [],
+        Kind::Int,
+        "1",
+        "Threads, processes and job synchronization",
+        "Duplicate this job this many times"
+    ),
+    opt!(
+        Thread,
+        "thread",
+        [],
+        Kind::Flag,
+        "",
+        "Threads, processes and job synchronization",
+        "Use threads instead of processes"
+    ),
+    opt!(
+        Stonewall,
+        "stonewall",
+        ["wait_for_previous"],
+        Kind::Flag,
+        "",
+        "Threads, processes and job synchronization",
+        "Insert a hard barrier between this job and previous"
+    ),
+    opt!(
+        NewGroup,
+        "new_group",
+        [],
+        Kind::Flag,
+        "",
+        "Threads, processes and job synchronization",
+        "Mark the start of a new group (for reporting)"
+    ),
+    opt!(
+        Exitall,
+        "exitall",
+        [],
+        Kind::Flag,
+        "",
+        "Threads, processes and job synchronization",
+        "Terminate all jobs when one exits"
+    ),
+    opt!(
+        TimeBased,
+        "time_based",
+        [],
+        Kind::Flag,
+        "",
+        "Time related parameters",
+        "Keep running until runtime/timeout is met"
+    ),
+    opt!(
+        Runtime,
+        "runtime",
+        ["timeout"],
+        Kind::Time,
+        "0",
+        "Time related parameters",
+        "Stop workload when this amount of time has passed"
+    ),
+    opt!(
+        RampTime,
+        "ramp_time",
+        [],
+        Kind::Time,
+        "",
+        "Time related parameters",
+        "Ramp up time before measuring performance"
+    ),
+    opt!(
+        Startdelay,
+        "startdelay",
+        [],
+        Kind::TimeRange,
+        "0",
+        "Time related parameters",
+        "Only start job when this period has passed"
+    ),
+    opt!(
+        Loops,
+        "loops",
+        [],
+        Kind::Int,
+        "1",
+        "Time related parameters",
+        "Number of times to run the job"
+    ),
+    opt!(
+        Norandommap,
+        "norandommap",
+        [],
+        Kind::Flag,
+        "",
+        "Random I/O",
+        "Accept potential duplicate random blocks"
+    ),
+    opt!(
+        Randrepeat,
+        "randrepeat",
+        [],
+        Kind::Bool,
+        "1",
+        "Random I/O",
+        "Use repeatable random I/O pattern"
+    ),
+    opt!(
+        Randseed,
+        "randseed",
+        [],
+        Kind::Size,
+        "0x89",
+        "Random I/O",
+        "Set the random generator seed value"
+    ),
+    opt!(
+        RandomGenerator,
+        "random_generator",
+        [],
+        Kind::Choice(GENERATOR_VALUES),
+        "tausworthe",
+        "Random I/O",
+        "Type of random number generator to use"
+    ),
+    opt!(
+        CpusAllowed,
+        "cpus_allowed",
+        [],
+        Kind::CpuList,
+        "",
+        "CPU affinity",
+        "Set CPUs allowed"
+    ),
+    opt!(
+        CpusAllowedPolicy,
+        "cpus_allowed_policy",
+        [],
+        Kind::Choice(POLICY_VALUES),
+        "shared",
+        "CPU affinity",
+        "Distribution policy for cpus_allowed"
+    ),
+    opt!(
+        Ioengine,
+        "ioengine",
+        [],
+        Kind::Choice(ENGINE_VALUES),
+        "psync",
+        "I/O engine",
+        "I/O engine to use"
+    ),
+    opt!(
+        Hipri,
+        "hipri",
+        [],
+        Kind::Flag,
+        "0",
+        "I/O engine",
+        "Use polled I/O completions (RWF_HIPRI)",
+        engine = IoEngine::Pvsync2
+    ),
+    opt!(
+        KbBase,
+        "kb_base",
+        [],
+        Kind::Choice(KB_BASE_VALUES),
+        "1024",
+        "Measurements and reporting",
+        "Unit prefix interpretation for quantities of data (IEC and SI)"
+    ),
+    opt!(
+        PercentileList,
+        "percentile_list",
+        [],
+        Kind::FloatList,
+        "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99",
+        "Measurements and reporting",
+        "Specify a custom list of percentiles to report for completion latency"
+    ),
+    opt!(
+        ClatPercentiles,
+        "clat_percentiles",
+        [],
+        Kind::Bool,
+        "1",
+        "Measurements and reporting",
+        "Enable the reporting of completion latency percentiles"
+    ),
+    opt!(
+        LatPercentiles,
+        "lat_percentiles",
+        [],
+        Kind::Bool,
+        "0",
+        "Measurements and reporting",
+        "Enable the reporting of I/O latency percentiles"
+    ),
+    opt!(
+        SlatPercentiles,
+        "slat_percentiles",
+        [],
+        Kind::Bool,
+        "0",
+        "Measurements and reporting",
+        "Enable the reporting of submission latency percentiles"
+    ),
+    opt!(
+        DisableLat,
+        "disable_lat",
+        [],
+        Kind::Bool,
+        "0",
+        "Measurements and reporting",
+        "Disable latency numbers"
+    ),
+    opt!(
+        DisableClat,
+        "disable_clat",
+        [],
+        Kind::Bool,
+        "0",
+        "Measurements and reporting",
+        "Disable completion latency numbers"
+    ),
+    opt!(
+        DisableSlat,
+        "disable_slat",
+        [],
+        Kind::Bool,
+        "0",
+        "Measurements and reporting",
+        "Disable submission latency numbers"
+    ),
+    opt!(
+        GtodReduce,
+        "gtod_reduce",
+        [],
+        Kind::Bool,
+        "0",
+        "Measurements and reporting",
+        "Greatly reduce number of clock reads (sets the disable_* options)"
+    ),
+    opt!(
+        Clocksource,
+        "clocksource",
+        [],
+        Kind::Choice(CLOCK_VALUES),
+        "cpu",
+        "Measurements and reporting",
+        "What type of timing source to use"
+    ),
+    opt!(
+        GroupReporting,
+        "group_reporting",
+        [],
+        Kind::Flag,
+        "",
+        "Measurements and reporting",
+        "Do reporting on a per-group basis"
+    ),
+    opt!(
+        ZeroBuffers,
+        "zero_buffers",
+        [],
+        Kind::Flag,
+        "",
+        "Buffers and memory",
+        "Init I/O buffers to all zeroes"
+    ),
+    opt!(
+        ScrambleBuffers,
+        "scramble_buffers",
+        [],
+        Kind::Bool,
+        "1",
+        "Buffers and memory",
+        "Slightly scramble buffers on every I/O submit"
+    ),
+    opt!(
+        RefillBuffers,
+        "refill_buffers",
+        [],
+        Kind::Flag,
+        "",
+        "Buffers and memory",
+        "Refill I/O buffers on every I/O submit"
+    ),
+];
+
+/// The option with this name or alias.
+pub(crate) fn find(name: &str) -> Option<&'static OptionDef> {
+    OPTIONS
+        .iter()
+        .find(|o| o.name == name || o.aliases.contains(&name))
+}
+
+/// Why `name` is not an option: fio has it but ioscope does not yet, or it
+/// is unknown (with the closest known name, when one is close).
+pub(crate) fn not_an_option(name: &str) -> String {
+    if FIO_ONLY_OPTIONS.contains(&name) {
+        return format!("fio option '{name}' is not supported by ioscope yet");
+    }
+    match closest(name) {
+        Some(best) => format!("unknown option '{name}' (did you mean '{best}'?)"),
+        None => format!("unknown option '{name}'"),
+    }
+}
+
+/// The known name (ioscope's or fio's) nearest to `name`, if it is near
+/// enough to be a likely typo.
+fn closest(name: &str) -> Option<&'static str> {
+    let candidates = OPTIONS
+        .iter()
+        .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
+        .chain(FIO_ONLY_OPTIONS.iter().copied());
+    let (best, distance) = candidates
+        .map(|c| (c, strsim::levenshtein(name, c)))
+        .min_by_key(|&(_, d)| d)?;
+    let limit = (name.chars().count() / 3).max(2);
+    (distance <= limit).then_some(best)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_is_defined_once() {
+        let mut names: Vec<&str> = OPTIONS
+            .iter()
+            .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
+            .collect();
+        let total = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), total);
+        for name in names {
+            assert!(
+                !FIO_ONLY_OPTIONS.contains(&name),
+                "{name} is both supported and listed as fio-only"
+            );
+        }
+    }
+
+    #[test]
+    fn aliases_find_their_option() {
+        assert_eq!(find("readwrite").map(|o| o.id), Some(Opt::Rw));
+        assert_eq!(find("io_limit").map(|o| o.id), Some(Opt::IoSize));
+        assert_eq!(
+            find("iodepth_batch_submit").map(|o| o.id),
+            Some(Opt::IodepthBatchSubmit)
+        );
+        assert_eq!(
+            find("wait_for_previous").map(|o| o.id),
+            Some(Opt::Stonewall)
+        );
+        assert_eq!(find("timeout").map(|o| o.id), Some(Opt::Runtime));
+        assert!(find("verify").is_none());
+    }
+
+    #[test]
+    fn unknown_names_get_a_suggestion_or_a_fio_note() {
+        assert_eq!(
+            not_an_option("verify"),
+            "fio option 'verify' is not supported by ioscope yet"
+        );
+        assert_eq!(
+            not_an_option("iodepht"),
+            "unknown option 'iodepht' (did you mean 'iodepth'?)"
+        );
+        assert_eq!(not_an_option("zzzzzzzzzz"), "unknown option 'zzzzzzzzzz'");
+    }
+}

@@ -1,0 +1,662 @@
+//! One job's options while its sections are being read: low-level values as
+//! written (first step), then validated and turned into a [`JobSpec`] with
+//! fio's derived defaults (second step).
+
+use std::time::Duration;
+
+use crate::options::{Kind, Opt, OptionDef};
+use crate::spec::*;
+use crate::values;
+
+/// A job's settings before derivation. Cloned from the global settings when
+/// a job section starts, as fio copies its parent thread's options.
+#[derive(Clone, Debug)]
+pub(crate) struct Settings {
+    /// Every option that maps one to one onto the spec lives here.
+    pub spec: JobSpec,
+    bs: PerDir<u64>,
+    bsrange: PerDir<Option<(u64, u64)>>,
+    bssplit: PerDir<Option<Vec<(u64, u32)>>>,
+    /// 0 until set: then the derived default (iodepth) applies.
+    iodepth_batch_complete_max: u32,
+    iodepth_low: u32,
+}
+
+impl Settings {
+    /// fio's defaults.
+    pub(crate) fn defaults() -> Settings {
+        Settings {
+            spec: JobSpec {
+                name: String::new(),
+                origin: Origin::CommandLine,
+                description: None,
+                filenames: Vec::new(),
+                directory: None,
+                size: None,
+                filesize: None,
+                offset: SizeSpec::Bytes(0),
+                io_size: None,
+                nrfiles: 1,
+                unlink: false,
+                rw: RwMode {
+                    kind: RwKind::Read,
+                    nr: 1,
+                },
+                rwmixread: 50,
+                bs: PerDir::all(BlockSize::Fixed(4096)),
+                direct: false,
+                iodepth: 1,
+                iodepth_batch_submit: 1,
+                iodepth_batch_complete_min: 1,
+                iodepth_batch_complete_max: 1,
+                iodepth_low: 1,
+                numjobs: 1,
+                thread: false,
+                group_reporting: false,
+                stonewall: false,
+                new_group: false,
+                time_based: false,
+                runtime: None,
+                ramp_time: Duration::ZERO,
+                startdelay: (Duration::ZERO, Duration::ZERO),
+                loops: 1,
+                norandommap: false,
+                randrepeat: true,
+                randseed: None,
+                random_generator: RandomGenerator::Tausworthe,
+                cpus_allowed: Vec::new(),
+                cpus_allowed_policy: CpusAllowedPolicy::Shared,
+                ioengine: IoEngine::Psync,
+                hipri: false,
+                fsync: 0,
+                end_fsync: false,
+                kb_base: 1024,
+                percentile_list: DEFAULT_PERCENTILES.to_vec(),
+                clat_percentiles: true,
+                lat_percentiles: false,
+                slat_percentiles: false,
+                disable_lat: false,
+                disable_clat: false,
+                disable_slat: false,
+                gtod_reduce: false,
+                clocksource: ClockSourceOpt::Cpu,
+                zero_buffers: false,
+                scramble_buffers: true,
+                refill_buffers: false,
+                allow_mounted_write: false,
+                exitall: false,
+                create_on_open: false,
+                options: Vec::new(),
+            },
+            bs: PerDir::all(4096),
+            bsrange: PerDir::all(None),
+            bssplit: PerDir::all(None),
+            iodepth_batch_complete_max: 0,
+            iodepth_low: 0,
+        }
+    }
+
+    /// Applies one option. The error says what was expected; the caller
+    /// adds the place, the option and the value.
+    pub(crate) fn apply(&mut self, def: &OptionDef, value: Option<&str>) -> Result<(), String> {
+        let text = match (value, def.kind) {
+            (None, Kind::Flag) => "1",
+            (None, _) => return Err("a value is needed".to_string()),
+            (Some(v), _) => v.trim(),
+        };
+        if text.contains(',')
+            && !matches!(
+                def.kind,
+                Kind::Text | Kind::PerDirSize | Kind::PerDirRange | Kind::Split | Kind::CpuList
+            )
+            && def.id != Opt::Startdelay
+        {
+            return Err("takes one value, not a comma-separated list".to_string());
+        }
+        let kb = self.spec.kb_base;
+        let s = &mut self.spec;
+        let flag = |t: &str| values::boolean(t);
+        let seconds = |t: &str| values::time_us(t, 1_000_000).map(Duration::from_micros);
+        match def.id {
+            Opt::Name => s.name = text.to_string(),
+            Opt::Description => s.description = Some(text.to_string()),
+            Opt::Filename => s.filenames = values::filenames(text),
+            Opt::Directory => s.directory = Some(text.to_string()),
+            Opt::Size => s.size = Some(values::size_or_percent(text, kb)?),
+            Opt::Filesize => {
+                let one = |t: &str| values::size(t, kb);
+                let range = if text.contains(['-', ':']) {
+                    values::range(text, one)?
+                } else {
+                    let v = one(text)?;
+                    (v, v)
+                };
+                if range.0 == 0 {
+                    return Err("a file size must be at least 1 byte".to_string());
+                }
+                s.filesize = Some(range);
+            }
+            Opt::Offset => s.offset = values::size_or_percent(text, kb)?,
+            Opt::IoSize => s.io_size = Some(values::size(text, kb)?),
+            Opt::Nrfiles => s.nrfiles = values::uint(text, kb, 1)?,
+            Opt::Unlink => s.unlink = flag(text)?,
+            Opt::Rw => s.rw = rw_mode(text, kb)?,
+            Opt::Rwmixread => s.rwmixread = percent(text, kb)?,
+            Opt::Rwmixwrite => s.rwmixread = 100 - percent(text, kb)?,
+            Opt::Bs => {
+                self.bs = values::per_dir(text, &self.bs, |t| {
+                    if t.contains(['-', ':']) && !t.starts_with('(') {
+                        return Err(format!(
+                            "'{t}' is a range; bs takes one size per direction (use bsrange for a range)"
+                        ));
+                    }
+                    block_size(t, kb)
+                })?
+            }
+            Opt::Bsrange => {
+                self.bsrange = values::per_dir(text, &self.bsrange, |t| {
+                    let (min, max) = values::range(t, |v| block_size(v, kb))?;
+                    Ok(Some((min, max)))
+                })?
+            }
+            Opt::Bssplit => {
+                self.bssplit = values::per_dir(text, &self.bssplit, |t| bssplit(t, kb).map(Some))?
+            }
+            Opt::Direct => s.direct = flag(text)?,
+            Opt::Buffered => s.direct = !flag(text)?,
+            Opt::Iodepth => s.iodepth = values::uint(text, kb, 1)?,
+            Opt::IodepthBatchSubmit => s.iodepth_batch_submit = values::uint(text, kb, 0)?,
+            Opt::IodepthBatchCompleteMin => {
+                s.iodepth_batch_complete_min = values::uint(text, kb, 0)?
+            }
+            Opt::IodepthBatchCompleteMax => {
+                self.iodepth_batch_complete_max = values::uint(text, kb, 0)?
+            }
+            Opt::IodepthLow => self.iodepth_low = values::uint(text, kb, 0)?,
+            Opt::Numjobs => s.numjobs = values::uint(text, kb, 1)?,
+            Opt::Thread => s.thread = flag(text)?,
+            Opt::GroupReporting => s.group_reporting = flag(text)?,
+            Opt::Stonewall => s.stonewall = flag(text)?,
+            Opt::NewGroup => s.new_group = flag(text)?,
+            Opt::TimeBased => s.time_based = flag(text)?,
+            Opt::Runtime => {
+                let t = seconds(text)?;
+                // fio treats runtime=0 as "no limit".
+                s.runtime = (!t.is_zero()).then_some(t);
+            }
+            Opt::RampTime => s.ramp_time = seconds(text)?,
+            Opt::Startdelay => {
+                s.startdelay = if text.contains(['-', ':', ',']) {
+                    let t = text.replace(',', "-");
+                    values::range(&t, seconds)?
+                } else {
+                    let t = seconds(text)?;
+                    (t, t)
+                }
+            }
+            // fio runs a job with loops=0 once, as with loops=1.
+            Opt::Loops => s.loops = values::uint(text, kb, 0)?.max(1),
+            Opt::Norandommap => s.norandommap = flag(text)?,
+            Opt::Randrepeat => s.randrepeat = flag(text)?,
+            Opt::Randseed => s.randseed = Some(values::size(text, kb)?),
+            Opt::RandomGenerator => {
+                s.random_generator = match text {
+                    "tausworthe" => RandomGenerator::Tausworthe,
+                    "lfsr" => RandomGenerator::Lfsr,
+                    "tausworthe64" => RandomGenerator::Tausworthe64,
+                    _ => return Err(choices(def)),
+                }
+            }
+            Opt::CpusAllowed => s.cpus_allowed = values::cpu_list(text)?,
+            Opt::CpusAllowedPolicy => {
+                s.cpus_allowed_policy = match text {
+                    "shared" => CpusAllowedPolicy::Shared,
+                    "split" => CpusAllowedPolicy::Split,
+                    _ => return Err(choices(def)),
+                }
+            }
+            Opt::Ioengine => {
+                let engine = engine(text)?;
+                // Switching engines gives the new engine's options their
+                // defaults, as fio loads a fresh engine option block.
+                if engine != s.ioengine {
+                    s.hipri = false;
+                }
+                s.ioengine = engine;
+            }
+            Opt::Hipri => s.hipri = flag(text)?,
+            Opt::Fsync => s.fsync = values::uint(text, kb, 0)?,
+            Opt::EndFsync => s.end_fsync = flag(text)?,
+            Opt::KbBase => {
+                s.kb_base = match text {
+                    "1024" => 1024,
+                    "1000" => 1000,
+                    _ => return Err(choices(def)),
+                }
+            }
+            Opt::PercentileList => s.percentile_list = values::percentile_list(text)?,
+            Opt::ClatPercentiles => s.clat_percentiles = flag(text)?,
+            Opt::LatPercentiles => s.lat_percentiles = flag(text)?,
+            Opt::SlatPercentiles => s.slat_percentiles = flag(text)?,
+            Opt::DisableLat => s.disable_lat = flag(text)?,
+            Opt::DisableClat => s.disable_clat = flag(text)?,
+            Opt::DisableSlat => s.disable_slat = flag(text)?,
+            Opt::GtodReduce => {
+                // fio's gtod_reduce switches the latency clocks off and with
+                // them the completion latency percentiles (or back on).
+                let on = flag(text)?;
+                s.gtod_reduce = on;
+                s.disable_lat = on;
+                s.disable_clat = on;
+                s.disable_slat = on;
+                s.clat_percentiles = !on;
+            }
+            Opt::Clocksource => {
+                s.clocksource = match text {
+                    "gettimeofday" => ClockSourceOpt::Gettimeofday,
+                    "clock_gettime" => ClockSourceOpt::ClockGettime,
+                    "cpu" => ClockSourceOpt::Cpu,
+                    _ => return Err(choices(def)),
+                }
+            }
+            Opt::ZeroBuffers => s.zero_buffers = flag(text)?,
+            Opt::ScrambleBuffers => s.scramble_buffers = flag(text)?,
+            Opt::RefillBuffers => s.refill_buffers = flag(text)?,
+            Opt::AllowMountedWrite => s.allow_mounted_write = flag(text)?,
+            Opt::Exitall => s.exitall = flag(text)?,
+            Opt::CreateOnOpen => s.create_on_open = flag(text)?,
+        }
+        Ok(())
+    }
+
+    /// The second step: fio's derived defaults and checks across options.
+    pub(crate) fn resolve(&self) -> Result<JobSpec, String> {
+        let mut spec = self.spec.clone();
+        // fio's precedence: bssplit over bsrange over bs, whatever the order.
+        let pick = |split: &Option<Vec<(u64, u32)>>, range: &Option<(u64, u64)>, bs: u64| match (
+            split, range,
+        ) {
+            (Some(split), _) => BlockSize::Split(split.clone()),
+            (None, Some((min, max))) if min != max => BlockSize::Range {
+                min: *min,
+                max: *max,
+            },
+            (None, Some((min, _))) => BlockSize::Fixed(*min),
+            (None, None) => BlockSize::Fixed(bs),
+        };
+        spec.bs = PerDir {
+            read: pick(&self.bssplit.read, &self.bsrange.read, self.bs.read),
+            write: pick(&self.bssplit.write, &self.bsrange.write, self.bs.write),
+            trim: pick(&self.bssplit.trim, &self.bsrange.trim, self.bs.trim),
+        };
+        let depth = spec.iodepth;
+        // fio's fixups: unset or too large batch and watermark values
+        // become iodepth.
+        let fit = |v: u32| if v == 0 || v > depth { depth } else { v };
+        spec.iodepth_batch_submit = fit(spec.iodepth_batch_submit);
+        spec.iodepth_batch_complete_max = fit(self.iodepth_batch_complete_max);
+        spec.iodepth_low = fit(self.iodepth_low);
+        if spec.iodepth_batch_complete_min > spec.iodepth_batch_complete_max {
+            return Err(format!(
+                "iodepth_batch_complete_min={} is larger than iodepth_batch_complete_max={}",
+                spec.iodepth_batch_complete_min, spec.iodepth_batch_complete_max
+            ));
+        }
+        Ok(spec)
+    }
+}
+
+fn choices(def: &OptionDef) -> String {
+    match def.kind {
+        Kind::Choice(values) => {
+            let names: Vec<&str> = values.iter().map(|v| v.0).collect();
+            format!("expected one of: {}", names.join(", "))
+        }
+        _ => "not a valid value".to_string(),
+    }
+}
+
+fn percent(text: &str, kb: u32) -> Result<u32, String> {
+    let v = values::uint(text, kb, 0)?;
+    if v > 100 {
+        return Err(format!("'{text}' is above 100 (a percentage)"));
+    }
+    Ok(v)
+}
+
+fn block_size(text: &str, kb: u32) -> Result<u64, String> {
+    let v = values::size(text, kb)?;
+    if v == 0 {
+        return Err("a block size must be at least 1 byte".to_string());
+    }
+    Ok(v)
+}
+
+/// `rw=randread:8`. The trim workloads and a sequential `:N` offset are
+/// fio's but not ioscope's yet.
+fn rw_mode(text: &str, kb: u32) -> Result<RwMode, String> {
+    let (kind, suffix) = match text.split_once(':') {
+        Some((k, n)) => (k, Some(n)),
+        None => (text, None),
+    };
+    let kind = match kind {
+        "read" => RwKind::Read,
+        "write" => RwKind::Write,
+        "randread" => RwKind::RandRead,
+        "randwrite" => RwKind::RandWrite,
+        "rw" | "readwrite" => RwKind::ReadWrite,
+        "randrw" => RwKind::RandRw,
+        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
+            return Err(format!("rw={kind}: trim workloads are not supported yet"))
+        }
+        _ => {
+            return Err(
+                "expected one of: read, write, randread, randwrite, rw, readwrite, randrw"
+                    .to_string(),
+            )
+        }
+    };
+    let nr = match suffix {
+        None => 1,
+        Some(_) if !kind.is_random() => {
+            return Err(format!(
+                "the ':' offset of sequential rw={} is not supported by ioscope yet",
+                kind.name()
+            ))
+        }
+        Some(n) => values::uint(n, kb, 1)?,
+    };
+    Ok(RwMode { kind, nr })
+}
+
+/// fio engine names ioscope knows of but does not have yet.
+const FIO_ENGINES: &[&str] = &[
+    "libaio",
+    "io_uring",
+    "io_uring_cmd",
+    "posixaio",
+    "mmap",
+    "splice",
+    "sg",
+    "vsync",
+    "pvsync",
+    "net",
+    "netsplice",
+    "cpuio",
+    "ftruncate",
+    "filecreate",
+    "filestat",
+    "filedelete",
+    "exec",
+    "falloc",
+    "e4defrag",
+    "gfapi",
+    "gfapi_async",
+    "mtd",
+    "nbd",
+    "rdma",
+    "rados",
+    "rbd",
+    "http",
+    "libpmem",
+    "dev-dax",
+    "pmemblk",
+    "xnvme",
+    "libcufile",
+    "dfs",
+    "nfs",
+    "libzbc",
+    "libiscsi",
+    "windowsaio",
+    "solarisaio",
+    "guasi",
+    "binject",
+    "external",
+];
+
+fn engine(text: &str) -> Result<IoEngine, String> {
+    match text {
+        "sync" => Ok(IoEngine::Sync),
+        "psync" => Ok(IoEngine::Psync),
+        "pvsync2" => Ok(IoEngine::Pvsync2),
+        "null" => Ok(IoEngine::Null),
+        _ if FIO_ENGINES.contains(&text) || text.starts_with("external:") || text.contains('/') => {
+            Err(format!("ioengine={text} is not supported by ioscope yet"))
+        }
+        _ => Err(format!(
+            "unknown ioengine '{text}'; ioscope supports sync, psync, pvsync2 and null"
+        )),
+    }
+}
+
+/// One direction of `bssplit`: `4k/50:64k/:1m/` — sizes with percentages;
+/// entries without one share what is left equally (the last of them takes
+/// the rounding remainder, which is what fio's selection gives it too).
+fn bssplit(text: &str, kb: u32) -> Result<Vec<(u64, u32)>, String> {
+    let mut entries: Vec<(u64, Option<u32>)> = Vec::new();
+    for part in text.split(':') {
+        let (size, perc) = match part.split_once('/') {
+            Some((s, p)) if p.trim().is_empty() => (s, None),
+            Some((s, p)) => (s, Some(percent(p, kb)?)),
+            None => (part, None),
+        };
+        entries.push((block_size(size, kb)?, perc));
+    }
+    let given: u32 = entries.iter().filter_map(|e| e.1).sum();
+    let missing = entries.iter().filter(|e| e.1.is_none()).count() as u32;
+    if given > 100 {
+        return Err(format!(
+            "bssplit percentages in '{text}' add up to {given}, over 100"
+        ));
+    }
+    if missing == 0 && given != 100 {
+        return Err(format!(
+            "bssplit percentages in '{text}' add up to {given}, not 100"
+        ));
+    }
+    let share = if missing == 0 {
+        0
+    } else {
+        (100 - given) / missing
+    };
+    let last_missing = entries.iter().rposition(|e| e.1.is_none());
+    Ok(entries
+        .iter()
+        .enumerate()
+        .map(|(i, &(size, perc))| {
+            let p = match perc {
+                Some(p) => p,
+                None if Some(i) == last_missing => 100 - given - share * (missing - 1),
+                None => share,
+            };
+            (size, p)
+        })
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::find;
+
+    fn set(s: &mut Settings, name: &str, value: &str) -> Result<(), String> {
+        s.apply(find(name).unwrap(), Some(value))
+    }
+
+    #[test]
+    fn bssplit_fills_missing_percentages() {
+        assert_eq!(
+            bssplit("4k/50:64k/50", 1024),
+            Ok(vec![(4096, 50), (65536, 50)])
+        );
+        assert_eq!(
+            bssplit("4k/50:1k/:32k/", 1024),
+            Ok(vec![(4096, 50), (1024, 25), (32768, 25)])
+        );
+        assert_eq!(
+            bssplit("4k:8k:16k", 1024),
+            Ok(vec![(4096, 33), (8192, 33), (16384, 34)])
+        );
+        assert_eq!(bssplit("4k", 1024), Ok(vec![(4096, 100)]));
+        assert!(bssplit("4k/60:8k/60", 1024)
+            .unwrap_err()
+            .contains("over 100"));
+        assert!(bssplit("4k/60:8k/30", 1024)
+            .unwrap_err()
+            .contains("not 100"));
+        assert!(bssplit("0/100", 1024).is_err());
+    }
+
+    #[test]
+    fn block_size_precedence_is_split_range_bs() {
+        let mut s = Settings::defaults();
+        set(&mut s, "bsrange", "4k-16k").unwrap();
+        set(&mut s, "bs", "8k").unwrap();
+        assert_eq!(
+            s.resolve().unwrap().bs.read,
+            BlockSize::Range {
+                min: 4096,
+                max: 16384
+            }
+        );
+        set(&mut s, "bssplit", "4k/10:64k/90,8k").unwrap();
+        let spec = s.resolve().unwrap();
+        assert_eq!(
+            spec.bs.read,
+            BlockSize::Split(vec![(4096, 10), (65536, 90)])
+        );
+        assert_eq!(spec.bs.write, BlockSize::Split(vec![(8192, 100)]));
+        assert_eq!(spec.bs.trim, BlockSize::Split(vec![(8192, 100)]));
+    }
+
+    #[test]
+    fn bs_per_direction() {
+        let mut s = Settings::defaults();
+        set(&mut s, "bs", "8k,32k,").unwrap();
+        let spec = s.resolve().unwrap();
+        assert_eq!(spec.bs.read, BlockSize::Fixed(8192));
+        assert_eq!(spec.bs.write, BlockSize::Fixed(32768));
+        assert_eq!(spec.bs.trim, BlockSize::Fixed(4096));
+        assert!(set(&mut s, "bs", "4k-8k").unwrap_err().contains("bsrange"));
+        assert!(set(&mut s, "bs", "0").is_err());
+    }
+
+    #[test]
+    fn derived_depths() {
+        let mut s = Settings::defaults();
+        set(&mut s, "iodepth", "32").unwrap();
+        let spec = s.resolve().unwrap();
+        assert_eq!(spec.iodepth_low, 32);
+        assert_eq!(spec.iodepth_batch_complete_max, 32);
+        assert_eq!(spec.iodepth_batch_submit, 1);
+        set(&mut s, "iodepth_low", "64").unwrap();
+        set(&mut s, "iodepth_batch", "0").unwrap();
+        let spec = s.resolve().unwrap();
+        assert_eq!(spec.iodepth_low, 32);
+        assert_eq!(spec.iodepth_batch_submit, 32);
+        set(&mut s, "iodepth_batch_complete_max", "4").unwrap();
+        set(&mut s, "iodepth_batch_complete_min", "8").unwrap();
+        assert!(s
+            .resolve()
+            .unwrap_err()
+            .contains("iodepth_batch_complete_min=8"));
+        assert!(set(&mut s, "iodepth", "0").unwrap_err().contains("minimum"));
+    }
+
+    #[test]
+    fn rw_modes() {
+        assert_eq!(
+            rw_mode("randread:8", 1024),
+            Ok(RwMode {
+                kind: RwKind::RandRead,
+                nr: 8
+            })
+        );
+        assert_eq!(
+            rw_mode("readwrite", 1024),
+            Ok(RwMode {
+                kind: RwKind::ReadWrite,
+                nr: 1
+            })
+        );
+        assert!(rw_mode("trim", 1024)
+            .unwrap_err()
+            .contains("trim workloads are not supported yet"));
+        assert!(rw_mode("randtrimwrite", 1024)
+            .unwrap_err()
+            .contains("not supported yet"));
+        assert!(rw_mode("read:4k", 1024)
+            .unwrap_err()
+            .contains("not supported by ioscope yet"));
+        assert!(rw_mode("randread:0", 1024).is_err());
+        assert!(rw_mode("reed", 1024)
+            .unwrap_err()
+            .contains("expected one of"));
+    }
+
+    #[test]
+    fn mixes_and_flags() {
+        let mut s = Settings::defaults();
+        set(&mut s, "rwmixwrite", "30").unwrap();
+        assert_eq!(s.spec.rwmixread, 70);
+        assert!(set(&mut s, "rwmixread", "101")
+            .unwrap_err()
+            .contains("above 100"));
+        set(&mut s, "buffered", "0").unwrap();
+        assert!(s.spec.direct);
+        s.apply(find("time_based").unwrap(), None).unwrap();
+        assert!(s.spec.time_based);
+        assert!(s.apply(find("direct").unwrap(), None).is_err());
+        set(&mut s, "gtod_reduce", "1").unwrap();
+        assert!(s.spec.disable_lat && s.spec.disable_clat && s.spec.disable_slat);
+        assert!(!s.spec.clat_percentiles);
+        assert!(set(&mut s, "iodepth", "4,8")
+            .unwrap_err()
+            .contains("one value"));
+    }
+
+    #[test]
+    fn engines() {
+        let mut s = Settings::defaults();
+        set(&mut s, "ioengine", "pvsync2").unwrap();
+        set(&mut s, "hipri", "1").unwrap();
+        set(&mut s, "ioengine", "psync").unwrap();
+        assert!(!s.spec.hipri, "a new engine starts from its own defaults");
+        assert_eq!(
+            set(&mut s, "ioengine", "libaio").unwrap_err(),
+            "ioengine=libaio is not supported by ioscope yet"
+        );
+        assert!(set(&mut s, "ioengine", "foo")
+            .unwrap_err()
+            .contains("sync, psync, pvsync2 and null"));
+    }
+
+    #[test]
+    fn times_default_to_seconds() {
+        let mut s = Settings::defaults();
+        set(&mut s, "runtime", "1m").unwrap();
+        set(&mut s, "ramp_time", "5").unwrap();
+        set(&mut s, "startdelay", "5-10").unwrap();
+        assert_eq!(s.spec.runtime, Some(Duration::from_secs(60)));
+        assert_eq!(s.spec.ramp_time, Duration::from_secs(5));
+        assert_eq!(
+            s.spec.startdelay,
+            (Duration::from_secs(5), Duration::from_secs(10))
+        );
+        set(&mut s, "runtime", "0").unwrap();
+        assert_eq!(s.spec.runtime, None);
+    }
+
+    #[test]
+    fn sizes_use_the_current_kb_base() {
+        let mut s = Settings::defaults();
+        set(&mut s, "kb_base", "1000").unwrap();
+        set(&mut s, "size", "1k").unwrap();
+        assert_eq!(s.spec.size, Some(SizeSpec::Bytes(1000)));
+        set(&mut s, "offset", "25%").unwrap();
+        assert_eq!(s.spec.offset, SizeSpec::Percent(25.0));
+        assert!(set(&mut s, "kb_base", "512").is_err());
+        set(&mut s, "filesize", "1k-4k").unwrap();
+        assert_eq!(s.spec.filesize, Some((1000, 4000)));
+    }
+}
