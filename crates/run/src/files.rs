@@ -15,6 +15,8 @@ pub(crate) struct WorkerFile {
     /// None for the null engine, which touches no file.
     pub target: Option<Target>,
     pub extent: FileExtent,
+    /// The file's size once laid out; I/O may run past the extent up to it.
+    pub file_size: u64,
 }
 
 /// The paths of a worker's files: `filename` (joined to `directory`), or
@@ -72,6 +74,7 @@ pub(crate) fn prepare(
                 path: PathBuf::new(),
                 target: None,
                 extent: p.extent,
+                file_size: p.file_size,
             })
             .collect());
     }
@@ -139,6 +142,7 @@ pub(crate) fn prepare(
             path,
             target: Some(target),
             extent: plan.extent,
+            file_size: plan.file_size,
         });
     }
     Ok(files)

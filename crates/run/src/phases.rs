@@ -15,7 +15,7 @@ use crate::disks::DiskTracker;
 use crate::error::RunError;
 use crate::files::{self, WorkerFile};
 use crate::progress::{self, Eta, WorkerProgress, WorkerShape};
-use crate::worker::run_worker;
+use crate::worker::{run_worker, WorkerId};
 use crate::{signal, RunOptions};
 
 /// The header of every job, for the lines printed before the run.
@@ -82,6 +82,16 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
     signal::install();
     let clock = Clock::new(clock_source(&parsed.jobs));
     let groups = group_ids(&parsed.jobs);
+    // Workers are numbered across the whole run, as fio numbers its threads.
+    let first_number: Vec<u32> = parsed
+        .jobs
+        .iter()
+        .scan(0u32, |next, j| {
+            let first = *next;
+            *next += j.numjobs.max(1);
+            Some(first)
+        })
+        .collect();
     let stop = AtomicBool::new(false);
     let mut disks = DiskTracker::default();
     let mut finished: Vec<Finished> = Vec::new();
@@ -96,17 +106,21 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
         if signal::interrupted() || stop.load(Ordering::Relaxed) {
             break;
         }
-        let mut workers: Vec<(usize, u32, Vec<WorkerFile>)> = Vec::new();
+        let mut workers: Vec<(usize, WorkerId, Vec<WorkerFile>)> = Vec::new();
         for &j in &phase {
             let spec = &parsed.jobs[j];
             for w in 0..spec.numjobs.max(1) {
+                let id = WorkerId {
+                    clone: w,
+                    number: first_number[j] + w,
+                };
                 let mut notice = |line: String| {
                     if options.notices {
                         println!("{line}");
                     }
                 };
                 let files = files::prepare(spec, w, &mut notice)?;
-                workers.push((j, w, files));
+                workers.push((j, id, files));
             }
         }
         for (_, _, files) in &workers {
@@ -123,7 +137,7 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
                 let spec = &parsed.jobs[*j];
                 let stop = &stop;
                 let handle = std::thread::Builder::new()
-                    .name(format!("{}.{}", spec.name, w))
+                    .name(format!("{}.{}", spec.name, w.clone))
                     .spawn_scoped(s, move || run_worker(spec, *w, files, clock, progress, stop))
                     .map_err(|e| RunError::Other(format!("cannot start a worker thread: {e}")))?;
                 handles.push(handle);

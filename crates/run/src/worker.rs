@@ -26,16 +26,26 @@ pub(crate) struct WorkerOutcome {
     pub message: Option<String>,
 }
 
-/// Runs worker `worker` of `spec` over `files`.
+/// Which worker of the run this is.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct WorkerId {
+    /// The clone index within its job (0..numjobs).
+    pub clone: u32,
+    /// The position among every worker of the run, which seeds the random
+    /// generators as fio's thread number does.
+    pub number: u32,
+}
+
+/// Runs worker `id` of `spec` over `files`.
 pub(crate) fn run_worker(
     spec: &JobSpec,
-    worker: u32,
+    id: WorkerId,
     files: &[WorkerFile],
     clock: Clock,
     progress: &WorkerProgress,
     stop: &AtomicBool,
 ) -> WorkerOutcome {
-    let outcome = run_inner(spec, worker, files, clock, progress, stop);
+    let outcome = run_inner(spec, id, files, clock, progress, stop);
     progress.set_phase(Phase::Done);
     if spec.exitall {
         stop.store(true, Ordering::Relaxed);
@@ -45,7 +55,7 @@ pub(crate) fn run_worker(
 
 fn run_inner(
     spec: &JobSpec,
-    worker: u32,
+    id: WorkerId,
     files: &[WorkerFile],
     clock: Clock,
     progress: &WorkerProgress,
@@ -56,14 +66,14 @@ fn run_inner(
         errno,
         message: Some(message),
     };
-    let cpus = affinity::cpus_for(spec, worker);
+    let cpus = affinity::cpus_for(spec, id.clone);
     if let Err(e) = affinity::pin_current_thread(&cpus) {
         return fail(
             e.raw_os_error().unwrap_or(libc::EINVAL),
             format!("{}: cpus_allowed: cannot pin to {cpus:?}: {e}", spec.name),
         );
     }
-    if !sleep_start_delay(spec, worker, stop) {
+    if !sleep_start_delay(spec, id.number, stop) {
         return WorkerOutcome {
             stats: None,
             errno: 0,
@@ -72,8 +82,9 @@ fn run_inner(
     }
 
     let extents: Vec<_> = files.iter().map(|f| f.extent).collect();
-    let workload = Workload::new(spec, &extents, worker);
-    let filler = BufferFiller::new(spec, worker);
+    let sizes: Vec<_> = files.iter().map(|f| f.file_size).collect();
+    let workload = Workload::with_file_sizes(spec, &extents, &sizes, id.number);
+    let filler = BufferFiller::new(spec, id.number);
     let config = loop_config(spec, &clock);
     let backend = Backend::from_name(spec.ioengine.name())
         .expect("every IoEngine the job crate accepts has a backend");
