@@ -167,3 +167,150 @@ impl Queue for NopQueue {
         Some(&self.note)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::uring::tests::config;
+    use crate::UringOptions;
+
+    /// Keeps `depth` NOPs in flight for `total` requests, committing every
+    /// `batch`, and checks that each completion names a slot in flight and
+    /// carries the request's length.
+    fn churn(q: &mut NopQueue, depth: u32, batch: u32, total: u32) {
+        let mut free: Vec<u32> = (0..depth).rev().collect();
+        let mut len_of = vec![None; depth as usize];
+        let mut returned = vec![0u32; depth as usize];
+        let (mut sent, mut done, mut pending) = (0u32, 0u32, 0u32);
+        let mut take = |c: Completion, free: &mut Vec<u32>, len_of: &mut Vec<Option<u32>>| {
+            let len = len_of[c.slot as usize]
+                .take()
+                .unwrap_or_else(|| panic!("slot {} completed while not in flight", c.slot));
+            assert_eq!(c.result, i64::from(len), "slot {}", c.slot);
+            returned[c.slot as usize] += 1;
+            free.push(c.slot);
+        };
+        while done < total {
+            while sent < total {
+                let Some(slot) = free.pop() else { break };
+                // Lengths vary so a result from the wrong request shows.
+                let len = 512 * (sent % 8 + 1);
+                let op = if sent % 50 == 49 { Op::Fsync } else { Op::Read };
+                len_of[slot as usize] = Some(if op == Op::Fsync { 0 } else { len });
+                let req = Request {
+                    op,
+                    file: 0,
+                    offset: 0,
+                    len,
+                    slot,
+                };
+                assert_eq!(q.submit(&req).unwrap(), Submitted::Queued);
+                sent += 1;
+                pending += 1;
+                if pending == batch {
+                    q.commit().unwrap();
+                    pending = 0;
+                }
+            }
+            if pending > 0 {
+                q.commit().unwrap();
+                pending = 0;
+            }
+            let mut got = Vec::new();
+            let n = q
+                .reap(batch.min(q.in_flight()), depth, |c| got.push(c))
+                .unwrap();
+            assert_eq!(n as usize, got.len());
+            for c in got {
+                take(c, &mut free, &mut len_of);
+                done += 1;
+            }
+        }
+        assert_eq!(q.in_flight(), 0);
+        assert!(len_of.iter().all(Option::is_none));
+        assert!(
+            returned.iter().all(|&n| n > 0),
+            "every slot came back: {returned:?}"
+        );
+    }
+
+    #[test]
+    fn depth_128_batch_32_returns_every_slot() {
+        let mut q = NopQueue::new(&config(128, false, UringOptions::default())).unwrap();
+        eprintln!("{}", q.setup_note().unwrap());
+        churn(&mut q, 128, 32, 20_000);
+    }
+
+    #[test]
+    fn results_are_right_without_kernel_injection_too() {
+        let mut q = NopQueue::new(&config(32, false, UringOptions::default())).unwrap();
+        q.inject = false;
+        churn(&mut q, 32, 8, 2_000);
+    }
+
+    #[test]
+    fn depth_one_and_polled_and_sqpoll_rings_work() {
+        let sqpoll = UringOptions {
+            sqpoll: true,
+            ..Default::default()
+        };
+        for (hipri, opts) in [
+            (false, UringOptions::default()),
+            (true, UringOptions::default()),
+            (false, sqpoll.clone()),
+            (true, sqpoll),
+        ] {
+            let mut q = match NopQueue::new(&config(1, hipri, opts.clone())) {
+                Ok(q) => q,
+                Err(e) if opts.sqpoll && unsafe { libc::geteuid() } != 0 => {
+                    eprintln!("skipping SQPOLL: {e}");
+                    continue;
+                }
+                Err(e) => panic!("{e}"),
+            };
+            churn(&mut q, 1, 1, 500);
+            let mut q = NopQueue::new(&config(16, hipri, opts)).unwrap();
+            churn(&mut q, 16, 4, 2_000);
+        }
+    }
+
+    /// Linux 6.10 and later honour IORING_NOP_INJECT_RESULT; this kernel
+    /// (6.18) does.
+    #[test]
+    fn kernel_injects_the_result_on_recent_kernels() {
+        let q = NopQueue::new(&config(4, false, UringOptions::default())).unwrap();
+        let mut uts: libc::utsname = unsafe { std::mem::zeroed() };
+        unsafe { libc::uname(&mut uts) };
+        let release = unsafe { std::ffi::CStr::from_ptr(uts.release.as_ptr()) }
+            .to_string_lossy()
+            .into_owned();
+        let mut parts = release.split(|c: char| !c.is_ascii_digit());
+        let major: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        let minor: u32 = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+        if (major, minor) >= (6, 10) {
+            assert!(q.kernel_injects_result(), "Linux {release}");
+        }
+        assert!(q.setup_note().unwrap().contains("NOP results"));
+    }
+
+    #[test]
+    fn a_full_queue_is_an_error() {
+        let mut q = NopQueue::new(&config(2, false, UringOptions::default())).unwrap();
+        let req = |slot| Request {
+            op: Op::Write,
+            file: 0,
+            offset: 0,
+            len: 4096,
+            slot,
+        };
+        q.submit(&req(0)).unwrap();
+        q.submit(&req(1)).unwrap();
+        let e = q.submit(&req(0)).unwrap_err();
+        assert!(e.to_string().contains("queue full"), "{e}");
+        // Reaping without a commit submits and waits.
+        let mut got = Vec::new();
+        assert_eq!(q.reap(2, 2, |c| got.push(c)).unwrap(), 2);
+        assert_eq!(got.len(), 2);
+        assert!(got.iter().all(|c| c.result == 4096));
+    }
+}

@@ -986,8 +986,17 @@ fn check_uncached(fds: &[RawFd]) -> Result<(), EngineError> {
         if r < 0 {
             let e = io::Error::last_os_error();
             let why = if e.raw_os_error() == Some(libc::EOPNOTSUPP) {
-                "the kernel (before 6.14) or the filesystem does not support RWF_DONTCACHE"
-                    .to_string()
+                let block_device = probe
+                    .metadata()
+                    .is_ok_and(|m| m.file_type().is_block_device());
+                if block_device {
+                    "block devices do not support RWF_DONTCACHE (Linux 6.18 has it for \
+                     some filesystems only)"
+                        .to_string()
+                } else {
+                    "the kernel (before 6.14) or the filesystem does not support RWF_DONTCACHE"
+                        .to_string()
+                }
             } else {
                 format!("the check read failed: {e}")
             };
@@ -1111,8 +1120,7 @@ pub(crate) mod tests {
 
     /// Writes `blocks` blocks, each filled with its own byte, keeping up to
     /// `depth` in flight and committing every `batch`, then fsyncs and reads
-    /// them all back the same way, checking every byte. Returns every
-    /// completion result that was not a full block (none when all is well).
+    /// them all back the same way, checking every result and every byte.
     pub(crate) fn round_trip<Q: Queue>(q: &mut Q, depth: u32, batch: u32, blocks: u64) {
         for op in [Op::Write, Op::Read] {
             let mut free: Vec<u32> = (0..depth).rev().collect();
@@ -1459,11 +1467,12 @@ pub(crate) mod tests {
         check_file(&path, 64);
     }
 
-    /// What the kernel does with a polled read on a device without poll
-    /// queues, bypassing the queue's refusal: Linux 6.18 fails it with
-    /// EOPNOTSUPP (older kernels completed it by interrupt).
+    /// What the kernel does, bypassing the queue's checks, with a polled read
+    /// on a device without poll queues (Linux 6.18 fails it with EOPNOTSUPP;
+    /// older kernels completed it by interrupt), and with an fsync on an
+    /// IOPOLL ring (EINVAL: only pollable opcodes are allowed there).
     #[test]
-    fn kernel_fact_polled_read_without_poll_queues() {
+    fn kernel_facts_polled_read_and_fsync() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
         std::fs::write(&path, vec![5u8; BS]).unwrap();
@@ -1500,6 +1509,15 @@ pub(crate) mod tests {
         if res == BS as i32 {
             assert!(buf.as_slice().iter().all(|&b| b == 5));
         }
+        // An fsync cannot be polled for; the ring refuses it.
+        let sqe = opcode::Fsync::new(types::Fd(t.fd())).build();
+        // SAFETY: an fsync names no memory.
+        unsafe { ring.push(&sqe).unwrap() };
+        ring.commit().unwrap();
+        let mut res = None;
+        ring.reap(1, 1, |_, r| res = Some(r)).unwrap();
+        eprintln!("fsync on an IOPOLL ring: {res:?}");
+        assert_eq!(res, Some(-libc::EINVAL));
     }
 
     #[test]
@@ -1515,25 +1533,88 @@ pub(crate) mod tests {
         assert_eq!(poll_queue_warning(Path::new("/no/such/file")), None);
     }
 
+    /// Pages of `path` in the page cache, by mincore(2) on a mapping of it.
+    fn resident_pages(path: &Path) -> usize {
+        let f = std::fs::File::open(path).unwrap();
+        let len = f.metadata().unwrap().len() as usize;
+        // SAFETY: a fresh read-only shared mapping of the whole file, only
+        // inspected by mincore and unmapped before returning.
+        unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                f.as_raw_fd(),
+                0,
+            );
+            assert_ne!(p, libc::MAP_FAILED);
+            let mut vec = vec![0u8; len.div_ceil(4096)];
+            assert_eq!(libc::mincore(p, len, vec.as_mut_ptr()), 0);
+            libc::munmap(p, len);
+            vec.iter().filter(|&&v| v & 1 != 0).count()
+        }
+    }
+
+    /// With uncached, buffered reads leave nothing in the page cache (where
+    /// the kernel has RWF_DONTCACHE; elsewhere the queue refuses up front).
     #[test]
-    fn uncached_works_or_is_refused_up_front() {
+    fn uncached_reads_leave_no_pages_cached_or_are_refused_up_front() {
+        const BLOCKS: u64 = 32;
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
+        let data: Vec<u8> = (0..BLOCKS).flat_map(|b| vec![fill_byte(b); BS]).collect();
+        std::fs::write(&path, data).unwrap();
         let t = open(&path, false).unwrap();
-        let opts = UringOptions {
-            uncached: true,
-            ..Default::default()
-        };
-        match UringQueue::new(&config(8, false, opts), &[t.fd()]) {
-            Ok(mut q) => {
-                round_trip(&mut q, 8, 4, 32);
-                drop(q);
-                check_file(&path, 32);
+        let evict = || {
+            // SAFETY: plain calls on an open descriptor.
+            unsafe {
+                libc::fsync(t.fd());
+                libc::posix_fadvise(t.fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
             }
-            Err(e) => {
-                let e = e.to_string();
-                assert!(e.contains("drop uncached"), "{e}");
-                eprintln!("uncached refused here: {e}");
+        };
+        for uncached in [false, true] {
+            evict();
+            let opts = UringOptions {
+                uncached,
+                ..Default::default()
+            };
+            let mut q = match UringQueue::new(&config(8, false, opts), &[t.fd()]) {
+                Ok(q) => q,
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(uncached && e.contains("drop uncached"), "{e}");
+                    eprintln!("uncached refused here: {e}");
+                    return;
+                }
+            };
+            let mut read_all = 0;
+            for slot in 0..8u32 {
+                for block in (u64::from(slot)..BLOCKS).step_by(8) {
+                    q.submit(&Request {
+                        op: Op::Read,
+                        file: 0,
+                        offset: block * BS as u64,
+                        len: BS as u32,
+                        slot,
+                    })
+                    .unwrap();
+                    q.commit().unwrap();
+                    q.reap(1, 1, |c| {
+                        assert_eq!(c.result, BS as i64);
+                        read_all += 1;
+                    })
+                    .unwrap();
+                    assert!(q.buffer(slot).iter().all(|&b| b == fill_byte(block)));
+                }
+            }
+            assert_eq!(read_all, BLOCKS);
+            let cached = resident_pages(&path);
+            eprintln!("uncached {uncached}: {cached} of {BLOCKS} pages cached");
+            if uncached {
+                assert_eq!(cached, 0);
+            } else {
+                assert!(cached > 0, "plain buffered reads fill the page cache");
             }
         }
     }

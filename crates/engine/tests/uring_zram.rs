@@ -1,0 +1,204 @@
+//! io_uring on a block device: O_DIRECT reads and writes on a zram device
+//! made for the test, in every buffer and file mode, and what hipri and
+//! uncached do there. Needs root and the zram module; skips with the reason
+//! otherwise.
+
+use std::fs::File;
+use std::os::fd::AsRawFd;
+use std::path::Path;
+
+use ioscope_engine::{
+    poll_queue_warning, Completion, Op, OpenOptions, Queue, QueueConfig, Request, Submitted,
+    Target, UringOptions, UringQueue,
+};
+
+const ZRAM: &str = "/dev/zram0";
+const SYS: &str = "/sys/block/zram0";
+const SIZE: u64 = 64 << 20;
+const BS: usize = 4096;
+
+/// Holds the shared zram lock and resets the device when dropped.
+struct Zram {
+    _lock: File,
+}
+
+impl Zram {
+    fn make() -> Result<Zram, String> {
+        if unsafe { libc::geteuid() } != 0 {
+            return Err("not root".into());
+        }
+        if !Path::new(SYS).exists() {
+            return Err(format!("{SYS} does not exist (no zram module)"));
+        }
+        let lock = File::create("/tmp/ioscope-zram.lock").map_err(|e| format!("lock file: {e}"))?;
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
+            return Err(format!("flock: {}", std::io::Error::last_os_error()));
+        }
+        let disksize =
+            std::fs::read_to_string(format!("{SYS}/disksize")).map_err(|e| e.to_string())?;
+        if disksize.trim() != "0" {
+            return Err(format!(
+                "{ZRAM} is already set up (disksize {}); not touching it",
+                disksize.trim()
+            ));
+        }
+        std::fs::write(format!("{SYS}/disksize"), SIZE.to_string())
+            .map_err(|e| format!("cannot size {ZRAM}: {e}"))?;
+        Ok(Zram { _lock: lock })
+    }
+}
+
+impl Drop for Zram {
+    fn drop(&mut self) {
+        let _ = std::fs::write(format!("{SYS}/reset"), "1");
+    }
+}
+
+fn config(depth: u32, hipri: bool, uring: UringOptions) -> QueueConfig {
+    QueueConfig {
+        depth,
+        buffer_size: BS,
+        buffer_align: 4096,
+        hipri,
+        uring,
+        ..QueueConfig::default()
+    }
+}
+
+fn byte(block: u64, seed: u8) -> u8 {
+    (block as u8).wrapping_mul(13).wrapping_add(seed)
+}
+
+/// Writes then reads back `blocks` blocks spread over the device, `depth`
+/// in flight, committing every `batch`; checks every result and byte.
+fn round_trip(q: &mut UringQueue, depth: u32, batch: u32, blocks: u64, seed: u8) {
+    let stride = SIZE / BS as u64 / blocks;
+    for op in [Op::Write, Op::Read] {
+        let mut free: Vec<u32> = (0..depth).rev().collect();
+        let mut block_of = vec![0u64; depth as usize];
+        let (mut pending, mut done) = (0, 0);
+        let mut finish = |q: &mut UringQueue, c: Completion, block_of: &[u64]| {
+            let block = block_of[c.slot as usize];
+            assert_eq!(c.result, BS as i64, "{op:?} of block {block}");
+            if op == Op::Read {
+                assert!(
+                    q.buffer(c.slot).iter().all(|&b| b == byte(block, seed)),
+                    "block {block} read back wrong data"
+                );
+            }
+            done += 1;
+        };
+        for block in 0..blocks {
+            let slot = loop {
+                if let Some(slot) = free.pop() {
+                    break slot;
+                }
+                let mut got = Vec::new();
+                q.reap(1, depth, |c| got.push(c)).unwrap();
+                for c in got {
+                    finish(q, c, &block_of);
+                    free.push(c.slot);
+                }
+            };
+            q.buffer(slot).fill(if op == Op::Write {
+                byte(block, seed)
+            } else {
+                0
+            });
+            block_of[slot as usize] = block;
+            let req = Request {
+                op,
+                file: 0,
+                offset: block * stride * BS as u64,
+                len: BS as u32,
+                slot,
+            };
+            assert_eq!(q.submit(&req).unwrap(), Submitted::Queued);
+            pending += 1;
+            if pending == batch {
+                q.commit().unwrap();
+                pending = 0;
+            }
+        }
+        q.commit().unwrap();
+        while q.in_flight() > 0 {
+            let mut got = Vec::new();
+            q.reap(1, depth, |c| got.push(c)).unwrap();
+            for c in got {
+                finish(q, c, &block_of);
+            }
+        }
+        assert_eq!(done, blocks);
+    }
+}
+
+#[test]
+fn uring_on_zram() {
+    let _zram = match Zram::make() {
+        Ok(z) => z,
+        Err(why) => {
+            eprintln!("skipping zram test: {why}");
+            return;
+        }
+    };
+    let opts = OpenOptions {
+        read: true,
+        write: true,
+        create: false,
+        direct: true,
+    };
+    let t = Target::open(Path::new(ZRAM), &opts).unwrap();
+    let variants = [
+        UringOptions::default(),
+        UringOptions {
+            nonvectored: Some(false),
+            ..Default::default()
+        },
+        UringOptions {
+            fixed_buffers: true,
+            register_files: true,
+            ..Default::default()
+        },
+        UringOptions {
+            sqpoll: true,
+            ..Default::default()
+        },
+        UringOptions {
+            force_async: 1,
+            ..Default::default()
+        },
+    ];
+    for (i, uring) in variants.into_iter().enumerate() {
+        for (depth, batch) in [(1, 1), (32, 8), (64, 64)] {
+            let mut q = UringQueue::new(&config(depth, false, uring.clone()), &[t.fd()])
+                .unwrap_or_else(|e| panic!("{uring:?}: {e}"));
+            round_trip(&mut q, depth, batch, 256, i as u8 * 3 + depth as u8);
+        }
+    }
+
+    // zram has no poll queues: hipri is refused before any I/O.
+    let io_poll = std::fs::read_to_string(format!("{SYS}/queue/io_poll")).unwrap_or_default();
+    if io_poll.trim() != "1" {
+        let e = UringQueue::new(&config(8, true, UringOptions::default()), &[t.fd()])
+            .err()
+            .expect("hipri on zram must be refused")
+            .to_string();
+        assert!(e.contains("zram0 has none"), "{e}");
+        let w = poll_queue_warning(Path::new(ZRAM)).unwrap();
+        assert!(w.contains("zram0 has none"), "{w}");
+    }
+
+    // RWF_DONTCACHE on a block device: works or is refused up front.
+    let uncached = UringOptions {
+        uncached: true,
+        ..Default::default()
+    };
+    match UringQueue::new(&config(8, false, uncached), &[t.fd()]) {
+        Ok(mut q) => round_trip(&mut q, 8, 4, 64, 99),
+        Err(e) => {
+            let e = e.to_string();
+            assert!(e.contains("drop uncached"), "{e}");
+            eprintln!("uncached refused on zram: {e}");
+        }
+    }
+}
