@@ -300,6 +300,7 @@ impl LibaioQueue {
             *ptr = base.wrapping_add(slot as usize);
         }
         let mut done = 0;
+        let mut failure = None;
         while done < count {
             // SAFETY: the pointers from `done` on address this queue's
             // iocbs, filled by `submit`; the kernel copies them (and the
@@ -326,8 +327,15 @@ impl LibaioQueue {
             };
             match e {
                 libc::EINTR => {}
-                libc::EAGAIN | libc::ENOMEM if self.in_kernel > 0 => break,
-                libc::EAGAIN | libc::ENOMEM => return Err(no_resources(e)),
+                // Out of kernel resources: completions free them, so with
+                // requests in flight the rest waits for the next reap;
+                // with none, nothing will.
+                libc::EAGAIN | libc::ENOMEM => {
+                    if self.in_kernel == 0 {
+                        failure = Some(no_resources(e));
+                    }
+                    break;
+                }
                 _ => {
                     let slot = self.pending[done];
                     let result = self.refused_result(slot, e);
@@ -340,7 +348,10 @@ impl LibaioQueue {
         self.pending.copy_within(done..self.queued as usize, 0);
         self.queued -= done as u32;
         self.deferred = (count - done) as u32;
-        Ok(done as u32)
+        match failure {
+            Some(e) => Err(e),
+            None => Ok(done as u32),
+        }
     }
 
     /// The result of a request io_submit refused with `errno`.
@@ -819,9 +830,10 @@ mod tests {
     /// block depends on the filesystem. On ext4 (Linux 6.18): buffered
     /// writes refuse the flag (-EOPNOTSUPP); O_DIRECT reads block (and
     /// fail) while dirty cached pages cover the range, and succeed once
-    /// they are written back; O_DIRECT writes fail with -EAGAIN whenever
-    /// they would allocate blocks or update the file's times, which is
-    /// nearly always. Without the flag the same requests all succeed.
+    /// they are written back; O_DIRECT writes failed with -EAGAIN in every
+    /// case tried, overwrites of written-back blocks included (the kernel
+    /// refuses a NOWAIT write that must allocate blocks or update the
+    /// file's timestamps). Without the flag the same requests all succeed.
     #[test]
     fn nowait_gives_eagain_or_success_as_results() {
         let dir = tempfile::tempdir().unwrap();
