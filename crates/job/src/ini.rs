@@ -254,7 +254,8 @@ mod tests {
     fn include_errors() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("loop.fio");
-        fs::write(&path, "[j]\ninclude loop.fio\n").unwrap();
+        fs::write(dir.path().join("loop.inc"), "include loop.inc\n").unwrap();
+        fs::write(&path, "[j]\ninclude loop.inc\n").unwrap();
         assert!(read(&path, &subs())
             .unwrap_err()
             .message

@@ -65,3 +65,317 @@ pub fn parse(input: &ParseInput) -> Result<Parsed, ParseError> {
 pub fn cmdhelp(name: &str) -> Result<String, ParseError> {
     cmdhelp::cmdhelp(name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fs;
+    use std::time::Duration;
+
+    fn testdata(name: &str) -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("testdata")
+            .join(name)
+    }
+
+    fn files(names: &[&str]) -> ParseInput {
+        ParseInput {
+            job_files: names.iter().map(|n| testdata(n)).collect(),
+            ..ParseInput::default()
+        }
+    }
+
+    fn cli(args: &[&str]) -> Vec<String> {
+        args.iter().map(|a| a.to_string()).collect()
+    }
+
+    fn opts(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    /// Writes a job file into a temporary directory and parses it.
+    fn parse_text(text: &str) -> Result<Parsed, ParseError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("job.fio");
+        fs::write(&path, text).unwrap();
+        parse(&ParseInput {
+            job_files: vec![path],
+            ..ParseInput::default()
+        })
+    }
+
+    #[test]
+    fn xnvme_style_job_file() {
+        let parsed = parse(&files(&["xnvme.fio"])).unwrap();
+        assert_eq!(parsed.jobs.len(), 1);
+        let job = &parsed.jobs[0];
+        assert_eq!(job.name, "default");
+        assert_eq!(
+            job.origin,
+            Origin::File {
+                path: testdata("xnvme.fio").display().to_string(),
+                line: 16
+            }
+        );
+        assert!(job.thread && job.time_based && job.norandommap && job.direct && job.hipri);
+        assert_eq!(job.filenames, vec!["/dev/nvme0n1"]);
+        assert_eq!(job.runtime, Some(Duration::from_secs(60)));
+        assert_eq!(
+            job.rw,
+            RwMode {
+                kind: RwKind::RandRead,
+                nr: 1
+            }
+        );
+        assert_eq!(job.bs, PerDir::all(BlockSize::Fixed(4096)));
+        assert_eq!(job.cpus_allowed, vec![1]);
+        assert_eq!(job.ioengine, IoEngine::Pvsync2);
+        assert_eq!(job.iodepth, 1);
+        assert_eq!(job.options, opts(&[("iodepth", "1")]));
+        assert_eq!(
+            parsed.global_options,
+            opts(&[
+                ("thread", "1"),
+                ("filename", "/dev/nvme0n1"),
+                ("runtime", "1m"),
+                ("rw", "randread"),
+                ("bs", "4k"),
+                ("cpus_allowed", "1"),
+                ("direct", "1"),
+                ("ioengine", "pvsync2"),
+            ])
+        );
+    }
+
+    #[test]
+    fn defaults_are_fios() {
+        let job = &parse(&ParseInput {
+            cli_options: cli(&["--name=d"]),
+            ..ParseInput::default()
+        })
+        .unwrap()
+        .jobs[0];
+        assert_eq!(job.ioengine, IoEngine::Psync);
+        assert_eq!(job.rw.kind, RwKind::Read);
+        assert_eq!(job.bs, PerDir::all(BlockSize::Fixed(4096)));
+        assert_eq!(job.rwmixread, 50);
+        assert_eq!(
+            (job.iodepth, job.iodepth_low, job.iodepth_batch_complete_max),
+            (1, 1, 1)
+        );
+        assert!(job.randrepeat && job.scramble_buffers && job.clat_percentiles);
+        assert_eq!(job.percentile_list, DEFAULT_PERCENTILES.to_vec());
+        assert_eq!(job.kb_base, 1024);
+        assert_eq!(job.runtime, None);
+        assert_eq!(job.offset, SizeSpec::Bytes(0));
+        assert_eq!(job.options, opts(&[("name", "d")]));
+    }
+
+    #[test]
+    fn a_later_global_changes_only_later_jobs() {
+        let parsed = parse(&files(&["two-globals.fio"])).unwrap();
+        let (first, second) = (&parsed.jobs[0], &parsed.jobs[1]);
+        assert_eq!(first.bs, PerDir::all(BlockSize::Fixed(4096)));
+        assert_eq!(first.iodepth, 1);
+        assert_eq!(second.iodepth, 16);
+        assert_eq!(second.size, Some(SizeSpec::Bytes(1 << 30)));
+        assert_eq!(
+            second.bs.read,
+            BlockSize::Split(vec![(4096, 50), (65536, 50)])
+        );
+        assert_eq!(second.bs.write, BlockSize::Split(vec![(8192, 100)]));
+        assert!(!second.stonewall);
+        assert_eq!(
+            parsed.global_options,
+            opts(&[
+                ("ioengine", "null"),
+                ("size", "1g"),
+                ("bs", "64k"),
+                ("iodepth", "16")
+            ])
+        );
+    }
+
+    #[test]
+    fn includes_keywords_and_expressions() {
+        let job = &parse(&files(&["with-include.fio"])).unwrap().jobs[0];
+        assert_eq!(job.rw.kind, RwKind::RandRw);
+        assert_eq!(job.rwmixread, 70);
+        assert_eq!(job.bs.read, BlockSize::Fixed(4096));
+        assert_eq!(job.bs.write, BlockSize::Fixed(65536));
+        assert_eq!(job.iodepth, 8);
+        let mb = expand::Keywords::of_this_machine().mb_memory;
+        assert_eq!(job.size, Some(SizeSpec::Bytes(mb / 2)));
+    }
+
+    #[test]
+    fn environment_variables() {
+        let home = std::env::var("HOME").unwrap_or_default();
+        let parsed =
+            parse_text("[j]\ndescription=${HOME}\nfilename=${IOSCOPE_TEST_SURELY_UNDEFINED}/x\n")
+                .unwrap();
+        assert_eq!(parsed.jobs[0].description, Some(home));
+        assert_eq!(parsed.jobs[0].filenames, vec!["/x"]);
+    }
+
+    #[test]
+    fn command_line_globals_apply_to_the_first_job_file_only() {
+        let mut input = files(&["two-globals.fio", "xnvme.fio"]);
+        input.cli_options = cli(&["--runtime=5", "--iodepth=4", "--name=cl", "--size=1m"]);
+        let parsed = parse(&input).unwrap();
+        let names: Vec<&str> = parsed.jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(names, ["cl", "seq-read", "rand-write", "default"]);
+        let [cl, seq, rand, xnvme] = &parsed.jobs[..] else {
+            panic!("four jobs expected");
+        };
+        assert_eq!(cl.runtime, Some(Duration::from_secs(5)));
+        assert_eq!(cl.origin, Origin::CommandLine);
+        assert_eq!(cl.options, opts(&[("name", "cl"), ("size", "1m")]));
+        assert_eq!(seq.runtime, Some(Duration::from_secs(5)));
+        assert_eq!(seq.iodepth, 4);
+        // The file's own [global] comes later and wins.
+        assert_eq!(rand.iodepth, 16);
+        // fio starts each later job file from its defaults, behind a stonewall.
+        assert_eq!(xnvme.runtime, Some(Duration::from_secs(60)));
+        assert!(xnvme.stonewall);
+        assert!(!seq.stonewall);
+    }
+
+    #[test]
+    fn command_line_jobs() {
+        let parsed = parse(&ParseInput {
+            cli_options: cli(&[
+                "--ioengine=null",
+                "--name=a",
+                "--rw=randread:8",
+                "--time_based",
+                "--name=global",
+                "--bs=8k",
+                "--name=b",
+                "--readwrite=write",
+            ]),
+            ..ParseInput::default()
+        })
+        .unwrap();
+        let [a, b] = &parsed.jobs[..] else {
+            panic!("two jobs expected");
+        };
+        assert_eq!(
+            a.rw,
+            RwMode {
+                kind: RwKind::RandRead,
+                nr: 8
+            }
+        );
+        assert!(a.time_based);
+        assert_eq!(a.bs.read, BlockSize::Fixed(4096));
+        assert_eq!(b.bs.read, BlockSize::Fixed(8192));
+        assert_eq!(b.ioengine, IoEngine::Null);
+        assert_eq!(b.options, opts(&[("name", "b"), ("rw", "write")]));
+        assert_eq!(
+            parsed.global_options,
+            opts(&[("ioengine", "null"), ("bs", "8k")])
+        );
+    }
+
+    #[test]
+    fn sections_filter() {
+        let mut input = files(&["two-globals.fio"]);
+        input.sections = vec!["rand-write".to_string()];
+        let parsed = parse(&input).unwrap();
+        assert_eq!(parsed.jobs.len(), 1);
+        assert_eq!(parsed.jobs[0].name, "rand-write");
+        // Skipped sections' globals still apply.
+        assert_eq!(parsed.jobs[0].iodepth, 16);
+        input.sections = vec!["nope".to_string()];
+        let err = parse(&input).unwrap_err().message;
+        assert!(err.contains("no job section is named nope"), "{err}");
+    }
+
+    #[test]
+    fn engine_options_follow_the_sections_engine() {
+        // fio parses engine options after the rest of the section.
+        let job = &parse_text("[j]\nhipri\nioengine=pvsync2\n").unwrap().jobs[0];
+        assert!(job.hipri);
+        assert!(job.options.iter().all(|(k, _)| k != "hipri"));
+        let err = parse_text("[j]\nioengine=psync\nhipri=1\n")
+            .unwrap_err()
+            .message;
+        assert!(
+            err.ends_with(
+                "job.fio:3: 'hipri' is an option of ioengine=pvsync2, but this job uses ioengine=psync"
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn kb_base_applies_to_its_whole_section() {
+        let job = &parse_text("[j]\nsize=1k\nkb_base=1000\n").unwrap().jobs[0];
+        assert_eq!(job.size, Some(SizeSpec::Bytes(1000)));
+    }
+
+    #[test]
+    fn errors_name_the_place_option_and_value() {
+        let err = parse_text("[j]\niodepht=4\n").unwrap_err().message;
+        assert!(
+            err.ends_with("job.fio:2: unknown option 'iodepht' (did you mean 'iodepth'?)"),
+            "{err}"
+        );
+        let err = parse_text("[j]\nverify=md5\n").unwrap_err().message;
+        assert!(
+            err.ends_with("job.fio:2: fio option 'verify' is not supported by ioscope yet"),
+            "{err}"
+        );
+        let err = parse_text("[j]\n\nbs=4q\n").unwrap_err().message;
+        assert!(err.ends_with("job.fio:3: bs=4q: unknown size unit 'q' (use k, m, g, t, p, optionally with B or iB)"), "{err}");
+        let err = parse_text("[j]\nrw=trim\n").unwrap_err().message;
+        assert!(
+            err.contains("trim workloads are not supported yet"),
+            "{err}"
+        );
+        let err = parse_text("[j]\nioengine=io_uring\n").unwrap_err().message;
+        assert!(
+            err.ends_with("ioengine=io_uring: ioengine=io_uring is not supported by ioscope yet"),
+            "{err}"
+        );
+        let err = parse_text("[j]\nrwmixread=120\n").unwrap_err().message;
+        assert!(err.contains("rwmixread=120"), "{err}");
+        let err = parse(&ParseInput {
+            cli_options: cli(&["--name=x", "--iodepth=zero"]),
+            ..ParseInput::default()
+        })
+        .unwrap_err()
+        .message;
+        assert_eq!(err, "command line: iodepth=zero: 'zero' is not a size");
+        let err = parse_text("[j]\niodepth_batch_complete_min=4\n")
+            .unwrap_err()
+            .message;
+        assert!(
+            err.contains("job.fio:1: job 'j': iodepth_batch_complete_min=4"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn no_jobs_is_an_error() {
+        assert!(parse(&ParseInput::default()).is_err());
+        let err = parse(&ParseInput {
+            cli_options: cli(&["--bs=4k"]),
+            ..ParseInput::default()
+        })
+        .unwrap_err();
+        assert!(err.message.contains("no jobs defined"));
+    }
+
+    #[test]
+    fn repeated_options_echo_once_with_the_last_value() {
+        let job = &parse_text("[j]\nbs=4k\nreadwrite=write\nblocksize=8k\ntime_based\n")
+            .unwrap()
+            .jobs[0];
+        assert_eq!(job.options, opts(&[("bs", "8k"), ("rw", "write")]));
+    }
+}

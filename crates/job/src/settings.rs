@@ -454,11 +454,7 @@ fn bssplit(text: &str, kb: u32) -> Result<Vec<(u64, u32)>, String> {
             "bssplit percentages in '{text}' add up to {given}, not 100"
         ));
     }
-    let share = if missing == 0 {
-        0
-    } else {
-        (100 - given) / missing
-    };
+    let share = (100 - given).checked_div(missing).unwrap_or(0);
     let last_missing = entries.iter().rposition(|e| e.1.is_none());
     Ok(entries
         .iter()

@@ -148,7 +148,21 @@ pub(crate) fn time_us(text: &str, default_us: u64) -> Result<u64, String> {
         return Err("a time is needed".to_string());
     }
     if text.starts_with('(') {
-        let value = arith::eval(text, &|s| time_factor(s, default_us))?;
+        // Plain numbers in an expression are factors; the default unit
+        // applies only when no number in it carries a unit.
+        let unit_seen = std::cell::Cell::new(false);
+        let value = arith::eval(text, &|s| {
+            if s.is_empty() {
+                return Ok(1.0);
+            }
+            unit_seen.set(true);
+            time_factor(s, default_us)
+        })?;
+        let value = if unit_seen.get() {
+            value
+        } else {
+            value * default_us as f64
+        };
         return to_u64(value, text);
     }
     let (digits, suffix) = split_number(text);
@@ -375,6 +389,8 @@ mod tests {
         assert_eq!(time_us("7us", s), Ok(7));
         assert_eq!(time_us("7", 1), Ok(7));
         assert_eq!(time_us("(1+2)*1m", s), Ok(180_000_000));
+        assert_eq!(time_us("(1+2)*2", s), Ok(6_000_000));
+        assert_eq!(time_us("(1m+30s)", s), Ok(90_000_000));
         assert!(time_us("10sec", s)
             .unwrap_err()
             .contains("unknown time unit"));
