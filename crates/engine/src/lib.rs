@@ -78,6 +78,15 @@
 //! `libaio` needs a kernel built with CONFIG_AIO; its fsync is asynchronous
 //! from Linux 4.18 and runs as fsync(2) on older kernels; RWF_NOWAIT needs
 //! Linux 4.13.
+//! `io_uring` and `nop` need Linux 5.1; fio's default non-vectored
+//! READ/WRITE, the opcode probe and `force_async` need 5.6, the registered
+//! ring fd 5.18 (without it the ring fd is used as is), and the newer ring
+//! flags (COOP_TASKRUN 5.19, SINGLE_ISSUER 6.0, DEFER_TASKRUN 6.1,
+//! NO_SQARRAY 6.6) are dropped where the kernel refuses them; `uncached`
+//! needs RWF_DONTCACHE (Linux 6.14, some filesystems only); `nop` gets its
+//! results from the kernel with IORING_NOP_INJECT_RESULT (6.10) and fills
+//! them in itself before. The io_uring queues are not `Send`: build them on
+//! the thread that uses them.
 
 mod backend;
 mod buffer;
