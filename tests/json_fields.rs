@@ -417,3 +417,33 @@ fn time_based_runtime_is_honoured() {
             && f(r, "iops_mean") <= u(r, "iops_max") as f64
     );
 }
+
+#[test]
+fn a_job_shorter_than_a_millisecond_still_has_a_runtime() {
+    // fio rounds each direction's elapsed time up to whole milliseconds
+    // (update_runtime: (us + 999) / 1000), so a job that did I/O never
+    // reports runtime 0 with IOPS and bandwidth 0. ioscope did, for a 1 MiB
+    // null job.
+    let v = run_json(&[
+        "--output-format=json".into(),
+        "--name=quick".into(),
+        "--ioengine=null".into(),
+        "--rw=read".into(),
+        "--size=1m".into(),
+    ]);
+    let r = &job(&v, "quick")["read"];
+    assert_eq!(u(r, "total_ios"), 256);
+    let runtime = u(r, "runtime");
+    assert!(
+        runtime >= 1,
+        "runtime {runtime} ms for a job that did 256 I/Os"
+    );
+    assert!(f(r, "iops") > 0.0, "iops is 0: {r:#}");
+    assert!(u(r, "bw_bytes") > 0, "bw_bytes is 0: {r:#}");
+    let expect_iops = 256.0 * 1000.0 / runtime as f64;
+    assert!(
+        (f(r, "iops") - expect_iops).abs() <= expect_iops * 0.01 + 1.0,
+        "iops {} is not total_ios/runtime = {expect_iops}",
+        f(r, "iops")
+    );
+}

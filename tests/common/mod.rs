@@ -408,10 +408,19 @@ impl Zram {
         let size = fs::read_to_string(format!("{ZRAM_SYS}/disksize"))
             .map_err(|e| format!("reading {ZRAM_SYS}/disksize: {e}"))?;
         if size.trim() != "0" {
-            return Err(format!(
-                "zram0 is busy: already set up (disksize {}) by something that does not take {ZRAM_LOCK}",
+            // Every cooperating user holds the lock we now hold, so this is
+            // left over from a test that could not reset it. The kernel
+            // refuses the reset (EBUSY) while anyone has the device open.
+            if let Err(e) = fs::write(format!("{ZRAM_SYS}/reset"), "1") {
+                return Err(format!(
+                    "zram0 is busy: set up (disksize {}) and cannot be reset ({e})",
+                    size.trim()
+                ));
+            }
+            eprintln!(
+                "note: reset zram0, left set up (disksize {}) by an earlier user",
                 size.trim()
-            ));
+            );
         }
         fs::write(format!("{ZRAM_SYS}/disksize"), "256M")
             .map_err(|e| format!("echo 256M > {ZRAM_SYS}/disksize: {e}"))?;
