@@ -49,7 +49,7 @@ fn read_into(
     sections: &mut Vec<Section>,
     depth: usize,
 ) -> Result<(), ParseError> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let text = read_text(path).map_err(|e| {
         ParseError::new(format!("unable to open job file '{}': {e}", path.display()))
     })?;
     let shown = path.display().to_string();
@@ -109,6 +109,16 @@ fn read_into(
         }
     }
     Ok(())
+}
+
+/// A job file, or standard input for `-` as in fio.
+fn read_text(path: &Path) -> std::io::Result<String> {
+    if path == Path::new("-") {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(path)
 }
 
 /// fio cuts a line at its first `;` or `#` and trims the blanks around it.

@@ -175,6 +175,130 @@ mod tests {
     }
 
     #[test]
+    fn every_option_reaches_its_field() {
+        let job = &parse_text(
+            "[every]
+name=renamed
+description=all of them
+filename=/tmp/a\\:b:/tmp/c
+directory=/tmp
+size=50%
+filesize=1m-2m
+offset=25%
+io_limit=1g
+nr_files=2
+unlink=1
+readwrite=randrw:4
+rwmixwrite=25
+blocksize=8k
+blocksize_range=4k-16k,8k-8k
+direct=1
+iodepth=32
+iodepth_batch_submit=8
+iodepth_batch_complete=2
+iodepth_batch_complete_max=16
+iodepth_low=4
+numjobs=3
+thread
+group_reporting
+wait_for_previous
+new_group=1
+time_based=1
+timeout=90
+ramp_time=500ms
+startdelay=1:3
+loops=2
+norandommap
+randrepeat=0
+randseed=1234
+random_generator=lfsr
+cpus_allowed=0-2,4
+cpus_allowed_policy=split
+ioengine=sync
+fsync=8
+end_fsync=1
+percentile_list=99:50
+lat_percentiles=1
+slat_percentiles=1
+clocksource=clock_gettime
+zero_buffers
+scramble_buffers=0
+refill_buffers
+allow_mounted_write=1
+exitall
+create_on_open=1
+",
+        )
+        .unwrap()
+        .jobs[0];
+        assert_eq!(job.name, "renamed");
+        assert_eq!(job.description.as_deref(), Some("all of them"));
+        assert_eq!(job.filenames, vec!["/tmp/a:b", "/tmp/c"]);
+        assert_eq!(job.directory.as_deref(), Some("/tmp"));
+        assert_eq!(job.size, Some(SizeSpec::Percent(50.0)));
+        assert_eq!(job.filesize, Some((1 << 20, 2 << 20)));
+        assert_eq!(job.offset, SizeSpec::Percent(25.0));
+        assert_eq!(job.io_size, Some(1 << 30));
+        assert_eq!(job.nrfiles, 2);
+        assert!(job.unlink);
+        assert_eq!(
+            job.rw,
+            RwMode {
+                kind: RwKind::RandRw,
+                nr: 4
+            }
+        );
+        assert_eq!(job.rwmixread, 75);
+        assert_eq!(
+            job.bs.read,
+            BlockSize::Range {
+                min: 4096,
+                max: 16384
+            }
+        );
+        assert_eq!(job.bs.write, BlockSize::Fixed(8192));
+        assert!(job.direct);
+        assert_eq!(job.iodepth, 32);
+        assert_eq!(job.iodepth_batch_submit, 8);
+        assert_eq!(job.iodepth_batch_complete_min, 2);
+        assert_eq!(job.iodepth_batch_complete_max, 16);
+        assert_eq!(job.iodepth_low, 4);
+        assert_eq!(job.numjobs, 3);
+        assert!(job.thread && job.group_reporting && job.stonewall && job.new_group);
+        assert!(job.time_based);
+        assert_eq!(job.runtime, Some(Duration::from_secs(90)));
+        assert_eq!(job.ramp_time, Duration::from_millis(500));
+        assert_eq!(
+            job.startdelay,
+            (Duration::from_secs(1), Duration::from_secs(3))
+        );
+        assert_eq!(job.loops, 2);
+        assert!(job.norandommap && !job.randrepeat);
+        assert_eq!(job.randseed, Some(1234));
+        assert_eq!(job.random_generator, RandomGenerator::Lfsr);
+        assert_eq!(job.cpus_allowed, vec![0, 1, 2, 4]);
+        assert_eq!(job.cpus_allowed_policy, CpusAllowedPolicy::Split);
+        assert_eq!(job.ioengine, IoEngine::Sync);
+        assert_eq!(job.fsync, 8);
+        assert!(job.end_fsync);
+        assert_eq!(job.percentile_list, vec![50.0, 99.0]);
+        assert!(job.lat_percentiles && job.slat_percentiles);
+        assert_eq!(job.clocksource, ClockSourceOpt::ClockGettime);
+        assert!(job.zero_buffers && !job.scramble_buffers && job.refill_buffers);
+        assert!(job.allow_mounted_write && job.exitall && job.create_on_open);
+        // Bare flags are not echoed (fio does not either); the rest is, by
+        // canonical name.
+        assert_eq!(job.options.len(), 42);
+        assert!(job
+            .options
+            .contains(&("io_size".to_string(), "1g".to_string())));
+        assert!(job
+            .options
+            .contains(&("iodepth_batch".to_string(), "8".to_string())));
+        assert!(job.options.iter().all(|(k, _)| k != "thread"));
+    }
+
+    #[test]
     fn a_later_global_changes_only_later_jobs() {
         let parsed = parse(&files(&["two-globals.fio"])).unwrap();
         let (first, second) = (&parsed.jobs[0], &parsed.jobs[1]);

@@ -104,6 +104,10 @@ impl Settings {
             (None, _) => return Err("a value is needed".to_string()),
             (Some(v), _) => v.trim(),
         };
+        if text.contains(',') && def.kind == Kind::FloatList {
+            // fio would silently drop everything after the comma.
+            return Err("separate the values with ':', not ','".to_string());
+        }
         if text.contains(',')
             && !matches!(
                 def.kind,

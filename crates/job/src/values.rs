@@ -296,7 +296,7 @@ pub(crate) fn cpu_list(text: &str) -> Result<Vec<u32>, String> {
 pub(crate) fn percentile_list(text: &str) -> Result<Vec<f64>, String> {
     // fio keeps at most this many (FIO_IO_U_LIST_MAX_LEN).
     const MAX: usize = 20;
-    let values = text
+    let mut values = text
         .split(':')
         .map(|p| {
             p.trim()
@@ -309,6 +309,8 @@ pub(crate) fn percentile_list(text: &str) -> Result<Vec<f64>, String> {
     if values.len() > MAX {
         return Err(format!("at most {MAX} percentiles can be given"));
     }
+    // fio reports them in ascending order whatever the order written.
+    values.sort_by(f64::total_cmp);
     Ok(values)
 }
 
@@ -456,6 +458,7 @@ mod tests {
     #[test]
     fn percentile_lists() {
         assert_eq!(percentile_list("99:99.9"), Ok(vec![99.0, 99.9]));
+        assert_eq!(percentile_list("99.9:50:99"), Ok(vec![50.0, 99.0, 99.9]));
         assert!(percentile_list("99,99.9").is_err());
         assert!(percentile_list("101").is_err());
         assert!(percentile_list(&vec!["50"; 21].join(":")).is_err());
