@@ -274,6 +274,28 @@ mod tests {
         }
     }
 
+    /// The SQ thread posts completions before it moves the SQ head, so a
+    /// shallow ring can look full right after a reap: submit must wait for
+    /// the head rather than fail.
+    #[test]
+    fn sqpoll_at_small_depths_never_reports_a_full_ring() {
+        for depth in [1, 2, 4] {
+            let opts = UringOptions {
+                sqpoll: true,
+                ..Default::default()
+            };
+            let mut q = match NopQueue::new(&config(depth, false, opts)) {
+                Ok(q) => q,
+                Err(e) if unsafe { libc::geteuid() } != 0 => {
+                    eprintln!("skipping SQPOLL: {e}");
+                    return;
+                }
+                Err(e) => panic!("{e}"),
+            };
+            churn(&mut q, depth, 1, 200_000);
+        }
+    }
+
     /// Linux 6.10 and later honour IORING_NOP_INJECT_RESULT; this kernel
     /// (6.18) does.
     #[test]

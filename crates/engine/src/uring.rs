@@ -81,6 +81,7 @@ const IORING_SETUP_DEFER_TASKRUN: u32 = 1 << 13;
 const IORING_SETUP_NO_SQARRAY: u32 = 1 << 16;
 const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
 const IORING_ENTER_SQ_WAKEUP: u32 = 1 << 1;
+const IORING_ENTER_SQ_WAIT: u32 = 1 << 2;
 const IORING_ENTER_REGISTERED_RING: u32 = 1 << 4;
 const IORING_REGISTER_RING_FDS: libc::c_long = 20;
 const IORING_UNREGISTER_RING_FDS: libc::c_long = 21;
@@ -312,12 +313,29 @@ impl Ring {
         if self.in_flight == self.depth {
             return Err(queue_full(self.depth));
         }
-        // SAFETY: passed on to the caller. The SQ ring has at least `depth`
-        // entries and at most `depth` are in flight, so it cannot be full.
-        unsafe { self.ring.submission().push(sqe) }.map_err(|_| queue_full(self.depth))?;
+        // SAFETY: passed on to the caller.
+        while unsafe { self.ring.submission().push(sqe) }.is_err() {
+            self.wait_for_sq_space()?;
+        }
         self.unsubmitted += 1;
         self.in_flight += 1;
         Ok(())
+    }
+
+    /// Waits for the kernel to free SQ entries. The SQ ring has at least
+    /// `depth` entries and at most `depth` requests are in flight, so only
+    /// the SQ thread can leave it full: it posts completions before it
+    /// moves the SQ head past the entries it took.
+    #[cold]
+    fn wait_for_sq_space(&mut self) -> io::Result<()> {
+        if !self.sqpoll() {
+            return Err(queue_full(self.depth));
+        }
+        let mut flags = IORING_ENTER_SQ_WAIT;
+        if self.ring.submission().need_wakeup() {
+            flags |= IORING_ENTER_SQ_WAKEUP;
+        }
+        self.enter(0, 0, flags).map(drop)
     }
 
     /// Hands the pushed SQEs to the kernel. Returns how many it took.
