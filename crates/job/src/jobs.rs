@@ -7,9 +7,11 @@
 //!   between files), and its first job gets a stonewall, as fio separates
 //!   job files.
 //! - A `[global]` section changes the defaults for the jobs after it only.
-//! - Within a section `kb_base` is applied first (fio gives it priority, so
-//!   sizes in the same section use it) and engine options last, once the
-//!   section's engine is known.
+//! - Within a job-file section `kb_base` is applied first (fio gives it
+//!   priority, so sizes in the same section use it) and engine options
+//!   last, once the section's engine is known. Command-line options apply
+//!   strictly in order, as fio's getopt loop takes them: an engine option
+//!   must follow the `--ioengine` it belongs to.
 
 use crate::error::{ParseError, Place};
 use crate::ini::{Entry, Section};
@@ -64,7 +66,12 @@ impl<'a> Builder<'a> {
                 &section.entries[..]
             };
             if global {
-                apply_section(&mut self.defaults, entries, &mut self.global_echo)?;
+                apply_section(
+                    &mut self.defaults,
+                    entries,
+                    from_command_line,
+                    &mut self.global_echo,
+                )?;
                 continue;
             }
             if !self.filter.is_empty() && !self.filter.contains(&section.name) {
@@ -76,7 +83,7 @@ impl<'a> Builder<'a> {
                 stonewall_first = false;
             }
             let mut echo = Vec::new();
-            apply_section(&mut settings, entries, &mut echo)?;
+            apply_section(&mut settings, entries, from_command_line, &mut echo)?;
             let mut spec = settings.resolve().map_err(|e| {
                 ParseError::at(&section.place, format!("job '{}': {e}", section.name))
             })?;
@@ -119,6 +126,7 @@ impl<'a> Builder<'a> {
 fn apply_section(
     settings: &mut Settings,
     entries: &[Entry],
+    in_order: bool,
     echo: &mut Vec<(String, String)>,
 ) -> Result<(), ParseError> {
     let mut resolved: Vec<(&Entry, &'static OptionDef)> = Vec::with_capacity(entries.len());
@@ -132,8 +140,10 @@ fn apply_section(
         (_, None) => 1,
         (_, Some(_)) => 2,
     };
-    // A stable sort keeps the written order within each rank.
-    resolved.sort_by_key(|(_, def)| rank(def));
+    if !in_order {
+        // A stable sort keeps the written order within each rank.
+        resolved.sort_by_key(|(_, def)| rank(def));
+    }
     for (entry, def) in resolved {
         if let Some(engine) = def.engine {
             if settings.spec.ioengine != engine {

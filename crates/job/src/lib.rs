@@ -437,9 +437,34 @@ create_on_open=1
     }
 
     #[test]
+    fn engine_options_on_the_command_line_follow_ioengine() {
+        let input = |args: &[&str]| ParseInput {
+            cli_options: cli(args),
+            ..ParseInput::default()
+        };
+        let parsed = parse(&input(&["--name=a", "--ioengine=pvsync2", "--hipri"])).unwrap();
+        assert!(parsed.jobs[0].hipri);
+        let err = parse(&input(&["--name=a", "--hipri", "--ioengine=pvsync2"]))
+            .unwrap_err()
+            .message;
+        assert!(
+            err.starts_with("command line: 'hipri' is an option of ioengine=pvsync2"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn kb_base_applies_to_its_whole_section() {
         let job = &parse_text("[j]\nsize=1k\nkb_base=1000\n").unwrap().jobs[0];
         assert_eq!(job.size, Some(SizeSpec::Bytes(1000)));
+        // On the command line options apply in order, as in fio.
+        let parsed = parse(&ParseInput {
+            cli_options: cli(&["--name=a", "--size=1k", "--kb_base=1000", "--bs=1k"]),
+            ..ParseInput::default()
+        })
+        .unwrap();
+        assert_eq!(parsed.jobs[0].size, Some(SizeSpec::Bytes(1024)));
+        assert_eq!(parsed.jobs[0].bs.read, BlockSize::Fixed(1000));
     }
 
     #[test]

@@ -178,11 +178,12 @@ pub(crate) fn time_us(text: &str, default_us: u64) -> Result<u64, String> {
         .ok_or_else(|| format!("'{text}' is too large"))
 }
 
-/// fio's booleans are numbers: 0 or 1 (`true`/`yes` are refused by fio too).
+/// fio's booleans are numbers: 0 or 1, also in hex (`true`/`yes` are
+/// refused by fio too).
 pub(crate) fn boolean(text: &str) -> Result<bool, String> {
     match text.trim() {
-        "0" => Ok(false),
-        "1" => Ok(true),
+        "0" | "0x0" | "0X0" => Ok(false),
+        "1" | "0x1" | "0X1" => Ok(true),
         other => Err(format!("'{other}' is not a boolean (use 0 or 1)")),
     }
 }
