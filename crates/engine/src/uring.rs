@@ -35,8 +35,8 @@ pub struct UringOptions {
     /// IORING_SETUP_SQ_AFF (fio `sqthread_poll_cpu`): the CPU the SQ thread
     /// is bound to. Only with `sqpoll`.
     pub sqpoll_cpu: Option<u32>,
-    /// Milliseconds the SQ thread spins without work before it sleeps (None:
-    /// the kernel's default of one second, which is what fio uses).
+    /// Milliseconds the SQ thread spins without work before it sleeps (None,
+    /// or 0: the kernel's default of one second, which is what fio uses).
     pub sqpoll_idle_ms: Option<u32>,
     /// fio `fixedbufs`: register every slot's buffer with the ring once, and
     /// move data with READ_FIXED/WRITE_FIXED, so no request maps pages.
@@ -1345,6 +1345,35 @@ pub(crate) mod tests {
             q.setup_flags() & (IORING_SETUP_IOPOLL | IORING_SETUP_SQPOLL),
             0
         );
+    }
+
+    /// A registered ring fd takes one of the 16 slots of the thread's table
+    /// until it is unregistered: dropping a queue must give it back, or the
+    /// 17th queue a worker builds would go unregistered.
+    #[test]
+    fn dropping_a_queue_unregisters_its_ring_fd() {
+        let dir = tempfile::tempdir().unwrap();
+        let t = open(&dir.path().join("f"), false).unwrap();
+        for i in 0..40 {
+            let q = UringQueue::new(&config(2, false, UringOptions::default()), &[t.fd()]).unwrap();
+            let note = q.setup_note().unwrap();
+            assert!(note.contains("ring fd registered"), "queue {i}: {note}");
+        }
+    }
+
+    /// An IOPOLL ring comes up (on Linux 6.18 with every optional flag).
+    #[test]
+    fn polled_ring_comes_up() {
+        let ring = Ring::new(
+            4,
+            RingMode {
+                iopoll: true,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+        eprintln!("{}", ring.note());
+        assert!(ring.iopoll());
     }
 
     /// The kernel refuses DEFER_TASKRUN (and the other task-run flags) with
