@@ -191,539 +191,67 @@ macro_rules! opt {
 }
 
 /// The table, grouped by category in the order `--cmdhelp=all` lists them.
+#[rustfmt::skip]
 pub(crate) static OPTIONS: &[OptionDef] = &[
-    opt!(
-        Name,
-        "name",
-        [],
-        Kind::Text,
-        "",
-        "Job description",
-        "Name of this job"
-    ),
-    opt!(
-        Description,
-        "description",
-        [],
-        Kind::Text,
-        "",
-        "Job description",
-        "Text job description"
-    ),
-    opt!(
-        Filename,
-        "filename",
-        [],
-        Kind::Text,
-        "",
-        "Files and devices",
-        "File(s) to use for the workload, ':'-separated ('\\:' for a colon in a name)"
-    ),
-    opt!(
-        Directory,
-        "directory",
-        [],
-        Kind::Text,
-        "",
-        "Files and devices",
-        "Directory to store files in"
-    ),
-    opt!(
-        Size,
-        "size",
-        [],
-        Kind::SizeOrPercent,
-        "",
-        "Files and devices",
-        "Total size of device or files"
-    ),
-    opt!(
-        Filesize,
-        "filesize",
-        [],
-        Kind::Range,
-        "",
-        "Files and devices",
-        "Size of individual files"
-    ),
-    opt!(
-        Offset,
-        "offset",
-        ["fileoffset"],
-        Kind::SizeOrPercent,
-        "0",
-        "Files and devices",
-        "Start I/O from this offset"
-    ),
-    opt!(
-        IoSize,
-        "io_size",
-        ["io_limit"],
-        Kind::Size,
-        "",
-        "Files and devices",
-        "Total size of I/O to be performed"
-    ),
-    opt!(
-        Nrfiles,
-        "nrfiles",
-        ["nr_files"],
-        Kind::Int,
-        "1",
-        "Files and devices",
-        "Split job workload between this number of files"
-    ),
-    opt!(
-        Unlink,
-        "unlink",
-        [],
-        Kind::Bool,
-        "0",
-        "Files and devices",
-        "Unlink created files after job has completed"
-    ),
-    opt!(
-        AllowMountedWrite,
-        "allow_mounted_write",
-        [],
-        Kind::Bool,
-        "0",
-        "Files and devices",
-        "Allow writes to a mounted partition"
-    ),
-    opt!(
-        CreateOnOpen,
-        "create_on_open",
-        [],
-        Kind::Bool,
-        "0",
-        "Files and devices",
-        "Create files when they are opened for I/O"
-    ),
-    opt!(
-        Rw,
-        "rw",
-        ["readwrite"],
-        Kind::Choice(RW_VALUES),
-        "read",
-        "I/O type",
-        "I/O direction and pattern; randread:N takes N I/Os per random offset"
-    ),
-    opt!(
-        Rwmixread,
-        "rwmixread",
-        [],
-        Kind::Int,
-        "50",
-        "I/O type",
-        "Percentage of mixed workload that is reads"
-    ),
-    opt!(
-        Rwmixwrite,
-        "rwmixwrite",
-        [],
-        Kind::Int,
-        "50",
-        "I/O type",
-        "Percentage of mixed workload that is writes"
-    ),
-    opt!(
-        Direct,
-        "direct",
-        [],
-        Kind::Bool,
-        "0",
-        "I/O type",
-        "Use O_DIRECT I/O (negates buffered)"
-    ),
-    opt!(
-        Buffered,
-        "buffered",
-        [],
-        Kind::Bool,
-        "1",
-        "I/O type",
-        "Use buffered I/O (negates direct)"
-    ),
-    opt!(
-        Fsync,
-        "fsync",
-        [],
-        Kind::Int,
-        "0",
-        "I/O type",
-        "Issue fsync for writes every given number of blocks"
-    ),
-    opt!(
-        EndFsync,
-        "end_fsync",
-        [],
-        Kind::Bool,
-        "0",
-        "I/O type",
-        "Include fsync at the end of job"
-    ),
-    opt!(
-        Bs,
-        "bs",
-        ["blocksize"],
-        Kind::PerDirSize,
-        "4096",
-        "Block size",
-        "Block size unit"
-    ),
-    opt!(
-        Bsrange,
-        "bsrange",
-        ["blocksize_range"],
-        Kind::PerDirRange,
-        "",
-        "Block size",
-        "Set block size range (in more detail than bs)"
-    ),
-    opt!(
-        Bssplit,
-        "bssplit",
-        [],
-        Kind::Split,
-        "",
-        "Block size",
-        "Set a specific mix of block sizes"
-    ),
-    opt!(
-        Iodepth,
-        "iodepth",
-        [],
-        Kind::Int,
-        "1",
-        "I/O depth",
-        "Number of I/O buffers to keep in flight"
-    ),
-    opt!(
-        IodepthBatchSubmit,
-        "iodepth_batch",
-        ["iodepth_batch_submit"],
-        Kind::Int,
-        "1",
-        "I/O depth",
-        "Number of I/O buffers to submit in one go"
-    ),
-    opt!(
-        IodepthBatchCompleteMin,
-        "iodepth_batch_complete_min",
-        ["iodepth_batch_complete"],
-        Kind::Int,
-        "1",
-        "I/O depth",
-        "Min number of I/O buffers to retrieve in one go"
-    ),
-    opt!(
-        IodepthBatchCompleteMax,
-        "iodepth_batch_complete_max",
-        [],
-        Kind::Int,
-        "",
-        "I/O depth",
-        "Max number of I/O buffers to retrieve in one go (default: iodepth)"
-    ),
-    opt!(
-        IodepthLow,
-        "iodepth_low",
-        [],
-        Kind::Int,
-        "",
-        "I/O depth",
-        "Low water mark for queuing depth (default: iodepth)"
-    ),
-    opt!(
-        Numjobs,
-        "numjobs",
-        [],
-        Kind::Int,
-        "1",
-        "Threads, processes and job synchronization",
-        "Duplicate this job this many times"
-    ),
-    opt!(
-        Thread,
-        "thread",
-        [],
-        Kind::Flag,
-        "",
-        "Threads, processes and job synchronization",
-        "Use threads instead of processes"
-    ),
-    opt!(
-        Stonewall,
-        "stonewall",
-        ["wait_for_previous"],
-        Kind::Flag,
-        "",
-        "Threads, processes and job synchronization",
-        "Insert a hard barrier between this job and previous"
-    ),
-    opt!(
-        NewGroup,
-        "new_group",
-        [],
-        Kind::Flag,
-        "",
-        "Threads, processes and job synchronization",
-        "Mark the start of a new group (for reporting)"
-    ),
-    opt!(
-        Exitall,
-        "exitall",
-        [],
-        Kind::Flag,
-        "",
-        "Threads, processes and job synchronization",
-        "Terminate all jobs when one exits"
-    ),
-    opt!(
-        TimeBased,
-        "time_based",
-        [],
-        Kind::Flag,
-        "",
-        "Time related parameters",
-        "Keep running until runtime/timeout is met"
-    ),
-    opt!(
-        Runtime,
-        "runtime",
-        ["timeout"],
-        Kind::Time,
-        "0",
-        "Time related parameters",
-        "Stop workload when this amount of time has passed"
-    ),
-    opt!(
-        RampTime,
-        "ramp_time",
-        [],
-        Kind::Time,
-        "",
-        "Time related parameters",
-        "Ramp up time before measuring performance"
-    ),
-    opt!(
-        Startdelay,
-        "startdelay",
-        [],
-        Kind::TimeRange,
-        "0",
-        "Time related parameters",
-        "Only start job when this period has passed"
-    ),
-    opt!(
-        Loops,
-        "loops",
-        [],
-        Kind::Int,
-        "1",
-        "Time related parameters",
-        "Number of times to run the job"
-    ),
-    opt!(
-        Norandommap,
-        "norandommap",
-        [],
-        Kind::Flag,
-        "",
-        "Random I/O",
-        "Accept potential duplicate random blocks"
-    ),
-    opt!(
-        Randrepeat,
-        "randrepeat",
-        [],
-        Kind::Bool,
-        "1",
-        "Random I/O",
-        "Use repeatable random I/O pattern"
-    ),
-    opt!(
-        Randseed,
-        "randseed",
-        [],
-        Kind::Size,
-        "0x89",
-        "Random I/O",
-        "Set the random generator seed value"
-    ),
-    opt!(
-        RandomGenerator,
-        "random_generator",
-        [],
-        Kind::Choice(GENERATOR_VALUES),
-        "tausworthe",
-        "Random I/O",
-        "Type of random number generator to use"
-    ),
-    opt!(
-        CpusAllowed,
-        "cpus_allowed",
-        [],
-        Kind::CpuList,
-        "",
-        "CPU affinity",
-        "Set CPUs allowed"
-    ),
-    opt!(
-        CpusAllowedPolicy,
-        "cpus_allowed_policy",
-        [],
-        Kind::Choice(POLICY_VALUES),
-        "shared",
-        "CPU affinity",
-        "Distribution policy for cpus_allowed"
-    ),
-    opt!(
-        Ioengine,
-        "ioengine",
-        [],
-        Kind::Choice(ENGINE_VALUES),
-        "psync",
-        "I/O engine",
-        "I/O engine to use"
-    ),
-    opt!(
-        Hipri,
-        "hipri",
-        [],
-        Kind::Flag,
-        "0",
-        "I/O engine",
-        "Use polled I/O completions (RWF_HIPRI)",
-        engine = IoEngine::Pvsync2
-    ),
-    opt!(
-        KbBase,
-        "kb_base",
-        [],
-        Kind::Choice(KB_BASE_VALUES),
-        "1024",
-        "Measurements and reporting",
-        "Unit prefix interpretation for quantities of data (IEC and SI)"
-    ),
-    opt!(
-        PercentileList,
-        "percentile_list",
-        [],
-        Kind::FloatList,
-        "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99",
-        "Measurements and reporting",
-        "Specify a custom list of percentiles to report for completion latency"
-    ),
-    opt!(
-        ClatPercentiles,
-        "clat_percentiles",
-        [],
-        Kind::Bool,
-        "1",
-        "Measurements and reporting",
-        "Enable the reporting of completion latency percentiles"
-    ),
-    opt!(
-        LatPercentiles,
-        "lat_percentiles",
-        [],
-        Kind::Bool,
-        "0",
-        "Measurements and reporting",
-        "Enable the reporting of I/O latency percentiles"
-    ),
-    opt!(
-        SlatPercentiles,
-        "slat_percentiles",
-        [],
-        Kind::Bool,
-        "0",
-        "Measurements and reporting",
-        "Enable the reporting of submission latency percentiles"
-    ),
-    opt!(
-        DisableLat,
-        "disable_lat",
-        [],
-        Kind::Bool,
-        "0",
-        "Measurements and reporting",
-        "Disable latency numbers"
-    ),
-    opt!(
-        DisableClat,
-        "disable_clat",
-        [],
-        Kind::Bool,
-        "0",
-        "Measurements and reporting",
-        "Disable completion latency numbers"
-    ),
-    opt!(
-        DisableSlat,
-        "disable_slat",
-        [],
-        Kind::Bool,
-        "0",
-        "Measurements and reporting",
-        "Disable submission latency numbers"
-    ),
-    opt!(
-        GtodReduce,
-        "gtod_reduce",
-        [],
-        Kind::Bool,
-        "0",
-        "Measurements and reporting",
-        "Greatly reduce number of clock reads (sets the disable_* options)"
-    ),
-    opt!(
-        Clocksource,
-        "clocksource",
-        [],
-        Kind::Choice(CLOCK_VALUES),
-        "cpu",
-        "Measurements and reporting",
-        "What type of timing source to use"
-    ),
-    opt!(
-        GroupReporting,
-        "group_reporting",
-        [],
-        Kind::Flag,
-        "",
-        "Measurements and reporting",
-        "Do reporting on a per-group basis"
-    ),
-    opt!(
-        ZeroBuffers,
-        "zero_buffers",
-        [],
-        Kind::Flag,
-        "",
-        "Buffers and memory",
-        "Init I/O buffers to all zeroes"
-    ),
-    opt!(
-        ScrambleBuffers,
-        "scramble_buffers",
-        [],
-        Kind::Bool,
-        "1",
-        "Buffers and memory",
-        "Slightly scramble buffers on every I/O submit"
-    ),
-    opt!(
-        RefillBuffers,
-        "refill_buffers",
-        [],
-        Kind::Flag,
-        "",
-        "Buffers and memory",
-        "Refill I/O buffers on every I/O submit"
-    ),
+    opt!(Name, "name", [], Kind::Text, "", "Job description", "Name of this job"),
+    opt!(Description, "description", [], Kind::Text, "", "Job description", "Text job description"),
+    opt!(Filename, "filename", [], Kind::Text, "", "Files and devices", "File(s) to use for the workload, ':'-separated ('\\:' for a colon in a name)"),
+    opt!(Directory, "directory", [], Kind::Text, "", "Files and devices", "Directory to store files in"),
+    opt!(Size, "size", [], Kind::SizeOrPercent, "", "Files and devices", "Total size of device or files"),
+    opt!(Filesize, "filesize", [], Kind::Range, "", "Files and devices", "Size of individual files"),
+    opt!(Offset, "offset", ["fileoffset"], Kind::SizeOrPercent, "0", "Files and devices", "Start I/O from this offset"),
+    opt!(IoSize, "io_size", ["io_limit"], Kind::Size, "", "Files and devices", "Total size of I/O to be performed"),
+    opt!(Nrfiles, "nrfiles", ["nr_files"], Kind::Int, "1", "Files and devices", "Split job workload between this number of files"),
+    opt!(Unlink, "unlink", [], Kind::Bool, "0", "Files and devices", "Unlink created files after job has completed"),
+    opt!(AllowMountedWrite, "allow_mounted_write", [], Kind::Bool, "0", "Files and devices", "Allow writes to a mounted partition"),
+    opt!(CreateOnOpen, "create_on_open", [], Kind::Bool, "0", "Files and devices", "Create files when they are opened for I/O"),
+    opt!(Rw, "rw", ["readwrite"], Kind::Choice(RW_VALUES), "read", "I/O type", "I/O direction and pattern; randread:N takes N I/Os per random offset"),
+    opt!(Rwmixread, "rwmixread", [], Kind::Int, "50", "I/O type", "Percentage of mixed workload that is reads"),
+    opt!(Rwmixwrite, "rwmixwrite", [], Kind::Int, "50", "I/O type", "Percentage of mixed workload that is writes"),
+    opt!(Direct, "direct", [], Kind::Bool, "0", "I/O type", "Use O_DIRECT I/O (negates buffered)"),
+    opt!(Buffered, "buffered", [], Kind::Bool, "1", "I/O type", "Use buffered I/O (negates direct)"),
+    opt!(Fsync, "fsync", [], Kind::Int, "0", "I/O type", "Issue fsync for writes every given number of blocks"),
+    opt!(EndFsync, "end_fsync", [], Kind::Bool, "0", "I/O type", "Include fsync at the end of job"),
+    opt!(Bs, "bs", ["blocksize"], Kind::PerDirSize, "4096", "Block size", "Block size unit"),
+    opt!(Bsrange, "bsrange", ["blocksize_range"], Kind::PerDirRange, "", "Block size", "Set block size range (in more detail than bs)"),
+    opt!(Bssplit, "bssplit", [], Kind::Split, "", "Block size", "Set a specific mix of block sizes"),
+    opt!(Iodepth, "iodepth", [], Kind::Int, "1", "I/O depth", "Number of I/O buffers to keep in flight"),
+    opt!(IodepthBatchSubmit, "iodepth_batch", ["iodepth_batch_submit"], Kind::Int, "1", "I/O depth", "Number of I/O buffers to submit in one go"),
+    opt!(IodepthBatchCompleteMin, "iodepth_batch_complete_min", ["iodepth_batch_complete"], Kind::Int, "1", "I/O depth", "Min number of I/O buffers to retrieve in one go"),
+    opt!(IodepthBatchCompleteMax, "iodepth_batch_complete_max", [], Kind::Int, "", "I/O depth", "Max number of I/O buffers to retrieve in one go (default: iodepth)"),
+    opt!(IodepthLow, "iodepth_low", [], Kind::Int, "", "I/O depth", "Low water mark for queuing depth (default: iodepth)"),
+    opt!(Numjobs, "numjobs", [], Kind::Int, "1", "Threads, processes and job synchronization", "Duplicate this job this many times"),
+    opt!(Thread, "thread", [], Kind::Flag, "", "Threads, processes and job synchronization", "Use threads instead of processes"),
+    opt!(Stonewall, "stonewall", ["wait_for_previous"], Kind::Flag, "", "Threads, processes and job synchronization", "Insert a hard barrier between this job and previous"),
+    opt!(NewGroup, "new_group", [], Kind::Flag, "", "Threads, processes and job synchronization", "Mark the start of a new group (for reporting)"),
+    opt!(Exitall, "exitall", [], Kind::Flag, "", "Threads, processes and job synchronization", "Terminate all jobs when one exits"),
+    opt!(TimeBased, "time_based", [], Kind::Flag, "", "Time related parameters", "Keep running until runtime/timeout is met"),
+    opt!(Runtime, "runtime", ["timeout"], Kind::Time, "0", "Time related parameters", "Stop workload when this amount of time has passed"),
+    opt!(RampTime, "ramp_time", [], Kind::Time, "", "Time related parameters", "Ramp up time before measuring performance"),
+    opt!(Startdelay, "startdelay", [], Kind::TimeRange, "0", "Time related parameters", "Only start job when this period has passed"),
+    opt!(Loops, "loops", [], Kind::Int, "1", "Time related parameters", "Number of times to run the job"),
+    opt!(Norandommap, "norandommap", [], Kind::Flag, "", "Random I/O", "Accept potential duplicate random blocks"),
+    opt!(Randrepeat, "randrepeat", [], Kind::Bool, "1", "Random I/O", "Use repeatable random I/O pattern"),
+    opt!(Randseed, "randseed", [], Kind::Size, "0x89", "Random I/O", "Set the random generator seed value"),
+    opt!(RandomGenerator, "random_generator", [], Kind::Choice(GENERATOR_VALUES), "tausworthe", "Random I/O", "Type of random number generator to use"),
+    opt!(CpusAllowed, "cpus_allowed", [], Kind::CpuList, "", "CPU affinity", "Set CPUs allowed"),
+    opt!(CpusAllowedPolicy, "cpus_allowed_policy", [], Kind::Choice(POLICY_VALUES), "shared", "CPU affinity", "Distribution policy for cpus_allowed"),
+    opt!(Ioengine, "ioengine", [], Kind::Choice(ENGINE_VALUES), "psync", "I/O engine", "I/O engine to use"),
+    opt!(Hipri, "hipri", [], Kind::Flag, "0", "I/O engine", "Use polled I/O completions (RWF_HIPRI)", engine = IoEngine::Pvsync2),
+    opt!(KbBase, "kb_base", [], Kind::Choice(KB_BASE_VALUES), "1024", "Measurements and reporting", "Unit prefix interpretation for quantities of data (IEC and SI)"),
+    opt!(PercentileList, "percentile_list", [], Kind::FloatList, "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99", "Measurements and reporting", "Specify a custom list of percentiles to report for completion latency"),
+    opt!(ClatPercentiles, "clat_percentiles", [], Kind::Bool, "1", "Measurements and reporting", "Enable the reporting of completion latency percentiles"),
+    opt!(LatPercentiles, "lat_percentiles", [], Kind::Bool, "0", "Measurements and reporting", "Enable the reporting of I/O latency percentiles"),
+    opt!(SlatPercentiles, "slat_percentiles", [], Kind::Bool, "0", "Measurements and reporting", "Enable the reporting of submission latency percentiles"),
+    opt!(DisableLat, "disable_lat", [], Kind::Bool, "0", "Measurements and reporting", "Disable latency numbers"),
+    opt!(DisableClat, "disable_clat", [], Kind::Bool, "0", "Measurements and reporting", "Disable completion latency numbers"),
+    opt!(DisableSlat, "disable_slat", [], Kind::Bool, "0", "Measurements and reporting", "Disable submission latency numbers"),
+    opt!(GtodReduce, "gtod_reduce", [], Kind::Bool, "0", "Measurements and reporting", "Greatly reduce number of clock reads (sets the disable_* options)"),
+    opt!(Clocksource, "clocksource", [], Kind::Choice(CLOCK_VALUES), "cpu", "Measurements and reporting", "What type of timing source to use"),
+    opt!(GroupReporting, "group_reporting", [], Kind::Flag, "", "Measurements and reporting", "Do reporting on a per-group basis"),
+    opt!(ZeroBuffers, "zero_buffers", [], Kind::Flag, "", "Buffers and memory", "Init I/O buffers to all zeroes"),
+    opt!(ScrambleBuffers, "scramble_buffers", [], Kind::Bool, "1", "Buffers and memory", "Slightly scramble buffers on every I/O submit"),
+    opt!(RefillBuffers, "refill_buffers", [], Kind::Flag, "", "Buffers and memory", "Refill I/O buffers on every I/O submit"),
 ];
 
 /// The option with this name or alias.
