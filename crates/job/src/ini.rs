@@ -287,6 +287,33 @@ mod tests {
     }
 
     #[test]
+    fn odd_lines_never_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("odd.fio");
+        for line in [
+            "[",
+            "]",
+            "[]]",
+            "=",
+            "==",
+            "include",
+            "include ",
+            "includex",
+            "é=ü",
+            "${",
+            "${}",
+            "a=$ncpus-",
+            "a=$pagesize/0",
+            "a=(",
+            "[é]",
+            "\u{0}",
+        ] {
+            fs::write(&path, format!("[j]\n{line}\n")).unwrap();
+            let _ = read(&path, &subs());
+        }
+    }
+
+    #[test]
     fn malformed_lines() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bad.fio");

@@ -510,6 +510,65 @@ create_on_open=1
     }
 
     #[test]
+    fn odd_values_never_panic() {
+        let values = [
+            "",
+            " ",
+            "-",
+            ":",
+            ",",
+            ",,,",
+            "-1",
+            "0",
+            "1",
+            "0x",
+            "0xffffffffffffffffff",
+            "99999999999999999999999",
+            "(",
+            ")",
+            "((1)",
+            "(1/0)",
+            "(2^999)",
+            "1e9999",
+            "%",
+            "101%",
+            "-5%",
+            "4k-",
+            "-4k",
+            "4k:8k:",
+            "/",
+            "4k/",
+            "/50",
+            "4k/x",
+            "a-b",
+            "3-1",
+            "é",
+            "ü4k",
+            "4ké",
+            "\\",
+            "\\:",
+            "${",
+            "$ncpus",
+            "randread:",
+            "randread:x",
+            "1:2:3:4",
+            "nan",
+            "inf",
+            "0-0",
+        ];
+        for def in options::OPTIONS {
+            for value in values {
+                let args = cli(&["--name=x", &format!("--{}={value}", def.name)]);
+                // Either outcome is fine; what matters is that it returns.
+                let _ = parse(&ParseInput {
+                    cli_options: args,
+                    ..ParseInput::default()
+                });
+            }
+        }
+    }
+
+    #[test]
     fn no_jobs_is_an_error() {
         assert!(parse(&ParseInput::default()).is_err());
         let err = parse(&ParseInput {
