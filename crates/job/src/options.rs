@@ -218,7 +218,7 @@ pub(crate) static OPTIONS: &[OptionDef] = &[
     opt!(Iodepth, "iodepth", [], Kind::Int, "1", "I/O depth", "Number of I/O buffers to keep in flight"),
     opt!(IodepthBatchSubmit, "iodepth_batch", ["iodepth_batch_submit"], Kind::Int, "1", "I/O depth", "Number of I/O buffers to submit in one go"),
     opt!(IodepthBatchCompleteMin, "iodepth_batch_complete_min", ["iodepth_batch_complete"], Kind::Int, "1", "I/O depth", "Min number of I/O buffers to retrieve in one go"),
-    opt!(IodepthBatchCompleteMax, "iodepth_batch_complete_max", [], Kind::Int, "", "I/O depth", "Max number of I/O buffers to retrieve in one go (default: iodepth)"),
+    opt!(IodepthBatchCompleteMax, "iodepth_batch_complete_max", [], Kind::Int, "", "I/O depth", "Max number of I/O buffers to retrieve in one go (default: iodepth_batch_complete_min)"),
     opt!(IodepthLow, "iodepth_low", [], Kind::Int, "", "I/O depth", "Low water mark for queuing depth (default: iodepth)"),
     opt!(Numjobs, "numjobs", [], Kind::Int, "1", "Threads, processes and job synchronization", "Duplicate this job this many times"),
     opt!(Thread, "thread", [], Kind::Flag, "", "Threads, processes and job synchronization", "Use threads instead of processes"),

@@ -17,9 +17,11 @@ pub(crate) struct Settings {
     bs: PerDir<u64>,
     bsrange: PerDir<Option<(u64, u64)>>,
     bssplit: PerDir<Option<Vec<(u64, u32)>>>,
-    /// 0 until set: then the derived default (iodepth) applies.
+    /// 0 until set: then the derived defaults apply.
     iodepth_batch_complete_max: u32,
     iodepth_low: u32,
+    /// Whether scramble_buffers was written, which fio's buffer setup asks.
+    scramble_set: bool,
 }
 
 impl Settings {
@@ -93,6 +95,7 @@ impl Settings {
             bssplit: PerDir::all(None),
             iodepth_batch_complete_max: 0,
             iodepth_low: 0,
+            scramble_set: false,
         }
     }
 
@@ -264,7 +267,10 @@ impl Settings {
                 }
             }
             Opt::ZeroBuffers => s.zero_buffers = flag(text)?,
-            Opt::ScrambleBuffers => s.scramble_buffers = flag(text)?,
+            Opt::ScrambleBuffers => {
+                s.scramble_buffers = flag(text)?;
+                self.scramble_set = true;
+            }
             Opt::RefillBuffers => s.refill_buffers = flag(text)?,
             Opt::AllowMountedWrite => s.allow_mounted_write = flag(text)?,
             Opt::Exitall => s.exitall = flag(text)?,
@@ -294,17 +300,34 @@ impl Settings {
             trim: pick(&self.bssplit.trim, &self.bsrange.trim, self.bs.trim),
         };
         let depth = spec.iodepth;
-        // fio's fixups: unset or too large batch and watermark values
-        // become iodepth.
+        // fio's fixups (init.c): an unset or too large submit batch or low
+        // watermark becomes iodepth; a complete_max that is unset or below
+        // complete_min becomes complete_min.
         let fit = |v: u32| if v == 0 || v > depth { depth } else { v };
         spec.iodepth_batch_submit = fit(spec.iodepth_batch_submit);
-        spec.iodepth_batch_complete_max = fit(self.iodepth_batch_complete_max);
         spec.iodepth_low = fit(self.iodepth_low);
-        if spec.iodepth_batch_complete_min > spec.iodepth_batch_complete_max {
-            return Err(format!(
-                "iodepth_batch_complete_min={} is larger than iodepth_batch_complete_max={}",
-                spec.iodepth_batch_complete_min, spec.iodepth_batch_complete_max
-            ));
+        spec.iodepth_batch_complete_max = self
+            .iodepth_batch_complete_max
+            .max(spec.iodepth_batch_complete_min);
+        // fio: a given randseed overrides randrepeat.
+        if spec.randseed.is_some() {
+            spec.randrepeat = false;
+        }
+        // fio: zero_buffers turns scrambling off unless it was asked for.
+        if spec.zero_buffers && !self.scramble_set {
+            spec.scramble_buffers = false;
+        }
+        if spec.time_based && spec.runtime.is_none() {
+            // fio drops time_based with a complaint; refusing says it louder.
+            return Err("time_based needs a runtime".to_string());
+        }
+        if let Some(SizeSpec::Bytes(size)) = spec.size {
+            let min_bs = spec.bs.read.min().min(spec.bs.write.min());
+            if size < min_bs {
+                return Err(format!(
+                    "size={size} is smaller than the block size ({min_bs} bytes)"
+                ));
+            }
         }
         Ok(spec)
     }
@@ -547,7 +570,7 @@ mod tests {
         set(&mut s, "iodepth", "32").unwrap();
         let spec = s.resolve().unwrap();
         assert_eq!(spec.iodepth_low, 32);
-        assert_eq!(spec.iodepth_batch_complete_max, 32);
+        assert_eq!(spec.iodepth_batch_complete_max, 1, "fio: complete_min");
         assert_eq!(spec.iodepth_batch_submit, 1);
         set(&mut s, "iodepth_low", "64").unwrap();
         set(&mut s, "iodepth_batch", "0").unwrap();
@@ -556,11 +579,30 @@ mod tests {
         assert_eq!(spec.iodepth_batch_submit, 32);
         set(&mut s, "iodepth_batch_complete_max", "4").unwrap();
         set(&mut s, "iodepth_batch_complete_min", "8").unwrap();
+        assert_eq!(s.resolve().unwrap().iodepth_batch_complete_max, 8);
+        set(&mut s, "iodepth_batch_complete_max", "64").unwrap();
+        assert_eq!(s.resolve().unwrap().iodepth_batch_complete_max, 64);
+        assert!(set(&mut s, "iodepth", "0").unwrap_err().contains("minimum"));
+    }
+
+    #[test]
+    fn fixups_across_options() {
+        let mut s = Settings::defaults();
+        set(&mut s, "randseed", "42").unwrap();
+        assert!(!s.resolve().unwrap().randrepeat);
+        set(&mut s, "zero_buffers", "1").unwrap();
+        assert!(!s.resolve().unwrap().scramble_buffers);
+        set(&mut s, "scramble_buffers", "1").unwrap();
+        assert!(s.resolve().unwrap().scramble_buffers);
+        s.apply(find("time_based").unwrap(), None).unwrap();
+        assert_eq!(s.resolve().unwrap_err(), "time_based needs a runtime");
+        set(&mut s, "runtime", "10").unwrap();
+        set(&mut s, "bs", "8k").unwrap();
+        set(&mut s, "size", "4k").unwrap();
         assert!(s
             .resolve()
             .unwrap_err()
-            .contains("iodepth_batch_complete_min=8"));
-        assert!(set(&mut s, "iodepth", "0").unwrap_err().contains("minimum"));
+            .contains("smaller than the block size"));
     }
 
     #[test]

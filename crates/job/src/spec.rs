@@ -200,7 +200,8 @@ pub struct JobSpec {
     pub iodepth_batch_submit: u32,
     /// `iodepth_batch_complete_min` (alias `iodepth_batch_complete`), default 1.
     pub iodepth_batch_complete_min: u32,
-    /// `iodepth_batch_complete_max`, default iodepth.
+    /// `iodepth_batch_complete_max`, default `iodepth_batch_complete_min`
+    /// (fio raises it to the minimum when it is set lower).
     pub iodepth_batch_complete_max: u32,
     /// `iodepth_low`, default iodepth.
     pub iodepth_low: u32,
