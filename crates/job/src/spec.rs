@@ -58,12 +58,14 @@ impl RwKind {
     }
 }
 
-/// `rw=randread:8`: the suffix says how many I/Os to issue (sequential) or
-/// how far to skip before the next one; fio's `rw_sequencer` semantics.
+/// `rw=randread:8`: for a random pattern the suffix says how many I/Os to
+/// issue before a new random offset is drawn (fio's `ddir_seq_nr`, used as
+/// `rw_sequencer` says). fio's sequential form (`rw=read:4k`, a gap added
+/// after every I/O) is refused by the parser for now.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RwMode {
     pub kind: RwKind,
-    /// The `:N` suffix, 1 when absent.
+    /// The `:N` suffix of a random pattern, 1 when absent.
     pub nr: u32,
 }
 
