@@ -415,6 +415,18 @@ create_on_open=1
         assert_eq!(parsed.jobs[0].name, "rand-write");
         // Skipped sections' globals still apply.
         assert_eq!(parsed.jobs[0].iodepth, 16);
+        // Unlike fio, which forgets --section after the first job file, the
+        // filter holds for every file.
+        input.job_files.push(testdata("xnvme.fio"));
+        let parsed = parse(&input).unwrap();
+        assert_eq!(parsed.jobs.len(), 1);
+        input.sections = vec!["default".to_string()];
+        let parsed = parse(&input).unwrap();
+        assert_eq!(parsed.jobs.len(), 1);
+        assert_eq!(parsed.jobs[0].name, "default");
+        // The first job that runs from a later file still waits for the
+        // earlier ones.
+        assert!(parsed.jobs[0].stonewall);
         input.sections = vec!["nope".to_string()];
         let err = parse(&input).unwrap_err().message;
         assert!(err.contains("no job section is named nope"), "{err}");

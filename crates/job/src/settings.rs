@@ -114,9 +114,13 @@ impl Settings {
         if text.contains(',')
             && !matches!(
                 def.kind,
-                Kind::Text | Kind::PerDirSize | Kind::PerDirRange | Kind::Split | Kind::CpuList
+                Kind::Text
+                    | Kind::PerDirSize
+                    | Kind::PerDirRange
+                    | Kind::Split
+                    | Kind::CpuList
+                    | Kind::TimeRange
             )
-            && def.id != Opt::Startdelay
         {
             return Err("takes one value, not a comma-separated list".to_string());
         }
