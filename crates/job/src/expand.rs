@@ -75,6 +75,9 @@ impl Keywords {
         if result < 0.0 {
             return Err(format!("'{value}' is negative ({out})"));
         }
+        if result >= u64::MAX as f64 {
+            return Err(format!("'{value}' is too large ({out})"));
+        }
         Ok(format!("{}", result.trunc() as u64))
     }
 }
@@ -112,6 +115,10 @@ mod tests {
         assert_eq!(kw.replace("4k-8k"), Ok("4k-8k".to_string()));
         assert!(kw.replace("$ncpus-9").is_err());
         assert!(kw.replace("$ncpus*2k").is_err());
+        assert!(kw
+            .replace("$mb_memory*$mb_memory*$mb_memory*$mb_memory*$mb_memory")
+            .unwrap_err()
+            .contains("too large"));
     }
 
     #[test]

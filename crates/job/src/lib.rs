@@ -151,6 +151,33 @@ mod tests {
     }
 
     #[test]
+    fn fios_ssd_test_example() {
+        let parsed = parse(&files(&["ssd-test.fio"])).unwrap();
+        let names: Vec<&str> = parsed.jobs.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(names, ["seq-read", "rand-read", "seq-write", "rand-write"]);
+        for job in &parsed.jobs {
+            assert!(job.stonewall && job.direct);
+            assert_eq!(job.iodepth, 4);
+            assert_eq!(job.size, Some(SizeSpec::Bytes(10 << 30)));
+            assert_eq!(job.directory.as_deref(), Some("/mount-point-of-ssd"));
+            assert_eq!(job.filenames, vec!["ssd.test.file"]);
+            assert_eq!(job.options.len(), 1, "bare stonewall is not echoed");
+        }
+        assert_eq!(parsed.jobs[3].rw.kind, RwKind::RandWrite);
+        // The same file as fio ships it asks for libaio.
+        let text = fs::read_to_string(testdata("ssd-test.fio"))
+            .unwrap()
+            .replace("ioengine=psync", "ioengine=libaio");
+        let err = parse_text(&text).unwrap_err().message;
+        assert!(
+            err.ends_with(
+                "job.fio:15: ioengine=libaio: ioengine=libaio is not supported by ioscope yet"
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn defaults_are_fios() {
         let job = &parse(&ParseInput {
             cli_options: cli(&["--name=d"]),
