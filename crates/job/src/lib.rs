@@ -171,7 +171,7 @@ mod tests {
         let err = parse_text(&text).unwrap_err().message;
         assert!(
             err.ends_with(
-                "job.fio:15: ioengine=libaio: ioengine=libaio is not supported by ioscope yet"
+                "job.fio:6: ioengine=libaio: ioengine=libaio is not supported by ioscope yet"
             ),
             "{err}"
         );
