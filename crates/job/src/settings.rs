@@ -133,7 +133,13 @@ impl Settings {
             Opt::Description => s.description = Some(text.to_string()),
             Opt::Filename => s.filenames = values::filenames(text),
             Opt::Directory => s.directory = Some(text.to_string()),
-            Opt::Size => s.size = Some(values::size_or_percent(text, kb)?),
+            // fio reads size=0 and io_size=0 as "not set".
+            Opt::Size => {
+                s.size = match values::size_or_percent(text, kb)? {
+                    SizeSpec::Bytes(0) => None,
+                    size => Some(size),
+                }
+            }
             Opt::Filesize => {
                 let one = |t: &str| values::size(t, kb);
                 let range = if text.contains(['-', ':']) {
@@ -148,7 +154,7 @@ impl Settings {
                 s.filesize = Some(range);
             }
             Opt::Offset => s.offset = values::size_or_percent(text, kb)?,
-            Opt::IoSize => s.io_size = Some(values::size(text, kb)?),
+            Opt::IoSize => s.io_size = Some(values::size(text, kb)?).filter(|&b| b > 0),
             Opt::Nrfiles => s.nrfiles = values::uint(text, kb, 1)?,
             Opt::Unlink => s.unlink = flag(text)?,
             Opt::Rw => s.rw = rw_mode(text, kb)?,
@@ -702,6 +708,9 @@ mod tests {
         set(&mut s, "offset", "25%").unwrap();
         assert_eq!(s.spec.offset, SizeSpec::Percent(25.0));
         assert!(set(&mut s, "kb_base", "512").is_err());
+        set(&mut s, "size", "0").unwrap();
+        set(&mut s, "io_size", "0").unwrap();
+        assert_eq!((s.spec.size, s.spec.io_size), (None, None));
         set(&mut s, "filesize", "1k-4k").unwrap();
         assert_eq!(s.spec.filesize, Some((1000, 4000)));
     }
