@@ -4,6 +4,22 @@
 //! numbers) and command-line jobs (`--name=a --rw=read ...`) are parsed into a
 //! list of [`JobSpec`]s with fio's defaults applied. Every option is defined
 //! once in the option table, which also drives `--cmdhelp`.
+//!
+//! The meaning of every option is fio's (3.33's `parse.c`, `options.c` and
+//! `init.c`). Where fio would silently read a value as something else, the
+//! parser refuses it instead:
+//!
+//! - `1.5k`, `4 k`, `4x` (fio: 1, 4, 4 bytes), `runtime=10sec` (fio: 10µs),
+//!   `bs=4k-8k` (fio: reads 4k, writes 8k), `iodepth=4,8` (fio: 4) and
+//!   `percentile_list=99,99.9` (fio: 99 only) are errors.
+//! - `time_based` without a runtime is an error (fio drops `time_based`).
+//! - `nrfiles=0` and `numjobs=0` are errors (fio does no I/O, or fails later).
+//! - Arithmetic in parentheses is always available (fio needs a build with
+//!   it); `$keyword` arithmetic is evaluated here instead of by `bc`.
+//! - `--section` filters every job file (fio forgets it after the first).
+//! - A section skipped by `--section` on the command line takes the options
+//!   after its `--name` with it (fio applies them to the global defaults).
+//! - Sequential `rw=read:N` offsets and trim workloads are not supported yet.
 
 mod arith;
 mod cmdhelp;
