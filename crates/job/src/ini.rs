@@ -52,6 +52,8 @@ fn read_into(
     let text = read_text(path).map_err(|e| {
         ParseError::new(format!("unable to open job file '{}': {e}", path.display()))
     })?;
+    // Editors on some systems start files with a byte-order mark.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
     let shown = path.display().to_string();
     let nested = depth > 0;
     for (index, raw) in text.lines().enumerate() {
@@ -323,6 +325,8 @@ mod tests {
             err.ends_with("bad.fio:1: option 'bs=4k' outside of a [section]"),
             "{err}"
         );
+        fs::write(&path, "\u{feff}[j]\nbs=4k\n").unwrap();
+        assert_eq!(read(&path, &subs()).unwrap()[0].name, "j");
         fs::write(&path, "[j\n").unwrap();
         assert!(read(&path, &subs())
             .unwrap_err()
