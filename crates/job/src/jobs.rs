@@ -150,7 +150,7 @@ fn apply_section(
                 return Err(ParseError::at(
                     &entry.place,
                     format!(
-                        "'{}' is an option of ioengine={}, but this job uses ioengine={}",
+                        "'{}' is an option of ioengine={}, but ioengine={} is in effect here",
                         entry.key,
                         engine.name(),
                         settings.spec.ioengine.name()

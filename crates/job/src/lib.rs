@@ -486,7 +486,7 @@ create_on_open=1
             .message;
         assert!(
             err.ends_with(
-                "job.fio:3: 'hipri' is an option of ioengine=pvsync2, but this job uses ioengine=psync"
+                "job.fio:3: 'hipri' is an option of ioengine=pvsync2, but ioengine=psync is in effect here"
             ),
             "{err}"
         );
