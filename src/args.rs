@@ -119,11 +119,38 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             n if UNSUPPORTED_PROGRAM_OPTIONS.contains(&n) => {
                 bail!("fio option --{n} is not supported by ioscope yet")
             }
+            // Job options are spelled with underscores; a dashed name can
+            // only be a mistyped program option.
+            n if n.contains('-') => bail!("{}", unknown_program_option(n)),
             _ if arg.starts_with("--") => out.job_input.cli_options.push(arg),
             _ => bail!("unknown option {arg}; run ioscope --help for the program options"),
         }
     }
     Ok(out)
+}
+
+/// The program options ioscope knows, for suggestions.
+const PROGRAM_OPTIONS: &[&str] = &[
+    "output",
+    "output-format",
+    "eta",
+    "section",
+    "parse-only",
+    "cmdhelp",
+    "version",
+    "help",
+];
+
+fn unknown_program_option(name: &str) -> String {
+    let closest = PROGRAM_OPTIONS
+        .iter()
+        .map(|o| (strsim::levenshtein(name, o), *o))
+        .min()
+        .filter(|(d, _)| *d <= 3);
+    match closest {
+        Some((_, o)) => format!("unknown option --{name} (did you mean --{o}?)"),
+        None => format!("unknown option --{name}; run ioscope --help for the program options"),
+    }
 }
 
 fn parse_formats(list: &str) -> anyhow::Result<Vec<Format>> {
@@ -187,6 +214,12 @@ mod tests {
         assert!(e.contains("--minimal") && e.contains("not supported"), "{e}");
         let e = args(&["--output-format=xml"]).unwrap_err().to_string();
         assert!(e.contains("xml"), "{e}");
+    }
+
+    #[test]
+    fn a_mistyped_program_option_gets_a_suggestion() {
+        let e = args(&["--output-formta=json"]).unwrap_err().to_string();
+        assert!(e.contains("--output-formta") && e.contains("did you mean --output-format"), "{e}");
     }
 
     #[test]

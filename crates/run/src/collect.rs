@@ -77,7 +77,9 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock) -> JobResult {
 }
 
 fn fill_from_loop(result: &mut JobResult, stats: &LoopStats, clock: &Clock) {
-    let runtime_ms = clock.to_ns(stats.end.saturating_sub(stats.measure_start)) / 1_000_000;
+    // fio rounds runtimes up to whole milliseconds.
+    let runtime_us = clock.to_ns(stats.end.saturating_sub(stats.measure_start)) / 1_000;
+    let runtime_ms = runtime_us.div_ceil(1000);
     result.runtime_ms = runtime_ms;
     for (d, dir) in stats.dirs.iter().enumerate() {
         result.dirs[d] = dir_result(dir, runtime_ms);

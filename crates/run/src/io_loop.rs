@@ -2,12 +2,15 @@
 //! backend gets its own monomorphised copy: no virtual call, allocation, lock
 //! or unneeded clock read per I/O.
 //!
-//! Timing follows fio: `lat` runs from when the request is prepared to its
-//! completion, `slat` from preparation to submission (asynchronous backends
-//! only: a synchronous call has no separate submission), `clat` from
-//! submission to completion. A submit batch shares one submission timestamp
-//! and a reap batch one completion timestamp, so an asynchronous I/O costs
-//! one clock read plus a share of two; a synchronous one costs two.
+//! Timing follows fio: `lat` runs from when the request starts being
+//! prepared to its completion, `slat` from preparation to submission
+//! (asynchronous backends only: a synchronous call has no separate
+//! submission), `clat` from submission to completion. Preparation starts at
+//! the latest clock reading — the completion of the I/O before, which is when
+//! fio takes its start time too — so it costs no read of its own. A submit
+//! batch shares one submission timestamp and a reap batch one completion
+//! timestamp: a synchronous I/O costs two clock reads, an asynchronous one a
+//! share of two.
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -154,9 +157,11 @@ struct Slot {
     file: u32,
     offset: u64,
     len: u32,
-    /// Ticks when prepared and when submitted.
+    /// Ticks when preparation began and when submitted.
     start: u64,
     issue: u64,
+    /// Submitted to an asynchronous queue, so it has a submission latency.
+    queued: bool,
 }
 
 /// The loop of one worker, run by the engine with its concrete queue.
@@ -220,6 +225,7 @@ impl QueueUser for IoLoop<'_> {
             // Fill the queue.
             while !exhausted && refill {
                 let Some(slot) = free.pop() else { break };
+                let t_start = now;
                 let req = if let Some(file) = fsync_due.take() {
                     Request {
                         op: Op::Fsync,
@@ -255,18 +261,19 @@ impl QueueUser for IoLoop<'_> {
                     break;
                 };
                 stats.issued[dir_index(req.op).unwrap_or(0)] += u64::from(req.op != Op::Fsync);
-                let t_start = if timing { clock.now() } else { now };
+                let t_issue = if timing { clock.now() } else { now };
                 slots[slot as usize] = Slot {
                     op: Some(req.op),
                     file: req.file,
                     offset: req.offset,
                     len: req.len,
                     start: t_start,
-                    issue: t_start,
+                    issue: t_issue,
+                    queued: false,
                 };
                 match q.submit(&req)? {
                     Submitted::Completed(result) => {
-                        let t_done = if timing { clock.now() } else { t_start };
+                        let t_done = if timing { clock.now() } else { t_issue };
                         now = t_done;
                         stats.depth.add_depth(1, 1);
                         stats.submit.add_batch(1);
@@ -290,6 +297,7 @@ impl QueueUser for IoLoop<'_> {
                         continue 'main;
                     }
                     Submitted::Queued => {
+                        slots[slot as usize].queued = true;
                         pending.push(slot);
                         stats.depth.add_depth(q.in_flight(), 1);
                         if pending.len() as u32 >= cfg.batch_submit {
@@ -463,7 +471,7 @@ fn finish(
             h.add(clat_ns);
         }
     }
-    if t.slat && slot.issue != slot.start {
+    if t.slat && slot.queued {
         let v = clock.to_ns(slot.issue - slot.start);
         dir.slat.add(v);
         if let Some(h) = &mut dir.slat_hist {
