@@ -364,14 +364,16 @@ fn normal_and_json_together() {
         "--output-format=normal,json",
         "--name=mixed",
         "--ioengine=null",
-        "--size=1m",
+        // Big enough to run for more than a millisecond, so that this test
+        // does not hang on how a sub-millisecond runtime is reported.
+        "--size=256m",
         "--rw=read",
     ])
     .run();
     r.assert_ok();
     let (v, outside) = common::extract_json(&r.stdout)
         .unwrap_or_else(|| panic!("no JSON document in stdout: {}", r.describe()));
-    assert_eq!(u(&job(&v, "mixed")["read"], "io_bytes"), 1 << 20);
+    assert_eq!(u(&job(&v, "mixed")["read"], "io_bytes"), 256 << 20);
     assert!(
         outside.contains("mixed") && outside.contains("IOPS"),
         "no normal (text) report beside the JSON: {}",
@@ -381,7 +383,13 @@ fn normal_and_json_together() {
 
 #[test]
 fn normal_output_is_the_default() {
-    let r = ioscope(["--name=plain", "--ioengine=null", "--size=1m", "--rw=write"]).run();
+    let r = ioscope([
+        "--name=plain",
+        "--ioengine=null",
+        "--size=256m",
+        "--rw=write",
+    ])
+    .run();
     r.assert_ok();
     assert!(r.stdout.contains("plain"), "{}", r.describe());
     assert!(r.stdout.contains("IOPS"), "{}", r.describe());
