@@ -290,6 +290,25 @@ fn randrw() {
     mode_case("randrw");
 }
 
+#[test]
+fn sync_and_pvsync2_engines() {
+    for engine in ["sync", "pvsync2"] {
+        for mode in ["read", "randwrite", "randrw"] {
+            let e = Expect {
+                jobs: 1,
+                bytes: MIB,
+                ios: 256,
+                only: only_dir(mode),
+            };
+            case(
+                &format!("rw={mode} ioengine={engine}"),
+                &mode_job(mode, engine),
+                e,
+            );
+        }
+    }
+}
+
 // ------------------------------------------------------------ numjobs
 
 fn numjobs_job(mode: &str, group_reporting: bool) -> String {

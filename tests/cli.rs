@@ -513,3 +513,45 @@ fn parse_only_reads_several_files_and_command_line_jobs() {
         r.describe()
     );
 }
+
+#[test]
+fn unsupported_option_in_a_job_file_names_file_and_line() {
+    let d = tempdir();
+    write_file(
+        d.path(),
+        "v.fio",
+        "[a]\nioengine=null\nsize=1m\nrw=write\nverify=md5\n",
+    );
+    let r = ioscope(["--parse-only", "v.fio"]).dir(d.path()).run();
+    let err = r.assert_refused();
+    assert!(
+        names_line(err, "v.fio", 5),
+        "line 5 not named: {}",
+        r.describe()
+    );
+    assert!(err.contains("verify"), "{}", r.describe());
+    assert!(low(err).contains("support"), "{}", r.describe());
+}
+
+#[test]
+fn a_data_file_that_cannot_be_opened_is_named() {
+    // A path through a regular file: ENOTDIR, whatever the user's rights.
+    let d = tempdir();
+    write_file(d.path(), "plain", "");
+    let target = d.path().join("plain").join("data");
+    let r = ioscope([
+        "--output-format=json".to_string(),
+        "--name=x".into(),
+        "--ioengine=psync".into(),
+        "--rw=read".into(),
+        "--size=1m".into(),
+        format!("--filename={}", target.display()),
+    ])
+    .run();
+    let err = r.assert_refused();
+    assert!(
+        err.contains(&target.display().to_string()),
+        "the file is not named: {}",
+        r.describe()
+    );
+}
