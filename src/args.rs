@@ -90,7 +90,10 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
     };
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
-        let Some(opt) = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-').filter(|_| arg.len() > 1)) else {
+        let Some(opt) = arg
+            .strip_prefix("--")
+            .or_else(|| arg.strip_prefix('-').filter(|_| arg.len() > 1))
+        else {
             out.job_input.job_files.push(PathBuf::from(arg));
             continue;
         };
@@ -161,7 +164,9 @@ fn parse_formats(list: &str) -> anyhow::Result<Vec<Format>> {
             "json" => Format::Json,
             "json+" => Format::JsonPlus,
             "terse" => bail!("--output-format=terse is not supported by ioscope yet"),
-            other => bail!("--output-format: unknown format '{other}' (expected normal, json or json+)"),
+            other => {
+                bail!("--output-format: unknown format '{other}' (expected normal, json or json+)")
+            }
         };
         if !formats.contains(&format) {
             formats.push(format);
@@ -211,7 +216,10 @@ mod tests {
     #[test]
     fn unsupported_program_options_are_refused_by_name() {
         let e = args(&["--minimal"]).unwrap_err().to_string();
-        assert!(e.contains("--minimal") && e.contains("not supported"), "{e}");
+        assert!(
+            e.contains("--minimal") && e.contains("not supported"),
+            "{e}"
+        );
         let e = args(&["--output-format=xml"]).unwrap_err().to_string();
         assert!(e.contains("xml"), "{e}");
     }
@@ -219,12 +227,21 @@ mod tests {
     #[test]
     fn a_mistyped_program_option_gets_a_suggestion() {
         let e = args(&["--output-formta=json"]).unwrap_err().to_string();
-        assert!(e.contains("--output-formta") && e.contains("did you mean --output-format"), "{e}");
+        assert!(
+            e.contains("--output-formta") && e.contains("did you mean --output-format"),
+            "{e}"
+        );
     }
 
     #[test]
     fn cmdhelp_without_a_name_means_all() {
-        assert_eq!(args(&["--cmdhelp"]).unwrap().action, Action::CmdHelp("all".into()));
-        assert_eq!(args(&["--cmdhelp=bs"]).unwrap().action, Action::CmdHelp("bs".into()));
+        assert_eq!(
+            args(&["--cmdhelp"]).unwrap().action,
+            Action::CmdHelp("all".into())
+        );
+        assert_eq!(
+            args(&["--cmdhelp=bs"]).unwrap().action,
+            Action::CmdHelp("bs".into())
+        );
     }
 }

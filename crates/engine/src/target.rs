@@ -206,7 +206,7 @@ impl Target {
                 ),
             ));
         }
-        if offset % align != 0 {
+        if !offset.is_multiple_of(align) {
             return Err(target_error(
                 &self.path,
                 &format!(

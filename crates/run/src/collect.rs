@@ -2,9 +2,7 @@
 //! reporting group where `group_reporting` asks for it, as fio merges them.
 
 use ioscope_job::Parsed;
-use ioscope_stats::{
-    Clock, DirResult, DiskUtil, JobResult, LatencyStat, RunResult, SyncResult,
-};
+use ioscope_stats::{Clock, DirResult, DiskUtil, JobResult, LatencyStat, RunResult, SyncResult};
 
 use crate::io_loop::{DirStats, LoopStats};
 use crate::phases::header;
@@ -101,7 +99,8 @@ fn fill_from_loop(result: &mut JobResult, stats: &LoopStats, clock: &Clock) {
 }
 
 fn dir_result(dir: &DirStats, runtime_ms: u64) -> DirResult {
-    let stat = |summary: &ioscope_stats::Summary, hist: &Option<ioscope_stats::LatencyHistogram>| {
+    let stat = |summary: &ioscope_stats::Summary,
+                hist: &Option<ioscope_stats::LatencyHistogram>| {
         LatencyStat {
             summary: *summary,
             histogram: hist.clone(),
@@ -134,7 +133,10 @@ fn now_stamps() -> (i64, i64, String) {
         if p.is_null() {
             String::new()
         } else {
-            std::ffi::CStr::from_ptr(p).to_string_lossy().trim_end().to_string()
+            std::ffi::CStr::from_ptr(p)
+                .to_string_lossy()
+                .trim_end()
+                .to_string()
         }
     };
     (now.as_secs() as i64, now.as_millis() as i64, text)

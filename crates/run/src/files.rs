@@ -150,7 +150,7 @@ pub(crate) fn prepare(
 
 /// fio's notice: `t: Laying out IO file (1 file / 16MiB)`.
 fn layout_notice(job: &str, files: usize, total: u64) -> String {
-    let size = if total % (1 << 20) == 0 {
+    let size = if total.is_multiple_of(1 << 20) {
         format!("{}MiB", total >> 20)
     } else {
         format!("{}KiB", total.div_ceil(1024))

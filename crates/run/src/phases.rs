@@ -36,7 +36,11 @@ pub(crate) fn header(spec: &JobSpec, groupid: u32) -> JobHeader {
         description: spec.description.clone(),
         groupid,
         rw: spec.rw.kind.name().to_string(),
-        bs: [range(&spec.bs.read), range(&spec.bs.write), range(&spec.bs.trim)],
+        bs: [
+            range(&spec.bs.read),
+            range(&spec.bs.write),
+            range(&spec.bs.trim),
+        ],
         ioengine: spec.ioengine.name().to_string(),
         iodepth: spec.iodepth,
         numjobs: spec.numjobs,
@@ -138,7 +142,9 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
                 let stop = &stop;
                 let handle = std::thread::Builder::new()
                     .name(format!("{}.{}", spec.name, w.clone))
-                    .spawn_scoped(s, move || run_worker(spec, *w, files, clock, progress, stop))
+                    .spawn_scoped(s, move || {
+                        run_worker(spec, *w, files, clock, progress, stop)
+                    })
                     .map_err(|e| RunError::Other(format!("cannot start a worker thread: {e}")))?;
                 handles.push(handle);
             }

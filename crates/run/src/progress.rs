@@ -85,7 +85,13 @@ pub(crate) fn report_loop(
         let secs = now.duration_since(last.0).as_secs_f64();
         let rate = |d: usize| (bytes[d].saturating_sub(last.1[d])) as f64 / secs;
         let iops = |d: usize| (ios[d].saturating_sub(last.2[d])) as f64 / secs;
-        let line = status_line(workers, start.elapsed(), [rate(0), rate(1)], [iops(0), iops(1)], kb_base);
+        let line = status_line(
+            workers,
+            start.elapsed(),
+            [rate(0), rate(1)],
+            [iops(0), iops(1)],
+            kb_base,
+        );
         let _ = write!(out, "\r{line}\x1b[K");
         let _ = out.flush();
         printed = true;
@@ -135,13 +141,15 @@ fn status_line(
     );
     let bw = |v: f64| human_rate(v, kb_base);
     match (rate[0] > 0.0, rate[1] > 0.0) {
-        (true, true) => s += &format!(
-            "[r={},w={}][r={},w={} IOPS]",
-            bw(rate[0]),
-            bw(rate[1]),
-            human_count(iops[0]),
-            human_count(iops[1])
-        ),
+        (true, true) => {
+            s += &format!(
+                "[r={},w={}][r={},w={} IOPS]",
+                bw(rate[0]),
+                bw(rate[1]),
+                human_count(iops[0]),
+                human_count(iops[1])
+            )
+        }
         (true, false) => s += &format!("[r={}][r={} IOPS]", bw(rate[0]), human_count(iops[0])),
         (false, true) => s += &format!("[w={}][w={} IOPS]", bw(rate[1]), human_count(iops[1])),
         (false, false) => {}

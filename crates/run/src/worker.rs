@@ -224,7 +224,9 @@ fn loop_config(spec: &JobSpec, clock: &Clock) -> LoopConfig {
             lat_hist: spec.lat_percentiles,
         },
         ramp_ticks: clock.ticks_for_ns(spec.ramp_time.as_nanos() as u64),
-        runtime_ticks: spec.runtime.map(|r| clock.ticks_for_ns(r.as_nanos() as u64)),
+        runtime_ticks: spec
+            .runtime
+            .map(|r| clock.ticks_for_ns(r.as_nanos() as u64)),
         sample_ms: SAMPLE_MS,
     }
 }
