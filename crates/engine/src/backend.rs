@@ -91,7 +91,8 @@ pub struct QueueConfig {
     pub hipri: bool,
     /// Options of the libaio backend.
     pub aio: AioOptions,
-    /// Options of the io_uring backend (the NOP backend uses its SQPOLL ones).
+    /// Options of the io_uring backend (the NOP backend uses its SQPOLL and
+    /// ring registration ones).
     pub uring: UringOptions,
 }
 

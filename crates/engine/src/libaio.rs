@@ -216,6 +216,10 @@ pub struct LibaioQueue {
     vectored: bool,
     /// The mapped completion ring, when reaping from user space.
     ring: Option<NonNull<AioRing>>,
+    /// io_submit and io_getevents calls so far: plain counters, read by
+    /// [`Queue::calls`].
+    submit_calls: u64,
+    reap_calls: u64,
 }
 
 // SAFETY: the raw pointers point into memory the queue owns (its iocbs,
@@ -287,6 +291,8 @@ impl LibaioQueue {
             rw_flags: if options.nowait { libc::RWF_NOWAIT } else { 0 },
             vectored: options.vectored,
             ring,
+            submit_calls: 0,
+            reap_calls: 0,
         })
     }
 
@@ -305,6 +311,7 @@ impl LibaioQueue {
             // SAFETY: the pointers from `done` on address this queue's
             // iocbs, filled by `submit`; the kernel copies them (and the
             // iovecs they name) before io_submit returns.
+            self.submit_calls += 1;
             let r = unsafe {
                 libc::syscall(
                     libc::SYS_io_submit,
@@ -399,6 +406,7 @@ impl LibaioQueue {
         loop {
             // SAFETY: the events array holds `depth` >= `max` entries; a
             // null timeout waits for `min` events.
+            self.reap_calls += 1;
             let r = unsafe {
                 libc::syscall(
                     libc::SYS_io_getevents,
@@ -586,6 +594,10 @@ impl Queue for LibaioQueue {
     fn in_flight(&self) -> u32 {
         self.queued + self.in_kernel + self.refused_len
     }
+
+    fn calls(&self) -> (u64, u64) {
+        (self.submit_calls, self.reap_calls)
+    }
 }
 
 /// A request the queue cannot carry out: a bug in the caller, reported
@@ -753,6 +765,28 @@ mod tests {
                 round_trip(&t, depth, aio, min, max);
             }
         }
+    }
+
+    /// One io_submit per commit and one io_getevents per waiting reap, so a
+    /// caller can show how many requests each system call carried.
+    #[test]
+    fn counts_its_system_calls() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![7u8; 8 * BS]).unwrap();
+        let t = read_only(&path);
+        let mut q = LibaioQueue::new(&config(8, AioOptions::default()), &[t.fd()]).unwrap();
+        assert_eq!(q.calls(), (0, 0));
+        for slot in 0..8 {
+            queued(&mut q, req(Op::Read, u64::from(slot), slot));
+        }
+        assert_eq!(q.commit().unwrap(), 8);
+        assert_eq!(q.calls(), (1, 0));
+        assert_eq!(
+            q.reap(8, 8, |c| assert_eq!(c.result, BS as i64)).unwrap(),
+            8
+        );
+        assert_eq!(q.calls(), (1, 1));
     }
 
     fn read_only(path: &Path) -> Target {

@@ -25,7 +25,8 @@ const _: () = assert!(std::mem::size_of::<squeue::Entry>() == 64);
 /// Requests that go through an io_uring and do nothing there.
 ///
 /// Set up, batched and reaped exactly as [`crate::UringQueue`] (same ring
-/// flags, hipri for IOPOLL and `uring.sqpoll` for SQPOLL), but no file and
+/// flags, hipri for IOPOLL, `uring.sqpoll` for SQPOLL and
+/// `uring.skip_ring_registration`), but no file and
 /// no buffer is touched. A read or write completes with its length, an fsync
 /// with 0: where the kernel has IORING_NOP_INJECT_RESULT the length comes
 /// back in the CQE, as a real transfer's would; elsewhere the queue carries
@@ -49,6 +50,7 @@ impl NopQueue {
                 sqpoll: config.uring.sqpoll,
                 sqpoll_cpu: config.uring.sqpoll_cpu,
                 sqpoll_idle_ms: config.uring.sqpoll_idle_ms,
+                skip_ring_registration: config.uring.skip_ring_registration,
             },
         )?;
         let inject = injects_result(&mut ring)
@@ -165,6 +167,10 @@ impl Queue for NopQueue {
 
     fn setup_note(&self) -> Option<&str> {
         Some(&self.note)
+    }
+
+    fn calls(&self) -> (u64, u64) {
+        self.ring.calls()
     }
 }
 
@@ -313,6 +319,29 @@ mod tests {
             assert!(q.kernel_injects_result(), "Linux {release}");
         }
         assert!(q.setup_note().unwrap().contains("NOP results"));
+    }
+
+    /// Every commit is one io_uring_enter; NOPs complete inside it, so
+    /// reaps find them on the ring and need no call of their own. Without
+    /// registration the ring still works, through its plain fd.
+    #[test]
+    fn counts_its_calls_with_or_without_a_registered_ring_fd() {
+        for skip in [false, true] {
+            let opts = UringOptions {
+                skip_ring_registration: skip,
+                ..Default::default()
+            };
+            let mut q = NopQueue::new(&config(32, false, opts)).unwrap();
+            let note = q.setup_note().unwrap().to_string();
+            assert_eq!(note.contains("ring fd not registered"), skip, "{note}");
+            let (submits, reaps) = q.calls();
+            churn(&mut q, 32, 8, 800);
+            let (s, r) = q.calls();
+            // 800 requests in batches of 8: 100 commits, a few more where
+            // the free slots ran out mid-batch.
+            assert!((100..=200).contains(&(s - submits)), "{s} - {submits}");
+            assert!(r - reaps <= s - submits, "{r} - {reaps}");
+        }
     }
 
     #[test]

@@ -42,4 +42,12 @@ pub trait Queue {
     fn setup_note(&self) -> Option<&str> {
         None
     }
+
+    /// System calls made so far to submit and to reap (io_uring_enter,
+    /// io_submit, io_getevents), counted by the backends that batch requests
+    /// so a caller can show how many requests each call carried. (0, 0) for
+    /// backends that do not count.
+    fn calls(&self) -> (u64, u64) {
+        (0, 0)
+    }
 }

@@ -6,7 +6,8 @@
 //! plus TASKRUN_FLAG, SUBMIT_ALL and NO_SQARRAY where the kernel has them.
 //! Whichever of those optional flags the kernel refuses (EINVAL) is dropped,
 //! one at a time, and the queue reports what it settled on. The ring fd is
-//! registered with the kernel, so io_uring_enter skips the fd lookup.
+//! registered with the kernel, so io_uring_enter skips the fd lookup, unless
+//! [`UringOptions::skip_ring_registration`] asks for the plain fd.
 
 use std::io;
 use std::marker::PhantomData;
@@ -59,6 +60,11 @@ pub struct UringOptions {
     /// buffered I/O drops its pages from the page cache once done. Refused at
     /// queue creation where the kernel or the filesystem lacks it.
     pub uncached: bool,
+    /// Call io_uring_enter with the ring's own fd instead of registering it
+    /// (t/io_uring `-X0`; fio has no such option). Off by default: the fd is
+    /// registered, which saves a file table lookup on every call. Turning it
+    /// on shows what that lookup costs.
+    pub skip_ring_registration: bool,
 }
 
 /// RWF_DONTCACHE from include/uapi/linux/fs.h (Linux 6.14). Older kernels
@@ -133,6 +139,8 @@ pub(crate) struct RingMode {
     pub sqpoll: bool,
     pub sqpoll_cpu: Option<u32>,
     pub sqpoll_idle_ms: Option<u32>,
+    /// Leave the ring fd unregistered ([`UringOptions::skip_ring_registration`]).
+    pub skip_ring_registration: bool,
 }
 
 /// `struct io_uring_rsrc_update`, the argument of IORING_(UN)REGISTER_RING_FDS.
@@ -163,6 +171,10 @@ pub(crate) struct Ring {
     unsubmitted: u32,
     /// Pushed and not yet reaped.
     in_flight: u32,
+    /// io_uring_enter calls made to submit and to reap: plain counters, read
+    /// by [`Queue::calls`].
+    submit_calls: u64,
+    reap_calls: u64,
     note: String,
     _one_thread: PhantomData<*const ()>,
 }
@@ -222,10 +234,16 @@ impl Ring {
             depth,
             unsubmitted: 0,
             in_flight: 0,
+            submit_calls: 0,
+            reap_calls: 0,
             note: String::new(),
             _one_thread: PhantomData,
         };
-        let registered = ring.register_ring_fd();
+        let registered = if mode.skip_ring_registration {
+            Err(io::Error::other("as asked"))
+        } else {
+            ring.register_ring_fd()
+        };
         ring.note = format!(
             "io_uring setup flags {}{}; ring fd {}",
             setup_flag_names(flags),
@@ -291,6 +309,11 @@ impl Ring {
         self.in_flight
     }
 
+    /// io_uring_enter calls made to submit and to reap so far.
+    pub(crate) fn calls(&self) -> (u64, u64) {
+        (self.submit_calls, self.reap_calls)
+    }
+
     pub(crate) fn submitter(&self) -> io_uring::Submitter<'_> {
         self.ring.submitter()
     }
@@ -335,6 +358,7 @@ impl Ring {
         if self.ring.submission().need_wakeup() {
             flags |= IORING_ENTER_SQ_WAKEUP;
         }
+        self.submit_calls += 1;
         self.enter(0, 0, flags).map(drop)
     }
 
@@ -349,6 +373,7 @@ impl Ring {
             // The SQ thread takes entries as soon as the tail moves; only a
             // thread that went to sleep needs a system call.
             if self.ring.submission().need_wakeup() {
+                self.submit_calls += 1;
                 self.enter(0, 0, IORING_ENTER_SQ_WAKEUP)?;
             }
             self.unsubmitted = 0;
@@ -357,6 +382,7 @@ impl Ring {
         // GETEVENTS with nothing to wait for, as fio and t/io_uring do: the
         // same call runs deferred task work (and polls once with IOPOLL),
         // so completions that are already done show up without another call.
+        self.submit_calls += 1;
         let sent = self.enter(n, 0, IORING_ENTER_GETEVENTS)?;
         self.unsubmitted -= sent.min(n);
         Ok(sent)
@@ -411,6 +437,7 @@ impl Ring {
             self.unsubmitted = 0;
             to_submit = 0;
         }
+        self.reap_calls += 1;
         let sent = self.enter(to_submit, want, flags)?;
         self.unsubmitted -= sent.min(to_submit);
         Ok(())
@@ -671,6 +698,7 @@ impl UringQueue {
                 sqpoll: opts.sqpoll,
                 sqpoll_cpu: opts.sqpoll_cpu,
                 sqpoll_idle_ms: opts.sqpoll_idle_ms,
+                skip_ring_registration: opts.skip_ring_registration,
             },
         )?;
         let probe = ring.probe();
@@ -945,6 +973,10 @@ impl Queue for UringQueue {
 
     fn setup_note(&self) -> Option<&str> {
         Some(&self.note)
+    }
+
+    fn calls(&self) -> (u64, u64) {
+        self.ring.calls()
     }
 }
 
