@@ -74,6 +74,10 @@ pub fn document(result: &RunResult, plus: bool, opts: &Options) -> Value {
             Value::Array(result.disks.iter().map(disk::json).collect()),
         );
     }
+    root.insert(
+        "cpu_accounting".into(),
+        crate::helpers::run_json(&result.cpu),
+    );
     Value::Object(root)
 }
 
@@ -170,6 +174,8 @@ fn job(job: &JobResult, group: &GroupStats, elapsed: u64, plus: bool) -> Value {
     if let Some(desc) = h.description.as_deref().filter(|d| !d.is_empty()) {
         o.insert("desc".into(), Value::from(desc.to_string()));
     }
+    // ioscope's own keys go after all of fio's.
+    crate::helpers::job_json(job, &mut o);
     Value::Object(o)
 }
 

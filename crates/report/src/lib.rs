@@ -9,6 +9,7 @@ mod disk;
 mod dist;
 mod fio_formatter;
 mod group;
+mod helpers;
 mod json;
 mod lat_line;
 mod normal;

@@ -24,6 +24,7 @@ pub fn render(result: &RunResult, opts: &Options) -> String {
         out.push_str(&g.lines(result.kb_base));
     }
     out.push_str(&disk::lines(&result.disks));
+    out.push_str(&crate::helpers::run_line(&result.cpu));
     out
 }
 
@@ -108,6 +109,7 @@ pub fn job_block(
         job.cpu.majf,
         job.cpu.minf
     ));
+    out.push_str(&crate::helpers::job_line(job));
 
     let d = depth_shares(&job.depth.counts, issued_rw(job));
     out.push_str(&format!(

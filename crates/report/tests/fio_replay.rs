@@ -229,6 +229,7 @@ fn replay(doc: &Value, headers: Vec<JobHeader>, kb_base: u32) -> RunResult {
         jobs,
         disks,
         kb_base,
+        cpu: Default::default(),
     }
 }
 
@@ -277,17 +278,30 @@ const MEAN_KEYS: [&str; 7] = [
 
 /// Same keys in the same order, same number types (int or float), same
 /// values except those derived from means.
+/// Keys ioscope adds beside fio's (helper-thread CPU, CPU per I/O).
+const IOSCOPE_KEYS: [&str; 5] = [
+    "iou_sqp_cpu",
+    "iou_wrk_cpu",
+    "iou_wrk_threads",
+    "cpu_ns_per_io",
+    "cpu_accounting",
+];
+
 fn same_shape(ours: &Value, fio: &Value, path: &str, diffs: &mut Vec<String>) {
     match (ours, fio) {
         (Value::Object(a), Value::Object(b)) => {
-            let ka: Vec<_> = a.keys().collect();
+            // ioscope's own keys come after fio's and are the only extras.
+            let ka: Vec<_> = a
+                .keys()
+                .filter(|k| !IOSCOPE_KEYS.contains(&k.as_str()))
+                .collect();
             let kb: Vec<_> = b.keys().collect();
             if ka != kb {
                 diffs.push(format!("{path}: keys {ka:?} != fio's {kb:?}"));
                 return;
             }
-            for (k, v) in a {
-                same_shape(v, &b[k], &format!("{path}/{k}"), diffs);
+            for k in ka {
+                same_shape(&a[k], &b[k], &format!("{path}/{k}"), diffs);
             }
         }
         (Value::Array(a), Value::Array(b)) => {

@@ -154,6 +154,7 @@ fn randrw_result() -> RunResult {
         jobs: vec![randrw_job(false)],
         disks: vec![disk()],
         kb_base: 1024,
+        cpu: Default::default(),
     }
 }
 
@@ -200,6 +201,7 @@ fn groups_result() -> RunResult {
     b.cpu.ctx = 460;
     RunResult {
         kb_base: 1000,
+        cpu: Default::default(),
         jobs: vec![a, b],
         global_options: vec![],
         ..randrw_result()
@@ -262,7 +264,8 @@ fn json_parses_and_has_fios_keys_in_fios_order() {
             "time",
             "global options",
             "jobs",
-            "disk_util"
+            "disk_util",
+            "cpu_accounting"
         ]
     );
     let job = &doc["jobs"][0];
@@ -294,7 +297,11 @@ fn json_parses_and_has_fios_keys_in_fios_order() {
             "latency_depth",
             "latency_target",
             "latency_percentile",
-            "latency_window"
+            "latency_window",
+            "iou_sqp_cpu",
+            "iou_wrk_cpu",
+            "iou_wrk_threads",
+            "cpu_ns_per_io"
         ]
     );
     assert_eq!(

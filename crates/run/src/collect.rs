@@ -2,7 +2,10 @@
 //! reporting group where `group_reporting` asks for it, as fio merges them.
 
 use ioscope_job::Parsed;
-use ioscope_stats::{Clock, DirResult, DiskUtil, JobResult, LatencyStat, RunResult, SyncResult};
+use ioscope_stats::{
+    Clock, CpuAccounting, DirResult, DiskUtil, HelperCpu, JobResult, LatencyStat, RunResult,
+    SyncResult, ThreadCpu,
+};
 
 use crate::io_loop::{DirStats, LoopStats};
 use crate::phases::header;
@@ -13,6 +16,8 @@ pub(crate) struct Finished {
     pub job: usize,
     pub groupid: u32,
     pub outcome: WorkerOutcome,
+    /// io_uring helper threads the worker's ring used.
+    pub helper_cpu: HelperCpu,
     /// Wall time of the phase the worker ran in.
     pub elapsed_ms: u64,
 }
@@ -22,13 +27,20 @@ pub(crate) fn build(
     finished: Vec<Finished>,
     disks: Vec<DiskUtil>,
     clock: &Clock,
+    process: ThreadCpu,
 ) -> RunResult {
     let mut jobs: Vec<JobResult> = Vec::new();
+    let mut cpu = CpuAccounting {
+        process,
+        ..CpuAccounting::default()
+    };
     // Whether the last reported job merges later workers of its group.
     let mut last_merges = false;
     for f in finished {
         let spec = &parsed.jobs[f.job];
         let result = worker_result(parsed, &f, clock);
+        cpu.workers_ns += result.cpu.user_ns + result.cpu.sys_ns;
+        cpu.helpers.add(&result.helper_cpu);
         let merge = spec.group_reporting
             && last_merges
             && jobs.last().is_some_and(|j| j.header.groupid == f.groupid);
@@ -50,6 +62,7 @@ pub(crate) fn build(
         jobs,
         disks,
         kb_base: parsed.jobs.first().map_or(1024, |j| j.kb_base),
+        cpu,
     }
 }
 
@@ -61,6 +74,7 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock) -> JobResult {
         header,
         job_options: spec.options.clone(),
         error: f.outcome.errno,
+        helper_cpu: f.helper_cpu,
         elapsed_ms: f.elapsed_ms,
         percentile_list: spec.percentile_list.clone(),
         clat_percentiles: spec.clat_percentiles,

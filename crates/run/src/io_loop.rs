@@ -14,10 +14,12 @@
 
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 
 use ioscope_engine::{Completion, Op, Queue, QueueUser, Request, Submitted};
 use ioscope_stats::{
-    Clock, DepthDist, LatencyBuckets, LatencyHistogram, RateSampler, Summary, ThreadCpu,
+    Clock, DepthDist, HelperTracker, LatencyBuckets, LatencyHistogram, RateSampler, Summary,
+    ThreadCpu,
 };
 use ioscope_workload::{BufferFiller, DataDir, Workload};
 
@@ -173,6 +175,9 @@ pub(crate) struct IoLoop<'a> {
     pub progress: &'a WorkerProgress,
     /// Set by another worker's `exitall`.
     pub stop: &'a AtomicBool,
+    /// Read once more at the end, while the queue (and so its helper
+    /// threads) still exists.
+    pub helpers: &'a Mutex<HelperTracker>,
 }
 
 impl QueueUser for IoLoop<'_> {
@@ -378,6 +383,9 @@ impl QueueUser for IoLoop<'_> {
             }
         }
         stats.end = clock.now();
+        if let Ok(mut helpers) = self.helpers.lock() {
+            helpers.sample();
+        }
         for dir in &mut stats.dirs {
             dir.rate.finish(stats.end);
         }

@@ -6,16 +6,18 @@
 //! follows a write job behind a stonewall finds the file already written.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+use std::time::Duration;
 
 use ioscope_job::{ClockSourceOpt, JobSpec, Parsed};
-use ioscope_stats::{Clock, ClockSource, JobHeader, RunResult};
+use ioscope_stats::{process_cpu, Clock, ClockSource, HelperTracker, JobHeader, RunResult};
 
 use crate::collect::{self, Finished};
 use crate::disks::DiskTracker;
 use crate::error::RunError;
 use crate::files::{self, WorkerFile};
 use crate::progress::{self, Eta, WorkerProgress, WorkerShape};
-use crate::worker::{run_worker, WorkerId};
+use crate::worker::{run_worker, Shared, WorkerId};
 use crate::{signal, RunOptions};
 
 /// The header of every job, for the lines printed before the run.
@@ -84,6 +86,7 @@ fn clock_source(jobs: &[JobSpec]) -> ClockSource {
 
 pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult, RunError> {
     signal::install();
+    let cpu_start = process_cpu();
     let clock = Clock::new(clock_source(&parsed.jobs));
     let groups = group_ids(&parsed.jobs);
     // Workers are numbered across the whole run, as fio numbers its threads.
@@ -135,16 +138,22 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
             workers.iter().map(|_| WorkerProgress::default()).collect();
         let phase_start = std::time::Instant::now();
         let done = AtomicBool::new(false);
+        // Helper threads are looked up by their owner's tid, which a later
+        // phase may reuse: each phase keeps its own record.
+        let helpers = Mutex::new(HelperTracker::default());
+        let shared = Shared {
+            clock,
+            stop: &stop,
+            helpers: &helpers,
+        };
         let outcomes = std::thread::scope(|s| -> Result<Vec<_>, RunError> {
             let mut handles = Vec::with_capacity(workers.len());
             for ((j, w, files), progress) in workers.iter().zip(&progresses) {
                 let spec = &parsed.jobs[*j];
-                let stop = &stop;
+                let shared = &shared;
                 let handle = std::thread::Builder::new()
                     .name(format!("{}.{}", spec.name, w.clone))
-                    .spawn_scoped(s, move || {
-                        run_worker(spec, *w, files, clock, progress, stop)
-                    })
+                    .spawn_scoped(s, move || run_worker(spec, *w, files, shared, progress))
                     .map_err(|e| RunError::Other(format!("cannot start a worker thread: {e}")))?;
                 handles.push(handle);
             }
@@ -158,11 +167,13 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
                 let done = &done;
                 s.spawn(move || progress::report_loop(&shapes, done, kb))
             });
+            let sampler = s.spawn(|| sample_helpers(&helpers, &done));
             let outcomes: Vec<_> = handles
                 .into_iter()
                 .map(|h| h.join().expect("worker threads do not panic"))
                 .collect();
             done.store(true, Ordering::Relaxed);
+            sampler.join().expect("the helper sampler does not panic");
             if let Some(r) = reporter {
                 r.join().expect("the status line does not panic");
             }
@@ -170,6 +181,7 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
         })?;
         let elapsed_ms = phase_start.elapsed().as_millis() as u64;
 
+        let helpers = helpers.into_inner().unwrap_or_default();
         for ((j, _, files), outcome) in workers.into_iter().zip(outcomes) {
             let spec = &parsed.jobs[j];
             if let Some(m) = &outcome.message {
@@ -185,6 +197,7 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
                 }
             }
             finished.push(Finished {
+                helper_cpu: helpers.for_owner(outcome.tid),
                 job: j,
                 groupid: groups[j],
                 outcome,
@@ -192,7 +205,25 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
             });
         }
     }
-    Ok(collect::build(parsed, finished, disks.finish(), &clock))
+    let process = process_cpu().since(&cpu_start);
+    Ok(collect::build(
+        parsed,
+        finished,
+        disks.finish(),
+        &clock,
+        process,
+    ))
+}
+
+/// Reads the helper threads every 100 ms until the phase is done, so io-wq
+/// workers that exit mid-run are still counted.
+fn sample_helpers(helpers: &Mutex<HelperTracker>, done: &AtomicBool) {
+    while !done.load(Ordering::Relaxed) {
+        if let Ok(mut h) = helpers.lock() {
+            h.sample();
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
 }
 
 /// What the status line shows for a worker.

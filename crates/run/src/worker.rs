@@ -1,11 +1,12 @@
 //! One worker thread: pin, wait its start delay, run the loop on its queue.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use ioscope_engine::{open_queue, Backend, QueueConfig};
 use ioscope_job::JobSpec;
-use ioscope_stats::Clock;
+use ioscope_stats::{current_tid, Clock, HelperTracker};
 use ioscope_workload::{BufferFiller, Workload};
 
 use crate::affinity;
@@ -19,6 +20,8 @@ const SAMPLE_MS: u64 = 500;
 
 /// What one worker brought back.
 pub(crate) struct WorkerOutcome {
+    /// The worker thread's id: io_uring names its helper threads after it.
+    pub tid: i32,
     pub stats: Option<LoopStats>,
     /// errno of the first failure, 0 when none.
     pub errno: i32,
@@ -36,16 +39,24 @@ pub(crate) struct WorkerId {
     pub number: u32,
 }
 
+/// What every worker of a phase shares.
+pub(crate) struct Shared<'a> {
+    pub clock: Clock,
+    /// Set by a worker's `exitall`.
+    pub stop: &'a AtomicBool,
+    pub helpers: &'a Mutex<HelperTracker>,
+}
+
 /// Runs worker `id` of `spec` over `files`.
 pub(crate) fn run_worker(
     spec: &JobSpec,
     id: WorkerId,
     files: &[WorkerFile],
-    clock: Clock,
+    shared: &Shared,
     progress: &WorkerProgress,
-    stop: &AtomicBool,
 ) -> WorkerOutcome {
-    let outcome = run_inner(spec, id, files, clock, progress, stop);
+    let stop = shared.stop;
+    let outcome = run_inner(spec, id, files, shared, progress);
     progress.set_phase(Phase::Done);
     if spec.exitall {
         stop.store(true, Ordering::Relaxed);
@@ -57,11 +68,13 @@ fn run_inner(
     spec: &JobSpec,
     id: WorkerId,
     files: &[WorkerFile],
-    clock: Clock,
+    shared: &Shared,
     progress: &WorkerProgress,
-    stop: &AtomicBool,
 ) -> WorkerOutcome {
+    let (clock, stop) = (shared.clock, shared.stop);
+    let tid = current_tid();
     let fail = |errno: i32, message: String| WorkerOutcome {
+        tid,
         stats: None,
         errno,
         message: Some(message),
@@ -75,6 +88,7 @@ fn run_inner(
     }
     if !sleep_start_delay(spec, id.number, stop) {
         return WorkerOutcome {
+            tid,
             stats: None,
             errno: 0,
             message: None,
@@ -114,6 +128,7 @@ fn run_inner(
         filler,
         progress,
         stop,
+        helpers: shared.helpers,
     };
     let stats = match open_queue(backend, &queue_config, &fds, io_loop) {
         Ok(Ok(stats)) => stats,
@@ -159,6 +174,7 @@ fn run_inner(
         None => (0, None),
     };
     WorkerOutcome {
+        tid,
         stats: Some(stats),
         errno,
         message,

@@ -6,6 +6,7 @@ mod clock;
 mod cpu;
 mod depth;
 mod diskstats;
+mod helpers;
 mod histogram;
 mod lat_buckets;
 mod percentile;
@@ -17,8 +18,13 @@ pub use clock::{Clock, ClockSource};
 pub use cpu::ThreadCpu;
 pub use depth::DepthDist;
 pub use diskstats::{DiskSnapshot, DiskUtil};
+pub use helpers::{
+    current_tid, parse_helper_name, process_cpu, HelperCpu, HelperKind, HelperTracker,
+};
 pub use histogram::{bucket_index, bucket_value, LatencyHistogram, PLAT_NR};
 pub use lat_buckets::LatencyBuckets;
 pub use rate::RateSampler;
-pub use result::{DirResult, JobHeader, JobResult, LatencyStat, RunResult, SyncResult};
+pub use result::{
+    CpuAccounting, DirResult, JobHeader, JobResult, LatencyStat, RunResult, SyncResult,
+};
 pub use summary::Summary;

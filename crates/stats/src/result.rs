@@ -1,7 +1,7 @@
 //! What a run produced, in the shape the reports need. Plain data: the runner
 //! fills it, the report crate renders it, nothing here does I/O.
 
-use crate::{DepthDist, DiskUtil, LatencyBuckets, LatencyHistogram, Summary, ThreadCpu};
+use crate::{DepthDist, DiskUtil, HelperCpu, LatencyBuckets, LatencyHistogram, Summary, ThreadCpu};
 
 /// Everything one invocation measured.
 #[derive(Clone, Debug, Default)]
@@ -20,6 +20,28 @@ pub struct RunResult {
     pub disks: Vec<DiskUtil>,
     /// Kibibyte base used for unit printing (1024, or 1000 with kb_base=1000).
     pub kb_base: u32,
+    /// Where the process's CPU went.
+    pub cpu: CpuAccounting,
+}
+
+/// The process's CPU over the run, split into what the reports attribute
+/// and what is left (the main thread, the status line, setup and layout).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuAccounting {
+    /// getrusage(RUSAGE_SELF) over the run: every thread, helpers included.
+    pub process: ThreadCpu,
+    /// User plus system time of the worker threads.
+    pub workers_ns: u64,
+    /// io_uring helper threads (SQ polling, io-wq).
+    pub helpers: HelperCpu,
+}
+
+impl CpuAccounting {
+    /// Process CPU not charged to a worker or a helper.
+    pub fn other_ns(&self) -> u64 {
+        (self.process.user_ns + self.process.sys_ns)
+            .saturating_sub(self.workers_ns + self.helpers.total_ns())
+    }
 }
 
 /// The static description of a job, for the header lines.
@@ -89,6 +111,8 @@ pub struct JobResult {
     pub sync: SyncResult,
     /// CPU of the worker threads over the measured period.
     pub cpu: ThreadCpu,
+    /// CPU of the io_uring helper threads serving the workers' rings.
+    pub helper_cpu: HelperCpu,
     /// Requests in flight when each request was issued.
     pub depth: DepthDist,
     /// Requests sent per submit call.

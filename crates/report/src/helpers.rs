@@ -1,0 +1,150 @@
+//! ioscope's own CPU figures, beside fio's and never instead of them: the
+//! io_uring helper threads (SQ polling, io-wq workers) charged to each job,
+//! CPU per I/O, and where the whole process's CPU went. The normal output
+//! shows the helper lines only when a job had helper threads, so a run that
+//! fio could also describe prints exactly what fio prints.
+
+use crate::cfmt::fixed;
+use ioscope_stats::{CpuAccounting, JobResult};
+use serde_json::{Map, Value};
+
+/// Percent of the job's runtime, as fio computes usr_cpu.
+fn percent(ns: u64, runtime_ms: u64) -> f64 {
+    if runtime_ms == 0 {
+        return 0.0;
+    }
+    ns as f64 / 1_000_000.0 * 100.0 / runtime_ms as f64
+}
+
+/// Nanoseconds of CPU (workers and their helpers) per completed I/O.
+pub fn cpu_ns_per_io(job: &JobResult) -> f64 {
+    let ios: u64 = job.dirs.iter().map(|d| d.total_ios).sum::<u64>() + job.sync.total_ios;
+    if ios == 0 {
+        return 0.0;
+    }
+    let ns = job.cpu.user_ns + job.cpu.sys_ns + job.helper_cpu.total_ns();
+    ns as f64 / ios as f64
+}
+
+/// The job's keys: iou_sqp_cpu, iou_wrk_cpu (percent of runtime),
+/// iou_wrk_threads, cpu_ns_per_io.
+pub fn job_json(job: &JobResult, o: &mut Map<String, Value>) {
+    let h = &job.helper_cpu;
+    o.insert(
+        "iou_sqp_cpu".into(),
+        Value::from(percent(h.sqpoll_ns, job.runtime_ms)),
+    );
+    o.insert(
+        "iou_wrk_cpu".into(),
+        Value::from(percent(h.iowq_ns, job.runtime_ms)),
+    );
+    o.insert("iou_wrk_threads".into(), Value::from(h.iowq_threads));
+    o.insert("cpu_ns_per_io".into(), Value::from(cpu_ns_per_io(job)));
+}
+
+/// The line under fio's `cpu :` line, when the job had helper threads.
+pub fn job_line(job: &JobResult) -> String {
+    let h = &job.helper_cpu;
+    if h.sqpoll_threads == 0 && h.iowq_threads == 0 {
+        return String::new();
+    }
+    format!(
+        "  io_uring cpu : sqpoll={}%, io-wq={}% ({} worker{}), cpu/io={}ns\n",
+        fixed(percent(h.sqpoll_ns, job.runtime_ms), 2),
+        fixed(percent(h.iowq_ns, job.runtime_ms), 2),
+        h.iowq_threads,
+        if h.iowq_threads == 1 { "" } else { "s" },
+        fixed(cpu_ns_per_io(job), 0),
+    )
+}
+
+/// The top-level "cpu_accounting" object.
+pub fn run_json(cpu: &CpuAccounting) -> Value {
+    let mut o = Map::new();
+    o.insert("process_usr_ns".into(), Value::from(cpu.process.user_ns));
+    o.insert("process_sys_ns".into(), Value::from(cpu.process.sys_ns));
+    o.insert("workers_ns".into(), Value::from(cpu.workers_ns));
+    o.insert("iou_sqp_ns".into(), Value::from(cpu.helpers.sqpoll_ns));
+    o.insert("iou_wrk_ns".into(), Value::from(cpu.helpers.iowq_ns));
+    o.insert("other_ns".into(), Value::from(cpu.other_ns()));
+    Value::Object(o)
+}
+
+/// The closing reconciliation line, when any helper thread ran.
+pub fn run_line(cpu: &CpuAccounting) -> String {
+    let h = &cpu.helpers;
+    if h.sqpoll_threads == 0 && h.iowq_threads == 0 {
+        return String::new();
+    }
+    let ms = |ns: u64| fixed(ns as f64 / 1_000_000.0, 1);
+    format!(
+        "\nCPU (msec): process={}, workers={}, iou-sqp={}, iou-wrk={}, other={}\n",
+        ms(cpu.process.user_ns + cpu.process.sys_ns),
+        ms(cpu.workers_ns),
+        ms(h.sqpoll_ns),
+        ms(h.iowq_ns),
+        ms(cpu.other_ns()),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ioscope_stats::{HelperCpu, ThreadCpu};
+
+    fn job_with_helpers() -> JobResult {
+        let mut job = JobResult {
+            runtime_ms: 1000,
+            ..JobResult::default()
+        };
+        job.dirs[0].total_ios = 1000;
+        job.cpu.user_ns = 100_000_000;
+        job.cpu.sys_ns = 200_000_000;
+        job.helper_cpu = HelperCpu {
+            sqpoll_ns: 500_000_000,
+            iowq_ns: 250_000_000,
+            sqpoll_threads: 1,
+            iowq_threads: 2,
+        };
+        job
+    }
+
+    #[test]
+    fn helper_cpu_is_a_share_of_runtime_and_counts_in_cpu_per_io() {
+        let job = job_with_helpers();
+        assert_eq!(
+            job_line(&job),
+            "  io_uring cpu : sqpoll=50.00%, io-wq=25.00% (2 workers), cpu/io=1050000ns\n"
+        );
+        let mut o = Map::new();
+        job_json(&job, &mut o);
+        assert_eq!(o["iou_sqp_cpu"], Value::from(50.0));
+        assert_eq!(o["iou_wrk_threads"], Value::from(2));
+        assert_eq!(o["cpu_ns_per_io"], Value::from(1_050_000.0));
+    }
+
+    #[test]
+    fn no_helpers_no_extra_text() {
+        assert_eq!(job_line(&JobResult::default()), "");
+        assert_eq!(run_line(&CpuAccounting::default()), "");
+    }
+
+    #[test]
+    fn the_process_total_is_reconciled() {
+        let cpu = CpuAccounting {
+            process: ThreadCpu {
+                user_ns: 1_000_000_000,
+                sys_ns: 1_000_000_000,
+                ..ThreadCpu::default()
+            },
+            workers_ns: 1_200_000_000,
+            helpers: job_with_helpers().helper_cpu,
+        };
+        assert_eq!(cpu.other_ns(), 50_000_000);
+        assert_eq!(
+            run_line(&cpu),
+            "\nCPU (msec): process=2000.0, workers=1200.0, iou-sqp=500.0, iou-wrk=250.0, other=50.0\n"
+        );
+        assert_eq!(run_json(&cpu)["other_ns"], Value::from(50_000_000u64));
+    }
+}

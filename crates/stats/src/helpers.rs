@@ -1,0 +1,200 @@
+//! CPU of the kernel threads io_uring runs on a task's behalf, which fio
+//! does not count: the SQ polling thread (`iou-sqp-<tid>`) and the io-wq
+//! workers that take requests that could not complete inline
+//! (`iou-wrk-<tid>`). Both live in this process's thread list and are named
+//! after the thread that created the ring, so each can be charged to the
+//! worker that caused it.
+//!
+//! Workers come and go during a run (an idle io-wq worker exits after a few
+//! seconds), so the list is sampled periodically and every thread's last
+//! reading is kept. CPU time comes from `/proc/self/task/<tid>/schedstat`,
+//! which counts nanoseconds where `stat`'s utime/stime count clock ticks.
+
+use std::collections::HashMap;
+
+/// Which helper a thread is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum HelperKind {
+    /// `iou-sqp-*`: submits from the SQ ring (IORING_SETUP_SQPOLL).
+    SqPoll,
+    /// `iou-wrk-*`: io-wq worker running a punted request.
+    IoWq,
+}
+
+/// Helper-thread CPU charged to one worker (or the sum over several).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HelperCpu {
+    pub sqpoll_ns: u64,
+    pub iowq_ns: u64,
+    pub sqpoll_threads: u32,
+    pub iowq_threads: u32,
+}
+
+impl HelperCpu {
+    pub fn add(&mut self, other: &HelperCpu) {
+        self.sqpoll_ns += other.sqpoll_ns;
+        self.iowq_ns += other.iowq_ns;
+        self.sqpoll_threads += other.sqpoll_threads;
+        self.iowq_threads += other.iowq_threads;
+    }
+
+    pub fn total_ns(&self) -> u64 {
+        self.sqpoll_ns + self.iowq_ns
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Seen {
+    kind: HelperKind,
+    owner: i32,
+    cpu_ns: u64,
+}
+
+/// Every helper thread seen in this process, with its latest CPU reading.
+#[derive(Debug, Default)]
+pub struct HelperTracker {
+    seen: HashMap<i32, Seen>,
+}
+
+impl HelperTracker {
+    /// Reads the process's thread list once. Cheap enough to call every
+    /// 100 ms; never called per I/O.
+    pub fn sample(&mut self) {
+        let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
+            return;
+        };
+        for entry in dir.flatten() {
+            let Some(tid) = entry
+                .file_name()
+                .to_str()
+                .and_then(|s| s.parse::<i32>().ok())
+            else {
+                continue;
+            };
+            let Ok(comm) = std::fs::read_to_string(entry.path().join("comm")) else {
+                continue;
+            };
+            let Some((kind, owner)) = parse_helper_name(comm.trim_end()) else {
+                continue;
+            };
+            let Some(cpu_ns) = std::fs::read_to_string(entry.path().join("schedstat"))
+                .ok()
+                .and_then(|s| parse_schedstat(&s))
+            else {
+                continue;
+            };
+            let e = self.seen.entry(tid).or_insert(Seen {
+                kind,
+                owner,
+                cpu_ns,
+            });
+            e.cpu_ns = e.cpu_ns.max(cpu_ns);
+        }
+    }
+
+    /// What the helpers created by thread `owner` spent.
+    pub fn for_owner(&self, owner: i32) -> HelperCpu {
+        let mut cpu = HelperCpu::default();
+        for s in self.seen.values().filter(|s| s.owner == owner) {
+            match s.kind {
+                HelperKind::SqPoll => {
+                    cpu.sqpoll_ns += s.cpu_ns;
+                    cpu.sqpoll_threads += 1;
+                }
+                HelperKind::IoWq => {
+                    cpu.iowq_ns += s.cpu_ns;
+                    cpu.iowq_threads += 1;
+                }
+            }
+        }
+        cpu
+    }
+}
+
+/// `iou-sqp-1234` → (SqPoll, 1234).
+pub fn parse_helper_name(comm: &str) -> Option<(HelperKind, i32)> {
+    let (kind, owner) = if let Some(rest) = comm.strip_prefix("iou-sqp-") {
+        (HelperKind::SqPoll, rest)
+    } else if let Some(rest) = comm.strip_prefix("iou-wrk-") {
+        (HelperKind::IoWq, rest)
+    } else {
+        return None;
+    };
+    Some((kind, owner.parse().ok()?))
+}
+
+/// The first field of schedstat: nanoseconds spent running.
+fn parse_schedstat(text: &str) -> Option<u64> {
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// The calling thread's id.
+pub fn current_tid() -> i32 {
+    // SAFETY: gettid has no preconditions.
+    unsafe { libc::gettid() }
+}
+
+/// CPU of the whole process (every thread, living or exited, helpers
+/// included) — the total the per-thread figures are reconciled with.
+pub fn process_cpu() -> crate::ThreadCpu {
+    // SAFETY: rusage is plain data; RUSAGE_SELF cannot fail.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe {
+        libc::getrusage(libc::RUSAGE_SELF, &mut ru);
+    }
+    let ns = |tv: libc::timeval| tv.tv_sec as u64 * 1_000_000_000 + tv.tv_usec as u64 * 1_000;
+    crate::ThreadCpu {
+        user_ns: ns(ru.ru_utime),
+        sys_ns: ns(ru.ru_stime),
+        ctx: (ru.ru_nvcsw + ru.ru_nivcsw) as u64,
+        majf: ru.ru_majflt as u64,
+        minf: ru.ru_minflt as u64,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn helper_names_name_their_owner() {
+        assert_eq!(
+            parse_helper_name("iou-sqp-4242"),
+            Some((HelperKind::SqPoll, 4242))
+        );
+        assert_eq!(
+            parse_helper_name("iou-wrk-17"),
+            Some((HelperKind::IoWq, 17))
+        );
+        assert_eq!(parse_helper_name("ioscope"), None);
+        assert_eq!(parse_helper_name("iou-wrk-x"), None);
+    }
+
+    #[test]
+    fn schedstat_gives_nanoseconds() {
+        assert_eq!(parse_schedstat("123456789 2000 17\n"), Some(123_456_789));
+        assert_eq!(parse_schedstat(""), None);
+    }
+
+    #[test]
+    fn this_thread_has_a_schedstat() {
+        let tid = current_tid();
+        let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat"))
+            .expect("schedstat exists on Linux with CONFIG_SCHED_INFO");
+        assert!(parse_schedstat(&text).is_some(), "{text}");
+    }
+
+    #[test]
+    fn sampling_an_ordinary_process_finds_no_helpers() {
+        let mut t = HelperTracker::default();
+        t.sample();
+        assert_eq!(t.for_owner(current_tid()), HelperCpu::default());
+    }
+
+    #[test]
+    fn the_process_total_covers_this_thread() {
+        let mine = crate::ThreadCpu::now();
+        let all = process_cpu();
+        assert!(all.user_ns + all.sys_ns >= mine.user_ns + mine.sys_ns);
+    }
+}
