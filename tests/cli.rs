@@ -555,3 +555,24 @@ fn a_data_file_that_cannot_be_opened_is_named() {
         r.describe()
     );
 }
+
+#[test]
+fn stonewall_starts_a_new_group() {
+    let d = tempdir();
+    write_file(
+        d.path(),
+        "wall.fio",
+        "[global]\nioengine=null\nsize=1m\n\n[a]\nrw=write\n\n[b]\nstonewall\nrw=read\n\n[c]\nrw=read\n",
+    );
+    let v = ioscope(["--output-format=json", "wall.fio"])
+        .dir(d.path())
+        .run()
+        .ok_json();
+    assert_eq!(u(job(&v, "a"), "groupid"), 0);
+    assert_eq!(
+        u(job(&v, "b"), "groupid"),
+        1,
+        "stonewall did not start group 1"
+    );
+    assert_eq!(u(job(&v, "c"), "groupid"), 1, "c belongs to b's group");
+}
