@@ -27,12 +27,20 @@ pub(crate) fn cmdhelp(name: &str) -> Result<String, ParseError> {
     };
     let _ = writeln!(out, "{:>20}: {}", "default", default);
     let _ = writeln!(out, "{:>20}: {}", "category", o.category);
-    if let Some(engine) = o.engine {
+    if o.is_engine_option() {
         let _ = writeln!(
             out,
             "{:>20}: only with ioengine={}",
             "engine",
-            engine.name()
+            options::engine_names(o.engines)
+        );
+    }
+    if !o.not_yet_with.is_empty() {
+        let _ = writeln!(
+            out,
+            "{:>20}: fio also has it with ioengine={}",
+            "not supported yet",
+            options::engine_names(o.not_yet_with)
         );
     }
     if let Kind::Choice(values) = o.kind {
@@ -62,8 +70,71 @@ mod tests {
         assert!(text.contains("randrw"));
         assert!(cmdhelp("hipri")
             .unwrap()
-            .contains("only with ioengine=pvsync2"));
+            .contains("              engine: only with ioengine=pvsync2 or io_uring\n"));
         assert!(cmdhelp("ramp_time").unwrap().contains("no default"));
+    }
+
+    #[test]
+    fn engine_options() {
+        let text = cmdhelp("sqthread_poll").unwrap();
+        assert_eq!(
+            text,
+            "       sqthread_poll: Offload submission/completion to kernel thread (IORING_SETUP_SQPOLL)\n\
+             \x20               type: empty or boolean value ([0|1])\n\
+             \x20            default: no default\n\
+             \x20           category: I/O engine\n\
+             \x20             engine: only with ioengine=io_uring\n"
+        );
+        let text = cmdhelp("nonvectored").unwrap();
+        assert!(text.contains("             default: -1\n"), "{text}");
+        assert!(text.contains("integer value"), "{text}");
+        let text = cmdhelp("nowait").unwrap();
+        assert!(
+            text.contains("only with ioengine=io_uring or libaio\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("   not supported yet: fio also has it with ioengine=pvsync2\n"),
+            "{text}"
+        );
+        for name in [
+            "sqthread_poll_cpu",
+            "fixedbufs",
+            "registerfiles",
+            "force_async",
+            "uncached",
+        ] {
+            assert!(
+                cmdhelp(name)
+                    .unwrap()
+                    .contains("only with ioengine=io_uring\n"),
+                "{name}"
+            );
+        }
+        for name in ["userspace_reap", "libaio_vectored"] {
+            assert!(
+                cmdhelp(name)
+                    .unwrap()
+                    .contains("only with ioengine=libaio\n"),
+                "{name}"
+            );
+        }
+        assert!(cmdhelp("cmdprio_percentage")
+            .unwrap_err()
+            .message
+            .contains("not supported by ioscope yet"));
+    }
+
+    #[test]
+    fn engines_are_listed_and_nop_is_marked_as_ioscopes() {
+        let text = cmdhelp("ioengine").unwrap();
+        for name in ["libaio", "io_uring", "mmap"] {
+            assert!(text.contains(&format!(": {name:<13} ")), "{text}");
+        }
+        assert!(
+            text.contains(": nop           ioscope only, not a fio engine"),
+            "{text}"
+        );
     }
 
     #[test]

@@ -135,29 +135,18 @@ fn apply_section(
             .ok_or_else(|| ParseError::at(&entry.place, options::not_an_option(&entry.key)))?;
         resolved.push((entry, def));
     }
-    let rank = |def: &OptionDef| match (def.id, def.engine) {
-        (options::Opt::KbBase, _) => 0,
-        (_, None) => 1,
-        (_, Some(_)) => 2,
+    let rank = |def: &OptionDef| match def.id {
+        options::Opt::KbBase => 0,
+        _ if def.is_engine_option() => 2,
+        _ => 1,
     };
     if !in_order {
         // A stable sort keeps the written order within each rank.
         resolved.sort_by_key(|(_, def)| rank(def));
     }
     for (entry, def) in resolved {
-        if let Some(engine) = def.engine {
-            if settings.spec.ioengine != engine {
-                return Err(ParseError::at(
-                    &entry.place,
-                    format!(
-                        "'{}' is an option of ioengine={}, but ioengine={} is in effect here",
-                        entry.key,
-                        engine.name(),
-                        settings.spec.ioengine.name()
-                    ),
-                ));
-            }
-        }
+        def.check_engine(settings.spec.ioengine)
+            .map_err(|e| ParseError::at(&entry.place, e))?;
         settings
             .apply(def, entry.value.as_deref())
             .map_err(|e| match &entry.value {
@@ -165,7 +154,7 @@ fn apply_section(
                 None => ParseError::at(&entry.place, format!("{}: {e}", entry.key)),
             })?;
         // fio echoes options given with a value, and not engine options.
-        if let (Some(value), None) = (&entry.value, def.engine) {
+        if let (Some(value), false) = (&entry.value, def.is_engine_option()) {
             match echo.iter_mut().find(|(name, _)| name == def.name) {
                 Some(slot) => slot.1 = value.clone(),
                 None => echo.push((def.name.to_string(), value.clone())),

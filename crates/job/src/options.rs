@@ -49,6 +49,16 @@ pub(crate) enum Opt {
     CpusAllowedPolicy,
     Ioengine,
     Hipri,
+    SqthreadPoll,
+    SqthreadPollCpu,
+    Fixedbufs,
+    Registerfiles,
+    Nonvectored,
+    ForceAsync,
+    Nowait,
+    Uncached,
+    UserspaceReap,
+    LibaioVectored,
     Fsync,
     EndFsync,
     KbBase,
@@ -125,8 +135,50 @@ pub(crate) struct OptionDef {
     pub default: &'static str,
     pub help: &'static str,
     pub category: &'static str,
-    /// Set for engine options: the engine the option belongs to.
-    pub engine: Option<IoEngine>,
+    /// For an engine option, the engines ioscope takes it with; empty for
+    /// every other option.
+    pub engines: &'static [IoEngine],
+    /// Engines whose fio version has this option, but ioscope's does not
+    /// honour it yet: refused as "not supported yet" rather than as an
+    /// option of another engine.
+    pub not_yet_with: &'static [IoEngine],
+}
+
+impl OptionDef {
+    pub(crate) fn is_engine_option(&self) -> bool {
+        !self.engines.is_empty()
+    }
+
+    /// Whether the option may be given while `engine` is in effect; the
+    /// error says why not. fio refuses an engine option of another engine
+    /// as an unknown option, so a job that fio would refuse is refused.
+    pub(crate) fn check_engine(&self, engine: IoEngine) -> Result<(), String> {
+        if !self.is_engine_option() || self.engines.contains(&engine) {
+            return Ok(());
+        }
+        let with = engine_names(self.engines);
+        if self.not_yet_with.contains(&engine) {
+            return Err(format!(
+                "'{}' with ioengine={} is not supported by ioscope yet (only with ioengine={with})",
+                self.name,
+                engine.name()
+            ));
+        }
+        Err(format!(
+            "'{}' is an option of ioengine={with}, but ioengine={} is in effect here",
+            self.name,
+            engine.name()
+        ))
+    }
+}
+
+/// "io_uring", "pvsync2 or io_uring", "a, b or c".
+pub(crate) fn engine_names(engines: &[IoEngine]) -> String {
+    let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
 }
 
 const RW_VALUES: &[(&str, &str)] = &[
@@ -138,7 +190,7 @@ const RW_VALUES: &[(&str, &str)] = &[
     ("readwrite", "Sequential read and write mix"),
     ("randrw", "Random read and write mix"),
 ];
-const ENGINE_VALUES: &[(&str, &str)] = &[
+pub(crate) const ENGINE_VALUES: &[(&str, &str)] = &[
     ("sync", "read/write/lseek"),
     ("psync", "pread/pwrite"),
     (
@@ -146,6 +198,19 @@ const ENGINE_VALUES: &[(&str, &str)] = &[
         "preadv2/pwritev2, with RWF_HIPRI when hipri is set",
     ),
     ("null", "No I/O: measures ioscope itself"),
+    (
+        "libaio",
+        "Linux native asynchronous I/O (io_submit/io_getevents)",
+    ),
+    ("io_uring", "Fast Linux native asynchronous I/O"),
+    (
+        "mmap",
+        "Memory mapped I/O (memcpy to and from a mapping of the file)",
+    ),
+    (
+        "nop",
+        "ioscope only, not a fio engine: io_uring NOP requests, no I/O; measures the ring",
+    ),
 ];
 const GENERATOR_VALUES: &[(&str, &str)] = &[
     ("tausworthe", "Strong 2^88 cycle random number generator"),
@@ -174,7 +239,8 @@ const KB_BASE_VALUES: &[(&str, &str)] = &[
 
 macro_rules! opt {
     ($id:ident, $name:literal, [$($alias:literal),*], $kind:expr, $default:literal,
-     $cat:literal, $help:literal $(, engine = $engine:expr)?) => {
+     $cat:literal, $help:literal
+     $(, engines = [$($engine:ident),+] $(, not_yet = [$($not_yet:ident),+])?)?) => {
         OptionDef {
             id: Opt::$id,
             name: $name,
@@ -183,11 +249,10 @@ macro_rules! opt {
             default: $default,
             help: $help,
             category: $cat,
-            engine: opt!(@engine $($engine)?),
+            engines: &[$($(IoEngine::$engine),+)?],
+            not_yet_with: &[$($($(IoEngine::$not_yet),+)?)?],
         }
     };
-    (@engine) => { None };
-    (@engine $engine:expr) => { Some($engine) };
 }
 
 /// The table, grouped by category in the order `--cmdhelp=all` lists them.
@@ -237,7 +302,18 @@ pub(crate) static OPTIONS: &[OptionDef] = &[
     opt!(CpusAllowed, "cpus_allowed", [], Kind::CpuList, "", "CPU affinity", "Set CPUs allowed"),
     opt!(CpusAllowedPolicy, "cpus_allowed_policy", [], Kind::Choice(POLICY_VALUES), "shared", "CPU affinity", "Distribution policy for cpus_allowed"),
     opt!(Ioengine, "ioengine", [], Kind::Choice(ENGINE_VALUES), "psync", "I/O engine", "I/O engine to use"),
-    opt!(Hipri, "hipri", [], Kind::Flag, "0", "I/O engine", "Use polled I/O completions (RWF_HIPRI)", engine = IoEngine::Pvsync2),
+    // Engine options, with fio's types and defaults (`fio --enghelp=ENGINE,OPTION`).
+    opt!(Hipri, "hipri", [], Kind::Flag, "", "I/O engine", "Use polled I/O completions (RWF_HIPRI for pvsync2, IORING_SETUP_IOPOLL for io_uring)", engines = [Pvsync2, IoUring]),
+    opt!(SqthreadPoll, "sqthread_poll", [], Kind::Flag, "", "I/O engine", "Offload submission/completion to kernel thread (IORING_SETUP_SQPOLL)", engines = [IoUring]),
+    opt!(SqthreadPollCpu, "sqthread_poll_cpu", [], Kind::Int, "", "I/O engine", "What CPU to run SQ thread polling on (needs sqthread_poll)", engines = [IoUring]),
+    opt!(Fixedbufs, "fixedbufs", [], Kind::Flag, "", "I/O engine", "Pre map IO buffers (registered with the ring)", engines = [IoUring]),
+    opt!(Registerfiles, "registerfiles", [], Kind::Flag, "", "I/O engine", "Pre-open/register files with the ring", engines = [IoUring]),
+    opt!(Nonvectored, "nonvectored", [], Kind::Int, "-1", "I/O engine", "Use non-vectored read/write commands (1), vectored ones (0), or non-vectored where the kernel has them (-1)", engines = [IoUring]),
+    opt!(ForceAsync, "force_async", [], Kind::Int, "", "I/O engine", "Set IOSQE_ASYNC every N requests (0: never)", engines = [IoUring]),
+    opt!(Nowait, "nowait", [], Kind::Bool, "", "I/O engine", "Use RWF_NOWAIT for reads/writes", engines = [IoUring, Libaio], not_yet = [Pvsync2]),
+    opt!(Uncached, "uncached", [], Kind::Int, "", "I/O engine", "Drop buffered reads/writes from the page cache when done (any value but 0; RWF_DONTCACHE, Linux 6.14)", engines = [IoUring], not_yet = [Pvsync2]),
+    opt!(UserspaceReap, "userspace_reap", [], Kind::Flag, "", "I/O engine", "Use alternative user-space reap implementation", engines = [Libaio]),
+    opt!(LibaioVectored, "libaio_vectored", [], Kind::Bool, "", "I/O engine", "Use libaio {preadv,pwritev} instead of libaio {pread,pwrite} (a newer fio's option; fio 3.33 lacks it)", engines = [Libaio]),
     opt!(KbBase, "kb_base", [], Kind::Choice(KB_BASE_VALUES), "1024", "Measurements and reporting", "Unit prefix interpretation for quantities of data (IEC and SI)"),
     opt!(PercentileList, "percentile_list", [], Kind::FloatList, "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99", "Measurements and reporting", "Specify a custom list of percentiles to report for completion latency"),
     opt!(ClatPercentiles, "clat_percentiles", [], Kind::Bool, "1", "Measurements and reporting", "Enable the reporting of completion latency percentiles"),

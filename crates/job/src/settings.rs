@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::options::{Kind, Opt, OptionDef};
+use crate::options::{Kind, Opt, OptionDef, ENGINE_VALUES};
 use crate::spec::*;
 use crate::values;
 
@@ -70,6 +70,7 @@ impl Settings {
                 cpus_allowed_policy: CpusAllowedPolicy::Shared,
                 ioengine: IoEngine::Psync,
                 hipri: false,
+                engine_options: EngineOptions::default(),
                 fsync: 0,
                 end_fsync: false,
                 kb_base: 1024,
@@ -238,10 +239,24 @@ impl Settings {
                 // defaults, as fio loads a fresh engine option block.
                 if engine != s.ioengine {
                     s.hipri = false;
+                    s.engine_options = EngineOptions::default();
                 }
                 s.ioengine = engine;
             }
             Opt::Hipri => s.hipri = flag(text)?,
+            Opt::SqthreadPoll => s.engine_options.sqthread_poll = flag(text)?,
+            Opt::SqthreadPollCpu => {
+                s.engine_options.sqthread_poll_cpu = Some(values::uint(text, kb, 0)?)
+            }
+            Opt::Fixedbufs => s.engine_options.fixedbufs = flag(text)?,
+            Opt::Registerfiles => s.engine_options.registerfiles = flag(text)?,
+            Opt::Nonvectored => s.engine_options.nonvectored = nonvectored(text, kb)?,
+            Opt::ForceAsync => s.engine_options.force_async = values::uint(text, kb, 0)?,
+            Opt::Nowait => s.engine_options.nowait = flag(text)?,
+            // fio 3.33 reads uncached as a number and tests it for non-zero.
+            Opt::Uncached => s.engine_options.uncached = values::uint(text, kb, 0)? != 0,
+            Opt::UserspaceReap => s.engine_options.userspace_reap = flag(text)?,
+            Opt::LibaioVectored => s.engine_options.vectored = flag(text)?,
             Opt::Fsync => s.fsync = values::uint(text, kb, 0)?,
             Opt::EndFsync => s.end_fsync = flag(text)?,
             Opt::KbBase => {
@@ -327,6 +342,14 @@ impl Settings {
         if spec.zero_buffers && !self.scramble_set {
             spec.scramble_buffers = false;
         }
+        let engine = &spec.engine_options;
+        if let (Some(cpu), false) = (engine.sqthread_poll_cpu, engine.sqthread_poll) {
+            // fio ignores the CPU without an SQ thread; ioscope's engine
+            // refuses it, so say so before the run rather than at it.
+            return Err(format!(
+                "sqthread_poll_cpu={cpu} needs sqthread_poll (without it there is no SQ thread to place)"
+            ));
+        }
         if spec.time_based && spec.runtime.is_none() {
             // fio drops time_based with a complaint; refusing says it louder.
             return Err("time_based needs a runtime".to_string());
@@ -340,6 +363,18 @@ impl Settings {
             }
         }
         Ok(spec)
+    }
+}
+
+/// io_uring's `nonvectored`: fio's `-1` (its default) detects, 0 is off and
+/// any other value on, as fio tests it. Other negative values are refused.
+fn nonvectored(text: &str, kb: u32) -> Result<Option<bool>, String> {
+    match text.strip_prefix('-') {
+        Some(rest) if values::uint(rest, kb, 0) == Ok(1) => Ok(None),
+        Some(_) => Err(format!(
+            "'{text}': expected -1 (use READ/WRITE where the kernel has them), 0 or 1"
+        )),
+        None => Ok(Some(values::uint(text, kb, 0)? != 0)),
     }
 }
 
@@ -408,11 +443,8 @@ fn rw_mode(text: &str, kb: u32) -> Result<RwMode, String> {
 
 /// fio engine names ioscope knows of but does not have yet.
 const FIO_ENGINES: &[&str] = &[
-    "libaio",
-    "io_uring",
     "io_uring_cmd",
     "posixaio",
-    "mmap",
     "splice",
     "sg",
     "vsync",
@@ -457,12 +489,20 @@ fn engine(text: &str) -> Result<IoEngine, String> {
         "psync" => Ok(IoEngine::Psync),
         "pvsync2" => Ok(IoEngine::Pvsync2),
         "null" => Ok(IoEngine::Null),
+        "libaio" => Ok(IoEngine::Libaio),
+        "io_uring" => Ok(IoEngine::IoUring),
+        "mmap" => Ok(IoEngine::Mmap),
+        "nop" => Ok(IoEngine::Nop),
         _ if FIO_ENGINES.contains(&text) || text.starts_with("external:") || text.contains('/') => {
             Err(format!("ioengine={text} is not supported by ioscope yet"))
         }
-        _ => Err(format!(
-            "unknown ioengine '{text}'; ioscope supports sync, psync, pvsync2 and null"
-        )),
+        _ => {
+            let known: Vec<&str> = ENGINE_VALUES.iter().map(|v| v.0).collect();
+            Err(format!(
+                "unknown ioengine '{text}'; ioscope supports {}",
+                known.join(", ")
+            ))
+        }
     }
 }
 
@@ -670,17 +710,80 @@ mod tests {
     #[test]
     fn engines() {
         let mut s = Settings::defaults();
-        set(&mut s, "ioengine", "pvsync2").unwrap();
+        for name in [
+            "sync", "psync", "pvsync2", "null", "libaio", "io_uring", "mmap", "nop",
+        ] {
+            set(&mut s, "ioengine", name).unwrap();
+            assert_eq!(s.spec.ioengine.name(), name);
+        }
+        set(&mut s, "ioengine", "io_uring").unwrap();
         set(&mut s, "hipri", "1").unwrap();
+        set(&mut s, "sqthread_poll", "1").unwrap();
+        set(&mut s, "ioengine", "io_uring").unwrap();
+        assert!(s.spec.hipri, "the same engine again keeps its options");
         set(&mut s, "ioengine", "psync").unwrap();
         assert!(!s.spec.hipri, "a new engine starts from its own defaults");
+        assert_eq!(s.spec.engine_options, EngineOptions::default());
         assert_eq!(
-            set(&mut s, "ioengine", "libaio").unwrap_err(),
-            "ioengine=libaio is not supported by ioscope yet"
+            set(&mut s, "ioengine", "posixaio").unwrap_err(),
+            "ioengine=posixaio is not supported by ioscope yet"
         );
-        assert!(set(&mut s, "ioengine", "foo")
+        assert_eq!(
+            set(&mut s, "ioengine", "io_uring_cmd").unwrap_err(),
+            "ioengine=io_uring_cmd is not supported by ioscope yet"
+        );
+        assert_eq!(
+            set(&mut s, "ioengine", "foo").unwrap_err(),
+            "unknown ioengine 'foo'; ioscope supports sync, psync, pvsync2, null, libaio, io_uring, mmap, nop"
+        );
+    }
+
+    #[test]
+    fn io_uring_values() {
+        let mut s = Settings::defaults();
+        set(&mut s, "ioengine", "io_uring").unwrap();
+        let nonvectored = |s: &mut Settings, v: &str| {
+            set(s, "nonvectored", v).map(|()| s.spec.engine_options.nonvectored)
+        };
+        assert_eq!(s.spec.engine_options.nonvectored, None, "fio: -1, detect");
+        assert_eq!(nonvectored(&mut s, "0"), Ok(Some(false)));
+        assert_eq!(nonvectored(&mut s, "1"), Ok(Some(true)));
+        // fio tests the value for non-zero.
+        assert_eq!(nonvectored(&mut s, "2"), Ok(Some(true)));
+        assert_eq!(nonvectored(&mut s, "-1"), Ok(None));
+        assert!(nonvectored(&mut s, "-2")
             .unwrap_err()
-            .contains("sync, psync, pvsync2 and null"));
+            .contains("expected -1"));
+        assert!(nonvectored(&mut s, "-").is_err());
+        assert!(nonvectored(&mut s, "yes").is_err());
+        set(&mut s, "uncached", "2").unwrap();
+        assert!(s.spec.engine_options.uncached, "fio: any value but 0");
+        set(&mut s, "uncached", "0").unwrap();
+        assert!(!s.spec.engine_options.uncached);
+        assert!(set(&mut s, "uncached", "-1").is_err());
+        set(&mut s, "force_async", "4").unwrap();
+        assert_eq!(s.spec.engine_options.force_async, 4);
+        assert!(set(&mut s, "force_async", "-1").is_err());
+        assert!(set(&mut s, "sqthread_poll", "2").is_err());
+        // nowait takes a value in fio (a bool, not a flag).
+        assert!(s.apply(find("nowait").unwrap(), None).is_err());
+        s.apply(find("fixedbufs").unwrap(), None).unwrap();
+        assert!(s.spec.engine_options.fixedbufs);
+    }
+
+    #[test]
+    fn sqthread_poll_cpu_needs_sqthread_poll() {
+        let mut s = Settings::defaults();
+        set(&mut s, "ioengine", "io_uring").unwrap();
+        set(&mut s, "sqthread_poll_cpu", "3").unwrap();
+        assert_eq!(
+            s.resolve().unwrap_err(),
+            "sqthread_poll_cpu=3 needs sqthread_poll (without it there is no SQ thread to place)"
+        );
+        set(&mut s, "sqthread_poll", "1").unwrap();
+        let spec = s.resolve().unwrap();
+        assert_eq!(spec.engine_options.sqthread_poll_cpu, Some(3));
+        assert!(spec.engine_options.sqthread_poll);
     }
 
     #[test]

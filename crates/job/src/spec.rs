@@ -139,17 +139,61 @@ pub enum IoEngine {
     Psync,
     Pvsync2,
     Null,
+    Libaio,
+    IoUring,
+    Mmap,
+    /// io_uring NOP requests: ioscope's own engine, fio has none.
+    Nop,
 }
 
 impl IoEngine {
+    /// The name `ioengine=` takes (fio's, except `nop`).
     pub fn name(self) -> &'static str {
         match self {
             IoEngine::Sync => "sync",
             IoEngine::Psync => "psync",
             IoEngine::Pvsync2 => "pvsync2",
             IoEngine::Null => "null",
+            IoEngine::Libaio => "libaio",
+            IoEngine::IoUring => "io_uring",
+            IoEngine::Mmap => "mmap",
+            IoEngine::Nop => "nop",
         }
     }
+}
+
+/// The engine options of `io_uring` and `libaio` (fio's names in each
+/// field's doc), as written: an option of another engine than the job's is
+/// refused by the parser, so only the job's engine's options can be set.
+/// Everything is off by default, as in fio. `hipri` is [`JobSpec::hipri`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineOptions {
+    /// io_uring `sqthread_poll`: a kernel thread polls the submission queue.
+    pub sqthread_poll: bool,
+    /// io_uring `sqthread_poll_cpu`: the CPU of that thread. The parser
+    /// refuses it without `sqthread_poll` (fio ignores it then).
+    pub sqthread_poll_cpu: Option<u32>,
+    /// io_uring `fixedbufs`: buffers registered with the ring.
+    pub fixedbufs: bool,
+    /// io_uring `registerfiles`: files registered with the ring.
+    pub registerfiles: bool,
+    /// io_uring `nonvectored`: `Some(true)` for READ/WRITE, `Some(false)` for
+    /// READV/WRITEV, `None` (fio's default, `-1`) to use READ/WRITE where the
+    /// kernel has them.
+    pub nonvectored: Option<bool>,
+    /// io_uring `force_async=N`: IOSQE_ASYNC on every Nth request; 0 never.
+    pub force_async: u32,
+    /// io_uring and libaio `nowait`: RWF_NOWAIT on every transfer.
+    pub nowait: bool,
+    /// io_uring `uncached` (fio 3.33 takes a number; any but 0 sets it):
+    /// buffered transfers drop their pages from the page cache.
+    pub uncached: bool,
+    /// libaio `userspace_reap`: reap completions from the AIO ring in user
+    /// space when a reap need not wait.
+    pub userspace_reap: bool,
+    /// libaio `libaio_vectored`: IOCB_CMD_PREADV/PWRITEV instead of
+    /// PREAD/PWRITE.
+    pub vectored: bool,
 }
 
 /// Where a job was defined, for messages.
@@ -241,8 +285,10 @@ pub struct JobSpec {
     pub cpus_allowed_policy: CpusAllowedPolicy,
     /// `ioengine`, default psync.
     pub ioengine: IoEngine,
-    /// `hipri` (pvsync2 engine option), default false.
+    /// `hipri` (pvsync2 and io_uring engine option), default false.
     pub hipri: bool,
+    /// The other engine options, all off by default.
+    pub engine_options: EngineOptions,
     /// `fsync`: fsync after this many writes, 0 for never.
     pub fsync: u32,
     /// `end_fsync`, default false.

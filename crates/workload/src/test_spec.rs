@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use ioscope_job::{
-    BlockSize, ClockSourceOpt, CpusAllowedPolicy, IoEngine, JobSpec, Origin, PerDir,
+    BlockSize, ClockSourceOpt, CpusAllowedPolicy, EngineOptions, IoEngine, JobSpec, Origin, PerDir,
     RandomGenerator, RwKind, RwMode, SizeSpec, DEFAULT_PERCENTILES,
 };
 
@@ -47,6 +47,7 @@ pub fn spec(kind: RwKind, size: u64, bs: u64) -> JobSpec {
         cpus_allowed_policy: CpusAllowedPolicy::Shared,
         ioengine: IoEngine::Psync,
         hipri: false,
+        engine_options: EngineOptions::default(),
         fsync: 0,
         end_fsync: false,
         kb_base: 1024,
