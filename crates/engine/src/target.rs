@@ -219,6 +219,51 @@ impl Target {
     }
 }
 
+impl Target {
+    /// Drops the target's cached pages for `len` bytes from `offset` (0 for
+    /// the rest), as fio's `invalidate=1` does when a job opens its files,
+    /// so a buffered job measures the device rather than the page cache:
+    /// posix_fadvise(DONTNEED) for a file, BLKFLSBUF for a block device
+    /// (which needs CAP_SYS_ADMIN). Character devices have no cache.
+    pub fn invalidate_cache(&self, offset: u64, len: u64) -> Result<(), EngineError> {
+        match self.kind {
+            TargetKind::RegularFile => {
+                // SAFETY: fadvise only reads its arguments.
+                let rc = unsafe {
+                    libc::posix_fadvise(
+                        self.fd(),
+                        offset as libc::off_t,
+                        len as libc::off_t,
+                        libc::POSIX_FADV_DONTNEED,
+                    )
+                };
+                if rc != 0 {
+                    return Err(EngineError::Io {
+                        path: self.path.clone(),
+                        what: "cannot drop the cached pages (invalidate=1)",
+                        source: io::Error::from_raw_os_error(rc),
+                    });
+                }
+            }
+            TargetKind::BlockDevice => {
+                // BLKFLSBUF is _IO(0x12, 97).
+                const BLKFLSBUF: libc::Ioctl = 0x1261;
+                // SAFETY: BLKFLSBUF takes no argument.
+                if unsafe { libc::ioctl(self.fd(), BLKFLSBUF, 0) } == -1 {
+                    return Err(EngineError::Io {
+                        path: self.path.clone(),
+                        what: "cannot flush the device's buffer cache (invalidate=1 needs root; \
+                               set invalidate=0 to skip it)",
+                        source: io::Error::last_os_error(),
+                    });
+                }
+            }
+            TargetKind::CharDevice => {}
+        }
+        Ok(())
+    }
+}
+
 /// Whether `path` is a block device that is in use by the system: the device
 /// itself, one of its partitions, or a device built on any of them (device
 /// mapper, md, ...) mounted, or any of them active as swap. Writing to such a
@@ -1024,5 +1069,44 @@ mod tests {
             .unwrap()
             .expect("the root device is in use");
         assert!(use_.contains("is mounted on /"), "{use_}");
+    }
+
+    /// Pages of `path` in the page cache, counted with mincore.
+    fn resident_pages(path: &Path) -> usize {
+        let file = std::fs::File::open(path).unwrap();
+        let len = file.metadata().unwrap().len() as usize;
+        let page = 4096;
+        // SAFETY: a read-only shared mapping of the whole file, unmapped below.
+        let addr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ,
+                libc::MAP_SHARED,
+                std::os::fd::AsRawFd::as_raw_fd(&file),
+                0,
+            )
+        };
+        assert_ne!(addr, libc::MAP_FAILED);
+        let mut vec = vec![0u8; len.div_ceil(page)];
+        // SAFETY: vec has one byte per page of the mapping.
+        let rc = unsafe { libc::mincore(addr, len, vec.as_mut_ptr()) };
+        unsafe { libc::munmap(addr, len) };
+        assert_eq!(rc, 0);
+        vec.iter().filter(|&&b| b & 1 == 1).count()
+    }
+
+    #[test]
+    fn invalidate_drops_a_files_cached_pages() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        std::fs::write(&path, vec![7u8; 1 << 20]).unwrap();
+        let t = Target::open(&path, &rw_create()).unwrap();
+        // SAFETY: fsync on an open fd; dirty pages cannot be dropped.
+        assert_eq!(unsafe { libc::fsync(t.fd()) }, 0);
+        std::fs::read(&path).unwrap();
+        assert!(resident_pages(&path) > 0, "the read should have cached the file");
+        t.invalidate_cache(0, 0).unwrap();
+        assert_eq!(resident_pages(&path), 0);
     }
 }
