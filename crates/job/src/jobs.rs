@@ -153,8 +153,10 @@ fn apply_section(
                 Some(v) => ParseError::at(&entry.place, format!("{}={v}: {e}", entry.key)),
                 None => ParseError::at(&entry.place, format!("{}: {e}", entry.key)),
             })?;
-        // fio echoes options given with a value, and not engine options.
-        if let (Some(value), false) = (&entry.value, def.is_engine_option()) {
+        // fio echoes options given with a value, engine options included
+        // (after the others in a job file, as they are parsed last), and
+        // no bare flags.
+        if let Some(value) = &entry.value {
             match echo.iter_mut().find(|(name, _)| name == def.name) {
                 Some(slot) => slot.1 = value.clone(),
                 None => echo.push((def.name.to_string(), value.clone())),

@@ -20,6 +20,27 @@
 //! - A section skipped by `--section` on the command line takes the options
 //!   after its `--name` with it (fio applies them to the global defaults).
 //! - Sequential `rw=read:N` offsets and trim workloads are not supported yet.
+//! - `sqthread_poll_cpu` without `sqthread_poll` is an error (fio ignores
+//!   it), and `nonvectored` below -1 is an error (fio reads it as 1).
+//!
+//! Engines: `sync`, `psync`, `pvsync2`, `null`, `libaio`, `io_uring` and
+//! `mmap` are fio's; `nop` (io_uring NOP requests, no I/O) is ioscope's own.
+//! Engine options follow fio's rules: in a job file they apply after the
+//! rest of their section, once its `ioengine` is known; on the command line
+//! they must follow the `--ioengine` they belong to; an option of another
+//! engine than the one in effect is an error, as in fio; a new engine starts
+//! from its options' defaults. They land in [`JobSpec::hipri`] and
+//! [`JobSpec::engine_options`]:
+//!
+//! - pvsync2: `hipri`.
+//! - io_uring: `hipri`, `sqthread_poll`, `sqthread_poll_cpu`, `fixedbufs`,
+//!   `registerfiles`, `nonvectored`, `force_async`, `nowait`, `uncached`.
+//! - libaio: `userspace_reap`, `nowait`, and `libaio_vectored` (a newer
+//!   fio's option; fio 3.33 lacks it). libaio takes no `hipri`, as in fio.
+//!
+//! fio's other engine options (`cmdprio*`, `cmd_type`, `hipri_percentage`,
+//! `thp`, and `nowait`/`uncached` with pvsync2) are refused as not supported
+//! yet.
 
 mod arith;
 mod cmdhelp;
@@ -162,6 +183,7 @@ mod tests {
                 ("cpus_allowed", "1"),
                 ("direct", "1"),
                 ("ioengine", "pvsync2"),
+                ("hipri", "1"),
             ])
         );
     }
@@ -483,7 +505,13 @@ create_on_open=1
         // fio parses engine options after the rest of the section.
         let job = &parse_text("[j]\nhipri\nioengine=pvsync2\n").unwrap().jobs[0];
         assert!(job.hipri);
-        assert!(job.options.iter().all(|(k, _)| k != "hipri"));
+        assert!(job.options.iter().all(|(k, _)| k != "hipri"), "bare");
+        // Given a value, it is echoed after the others, as fio's JSON has it.
+        let job = &parse_text("[j]\nhipri=1\nioengine=pvsync2\n").unwrap().jobs[0];
+        assert_eq!(
+            job.options,
+            opts(&[("ioengine", "pvsync2"), ("hipri", "1")])
+        );
         let err = parse_text("[j]\nioengine=psync\nhipri=1\n")
             .unwrap_err()
             .message;
@@ -543,7 +571,19 @@ create_on_open=1
         assert_eq!(job.ioengine, IoEngine::IoUring);
         assert!(job.hipri);
         assert_eq!(job.engine_options, expected);
-        assert_eq!(job.options, opts(&[("ioengine", "io_uring")]));
+        // fio 3.33's JSON echoes engine options given with a value too.
+        assert_eq!(
+            job.options,
+            opts(&[
+                ("ioengine", "io_uring"),
+                ("sqthread_poll_cpu", "3"),
+                ("registerfiles", "1"),
+                ("nonvectored", "0"),
+                ("force_async", "8"),
+                ("nowait", "1"),
+                ("uncached", "1"),
+            ])
+        );
         let job = cli_job(&[
             "--name=j",
             "--ioengine=io_uring",
