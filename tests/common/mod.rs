@@ -7,10 +7,9 @@
 #![allow(dead_code)]
 
 use std::ffi::OsString;
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self};
 use std::io::Read;
 use std::os::unix::fs::MetadataExt;
-use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::thread;
@@ -354,15 +353,11 @@ pub fn block_device_of(path: &Path) -> Option<String> {
 
 // ---------------------------------------------------------------- zram
 
-const ZRAM_SYS: &str = "/sys/block/zram0";
-const ZRAM_LOCK: &str = "/tmp/ioscope-zram.lock";
-
-/// /dev/zram0, set up at 256 MiB for one test and reset when dropped. Held
-/// under an exclusive flock on /tmp/ioscope-zram.lock, so tests (here and in
-/// other crates using the same lock) take turns.
+/// /dev/zram0, set up at 256 MiB for one test and reset when dropped (the
+/// shared guard, which takes turns with every other crate's tests).
 pub struct Zram {
     pub dev: PathBuf,
-    _lock: File,
+    inner: ioscope_testutil::Zram,
 }
 
 impl Zram {
@@ -371,100 +366,20 @@ impl Zram {
 
     /// Borrows zram0, or says why it cannot (the caller prints and skips).
     pub fn acquire() -> Result<Zram, String> {
-        if !Path::new(ZRAM_SYS).exists() {
-            return Err(format!(
-                "{ZRAM_SYS} does not exist (zram module not loaded; `modprobe zram` as root)"
-            ));
-        }
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            return Err("not root: setting up zram needs root".into());
-        }
-        let lock = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(ZRAM_LOCK)
-            .map_err(|e| format!("cannot open {ZRAM_LOCK}: {e}"))?;
-        let deadline = Instant::now() + Duration::from_secs(180);
-        loop {
-            // SAFETY: a valid open descriptor; flock has no other preconditions.
-            let r = unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-            if r == 0 {
-                break;
-            }
-            let e = std::io::Error::last_os_error();
-            if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
-                return Err(format!("flock {ZRAM_LOCK}: {e}"));
-            }
-            if Instant::now() > deadline {
-                return Err(format!(
-                    "{ZRAM_LOCK} stayed locked by someone else for 180 s"
-                ));
-            }
-            thread::sleep(Duration::from_millis(50));
-        }
-        let size = fs::read_to_string(format!("{ZRAM_SYS}/disksize"))
-            .map_err(|e| format!("reading {ZRAM_SYS}/disksize: {e}"))?;
-        if size.trim() != "0" {
-            // Every cooperating user holds the lock we now hold, so this is
-            // left over from a test that could not reset it. The kernel
-            // refuses the reset (EBUSY) while anyone has the device open.
-            if let Err(e) = fs::write(format!("{ZRAM_SYS}/reset"), "1") {
-                return Err(format!(
-                    "zram0 is busy: set up (disksize {}) and cannot be reset ({e})",
-                    size.trim()
-                ));
-            }
-            eprintln!(
-                "note: reset zram0, left set up (disksize {}) by an earlier user",
-                size.trim()
-            );
-        }
-        fs::write(format!("{ZRAM_SYS}/disksize"), "256M")
-            .map_err(|e| format!("echo 256M > {ZRAM_SYS}/disksize: {e}"))?;
-        let dev = PathBuf::from("/dev/zram0");
-        let start = Instant::now();
-        while !dev.exists() {
-            if start.elapsed() > Duration::from_secs(5) {
-                let _ = fs::write(format!("{ZRAM_SYS}/reset"), "1");
-                return Err("/dev/zram0 did not appear".into());
-            }
-            thread::sleep(Duration::from_millis(20));
-        }
-        Ok(Zram { dev, _lock: lock })
+        let inner = ioscope_testutil::Zram::acquire(Self::SIZE)?;
+        Ok(Zram {
+            dev: inner.path().to_path_buf(),
+            inner,
+        })
     }
 
     pub fn path(&self) -> &str {
         self.dev.to_str().unwrap()
     }
 
-    /// Sectors (512 bytes) read and written on the device so far, from
-    /// /sys/block/zram0/stat.
+    /// Sectors (512 bytes) read and written on the device so far.
     pub fn sectors(&self) -> (u64, u64) {
-        let s = fs::read_to_string(format!("{ZRAM_SYS}/stat")).unwrap_or_default();
-        let f: Vec<u64> = s
-            .split_whitespace()
-            .filter_map(|x| x.parse().ok())
-            .collect();
-        (
-            f.get(2).copied().unwrap_or(0),
-            f.get(6).copied().unwrap_or(0),
-        )
-    }
-}
-
-impl Drop for Zram {
-    fn drop(&mut self) {
-        // The device may still be closing (a just-exited child); retry a bit.
-        for _ in 0..50 {
-            if fs::write(format!("{ZRAM_SYS}/reset"), "1").is_ok() {
-                return;
-            }
-            thread::sleep(Duration::from_millis(100));
-        }
-        eprintln!("warning: could not reset zram0");
+        self.inner.sectors()
     }
 }
 

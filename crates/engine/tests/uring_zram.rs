@@ -3,8 +3,6 @@
 //! uncached do there. Needs root and the zram module; skips with the reason
 //! otherwise.
 
-use std::fs::File;
-use std::os::fd::AsRawFd;
 use std::path::Path;
 
 use ioscope_engine::{
@@ -16,43 +14,6 @@ const ZRAM: &str = "/dev/zram0";
 const SYS: &str = "/sys/block/zram0";
 const SIZE: u64 = 64 << 20;
 const BS: usize = 4096;
-
-/// Holds the shared zram lock and resets the device when dropped.
-struct Zram {
-    _lock: File,
-}
-
-impl Zram {
-    fn make() -> Result<Zram, String> {
-        if unsafe { libc::geteuid() } != 0 {
-            return Err("not root".into());
-        }
-        if !Path::new(SYS).exists() {
-            return Err(format!("{SYS} does not exist (no zram module)"));
-        }
-        let lock = File::create("/tmp/ioscope-zram.lock").map_err(|e| format!("lock file: {e}"))?;
-        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(format!("flock: {}", std::io::Error::last_os_error()));
-        }
-        let disksize =
-            std::fs::read_to_string(format!("{SYS}/disksize")).map_err(|e| e.to_string())?;
-        if disksize.trim() != "0" {
-            return Err(format!(
-                "{ZRAM} is already set up (disksize {}); not touching it",
-                disksize.trim()
-            ));
-        }
-        std::fs::write(format!("{SYS}/disksize"), SIZE.to_string())
-            .map_err(|e| format!("cannot size {ZRAM}: {e}"))?;
-        Ok(Zram { _lock: lock })
-    }
-}
-
-impl Drop for Zram {
-    fn drop(&mut self) {
-        let _ = std::fs::write(format!("{SYS}/reset"), "1");
-    }
-}
 
 fn config(depth: u32, hipri: bool, uring: UringOptions) -> QueueConfig {
     QueueConfig {
@@ -134,7 +95,7 @@ fn round_trip(q: &mut UringQueue, depth: u32, batch: u32, blocks: u64, seed: u8)
 
 #[test]
 fn uring_on_zram() {
-    let _zram = match Zram::make() {
+    let _zram = match ioscope_testutil::Zram::acquire(SIZE) {
         Ok(z) => z,
         Err(why) => {
             eprintln!("skipping zram test: {why}");

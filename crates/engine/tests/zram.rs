@@ -2,8 +2,6 @@
 //! sector size from the kernel, O_DIRECT checks, I/O, and the mounted/swap
 //! check. Needs root and /dev/zram0; skips with the reason otherwise.
 
-use std::fs::File;
-use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::process::Command;
 
@@ -16,40 +14,20 @@ const ZRAM: &str = "/dev/zram0";
 const SYS: &str = "/sys/block/zram0";
 const SIZE: u64 = 64 << 20;
 
-/// Holds the shared zram lock and resets the device when dropped, whatever
-/// the test did to it.
+/// The shared zram guard, plus the mount or swap a test put on the device,
+/// undone before the guard resets it.
 struct Zram {
-    _lock: File,
     mount: Option<std::path::PathBuf>,
     swap: bool,
+    _device: ioscope_testutil::Zram,
 }
 
 impl Zram {
     fn make() -> Result<Zram, String> {
-        if unsafe { libc::geteuid() } != 0 {
-            return Err("not root".into());
-        }
-        if !Path::new(SYS).exists() {
-            return Err(format!("{SYS} does not exist (no zram module)"));
-        }
-        let lock = File::create("/tmp/ioscope-zram.lock").map_err(|e| format!("lock file: {e}"))?;
-        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(format!("flock: {}", std::io::Error::last_os_error()));
-        }
-        let disksize =
-            std::fs::read_to_string(format!("{SYS}/disksize")).map_err(|e| e.to_string())?;
-        if disksize.trim() != "0" {
-            return Err(format!(
-                "{ZRAM} is already set up (disksize {}); not touching it",
-                disksize.trim()
-            ));
-        }
-        std::fs::write(format!("{SYS}/disksize"), SIZE.to_string())
-            .map_err(|e| format!("cannot size {ZRAM}: {e}"))?;
         Ok(Zram {
-            _lock: lock,
             mount: None,
             swap: false,
+            _device: ioscope_testutil::Zram::acquire(SIZE)?,
         })
     }
 }
@@ -62,7 +40,6 @@ impl Drop for Zram {
         if self.swap {
             let _ = Command::new("swapoff").arg(ZRAM).status();
         }
-        let _ = std::fs::write(format!("{SYS}/reset"), "1");
     }
 }
 
