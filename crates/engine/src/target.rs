@@ -1105,7 +1105,10 @@ mod tests {
         // SAFETY: fsync on an open fd; dirty pages cannot be dropped.
         assert_eq!(unsafe { libc::fsync(t.fd()) }, 0);
         std::fs::read(&path).unwrap();
-        assert!(resident_pages(&path) > 0, "the read should have cached the file");
+        assert!(
+            resident_pages(&path) > 0,
+            "the read should have cached the file"
+        );
         t.invalidate_cache(0, 0).unwrap();
         assert_eq!(resident_pages(&path), 0);
     }
