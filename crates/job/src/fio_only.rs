@@ -68,7 +68,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "ignore_error",
     "ignore_zone_limits",
     "interface",
-    "invalidate",
     "io_submit_mode",
     "iomem",
     "iomem_align",

@@ -145,6 +145,13 @@ mod tests {
     }
 
     #[test]
+    fn invalidate_is_on_unless_turned_off() {
+        let parsed = parse_text("[a]\nsize=1m\n[b]\nsize=1m\ninvalidate=0\n").unwrap();
+        assert!(parsed.jobs[0].invalidate);
+        assert!(!parsed.jobs[1].invalidate);
+    }
+
+    #[test]
     fn xnvme_style_job_file() {
         let parsed = parse(&files(&["xnvme.fio"])).unwrap();
         assert_eq!(parsed.jobs.len(), 1);

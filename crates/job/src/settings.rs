@@ -73,6 +73,7 @@ impl Settings {
                 engine_options: EngineOptions::default(),
                 fsync: 0,
                 end_fsync: false,
+                invalidate: true,
                 kb_base: 1024,
                 percentile_list: DEFAULT_PERCENTILES.to_vec(),
                 clat_percentiles: true,
@@ -259,6 +260,7 @@ impl Settings {
             Opt::LibaioVectored => s.engine_options.vectored = flag(text)?,
             Opt::Fsync => s.fsync = values::uint(text, kb, 0)?,
             Opt::EndFsync => s.end_fsync = flag(text)?,
+            Opt::Invalidate => s.invalidate = flag(text)?,
             Opt::KbBase => {
                 s.kb_base = match text {
                     "1024" => 1024,

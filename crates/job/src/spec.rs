@@ -293,6 +293,8 @@ pub struct JobSpec {
     pub fsync: u32,
     /// `end_fsync`, default false.
     pub end_fsync: bool,
+    /// `invalidate`: drop the files' cached pages when the job starts, default true.
+    pub invalidate: bool,
     /// `kb_base`, 1024 or 1000, default 1024.
     pub kb_base: u32,
     /// `percentile_list`, default fio's 17 percentiles.

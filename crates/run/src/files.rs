@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ioscope_engine::{layout_file, OpenOptions, Target, TargetKind};
+use ioscope_engine::{layout_file, poll_queue_warning, Backend, OpenOptions, Target, TargetKind};
 use ioscope_job::{IoEngine, JobSpec};
 use ioscope_workload::FileExtent;
 
@@ -12,7 +12,7 @@ use crate::error::RunError;
 /// One file or device a worker does I/O to.
 pub(crate) struct WorkerFile {
     pub path: PathBuf,
-    /// None for the null engine, which touches no file.
+    /// None for the diskless engines (null, nop), which touch no file.
     pub target: Option<Target>,
     pub extent: FileExtent,
     /// The file's size once laid out; I/O may run past the extent up to it.
@@ -65,7 +65,7 @@ pub(crate) fn prepare(
     worker: u32,
     notice: &mut dyn FnMut(String),
 ) -> Result<Vec<WorkerFile>, RunError> {
-    if spec.ioengine == IoEngine::Null {
+    if backend(spec).is_diskless() {
         let plans = ioscope_workload::plan_files(spec, &[None])
             .map_err(|m| RunError::job(&spec.name, m))?;
         return Ok(plans
@@ -86,8 +86,9 @@ pub(crate) fn prepare(
     let plans =
         ioscope_workload::plan_files(spec, &existing).map_err(|m| RunError::job(&spec.name, m))?;
 
-    let reads = spec.rw.kind.reads();
     let writes = spec.rw.kind.writes();
+    // A shared mapping of a file must be readable even to be written.
+    let reads = spec.rw.kind.reads() || spec.ioengine == IoEngine::Mmap;
     let mut laid_out = Vec::new();
     for (path, plan) in paths.iter().zip(&plans) {
         if let Some(size) = plan.layout_size {
@@ -129,6 +130,12 @@ pub(crate) fn prepare(
                 ));
             }
         }
+        if spec.hipri {
+            check_polling(spec, &path)?;
+        }
+        if spec.invalidate {
+            target.invalidate_cache(plan.extent.offset, plan.extent.len)?;
+        }
         if spec.direct {
             let sizes = [
                 spec.bs.read.min(),
@@ -146,6 +153,36 @@ pub(crate) fn prepare(
         });
     }
     Ok(files)
+}
+
+/// The engine crate's backend for the job's ioengine.
+pub(crate) fn backend(spec: &JobSpec) -> Backend {
+    Backend::from_name(spec.ioengine.name())
+        .expect("every ioengine the job crate accepts has a backend")
+}
+
+/// Polled completions need a device with poll queues. io_uring refuses
+/// IOPOLL without them (every polled read would fail), so the job is
+/// refused here, before the run; preadv2 quietly completes RWF_HIPRI I/O by
+/// interrupt instead, so a pvsync2 job runs with a warning that it is not
+/// polling.
+fn check_polling(spec: &JobSpec, path: &Path) -> Result<(), RunError> {
+    let Some(why) = poll_queue_warning(path) else {
+        return Ok(());
+    };
+    match spec.ioengine {
+        IoEngine::IoUring => Err(RunError::job(
+            &spec.name,
+            format!("hipri=1 cannot poll: {why}"),
+        )),
+        _ => {
+            eprintln!(
+                "ioscope: {}: hipri=1 will not poll: {why}; completions arrive by interrupt",
+                spec.name
+            );
+            Ok(())
+        }
+    }
 }
 
 /// fio's notice: `t: Laying out IO file (1 file / 16MiB)`.

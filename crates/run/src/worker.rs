@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use ioscope_engine::{open_queue, Backend, QueueConfig};
+use ioscope_engine::{open_queue, AioOptions, QueueConfig, UringOptions};
 use ioscope_job::JobSpec;
 use ioscope_stats::{current_tid, Clock, HelperTracker};
 use ioscope_workload::{BufferFiller, Workload};
@@ -100,8 +100,7 @@ fn run_inner(
     let workload = Workload::with_file_sizes(spec, &extents, &sizes, id.number);
     let filler = BufferFiller::new(spec, id.number);
     let config = loop_config(spec, &clock);
-    let backend = Backend::from_name(spec.ioengine.name())
-        .expect("every IoEngine the job crate accepts has a backend");
+    let backend = crate::files::backend(spec);
     let max_bs = spec.bs.read.max().max(spec.bs.write.max()).max(1);
     let align = files
         .iter()
@@ -113,7 +112,12 @@ fn run_inner(
         buffer_size: max_bs as usize,
         buffer_align: align,
         hipri: spec.hipri,
-        ..QueueConfig::default()
+        uring: uring_options(spec),
+        aio: AioOptions {
+            userspace_reap: spec.engine_options.userspace_reap,
+            vectored: spec.engine_options.vectored,
+            nowait: spec.engine_options.nowait,
+        },
     };
     let fds: Vec<_> = files
         .iter()
@@ -219,6 +223,21 @@ fn sleep_start_delay(spec: &JobSpec, worker: u32, stop: &AtomicBool) -> bool {
         std::thread::sleep(Duration::from_millis(10).min(end - std::time::Instant::now()));
     }
     true
+}
+
+fn uring_options(spec: &JobSpec) -> UringOptions {
+    let e = &spec.engine_options;
+    UringOptions {
+        sqpoll: e.sqthread_poll,
+        sqpoll_cpu: e.sqthread_poll_cpu,
+        fixed_buffers: e.fixedbufs,
+        register_files: e.registerfiles,
+        nonvectored: e.nonvectored,
+        force_async: e.force_async,
+        nowait: e.nowait,
+        uncached: e.uncached,
+        ..UringOptions::default()
+    }
 }
 
 fn loop_config(spec: &JobSpec, clock: &Clock) -> LoopConfig {

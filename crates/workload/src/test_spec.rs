@@ -50,6 +50,7 @@ pub fn spec(kind: RwKind, size: u64, bs: u64) -> JobSpec {
         engine_options: EngineOptions::default(),
         fsync: 0,
         end_fsync: false,
+        invalidate: true,
         kb_base: 1024,
         percentile_list: DEFAULT_PERCENTILES.to_vec(),
         clat_percentiles: true,
