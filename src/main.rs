@@ -1,6 +1,7 @@
 //! ioscope: parse the job dialect, run the jobs, write the results.
 
 mod args;
+mod peak;
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -9,6 +10,10 @@ use anyhow::Context;
 use ioscope_report::Format;
 
 fn main() -> ExitCode {
+    // `ioscope peak` is a front end of its own, with its own options.
+    if std::env::args_os().nth(1).is_some_and(|a| a == "peak") {
+        return peak::main(std::env::args_os().skip(2));
+    }
     match run() {
         Ok(code) => code,
         Err(e) => {
