@@ -89,8 +89,12 @@ pub(crate) fn prepare(
     let writes = spec.rw.kind.writes();
     // A shared mapping of a file must be readable even to be written.
     let reads = spec.rw.kind.reads() || spec.ioengine == IoEngine::Mmap;
+    // create_on_open: a write-only job's files are not made beforehand but
+    // created by the job's own open, and grow as they are written. A read
+    // needs the data there, and a mapping needs the file at its full size.
+    let create_on_open = spec.create_on_open && !reads;
     let mut laid_out = Vec::new();
-    for (path, plan) in paths.iter().zip(&plans) {
+    for (path, plan) in paths.iter().zip(&plans).filter(|_| !create_on_open) {
         if let Some(size) = plan.layout_size {
             laid_out.push((path.clone(), size));
         }
@@ -115,7 +119,7 @@ pub(crate) fn prepare(
             &OpenOptions {
                 read: reads,
                 write: writes,
-                create: false,
+                create: create_on_open,
                 direct: spec.direct,
             },
         )?;

@@ -1,0 +1,135 @@
+//! What a job does to the files it names: laying out, creating on open,
+//! unlinking, and dropping their cached pages (fio's invalidate).
+
+mod common;
+
+use std::os::fd::AsRawFd;
+use std::path::Path;
+
+use common::{ioscope, job, tempdir, u};
+
+/// Pages of `path` resident in the page cache (mincore over a mapping).
+fn resident_pages(path: &Path) -> usize {
+    let file = std::fs::File::open(path).unwrap();
+    let len = file.metadata().unwrap().len() as usize;
+    // SAFETY: a read-only shared mapping of the whole file, unmapped below.
+    let addr = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            file.as_raw_fd(),
+            0,
+        )
+    };
+    assert_ne!(addr, libc::MAP_FAILED);
+    let mut pages = vec![0u8; len.div_ceil(4096)];
+    // SAFETY: one byte per page of the mapping.
+    let rc = unsafe { libc::mincore(addr, len, pages.as_mut_ptr()) };
+    // SAFETY: the mapping made above.
+    unsafe { libc::munmap(addr, len) };
+    assert_eq!(rc, 0);
+    pages.iter().filter(|&&p| p & 1 == 1).count()
+}
+
+/// Writes `bytes` to `path` and makes sure they are on disk and cached.
+fn cached_file(path: &Path, bytes: usize) {
+    std::fs::write(path, vec![1u8; bytes]).unwrap();
+    std::fs::File::open(path).unwrap().sync_all().unwrap();
+    std::fs::read(path).unwrap();
+    assert_eq!(resident_pages(path), bytes / 4096);
+}
+
+// A buffered read job measured the page cache where fio, which drops a
+// file's cached pages when a job opens it (invalidate=1), measures the device.
+#[test]
+fn invalidate_drops_the_cache_before_a_read_job() {
+    let dir = tempdir();
+    let path = dir.path().join("data");
+    cached_file(&path, 4 << 20);
+    let file = path.to_str().unwrap();
+    // Reads only the first 64 KiB: afterwards at most that much is cached.
+    ioscope([
+        "--name=r",
+        "--rw=read",
+        "--bs=4k",
+        "--io_size=64k",
+        &format!("--filename={file}"),
+    ])
+    .run()
+    .assert_ok();
+    let after = resident_pages(&path);
+    assert!(after < 256, "{after} pages still cached after invalidate=1");
+
+    cached_file(&path, 4 << 20);
+    ioscope([
+        "--name=r",
+        "--rw=read",
+        "--bs=4k",
+        "--io_size=64k",
+        "--invalidate=0",
+        &format!("--filename={file}"),
+    ])
+    .run()
+    .assert_ok();
+    assert_eq!(
+        resident_pages(&path),
+        1024,
+        "invalidate=0 must leave the cache alone"
+    );
+}
+
+#[test]
+fn create_on_open_leaves_the_file_as_written() {
+    let dir = tempdir();
+    let v = ioscope([
+        "--name=w",
+        "--rw=write",
+        "--size=1m",
+        "--bs=64k",
+        "--create_on_open=1",
+        "--output-format=json",
+    ])
+    .dir(dir.path())
+    .run()
+    .ok_json();
+    assert_eq!(u(&job(&v, "w")["write"], "io_bytes"), 1 << 20);
+    let meta = std::fs::metadata(dir.path().join("w.0.0")).unwrap();
+    assert_eq!(meta.len(), 1 << 20);
+}
+
+#[test]
+fn unlink_removes_the_files_after_the_job() {
+    let dir = tempdir();
+    ioscope([
+        "--name=u",
+        "--rw=randwrite",
+        "--size=1m",
+        "--nrfiles=2",
+        "--unlink=1",
+    ])
+    .dir(dir.path())
+    .run()
+    .assert_ok();
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "files left behind: {left:?}");
+}
+
+#[test]
+fn a_read_job_lays_out_a_missing_file_and_says_so() {
+    let dir = tempdir();
+    let r = ioscope(["--name=lay", "--rw=read", "--size=2m"])
+        .dir(dir.path())
+        .run();
+    r.assert_ok();
+    assert!(
+        r.stdout.contains("lay: Laying out IO file (1 file / 2MiB)"),
+        "{}",
+        r.describe()
+    );
+    assert_eq!(
+        std::fs::metadata(dir.path().join("lay.0.0")).unwrap().len(),
+        2 << 20
+    );
+}
