@@ -88,10 +88,12 @@ pub fn second_line(i: &Interval, block_size: u32, nop: bool) -> String {
 /// `32/31`, or `-/-` when no system call was made (a backend that does not
 /// count them).
 fn per_call(i: &Interval) -> String {
-    if i.calls == 0 {
-        "-/-".into()
-    } else {
-        format!("{}/{}", i.submitted / i.calls, i.completed / i.calls)
+    match (
+        i.submitted.checked_div(i.calls),
+        i.completed.checked_div(i.calls),
+    ) {
+        (Some(submitted), Some(completed)) => format!("{submitted}/{completed}"),
+        _ => "-/-".into(),
     }
 }
 
