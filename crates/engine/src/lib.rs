@@ -95,6 +95,7 @@ mod libaio;
 mod mmap;
 mod nop;
 mod null;
+pub mod nvme;
 mod queue;
 mod request;
 mod sync;

@@ -1,0 +1,90 @@
+//! Admin commands through the NVMe driver's ioctls, which work on the
+//! controller (/dev/nvmeX), on a namespace's block device (/dev/nvmeXnY) and
+//! on its generic char device (/dev/ngXnY). They need CAP_SYS_ADMIN.
+
+use std::io;
+use std::os::fd::RawFd;
+
+use super::abi::{Command, NVME_IOCTL_ADMIN_CMD, NVME_IOCTL_ID};
+use super::command::{identify_controller, identify_namespace, IDENTIFY_LEN};
+use super::identify::{Controller, Namespace};
+use super::status::{Outcome, Status};
+use crate::buffer::AlignedBuffer;
+
+/// Why an admin command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AdminError {
+    #[error("{what}: {source}")]
+    Kernel {
+        what: &'static str,
+        source: io::Error,
+    },
+    #[error("{what}: the device answered {status}")]
+    Device { what: &'static str, status: Status },
+}
+
+/// The namespace id of an NVMe block or char device (NVME_IOCTL_ID).
+pub fn namespace_id(fd: RawFd) -> io::Result<u32> {
+    // SAFETY: NVME_IOCTL_ID takes no argument.
+    let r = unsafe { libc::ioctl(fd, NVME_IOCTL_ID as _) };
+    if r < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(r as u32)
+}
+
+/// Sends one admin command whose data (if any) goes to or comes from `data`;
+/// returns completion dword 0.
+pub fn admin_command(
+    fd: RawFd,
+    what: &'static str,
+    mut cmd: Command,
+    data: &mut [u8],
+) -> Result<u32, AdminError> {
+    cmd.addr = data.as_mut_ptr() as u64;
+    cmd.data_len = data.len() as u32;
+    // SAFETY: the argument is one struct nvme_admin_cmd whose data pointer
+    // names `data`, which outlives the synchronous call.
+    let r = unsafe { libc::ioctl(fd, NVME_IOCTL_ADMIN_CMD as _, &mut cmd as *mut Command) };
+    let r = if r < 0 {
+        -i64::from(
+            io::Error::last_os_error()
+                .raw_os_error()
+                .unwrap_or(libc::EIO),
+        )
+    } else {
+        i64::from(r)
+    };
+    match Outcome::from_result(r) {
+        Outcome::Success => Ok(cmd.rsvd2),
+        Outcome::Errno(e) => Err(AdminError::Kernel {
+            what,
+            source: io::Error::from_raw_os_error(e),
+        }),
+        Outcome::Nvme(status) => Err(AdminError::Device { what, status }),
+    }
+}
+
+/// Identify Controller.
+pub fn identify_controller_of(fd: RawFd) -> Result<Controller, AdminError> {
+    let mut data = AlignedBuffer::new(IDENTIFY_LEN as usize, 4096);
+    admin_command(
+        fd,
+        "Identify Controller",
+        identify_controller(0),
+        data.as_mut_slice(),
+    )?;
+    Ok(Controller::parse(data.as_slice()))
+}
+
+/// Identify Namespace of `nsid`.
+pub fn identify_namespace_of(fd: RawFd, nsid: u32) -> Result<Namespace, AdminError> {
+    let mut data = AlignedBuffer::new(IDENTIFY_LEN as usize, 4096);
+    admin_command(
+        fd,
+        "Identify Namespace",
+        identify_namespace(nsid, 0),
+        data.as_mut_slice(),
+    )?;
+    Ok(Namespace::parse(data.as_slice()))
+}

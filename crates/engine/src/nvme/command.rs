@@ -1,0 +1,210 @@
+//! Builders for the NVMe commands ioscope sends (NVMe base and NVM command
+//! set specifications). Each returns a [`Command`] ready for the ioctl or
+//! for a uring_cmd SQE; block counts are given as counts, and the builders
+//! store them 0-based as the specification wants.
+
+use super::abi::Command;
+
+/// NVM command set opcodes.
+pub mod opcode {
+    pub const FLUSH: u8 = 0x00;
+    pub const WRITE: u8 = 0x01;
+    pub const READ: u8 = 0x02;
+    pub const WRITE_UNCORRECTABLE: u8 = 0x04;
+    pub const COMPARE: u8 = 0x05;
+    pub const WRITE_ZEROES: u8 = 0x08;
+    pub const DATASET_MANAGEMENT: u8 = 0x09;
+    pub const VERIFY: u8 = 0x0c;
+    /// Admin command set.
+    pub const ADMIN_IDENTIFY: u8 = 0x06;
+}
+
+/// Identify's Controller or Namespace Structure (CNS) values.
+pub mod cns {
+    pub const NAMESPACE: u32 = 0x00;
+    pub const CONTROLLER: u32 = 0x01;
+}
+
+/// Command dword 12 of Read, Write and Write Zeroes: Force Unit Access.
+pub const CDW12_FUA: u32 = 1 << 30;
+/// Command dword 12 of Write Zeroes: deallocate the blocks if the namespace
+/// reads deallocated blocks back as zeroes.
+pub const CDW12_DEAC: u32 = 1 << 25;
+/// Command dword 11 of Dataset Management: the ranges are to be deallocated.
+pub const CDW11_DSM_DEALLOCATE: u32 = 1 << 2;
+/// The most blocks one Read, Write or Write Zeroes can name (a 16-bit
+/// 0-based count).
+pub const MAX_BLOCKS: u32 = 1 << 16;
+/// The most ranges one Dataset Management command can carry (an 8-bit
+/// 0-based count).
+pub const MAX_DSM_RANGES: usize = 256;
+/// Identify data is always this long.
+pub const IDENTIFY_LEN: u32 = 4096;
+
+/// One range of a Dataset Management command, as the device reads it from
+/// the data buffer (16 bytes, little-endian).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DsmRange {
+    /// Context attributes (0: none).
+    pub cattr: u32,
+    /// Number of logical blocks (1-based, unlike the command's counts).
+    pub nlb: u32,
+    pub slba: u64,
+}
+
+const _: () = assert!(std::mem::size_of::<DsmRange>() == 16);
+
+impl DsmRange {
+    pub fn new(slba: u64, blocks: u32) -> DsmRange {
+        DsmRange {
+            cattr: 0,
+            nlb: blocks.to_le(),
+            slba: slba.to_le(),
+        }
+    }
+}
+
+/// Starting LBA in cdw10 (low) and cdw11 (high), block count (1..=65536)
+/// 0-based in cdw12.
+fn lba_command(opcode: u8, nsid: u32, slba: u64, blocks: u32, cdw12_flags: u32) -> Command {
+    debug_assert!((1..=MAX_BLOCKS).contains(&blocks));
+    Command {
+        opcode,
+        nsid,
+        cdw10: slba as u32,
+        cdw11: (slba >> 32) as u32,
+        cdw12: (blocks - 1) | cdw12_flags,
+        ..Default::default()
+    }
+}
+
+/// Read `blocks` blocks from `slba` into `len` bytes at `addr`.
+pub fn read(nsid: u32, slba: u64, blocks: u32, addr: u64, len: u32, fua: bool) -> Command {
+    let mut c = lba_command(opcode::READ, nsid, slba, blocks, fua_bit(fua));
+    c.addr = addr;
+    c.data_len = len;
+    c
+}
+
+/// Write `blocks` blocks at `slba` from `len` bytes at `addr`.
+pub fn write(nsid: u32, slba: u64, blocks: u32, addr: u64, len: u32, fua: bool) -> Command {
+    let mut c = lba_command(opcode::WRITE, nsid, slba, blocks, fua_bit(fua));
+    c.addr = addr;
+    c.data_len = len;
+    c
+}
+
+/// Zero `blocks` blocks at `slba`, deallocating them with `deac`. Carries
+/// no data.
+pub fn write_zeroes(nsid: u32, slba: u64, blocks: u32, deac: bool, fua: bool) -> Command {
+    let deac = if deac { CDW12_DEAC } else { 0 };
+    lba_command(
+        opcode::WRITE_ZEROES,
+        nsid,
+        slba,
+        blocks,
+        deac | fua_bit(fua),
+    )
+}
+
+/// Deallocate the `count` ranges stored at `addr` (an array of
+/// [`DsmRange`]; 1..=256 of them).
+pub fn deallocate(nsid: u32, ranges_addr: u64, count: u32) -> Command {
+    debug_assert!((1..=MAX_DSM_RANGES as u32).contains(&count));
+    Command {
+        opcode: opcode::DATASET_MANAGEMENT,
+        nsid,
+        addr: ranges_addr,
+        data_len: count * std::mem::size_of::<DsmRange>() as u32,
+        cdw10: count - 1,
+        cdw11: CDW11_DSM_DEALLOCATE,
+        ..Default::default()
+    }
+}
+
+/// Flush the namespace's volatile write cache.
+pub fn flush(nsid: u32) -> Command {
+    Command {
+        opcode: opcode::FLUSH,
+        nsid,
+        ..Default::default()
+    }
+}
+
+/// Identify Controller (CNS 1) into 4096 bytes at `addr`.
+pub fn identify_controller(addr: u64) -> Command {
+    identify(0, cns::CONTROLLER, addr)
+}
+
+/// Identify Namespace (CNS 0) of `nsid` into 4096 bytes at `addr`.
+pub fn identify_namespace(nsid: u32, addr: u64) -> Command {
+    identify(nsid, cns::NAMESPACE, addr)
+}
+
+fn identify(nsid: u32, cns: u32, addr: u64) -> Command {
+    Command {
+        opcode: opcode::ADMIN_IDENTIFY,
+        nsid,
+        addr,
+        data_len: IDENTIFY_LEN,
+        cdw10: cns,
+        ..Default::default()
+    }
+}
+
+fn fua_bit(fua: bool) -> u32 {
+    if fua {
+        CDW12_FUA
+    } else {
+        0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn read_and_write_put_the_lba_and_a_zero_based_count_in_place() {
+        let c = read(1, 0x1_2345_6789, 8, 0x1000, 4096, false);
+        assert_eq!(c.opcode, 0x02);
+        assert_eq!(c.nsid, 1);
+        assert_eq!((c.cdw10, c.cdw11, c.cdw12), (0x2345_6789, 0x1, 7));
+        assert_eq!((c.addr, c.data_len), (0x1000, 4096));
+        let w = write(2, 16, 1, 0x2000, 512, true);
+        assert_eq!(w.opcode, 0x01);
+        assert_eq!(w.cdw12, 1 << 30);
+    }
+
+    #[test]
+    fn write_zeroes_carries_no_data_and_sets_deac_and_fua() {
+        let c = write_zeroes(1, 100, 65536, true, false);
+        assert_eq!(c.opcode, 0x08);
+        assert_eq!((c.addr, c.data_len), (0, 0));
+        assert_eq!(c.cdw12, 0xffff | (1 << 25));
+        assert_eq!(write_zeroes(1, 0, 1, false, true).cdw12, 1 << 30);
+    }
+
+    #[test]
+    fn deallocate_names_its_range_list() {
+        let c = deallocate(1, 0x4000, 3);
+        assert_eq!(c.opcode, 0x09);
+        assert_eq!((c.cdw10, c.cdw11), (2, 1 << 2));
+        assert_eq!((c.addr, c.data_len), (0x4000, 48));
+        let r = DsmRange::new(0x1_0000_0002, 8);
+        // SAFETY: DsmRange is 16 plain bytes.
+        let bytes: [u8; 16] = unsafe { std::mem::transmute(r) };
+        assert_eq!(&bytes[4..8], &8u32.to_le_bytes());
+        assert_eq!(&bytes[8..16], &0x1_0000_0002u64.to_le_bytes());
+    }
+
+    #[test]
+    fn identify_asks_for_4096_bytes_with_the_cns() {
+        let c = identify_controller(0x8000);
+        assert_eq!((c.opcode, c.cdw10, c.nsid, c.data_len), (0x06, 1, 0, 4096));
+        let n = identify_namespace(3, 0x8000);
+        assert_eq!((n.cdw10, n.nsid), (0, 3));
+        assert_eq!(flush(1).opcode, 0);
+    }
+}

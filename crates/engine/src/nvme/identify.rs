@@ -1,0 +1,250 @@
+//! Parsing the Identify Controller (CNS 1) and Identify Namespace (CNS 0)
+//! data structures (NVMe base specification, figures "Identify Controller
+//! Data Structure" and NVM command set "Identify Namespace").
+
+/// Optional NVM commands, the bits of the controller's ONCS field.
+pub const ONCS_BITS: [(u16, &str); 9] = [
+    (1 << 0, "Compare"),
+    (1 << 1, "Write Uncorrectable"),
+    (1 << 2, "Dataset Management"),
+    (1 << 3, "Write Zeroes"),
+    (1 << 4, "Save/Select in Set/Get Features"),
+    (1 << 5, "Reservations"),
+    (1 << 6, "Timestamp"),
+    (1 << 7, "Verify"),
+    (1 << 8, "Copy"),
+];
+pub const ONCS_DSM: u16 = 1 << 2;
+pub const ONCS_WRITE_ZEROES: u16 = 1 << 3;
+
+/// What ioscope uses from Identify Controller.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Controller {
+    pub vendor_id: u16,
+    pub serial: String,
+    pub model: String,
+    pub firmware: String,
+    /// Maximum Data Transfer Size as a power of two of the minimum memory
+    /// page size; 0 means no limit.
+    pub mdts: u8,
+    pub controller_id: u16,
+    /// Version (major in 31:16, minor in 15:8).
+    pub version: u32,
+    /// Number of namespaces.
+    pub nn: u32,
+    /// Optional NVM Command Support.
+    pub oncs: u16,
+    /// Volatile Write Cache present (bit 0).
+    pub vwc: u8,
+}
+
+impl Controller {
+    /// Parses the 4096-byte Identify Controller data.
+    pub fn parse(data: &[u8]) -> Controller {
+        Controller {
+            vendor_id: le16(data, 0),
+            serial: ascii(&data[4..24]),
+            model: ascii(&data[24..64]),
+            firmware: ascii(&data[64..72]),
+            mdts: data[77],
+            controller_id: le16(data, 78),
+            version: le32(data, 80),
+            nn: le32(data, 516),
+            oncs: le16(data, 520),
+            vwc: data[525],
+        }
+    }
+
+    /// MDTS in bytes for a memory page size of `page_size` (CAP.MPSMIN;
+    /// 4096 on every controller Linux drives), or `None` for no limit.
+    pub fn max_transfer_bytes(&self, page_size: u64) -> Option<u64> {
+        (self.mdts != 0).then(|| page_size << self.mdts)
+    }
+
+    /// The names of the optional commands ONCS says exist.
+    pub fn optional_commands(&self) -> Vec<&'static str> {
+        ONCS_BITS
+            .iter()
+            .filter(|(bit, _)| self.oncs & bit != 0)
+            .map(|&(_, name)| name)
+            .collect()
+    }
+
+    pub fn has_write_zeroes(&self) -> bool {
+        self.oncs & ONCS_WRITE_ZEROES != 0
+    }
+
+    pub fn has_dataset_management(&self) -> bool {
+        self.oncs & ONCS_DSM != 0
+    }
+}
+
+/// One LBA format of a namespace.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LbaFormat {
+    /// Metadata bytes per block.
+    pub ms: u16,
+    /// Block size as a power of two (9: 512 bytes); 0: format not usable.
+    pub lbads: u8,
+    /// Relative performance (0 best, 3 degraded).
+    pub rp: u8,
+}
+
+impl LbaFormat {
+    pub fn block_size(&self) -> u64 {
+        1u64 << self.lbads
+    }
+}
+
+/// What ioscope uses from Identify Namespace.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Namespace {
+    /// Namespace size in blocks.
+    pub nsze: u64,
+    /// Namespace capacity in blocks.
+    pub ncap: u64,
+    /// Blocks in use.
+    pub nuse: u64,
+    /// Formatted LBA size field.
+    pub flbas: u8,
+    /// Deallocate Logical Block Features: bits 2:0 say what a deallocated
+    /// block reads back as (1: zeroes, 2: ones), bit 3 that Write Zeroes
+    /// with DEAC deallocates.
+    pub dlfeat: u8,
+    /// Every LBA format the namespace supports (NLBAF + 1 of them).
+    pub formats: Vec<LbaFormat>,
+}
+
+impl Namespace {
+    /// Parses the 4096-byte Identify Namespace data.
+    pub fn parse(data: &[u8]) -> Namespace {
+        // NLBAF is 0-based; the structure has room for 64 formats.
+        let count = (usize::from(data[25]) + 1).min(64);
+        let formats = (0..count)
+            .map(|i| {
+                let v = le32(data, 128 + 4 * i);
+                LbaFormat {
+                    ms: v as u16,
+                    lbads: (v >> 16) as u8,
+                    rp: ((v >> 24) & 0x3) as u8,
+                }
+            })
+            .collect();
+        Namespace {
+            nsze: le64(data, 0),
+            ncap: le64(data, 8),
+            nuse: le64(data, 16),
+            flbas: data[26],
+            dlfeat: data[33],
+            formats,
+        }
+    }
+
+    /// Index of the format in use: FLBAS bits 3:0, with bits 6:5 as the
+    /// high bits when there are more than 16 formats.
+    pub fn format_index(&self) -> usize {
+        let low = usize::from(self.flbas & 0xf);
+        if self.formats.len() > 16 {
+            low | (usize::from((self.flbas >> 5) & 0x3) << 4)
+        } else {
+            low
+        }
+    }
+
+    /// The format in use.
+    pub fn format(&self) -> LbaFormat {
+        self.formats
+            .get(self.format_index())
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Bytes per logical block of the format in use.
+    pub fn block_size(&self) -> u64 {
+        self.format().block_size()
+    }
+
+    /// True when deallocated blocks read back as zeroes.
+    pub fn deallocated_reads_zeroes(&self) -> bool {
+        self.dlfeat & 0x7 == 1
+    }
+}
+
+fn le16(d: &[u8], at: usize) -> u16 {
+    u16::from_le_bytes([d[at], d[at + 1]])
+}
+
+fn le32(d: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(d[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn le64(d: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(d[at..at + 8].try_into().expect("8 bytes"))
+}
+
+/// A space-padded ASCII field, trimmed.
+fn ascii(field: &[u8]) -> String {
+    String::from_utf8_lossy(field)
+        .trim_end_matches([' ', '\0'])
+        .trim_start()
+        .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn controller_data() -> Vec<u8> {
+        let mut d = vec![0u8; 4096];
+        d[0..2].copy_from_slice(&0x1b36u16.to_le_bytes());
+        d[4..24].copy_from_slice(b"deadbeef            ");
+        d[24..64].copy_from_slice(b"QEMU NVMe Ctrl                          ");
+        d[64..72].copy_from_slice(b"7.2.0   ");
+        d[77] = 7;
+        d[516..520].copy_from_slice(&256u32.to_le_bytes());
+        d[520..522].copy_from_slice(&0x15du16.to_le_bytes());
+        d
+    }
+
+    #[test]
+    fn controller_fields() {
+        let c = Controller::parse(&controller_data());
+        assert_eq!(c.vendor_id, 0x1b36);
+        assert_eq!(c.serial, "deadbeef");
+        assert_eq!(c.model, "QEMU NVMe Ctrl");
+        assert_eq!(c.firmware, "7.2.0");
+        assert_eq!(c.max_transfer_bytes(4096), Some(512 * 1024));
+        assert_eq!(c.nn, 256);
+        assert_eq!(
+            c.optional_commands(),
+            [
+                "Compare",
+                "Dataset Management",
+                "Write Zeroes",
+                "Save/Select in Set/Get Features",
+                "Timestamp",
+                "Copy"
+            ]
+        );
+        assert!(c.has_write_zeroes() && c.has_dataset_management());
+    }
+
+    #[test]
+    fn namespace_fields_and_format_in_use() {
+        let mut d = vec![0u8; 4096];
+        d[0..8].copy_from_slice(&2_097_152u64.to_le_bytes());
+        d[8..16].copy_from_slice(&2_097_152u64.to_le_bytes());
+        d[25] = 1; // two formats
+        d[26] = 1; // the second is in use
+        d[33] = 0x9;
+        d[128..132].copy_from_slice(&(9u32 << 16).to_le_bytes());
+        d[132..136].copy_from_slice(&((12u32 << 16) | 8).to_le_bytes());
+        let n = Namespace::parse(&d);
+        assert_eq!(n.nsze, 2_097_152);
+        assert_eq!(n.formats.len(), 2);
+        assert_eq!(n.format_index(), 1);
+        assert_eq!(n.block_size(), 4096);
+        assert_eq!(n.format().ms, 8);
+        assert!(n.deallocated_reads_zeroes());
+    }
+}
