@@ -85,10 +85,11 @@ fn run(s: &Settings) -> anyhow::Result<()> {
                 let worker = Worker {
                     index,
                     // Distinct streams per thread and per run.
+                    // NOPs go nowhere: no random numbers to draw for them.
                     offsets: offsets::Offsets::new(
                         &sizes,
                         s.block_size,
-                        s.random,
+                        s.random && !s.nop(),
                         seed() ^ index as u64,
                     ),
                     depth: s.depth,

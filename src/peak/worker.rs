@@ -115,8 +115,10 @@ impl QueueUser for Worker<'_> {
             ..
         } = self;
         let want = i64::from(block_size);
-        // Free slots, and where each slot's read went (for error messages).
-        let mut free: Vec<u32> = (0..depth).rev().collect();
+        // Free slots (a stack: `free[..free_len]`), and where each slot's
+        // read went, for error messages.
+        let mut free: Box<[u32]> = (0..depth).rev().collect();
+        let mut free_len = depth as usize;
         let mut target = vec![(0u32, 0u64); depth as usize];
         let mut counts = Counts::default();
         // A request a synchronous backend completes inside `submit` is one
@@ -126,9 +128,8 @@ impl QueueUser for Worker<'_> {
         while !stop.load(Relaxed) {
             let room = depth - queue.in_flight();
             for _ in 0..submit_batch.min(room) {
-                let slot = free
-                    .pop()
-                    .expect("a free slot for every request not in flight");
+                free_len -= 1;
+                let slot = free[free_len];
                 let (file, offset) = offsets.next();
                 target[slot as usize] = (file, offset);
                 let req = Request {
@@ -142,7 +143,8 @@ impl QueueUser for Worker<'_> {
                 if let Submitted::Completed(result) = queue.submit(&req)? {
                     sync_calls += 1;
                     counts.completed += 1;
-                    free.push(slot);
+                    free[free_len] = slot;
+                    free_len += 1;
                     if result != want {
                         failed = Some((slot, result));
                         break;
@@ -159,13 +161,14 @@ impl QueueUser for Worker<'_> {
                 } else {
                     complete_batch.min(in_flight)
                 };
-                queue.reap(min, depth, |c| {
-                    counts.completed += 1;
-                    free.push(c.slot);
-                    if c.result != want && failed.is_none() {
+                let reaped = queue.reap(min, depth, |c| {
+                    free[free_len] = c.slot;
+                    free_len += 1;
+                    if c.result != want {
                         failed = Some((c.slot, c.result));
                     }
                 })?;
+                counts.completed += u64::from(reaped);
             }
             let (submit_calls, reap_calls) = queue.calls();
             counts.submit_calls = submit_calls + sync_calls;
