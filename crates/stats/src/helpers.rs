@@ -92,10 +92,19 @@ impl HelperTracker {
         }
     }
 
-    /// What the helpers created by thread `owner` spent.
+    /// What the helpers created by thread `owner` spent. With SQ polling
+    /// the SQ thread issues the requests, so the io-wq workers it spawns
+    /// are named after it: they are charged to the SQ thread's owner too.
     pub fn for_owner(&self, owner: i32) -> HelperCpu {
+        let sq_threads: Vec<i32> = self
+            .seen
+            .iter()
+            .filter(|(_, s)| s.kind == HelperKind::SqPoll && s.owner == owner)
+            .map(|(&tid, _)| tid)
+            .collect();
         let mut cpu = HelperCpu::default();
-        for s in self.seen.values().filter(|s| s.owner == owner) {
+        let mine = |s: &&Seen| s.owner == owner || sq_threads.contains(&s.owner);
+        for s in self.seen.values().filter(mine) {
             match s.kind {
                 HelperKind::SqPoll => {
                     cpu.sqpoll_ns += s.cpu_ns;
@@ -182,6 +191,29 @@ mod tests {
         let text = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat"))
             .expect("schedstat exists on Linux with CONFIG_SCHED_INFO");
         assert!(parse_schedstat(&text).is_some(), "{text}");
+    }
+
+    #[test]
+    fn io_wq_workers_of_an_sq_thread_belong_to_its_owner() {
+        let mut t = HelperTracker::default();
+        let seen = |kind, owner, cpu_ns| Seen {
+            kind,
+            owner,
+            cpu_ns,
+        };
+        t.seen.insert(200, seen(HelperKind::SqPoll, 100, 5));
+        t.seen.insert(201, seen(HelperKind::IoWq, 200, 7));
+        t.seen.insert(301, seen(HelperKind::IoWq, 300, 11));
+        assert_eq!(
+            t.for_owner(100),
+            HelperCpu {
+                sqpoll_ns: 5,
+                iowq_ns: 7,
+                sqpoll_threads: 1,
+                iowq_threads: 1,
+            }
+        );
+        assert_eq!(t.for_owner(300).iowq_ns, 11);
     }
 
     #[test]
