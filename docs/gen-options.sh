@@ -77,8 +77,12 @@ cell() { printf '%s' "$1" | sed 's/|/\\|/g'; }
 
 Every job option $version accepts ($count options), grouped by category in
 the order \`ioscope --cmdhelp=all\` lists them. Each is fio's option of the
-same name and means what it means in fio 3.33; the text is the binary's
-own help (\`ioscope --cmdhelp=NAME\` prints it for one option).
+same name and means what it means in fio 3.33, with these exceptions:
+\`libaio_vectored\` is a newer fio's option, \`ioengine=nop\` is ioscope's
+own, \`clocksource=gettimeofday\` is served by CLOCK_MONOTONIC, and jobs
+always run as threads of one process whatever \`thread\` says (see
+[output.md](output.md)). The text is the binary's own help (\`ioscope
+--cmdhelp=NAME\` prints it for one option).
 
 An option is written \`--name=value\` on the command line or \`name=value\`
 in a job file. Options marked "any" in the engine column are taken with
