@@ -9,6 +9,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::EngineError;
+use crate::nvme::{
+    identify_controller_of, identify_namespace_of, namespace_id, Controller, Namespace,
+};
 use crate::syscall::retry_eintr;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +64,15 @@ pub struct Target {
     logical_block_size: u32,
     direct_io_align: u32,
     direct: bool,
+    nvme: Option<Box<NvmeIdentity>>,
+}
+
+/// What Identify says about the NVMe namespace behind a target.
+#[derive(Clone, Debug)]
+pub struct NvmeIdentity {
+    pub nsid: u32,
+    pub controller: Controller,
+    pub namespace: Namespace,
 }
 
 impl Target {
@@ -115,6 +127,11 @@ impl Target {
         // Checked again on the open descriptor: the path may have changed
         // between the stat above and the open.
         let kind = TargetKind::from_mode(st.st_mode).map_err(|m| target_error(path, m))?;
+        let nvme = if kind == TargetKind::CharDevice {
+            nvme_identity(fd.as_raw_fd()).map(Box::new)
+        } else {
+            None
+        };
         let (size, logical_block_size, direct_io_align) = match kind {
             TargetKind::BlockDevice => {
                 let size = block_device_size(fd.as_raw_fd())
@@ -133,8 +150,15 @@ impl Target {
                 (st.st_size as u64, lbs, dio)
             }
             // No generic way to learn a character device's size or sector
-            // size; NVMe generic devices will learn theirs from Identify.
-            TargetKind::CharDevice => (0, 512, 512),
+            // size; NVMe generic devices (/dev/ngXnY) tell theirs through
+            // Identify.
+            TargetKind::CharDevice => match &nvme {
+                Some(id) => {
+                    let lbs = id.namespace.block_size() as u32;
+                    (id.namespace.nsze * u64::from(lbs), lbs, lbs)
+                }
+                None => (0, 512, 512),
+            },
         };
         Ok(Target {
             path: path.to_path_buf(),
@@ -144,7 +168,14 @@ impl Target {
             logical_block_size,
             direct_io_align,
             direct: opts.direct,
+            nvme,
         })
+    }
+
+    /// Identify data of the NVMe namespace behind a generic char device
+    /// (/dev/ngXnY), learnt when it was opened; `None` for anything else.
+    pub fn nvme(&self) -> Option<&NvmeIdentity> {
+        self.nvme.as_deref()
     }
 
     pub fn path(&self) -> &Path {
@@ -635,7 +666,9 @@ fn fill_pseudo_random(offset: u64, buf: &mut [u8]) {
 }
 
 fn refuse_creating_in_dev(path: &Path) -> Result<(), EngineError> {
-    if path.starts_with("/dev") {
+    // /dev/shm and /dev/hugepages are filesystems where files belong.
+    let filesystem = path.starts_with("/dev/shm") || path.starts_with("/dev/hugepages");
+    if path.starts_with("/dev") && !filesystem {
         return Err(target_error(
             path,
             "no such device; refusing to create a regular file under /dev (check the device name)",
@@ -697,6 +730,17 @@ const BLKGETSIZE64: u64 = {
     const READ: u64 = 0x8000_0000;
     READ | ((std::mem::size_of::<usize>() as u64) << 16) | (0x12 << 8) | 114
 };
+
+/// Identify Controller and Namespace of an NVMe char device, or `None`
+/// when it is not one (or the admin commands are not permitted).
+fn nvme_identity(fd: RawFd) -> Option<NvmeIdentity> {
+    let nsid = namespace_id(fd).ok()?;
+    Some(NvmeIdentity {
+        nsid,
+        controller: identify_controller_of(fd).ok()?,
+        namespace: identify_namespace_of(fd, nsid).ok()?,
+    })
+}
 
 pub(crate) fn block_device_size(fd: RawFd) -> io::Result<u64> {
     let mut bytes: u64 = 0;
@@ -891,6 +935,11 @@ mod tests {
         assert!(!path.exists());
         let msg = layout_file(path, 4096, 4096).unwrap_err().to_string();
         assert!(msg.contains("refusing to create"), "{msg}");
+    }
+
+    #[test]
+    fn dev_shm_is_a_place_for_files() {
+        assert!(refuse_creating_in_dev(Path::new("/dev/shm/ioscope-test")).is_ok());
     }
 
     #[test]

@@ -188,6 +188,7 @@ impl JobResult {
         // both sides keeps that true however many members were folded in.
         self.cpu = self.cpu.whole_ms();
         self.cpu.add(&other.cpu.whole_ms());
+        self.helper_cpu.add(&other.helper_cpu);
         self.depth.merge(&other.depth);
         self.submit.merge(&other.submit);
         self.complete.merge(&other.complete);
@@ -224,6 +225,7 @@ mod tests {
         job.depth.add_depth(1, lat_ns.len() as u64);
         job.issued[0] = lat_ns.len() as u64;
         job.cpu.user_ns = 1_500_000;
+        job.helper_cpu.sqpoll_ns = 7_000;
         job
     }
 
@@ -258,6 +260,8 @@ mod tests {
         assert_eq!(a.depth.counts[0], 5);
         assert_eq!(a.issued[0], 5);
         assert_eq!(a.lat_buckets.total(), 5);
+        // Helper threads of both members count (they were lost once).
+        assert_eq!(a.helper_cpu.sqpoll_ns, 2 * 7_000);
         // Each member's 1.5 ms counts as fio's 1 ms.
         assert_eq!(a.cpu.user_ns, 2_000_000);
     }
