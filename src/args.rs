@@ -124,7 +124,9 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             }
             // Job options are spelled with underscores; a dashed name can
             // only be a mistyped program option.
-            n if n.contains('-') => bail!("{}", unknown_program_option(n)),
+            n if n.contains('-') && !ioscope_job::is_job_option(n) => {
+                bail!("{}", unknown_program_option(n))
+            }
             _ if arg.starts_with("--") => out.job_input.cli_options.push(arg),
             _ => bail!("unknown option {arg}; run ioscope --help for the program options"),
         }
@@ -231,6 +233,12 @@ mod tests {
             e.contains("--output-formta") && e.contains("did you mean --output-format"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn dashed_fio_job_options_reach_the_job_parser() {
+        let a = args(&["--hugepage-size=2m", "--name=x"]).unwrap();
+        assert_eq!(a.job_input.cli_options, vec!["--hugepage-size=2m", "--name=x"]);
     }
 
     #[test]

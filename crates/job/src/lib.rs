@@ -56,6 +56,7 @@ mod spec;
 mod values;
 
 pub use error::ParseError;
+pub use options::is_job_option;
 pub use spec::*;
 
 use std::path::PathBuf;
@@ -718,7 +719,6 @@ create_on_open=1
             ("io_uring", "cmdprio_class=1"),
             ("io_uring", "cmdprio=1"),
             ("io_uring", "cmdprio_bssplit=4k/10"),
-            ("io_uring", "cmd_type=nvme"),
             ("libaio", "cmdprio_percentage=10"),
             ("pvsync2", "hipri_percentage=50"),
             ("mmap", "thp=1"),

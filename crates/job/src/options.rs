@@ -57,6 +57,11 @@ pub(crate) enum Opt {
     ForceAsync,
     Nowait,
     Uncached,
+    CmdType,
+    WriteMode,
+    Deac,
+    Readfua,
+    Writefua,
     UserspaceReap,
     LibaioVectored,
     Fsync,
@@ -205,12 +210,29 @@ pub(crate) const ENGINE_VALUES: &[(&str, &str)] = &[
     ),
     ("io_uring", "Fast Linux native asynchronous I/O"),
     (
+        "io_uring_cmd",
+        "NVMe passthrough through io_uring (IORING_OP_URING_CMD) on /dev/ngXnY",
+    ),
+    (
         "mmap",
         "Memory mapped I/O (memcpy to and from a mapping of the file)",
     ),
     (
         "nop",
         "ioscope only, not a fio engine: io_uring NOP requests, no I/O; measures the ring",
+    ),
+];
+const CMD_TYPE_VALUES: &[(&str, &str)] = &[("nvme", "Issue nvme-uring-cmd")];
+const WRITE_MODE_VALUES: &[(&str, &str)] = &[
+    ("write", "Issue Write commands for write operations"),
+    (
+        "uncor",
+        "Issue Write Uncorrectable commands for write operations (not supported yet)",
+    ),
+    ("zeroes", "Issue Write Zeroes commands for write operations"),
+    (
+        "verify",
+        "Issue Verify commands for write operations (not supported yet)",
     ),
 ];
 const GENERATOR_VALUES: &[(&str, &str)] = &[
@@ -305,12 +327,17 @@ pub(crate) static OPTIONS: &[OptionDef] = &[
     opt!(CpusAllowedPolicy, "cpus_allowed_policy", [], Kind::Choice(POLICY_VALUES), "shared", "CPU affinity", "Distribution policy for cpus_allowed"),
     opt!(Ioengine, "ioengine", [], Kind::Choice(ENGINE_VALUES), "psync", "I/O engine", "I/O engine to use"),
     // Engine options, with fio's types and defaults (`fio --enghelp=ENGINE,OPTION`).
-    opt!(Hipri, "hipri", [], Kind::Flag, "", "I/O engine", "Use polled I/O completions (RWF_HIPRI for pvsync2, IORING_SETUP_IOPOLL for io_uring)", engines = [Pvsync2, IoUring]),
-    opt!(SqthreadPoll, "sqthread_poll", [], Kind::Flag, "", "I/O engine", "Offload submission/completion to kernel thread (IORING_SETUP_SQPOLL)", engines = [IoUring]),
-    opt!(SqthreadPollCpu, "sqthread_poll_cpu", [], Kind::Int, "", "I/O engine", "What CPU to run SQ thread polling on (needs sqthread_poll)", engines = [IoUring]),
-    opt!(Fixedbufs, "fixedbufs", [], Kind::Flag, "", "I/O engine", "Pre map IO buffers (registered with the ring)", engines = [IoUring]),
-    opt!(Registerfiles, "registerfiles", [], Kind::Flag, "", "I/O engine", "Pre-open/register files with the ring", engines = [IoUring]),
-    opt!(Nonvectored, "nonvectored", [], Kind::Int, "-1", "I/O engine", "Use non-vectored read/write commands (1), vectored ones (0), or non-vectored where the kernel has them (-1)", engines = [IoUring]),
+    opt!(Hipri, "hipri", [], Kind::Flag, "", "I/O engine", "Use polled I/O completions (RWF_HIPRI for pvsync2, IORING_SETUP_IOPOLL for io_uring)", engines = [Pvsync2, IoUring, IoUringCmd]),
+    opt!(SqthreadPoll, "sqthread_poll", [], Kind::Flag, "", "I/O engine", "Offload submission/completion to kernel thread (IORING_SETUP_SQPOLL)", engines = [IoUring, IoUringCmd]),
+    opt!(SqthreadPollCpu, "sqthread_poll_cpu", [], Kind::Int, "", "I/O engine", "What CPU to run SQ thread polling on (needs sqthread_poll)", engines = [IoUring, IoUringCmd]),
+    opt!(Fixedbufs, "fixedbufs", [], Kind::Flag, "", "I/O engine", "Pre map IO buffers (registered with the ring)", engines = [IoUring, IoUringCmd]),
+    opt!(Registerfiles, "registerfiles", [], Kind::Flag, "", "I/O engine", "Pre-open/register files with the ring", engines = [IoUring, IoUringCmd]),
+    opt!(Nonvectored, "nonvectored", [], Kind::Int, "-1", "I/O engine", "Use non-vectored read/write commands (1), vectored ones (0), or non-vectored where the kernel has them (-1; io_uring_cmd: non-vectored)", engines = [IoUring, IoUringCmd]),
+    opt!(CmdType, "cmd_type", [], Kind::Choice(CMD_TYPE_VALUES), "nvme", "I/O engine", "Specify uring-cmd type", engines = [IoUringCmd]),
+    opt!(WriteMode, "write_mode", [], Kind::Choice(WRITE_MODE_VALUES), "write", "I/O engine", "Issue Write Zeroes commands instead of Write commands (zeroes)", engines = [IoUringCmd]),
+    opt!(Deac, "deac", [], Kind::Bool, "0", "I/O engine", "Set DEAC (deallocate) flag for write zeroes command", engines = [IoUringCmd]),
+    opt!(Readfua, "readfua", [], Kind::Bool, "0", "I/O engine", "Set FUA flag (force unit access) for all Read operations", engines = [IoUringCmd]),
+    opt!(Writefua, "writefua", [], Kind::Bool, "0", "I/O engine", "Set FUA flag (force unit access) for all Write operations", engines = [IoUringCmd]),
     opt!(ForceAsync, "force_async", [], Kind::Int, "", "I/O engine", "Set IOSQE_ASYNC every N requests (0: never)", engines = [IoUring]),
     opt!(Nowait, "nowait", [], Kind::Bool, "", "I/O engine", "Use RWF_NOWAIT for reads/writes", engines = [IoUring, Libaio], not_yet = [Pvsync2]),
     opt!(Uncached, "uncached", [], Kind::Int, "", "I/O engine", "Drop buffered reads/writes from the page cache when done (any value but 0; RWF_DONTCACHE, Linux 6.14)", engines = [IoUring], not_yet = [Pvsync2]),
@@ -337,6 +364,13 @@ pub(crate) fn find(name: &str) -> Option<&'static OptionDef> {
     OPTIONS
         .iter()
         .find(|o| o.name == name || o.aliases.contains(&name))
+}
+
+/// Whether `name` is a job option: one ioscope has, or one of fio's that it
+/// refuses as not supported yet (the binary uses this to tell job options
+/// from mistyped program options).
+pub fn is_job_option(name: &str) -> bool {
+    find(name).is_some() || FIO_ONLY_OPTIONS.contains(&name)
 }
 
 /// Why `name` is not an option: fio has it but ioscope does not yet, or it
