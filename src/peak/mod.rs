@@ -50,12 +50,7 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 fn run(s: &Settings) -> anyhow::Result<()> {
     let targets = targets::open(s)?;
     let fds: Vec<RawFd> = targets.iter().map(|t| t.fd()).collect();
-    let sizes: Vec<u64> = if s.nop() {
-        // NOPs go nowhere; one block-sized stand-in keeps the loop the same.
-        vec![u64::from(s.block_size)]
-    } else {
-        targets.iter().map(|t| t.size()).collect()
-    };
+    let sizes: Vec<u64> = targets.iter().map(|t| t.size()).collect();
     let names: Vec<String> = s.files.iter().map(|p| p.display().to_string()).collect();
     let config = QueueConfig {
         depth: s.depth,
@@ -85,13 +80,9 @@ fn run(s: &Settings) -> anyhow::Result<()> {
                 let worker = Worker {
                     index,
                     // Distinct streams per thread and per run.
-                    // NOPs go nowhere: no random numbers to draw for them.
-                    offsets: offsets::Offsets::new(
-                        &sizes,
-                        s.block_size,
-                        s.random && !s.nop(),
-                        seed() ^ index as u64,
-                    ),
+                    offsets: (!s.nop()).then(|| {
+                        offsets::Offsets::new(&sizes, s.block_size, s.random, seed() ^ index as u64)
+                    }),
                     depth: s.depth,
                     submit_batch: s.submit_batch,
                     complete_batch: s.complete_batch,

@@ -77,7 +77,8 @@ pub type Ready = (usize, Result<Option<String>, ()>);
 /// on the thread that built the queue.
 pub struct Worker<'a> {
     pub index: usize,
-    pub offsets: Offsets,
+    /// Where reads go; `None` for NOPs, which go nowhere.
+    pub offsets: Option<Offsets>,
     pub depth: u32,
     pub submit_batch: u32,
     pub complete_batch: u32,
@@ -130,7 +131,10 @@ impl QueueUser for Worker<'_> {
             for _ in 0..submit_batch.min(room) {
                 free_len -= 1;
                 let slot = free[free_len];
-                let (file, offset) = offsets.next();
+                let (file, offset) = match &mut offsets {
+                    Some(offsets) => offsets.next(),
+                    None => (0, 0),
+                };
                 target[slot as usize] = (file, offset);
                 let req = Request {
                     op: Op::Read,
