@@ -210,3 +210,28 @@ fn help_lists_the_options() {
         assert!(run.stdout.contains(opt), "{opt}: {}", run.describe());
     }
 }
+
+/// Without -r the run goes on until Ctrl-C, which ends it cleanly: the
+/// seconds so far, the summary, exit 0.
+#[test]
+fn ctrl_c_ends_an_open_ended_run_cleanly() {
+    use std::process::{Command, Stdio};
+    let child = Command::new(common::bin())
+        .args(["peak", "-N1", "-d8", "-s4", "-c4"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // SAFETY: a signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{:?}\n{stdout}\n{stderr}", out.status);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert!(stdout.contains("Exiting on signal"), "{stdout}");
+    assert!(!seconds(&stdout).is_empty(), "{stdout}");
+    assert!(maximum(&stdout) > 0, "{stdout}");
+}
