@@ -1,0 +1,163 @@
+#!/usr/bin/env bash
+# The asynchronous engines side by side with fio, on this machine, in one
+# run: io_uring and libaio 4k random reads on /dev/zram0 (QD1; QD32 in
+# batches of 8; io_uring also with fixed buffers and registered files), the
+# null engine at QD1 and QD32, and io_uring NOPs at depth 128 in batches of
+# 32 (ioscope's nop engine, `ioscope peak -N1` and the raw kernel NOP loop;
+# fio has no NOP engine). Prints IOPS, mean latency and ioscope/fio.
+#
+# Usage: bench/compare-async.sh [--runtime=SECONDS] [--no-build] [--keep]
+#   --runtime=S   seconds per measurement (default 10; env RUNTIME works too)
+#   --no-build    use the binaries as they are (IOSCOPE=path, RAW_NOP=path)
+#   --keep        keep the JSON results in the work directory
+# Environment: FIO, IOSCOPE, RAW_NOP (default <target>/release/examples/raw_nop),
+#   BENCH_DIR (default <target>/bench), CPU (the CPU every tool is pinned to,
+#   default 0). The zram rows need root and the zram module; they take
+#   /dev/zram0 under the flock /tmp/ioscope-zram.lock (the tests' lock),
+#   set it up at 256 MiB, fill it, and reset it when done.
+set -euo pipefail
+
+SCRIPT=compare-async.sh
+USAGE_LINES=2,18
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+bench_init "$@"
+bench_build
+RAW_NOP=${RAW_NOP:-$target/release/examples/raw_nop}
+if [ "$BUILD" = 1 ]; then
+    echo "+ cargo build --release -p ioscope-engine --example raw_nop"
+    (cd "$repo" && cargo build --release -p ioscope-engine --example raw_nop)
+fi
+
+ZRAM_SYS=/sys/block/zram0
+ZRAM_LOCK=/tmp/ioscope-zram.lock
+zram_held=0
+zram_reset() {
+    local i
+    for i in $(seq 50); do
+        echo 1 > "$ZRAM_SYS/reset" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+cleanup() {
+    if [ "$zram_held" = 1 ]; then
+        zram_reset || echo "$SCRIPT: could not reset zram0; the next user will" >&2
+        exec 9>&-
+    fi
+    if [ "$KEEP" = 0 ]; then rm -f "$work"/*.json "$work"/*.err; fi
+}
+trap cleanup EXIT
+
+bench_machine_header
+common=(--output-format=json --time_based "--runtime=$RUNTIME" --numjobs=1 "--cpus_allowed=$CPU")
+batch8=(--iodepth=32 --iodepth_batch_submit=8 --iodepth_batch_complete_min=8)
+
+# ---------------------------------------------------------------- zram rows
+zram_rows=(uring-qd1 uring-qd32-b8 uring-qd32-b8-fixed libaio-qd1 libaio-qd32-b8)
+declare -A zram_label=(
+    [uring-qd1]="io_uring 4k randread zram, QD1"
+    [uring-qd32-b8]="io_uring 4k randread zram, QD32 batch 8/8"
+    [uring-qd32-b8-fixed]="io_uring ... QD32 batch 8/8 fixedbufs registerfiles"
+    [libaio-qd1]="libaio 4k randread zram, QD1"
+    [libaio-qd32-b8]="libaio 4k randread zram, QD32 batch 8/8"
+)
+zram_skip=
+if [ ! -e "$ZRAM_SYS" ]; then
+    zram_skip="no $ZRAM_SYS (modprobe zram)"
+elif [ "$(id -u)" != 0 ]; then
+    zram_skip="not root"
+else
+    exec 9>"$ZRAM_LOCK"
+    echo "+ flock $ZRAM_LOCK (waits while the tests hold zram0)"
+    flock -w 600 9 || { echo "$SCRIPT: $ZRAM_LOCK stayed locked for 600 s" >&2; exit 1; }
+    zram_held=1
+    if [ "$(cat "$ZRAM_SYS/disksize")" != 0 ]; then zram_reset || { echo "$SCRIPT: zram0 busy" >&2; exit 1; }; fi
+    echo "+ echo $((256 << 20)) > $ZRAM_SYS/disksize"
+    echo $((256 << 20)) > "$ZRAM_SYS/disksize"
+    for _ in $(seq 50); do [ -b /dev/zram0 ] && break; sleep 0.1; done
+    echo "+ dd if=/dev/urandom of=/dev/zram0 bs=1M count=256 oflag=direct"
+    dd if=/dev/urandom of=/dev/zram0 bs=1M count=256 oflag=direct status=none
+    echo
+    zram=(--filename=/dev/zram0 --rw=randread --bs=4k --direct=1)
+    for row in "${zram_rows[@]}"; do
+        case $row in
+            uring-qd1) a=(--ioengine=io_uring --iodepth=1) ;;
+            uring-qd32-b8) a=(--ioengine=io_uring "${batch8[@]}") ;;
+            uring-qd32-b8-fixed) a=(--ioengine=io_uring "${batch8[@]}" --fixedbufs=1 --registerfiles=1) ;;
+            libaio-qd1) a=(--ioengine=libaio --iodepth=1) ;;
+            libaio-qd32-b8) a=(--ioengine=libaio "${batch8[@]}") ;;
+        esac
+        measure "$row" fio "$FIO" "--name=$row" "${zram[@]}" "${a[@]}" "${common[@]}"
+        measure "$row" ioscope "$IOSCOPE" "--name=$row" "${zram[@]}" "${a[@]}" "${common[@]}"
+    done
+    zram_reset || echo "$SCRIPT: could not reset zram0; the next user will" >&2
+    zram_held=0
+    exec 9>&-
+    echo
+fi
+
+# ---------------------------------------------------------------- null rows
+null=(--ioengine=null --rw=randread --bs=4k --size=1g)
+measure null-qd1 fio "$FIO" --name=null-qd1 "${null[@]}" --iodepth=1 "${common[@]}"
+measure null-qd1 ioscope "$IOSCOPE" --name=null-qd1 "${null[@]}" --iodepth=1 "${common[@]}"
+measure null-qd32 fio "$FIO" --name=null-qd32 "${null[@]}" --iodepth=32 "${common[@]}"
+measure null-qd32 ioscope "$IOSCOPE" --name=null-qd32 "${null[@]}" --iodepth=32 "${common[@]}"
+echo
+
+# ---------------------------------------------------------------- NOP rows
+# fio 3.33 has no NOP engine (t/io_uring -N1 has one, but distributions do
+# not ship t/io_uring): these rows compare ioscope with the raw kernel loop.
+nop=(--ioengine=nop --rw=randread --bs=4k --size=1g --iodepth=128
+     --iodepth_batch_submit=32 --iodepth_batch_complete_min=32)
+measure nop ioscope "$IOSCOPE" --name=nop "${nop[@]}" "${common[@]}"
+
+peak_iops=-
+peak_cmd=("$IOSCOPE" peak -N1 -d128 -s32 -c32 -r "$RUNTIME" --cpus "$CPU")
+echo "+ ${peak_cmd[*]}"
+if "${peak_cmd[@]}" > "$work/peak.out" 2> "$work/peak.err"; then
+    peak_iops=$(sed -n 's/^Average IOPS=\([0-9.]*\).*/\1/p' "$work/peak.out" | tail -n1)
+    [ -n "$peak_iops" ] || peak_iops=$(sed -n 's/^Maximum IOPS=\([0-9.]*\).*/\1/p' "$work/peak.out" | tail -n1)
+fi
+if [ -z "$peak_iops" ] || [ "$peak_iops" = - ]; then
+    echo "   ioscope peak failed:" >&2; sed 's/^/   | /' "$work/peak.out" "$work/peak.err" >&2 || true
+    peak_iops=-; failed=1
+fi
+
+raw_iops=-
+echo "+ taskset -c $CPU $RAW_NOP $RUNTIME   (cargo run --release -p ioscope-engine --example raw_nop -- $RUNTIME)"
+if [ -x "$RAW_NOP" ] && taskset -c "$CPU" "$RAW_NOP" "$RUNTIME" > "$work/raw_nop.out" 2> "$work/raw_nop.err"; then
+    raw_iops=$(sed -n 's/^raw NOP IOPS=\([0-9]*\).*/\1/p' "$work/raw_nop.out")
+fi
+if [ -z "$raw_iops" ] || [ "$raw_iops" = - ]; then
+    echo "   raw_nop failed or missing at $RAW_NOP" >&2; raw_iops=-; failed=1
+fi
+rm -f "$work/peak.out" "$work/peak.err" "$work/raw_nop.out" "$work/raw_nop.err"
+echo
+
+# ---------------------------------------------------------------- tables
+table_header
+for row in "${zram_rows[@]}"; do
+    if [ -n "$zram_skip" ]; then
+        printf "$TABLE_FMT" "${zram_label[$row]}" "skipped: $zram_skip" "" "" "" "" ""
+    else
+        table_row "$row" "${zram_label[$row]}"
+    fi
+done
+table_row null-qd1 "null engine 4k randread, QD1"
+table_row null-qd32 "null engine 4k randread, QD32"
+printf "$TABLE_FMT" "io_uring NOP, depth 128 batch 32 (ioscope nop engine)" "no NOP (1)" \
+    "$(num "${iops[nop.ioscope]}")" "-" "-" "$(num "${lat[nop.ioscope]}")" "-"
+echo "(1) fio $("$FIO" --version | sed 's/^fio-//') has no NOP engine; the NOP rows are compared with the raw kernel loop below."
+echo
+echo "== io_uring NOP, depth 128, 32 per submit and per reap (ratio = IOPS / raw kernel NOP loop)"
+nfmt="%-58s %12s %8s\n"
+printf "$nfmt" "row" "IOPS" "ratio"
+printf "$nfmt" "ioscope --ioengine=nop (full job: latency, histograms)" "$(num "${iops[nop.ioscope]}")" "$(ratio "${iops[nop.ioscope]}" "$raw_iops")"
+printf "$nfmt" "ioscope peak -N1 -d128 -s32 -c32" "$(num "$peak_iops")" "$(ratio "$peak_iops" "$raw_iops")"
+printf "$nfmt" "raw kernel NOP loop (examples/raw_nop)" "$(num "$raw_iops")" "$(ratio "$raw_iops" "$raw_iops")"
+if [ "$KEEP" = 1 ]; then
+    echo
+    echo "JSON results kept in $work"
+fi
+exit "$failed"
