@@ -379,6 +379,112 @@ fn every_io_uring_option_moves_the_expected_bytes() {
     }
 }
 
+/// The ring of a running job, as the kernel describes it in
+/// /proc/PID/fdinfo/FD: field name -> value (SqThread, SqThreadCpu,
+/// UserFiles, UserBufs, ...), read once the ring has completed requests.
+fn running_ring_fdinfo(extra: &[&str]) -> std::collections::HashMap<String, String> {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let d = tempdir();
+    let file = data_file(d.path());
+    write_clean(&file, 4 << 20);
+    let mut a = base("ring", &file, "randread", 4 << 20);
+    a.extend(
+        [
+            "--ioengine=io_uring",
+            "--iodepth=8",
+            "--time_based",
+            "--runtime=1",
+        ]
+        .map(String::from),
+    );
+    a.extend(extra.iter().map(|s| s.to_string()));
+    let mut child = Command::new(common::bin())
+        .args(&a)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let start = Instant::now();
+    let mut found = None;
+    while found.is_none() && start.elapsed() < Duration::from_secs(5) {
+        if let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fdinfo")) {
+            for fd in fds.flatten() {
+                let Ok(text) = std::fs::read_to_string(fd.path()) else {
+                    continue;
+                };
+                if !text.contains("SqMask:") {
+                    continue;
+                }
+                let map: std::collections::HashMap<String, String> = text
+                    .lines()
+                    .filter_map(|l| l.split_once(':'))
+                    .map(|(k, v)| (k.trim().to_string(), v.trim().to_string()))
+                    .collect();
+                let tail: u64 = map.get("CqTail").and_then(|v| v.parse().ok()).unwrap_or(0);
+                if tail > 0 {
+                    found = Some(map);
+                    break;
+                }
+            }
+        }
+        if child.try_wait().unwrap().is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = child.wait().unwrap();
+    assert!(status.success(), "ioscope {} failed: {status}", a.join(" "));
+    found.unwrap_or_else(|| {
+        panic!("no io_uring ring with completions seen in /proc/{pid}/fdinfo for {extra:?}")
+    })
+}
+
+/// fixedbufs, registerfiles, sqthread_poll and sqthread_poll_cpu as the
+/// kernel sees the ring: registered buffers (one per iodepth slot) and files,
+/// an SQ thread, and that thread's CPU.
+#[test]
+fn io_uring_options_reach_the_ring_as_the_kernel_reports_it() {
+    let field = |m: &std::collections::HashMap<String, String>, k: &str| -> String {
+        m.get(k)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {k} in fdinfo: {m:?}"))
+    };
+    let plain = running_ring_fdinfo(&[]);
+    assert_eq!(field(&plain, "UserFiles"), "0", "{plain:?}");
+    assert_eq!(field(&plain, "UserBufs"), "0", "{plain:?}");
+    assert_eq!(
+        field(&plain, "SqThread"),
+        "-1",
+        "an SQ thread without sqthread_poll: {plain:?}"
+    );
+
+    let reg = running_ring_fdinfo(&["--fixedbufs=1", "--registerfiles=1"]);
+    assert_eq!(field(&reg, "UserFiles"), "1", "registerfiles=1: {reg:?}");
+    assert_eq!(
+        field(&reg, "UserBufs"),
+        "8",
+        "fixedbufs=1 at iodepth=8: {reg:?}"
+    );
+
+    let sq = running_ring_fdinfo(&["--sqthread_poll=1", "--sqthread_poll_cpu=1"]);
+    let tid: i64 = field(&sq, "SqThread").parse().unwrap();
+    assert!(tid > 0, "sqthread_poll=1 but no SQ thread: {sq:?}");
+    if std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        > 1
+    {
+        assert_eq!(
+            field(&sq, "SqThreadCpu"),
+            "1",
+            "sqthread_poll_cpu=1: {sq:?}"
+        );
+    }
+}
+
 /// With sqthread_poll the kernel's SQ thread submits for us: its CPU is
 /// charged to the job (iou_sqp_cpu) and shown on the `io_uring cpu :` line.
 #[test]
