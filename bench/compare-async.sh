@@ -139,7 +139,7 @@ echo
 table_header
 for row in "${zram_rows[@]}"; do
     if [ -n "$zram_skip" ]; then
-        printf "$TABLE_FMT" "${zram_label[$row]}" "skipped: $zram_skip" "" "" "" "" ""
+        printf "%-58s %s\n" "${zram_label[$row]}" "skipped: $zram_skip"
     else
         table_row "$row" "${zram_label[$row]}"
     fi
