@@ -8,8 +8,10 @@ use crate::mmap::MmapQueue;
 use crate::nop::NopQueue;
 use crate::null::NullQueue;
 use crate::queue::Queue;
+use crate::request::Op;
 use crate::sync::{SyncMode, SyncQueue};
 use crate::uring::{UringOptions, UringQueue};
+use crate::uring_cmd::UringCmdQueue;
 
 /// The I/O paths this crate implements, named as fio names its ioengines.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +35,10 @@ pub enum Backend {
     /// io_uring NOP requests: no I/O, measures the ring itself. fio has no
     /// such engine; the name is `nop`.
     Nop,
+    /// NVMe passthrough through io_uring (fio `io_uring_cmd`, `cmd_type=nvme`)
+    /// on /dev/ngXnY, with the io_uring options in [`QueueConfig::uring`] and
+    /// the NVMe ones in [`UringOptions::nvme`].
+    UringCmd,
 }
 
 impl Backend {
@@ -47,6 +53,7 @@ impl Backend {
             "mmap" => Some(Backend::Mmap),
             "io_uring" => Some(Backend::IoUring),
             "nop" => Some(Backend::Nop),
+            "io_uring_cmd" => Some(Backend::UringCmd),
             _ => None,
         }
     }
@@ -61,6 +68,7 @@ impl Backend {
             Backend::Mmap => "mmap",
             Backend::IoUring => "io_uring",
             Backend::Nop => "nop",
+            Backend::UringCmd => "io_uring_cmd",
         }
     }
 
@@ -73,8 +81,22 @@ impl Backend {
     pub fn is_sync(self) -> bool {
         !matches!(
             self,
-            Backend::Null | Backend::Libaio | Backend::IoUring | Backend::Nop
+            Backend::Null | Backend::Libaio | Backend::IoUring | Backend::Nop | Backend::UringCmd
         )
+    }
+
+    /// Whether the backend can carry `op` at all, asked before a run so a
+    /// command it cannot send is refused up front rather than at the first
+    /// I/O. (Whether the device takes it is the device's business: for
+    /// NVMe see [`crate::nvme::Controller`]'s ONCS.) `null` and `nop` do no
+    /// I/O and take everything.
+    pub fn supports(self, op: Op) -> bool {
+        match op {
+            Op::Read | Op::Write | Op::Fsync => true,
+            Op::WriteZeroes { .. } | Op::Trim => {
+                matches!(self, Backend::UringCmd | Backend::Null | Backend::Nop)
+            }
+        }
     }
 }
 
@@ -119,5 +141,6 @@ pub fn open_queue<U: QueueUser>(
         Backend::Mmap => Ok(user.run(MmapQueue::new(config, fds)?)),
         Backend::IoUring => Ok(user.run(UringQueue::new(config, fds)?)),
         Backend::Nop => Ok(user.run(NopQueue::new(config)?)),
+        Backend::UringCmd => Ok(user.run(UringCmdQueue::new(config, fds)?)),
     }
 }

@@ -102,6 +102,7 @@ mod sync;
 mod syscall;
 mod target;
 mod uring;
+mod uring_cmd;
 
 pub use backend::{open_queue, Backend, QueueConfig, QueueUser};
 pub use buffer::AlignedBuffer;
@@ -111,12 +112,14 @@ pub use mmap::MmapQueue;
 pub use nop::NopQueue;
 pub use null::NullQueue;
 pub use queue::{Queue, Submitted};
-pub use request::{Completion, Op, Request};
+pub use request::{describe_error, Completion, Op, Request, NVME_STATUS_BIAS};
 pub use sync::{SyncMode, SyncQueue};
 pub use target::{
-    layout_file, layout_file_with, mounted_use, needs_layout, OpenOptions, Target, TargetKind,
+    layout_file, layout_file_with, mounted_use, needs_layout, NvmeIdentity, OpenOptions, Target,
+    TargetKind,
 };
 pub use uring::{poll_queue_warning, setup_flag_names, UringOptions, UringQueue};
+pub use uring_cmd::{NvmeOptions, UringCmdQueue};
 
 #[cfg(test)]
 mod tests {

@@ -493,6 +493,9 @@ impl Queue for LibaioQueue {
                 aio_fildes: fd as u32,
                 ..Iocb::default()
             },
+            Op::WriteZeroes { .. } | Op::Trim => {
+                return Err(bad_request(req, "is not supported by this backend"))
+            }
             Op::Read | Op::Write => {
                 let Some(ptr) = self.buffers.io_ptr(req.slot, req.len) else {
                     return Err(bad_request(req, "is longer than the queue's buffers"));

@@ -200,6 +200,9 @@ impl Queue for MmapQueue {
             Op::Read => false,
             Op::Write => true,
             Op::Fsync => return Ok(Submitted::Completed(map.sync(0, map.len, false))),
+            Op::WriteZeroes { .. } | Op::Trim => {
+                return Err(bad_request(req, "is not supported by this backend"))
+            }
         };
         let Some(buf) = self.buffers.io_ptr(req.slot, req.len) else {
             return Err(bad_request(

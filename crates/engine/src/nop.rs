@@ -43,7 +43,7 @@ pub struct NopQueue {
 impl NopQueue {
     pub fn new(config: &QueueConfig) -> Result<NopQueue, EngineError> {
         let buffers = SlotBuffers::new(config)?;
-        let mut ring = Ring::new(
+        let mut ring = Ring::<squeue::Entry>::new(
             config.depth,
             RingMode {
                 iopoll: config.hipri,
@@ -120,7 +120,7 @@ impl Queue for NopQueue {
     #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
         let len = match req.op {
-            Op::Read | Op::Write => req.len,
+            Op::Read | Op::Write | Op::WriteZeroes { .. } | Op::Trim => req.len,
             Op::Fsync => 0,
         };
         // SAFETY: a NOP names no memory and no file.

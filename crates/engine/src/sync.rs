@@ -139,6 +139,9 @@ impl Queue for SyncQueue {
                     || unsafe { libc::fsync(fd) } as isize,
                 )))
             }
+            Op::WriteZeroes { .. } | Op::Trim => {
+                return Err(bad_request(req, "is not supported by this backend"))
+            }
         };
         let Some(ptr) = self.buffers.io_ptr(req.slot, req.len) else {
             return Err(bad_request(

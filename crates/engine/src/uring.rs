@@ -15,7 +15,7 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
-use io_uring::{opcode, squeue, types, IoUring, Probe};
+use io_uring::{cqueue, opcode, squeue, types, IoUring, Probe};
 
 use crate::backend::QueueConfig;
 use crate::buffer::SlotBuffers;
@@ -65,6 +65,9 @@ pub struct UringOptions {
     /// registered, which saves a file table lookup on every call. Turning it
     /// on shows what that lookup costs.
     pub skip_ring_registration: bool,
+    /// Options of the NVMe passthrough backend (`io_uring_cmd`), which runs
+    /// on the same kind of ring; the io_uring backend ignores them.
+    pub nvme: crate::uring_cmd::NvmeOptions,
 }
 
 /// RWF_DONTCACHE from include/uapi/linux/fs.h (Linux 6.14). Older kernels
@@ -157,8 +160,15 @@ struct RsrcUpdate {
 /// the thread that made the ring, and a registered ring fd is an index into
 /// that thread's own table. Build the queue on the thread that uses it, as
 /// [`crate::open_queue`] does when called there.
-pub(crate) struct Ring {
-    ring: IoUring,
+/// Generic over the entry sizes: the NVMe passthrough backend uses 128-byte
+/// SQEs and 32-byte CQEs (IORING_SETUP_SQE128 | IORING_SETUP_CQE32, which
+/// the io-uring crate sets from the entry types).
+pub(crate) struct Ring<S = squeue::Entry, C = cqueue::Entry>
+where
+    S: squeue::EntryMarker,
+    C: cqueue::EntryMarker,
+{
+    ring: IoUring<S, C>,
     /// What io_uring_enter is called with: the registered index of the ring
     /// fd, or the fd itself when registering it failed.
     enter_fd: libc::c_long,
@@ -179,8 +189,8 @@ pub(crate) struct Ring {
     _one_thread: PhantomData<*const ()>,
 }
 
-impl Ring {
-    pub(crate) fn new(depth: u32, mode: RingMode) -> Result<Ring, EngineError> {
+impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
+    pub(crate) fn new(depth: u32, mode: RingMode) -> Result<Ring<S, C>, EngineError> {
         if depth == 0 {
             return Err(EngineError::Setup(
                 "queue depth 0: a queue needs at least one slot (iodepth=1 or more)".into(),
@@ -332,7 +342,7 @@ impl Ring {
     /// Whatever memory or descriptor the SQE names must stay valid until its
     /// completion is reaped (or the ring is dropped).
     #[inline]
-    pub(crate) unsafe fn push(&mut self, sqe: &squeue::Entry) -> io::Result<()> {
+    pub(crate) unsafe fn push(&mut self, sqe: &S) -> io::Result<()> {
         if self.in_flight == self.depth {
             return Err(queue_full(self.depth));
         }
@@ -451,6 +461,7 @@ impl Ring {
         let mut cq = self.ring.completion();
         while n < max {
             let Some(cqe) = cq.next() else { break };
+            let cqe: cqueue::Entry = cqe.into();
             each(cqe.user_data(), cqe.result());
             n += 1;
         }
@@ -503,7 +514,7 @@ impl Ring {
     }
 }
 
-impl Drop for Ring {
+impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Drop for Ring<S, C> {
     fn drop(&mut self) {
         self.quiesce();
         if self.registered {
@@ -527,8 +538,12 @@ impl Drop for Ring {
     }
 }
 
-fn build_ring(depth: u32, flags: u32, mode: RingMode) -> io::Result<IoUring> {
-    let mut b = IoUring::builder();
+fn build_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
+    depth: u32,
+    flags: u32,
+    mode: RingMode,
+) -> io::Result<IoUring<S, C>> {
+    let mut b = IoUring::<S, C>::builder();
     if flags & IORING_SETUP_IOPOLL != 0 {
         b.setup_iopoll();
     }
@@ -691,7 +706,7 @@ impl UringQueue {
             check_uncached(fds)?;
         }
         let mut buffers = SlotBuffers::new(config)?;
-        let ring = Ring::new(
+        let ring = Ring::<squeue::Entry>::new(
             config.depth,
             RingMode {
                 iopoll: config.hipri,
@@ -872,6 +887,9 @@ impl Queue for UringQueue {
                 )));
             }
             Op::Fsync => with_file!(fixed, index, fd, |f| opcode::Fsync::new(f).build()),
+            Op::WriteZeroes { .. } | Op::Trim => {
+                return Err(bad_request(req, "is not supported by this backend"))
+            }
             Op::Read | Op::Write => {
                 let Some(ptr) = self.buffers.io_ptr(req.slot, req.len) else {
                     return Err(bad_request(
@@ -1059,7 +1077,7 @@ fn check_uncached(fds: &[RawFd]) -> Result<(), EngineError> {
 }
 
 /// The path behind a descriptor, for messages.
-fn fd_name(fd: RawFd) -> String {
+pub(crate) fn fd_name(fd: RawFd) -> String {
     std::fs::read_link(format!("/proc/self/fd/{fd}"))
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| format!("file descriptor {fd}"))
@@ -1396,7 +1414,7 @@ pub(crate) mod tests {
     /// An IOPOLL ring comes up (on Linux 6.18 with every optional flag).
     #[test]
     fn polled_ring_comes_up() {
-        let ring = Ring::new(
+        let ring = Ring::<squeue::Entry>::new(
             4,
             RingMode {
                 iopoll: true,
@@ -1560,7 +1578,7 @@ pub(crate) mod tests {
             Err(_) => return,
         };
         let mut buf = crate::AlignedBuffer::new(BS, 4096);
-        let mut ring = Ring::new(
+        let mut ring = Ring::<squeue::Entry>::new(
             1,
             RingMode {
                 iopoll: true,

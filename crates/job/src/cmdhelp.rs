@@ -70,7 +70,7 @@ mod tests {
         assert!(text.contains("randrw"));
         assert!(cmdhelp("hipri")
             .unwrap()
-            .contains("              engine: only with ioengine=pvsync2 or io_uring\n"));
+            .contains("              engine: only with ioengine=pvsync2, io_uring or io_uring_cmd\n"));
         assert!(cmdhelp("ramp_time").unwrap().contains("no default"));
     }
 
@@ -83,7 +83,7 @@ mod tests {
              \x20               type: empty or boolean value ([0|1])\n\
              \x20            default: no default\n\
              \x20           category: I/O engine\n\
-             \x20             engine: only with ioengine=io_uring\n"
+             \x20             engine: only with ioengine=io_uring or io_uring_cmd\n"
         );
         let text = cmdhelp("nonvectored").unwrap();
         assert!(text.contains("             default: -1\n"), "{text}");
@@ -97,17 +97,19 @@ mod tests {
             text.contains("   not supported yet: fio also has it with ioengine=pvsync2\n"),
             "{text}"
         );
-        for name in [
-            "sqthread_poll_cpu",
-            "fixedbufs",
-            "registerfiles",
-            "force_async",
-            "uncached",
-        ] {
+        for name in ["force_async", "uncached"] {
             assert!(
                 cmdhelp(name)
                     .unwrap()
                     .contains("only with ioengine=io_uring\n"),
+                "{name}"
+            );
+        }
+        for name in ["sqthread_poll_cpu", "fixedbufs", "registerfiles"] {
+            assert!(
+                cmdhelp(name)
+                    .unwrap()
+                    .contains("only with ioengine=io_uring or io_uring_cmd\n"),
                 "{name}"
             );
         }

@@ -525,7 +525,7 @@ create_on_open=1
             .message;
         assert!(
             err.ends_with(
-                "job.fio:3: 'hipri' is an option of ioengine=pvsync2 or io_uring, but ioengine=psync is in effect here"
+                "job.fio:3: 'hipri' is an option of ioengine=pvsync2, io_uring or io_uring_cmd, but ioengine=psync is in effect here"
             ),
             "{err}"
         );
@@ -543,7 +543,7 @@ create_on_open=1
             .unwrap_err()
             .message;
         assert!(
-            err.starts_with("command line: 'hipri' is an option of ioengine=pvsync2 or io_uring"),
+            err.starts_with("command line: 'hipri' is an option of ioengine=pvsync2, io_uring or io_uring_cmd"),
             "{err}"
         );
     }
@@ -655,7 +655,7 @@ create_on_open=1
             .message;
         assert!(
             err.ends_with(
-                "job.fio:2: 'sqthread_poll' is an option of ioengine=io_uring, but ioengine=psync is in effect here"
+                "job.fio:2: 'sqthread_poll' is an option of ioengine=io_uring or io_uring_cmd, but ioengine=psync is in effect here"
             ),
             "{err}"
         );
@@ -679,13 +679,13 @@ create_on_open=1
         };
         let err = refused("psync", "sqthread_poll=1");
         assert!(
-            err.ends_with("'sqthread_poll' is an option of ioengine=io_uring, but ioengine=psync is in effect here"),
+            err.ends_with("'sqthread_poll' is an option of ioengine=io_uring or io_uring_cmd, but ioengine=psync is in effect here"),
             "{err}"
         );
         // fio 3.33's libaio has no hipri (and no later fio's does either).
         let err = refused("libaio", "hipri");
         assert!(
-            err.ends_with("'hipri' is an option of ioengine=pvsync2 or io_uring, but ioengine=libaio is in effect here"),
+            err.ends_with("'hipri' is an option of ioengine=pvsync2, io_uring or io_uring_cmd, but ioengine=libaio is in effect here"),
             "{err}"
         );
         let err = refused("io_uring", "userspace_reap");
@@ -695,7 +695,7 @@ create_on_open=1
         );
         let err = refused("libaio", "fixedbufs=1");
         assert!(
-            err.contains("an option of ioengine=io_uring, but ioengine=libaio"),
+            err.contains("an option of ioengine=io_uring or io_uring_cmd, but ioengine=libaio"),
             "{err}"
         );
         let err = refused("mmap", "nowait=1");
@@ -780,12 +780,12 @@ create_on_open=1
             err.contains("trim workloads are not supported yet"),
             "{err}"
         );
-        let err = parse_text("[j]\nioengine=io_uring_cmd\n")
+        let err = parse_text("[j]\nioengine=io_uring_cmd\nwrite_mode=uncor\n")
             .unwrap_err()
             .message;
         assert!(
             err.ends_with(
-                "ioengine=io_uring_cmd: ioengine=io_uring_cmd is not supported by ioscope yet"
+                "write_mode=uncor: write_mode=uncor is not supported by ioscope yet (write or zeroes)"
             ),
             "{err}"
         );

@@ -258,6 +258,26 @@ impl Settings {
             Opt::Uncached => s.engine_options.uncached = values::uint(text, kb, 0)? != 0,
             Opt::UserspaceReap => s.engine_options.userspace_reap = flag(text)?,
             Opt::LibaioVectored => s.engine_options.vectored = flag(text)?,
+            Opt::CmdType => {
+                if text != "nvme" {
+                    return Err(choices(def));
+                }
+            }
+            Opt::WriteMode => {
+                s.engine_options.write_mode = match text {
+                    "write" => WriteMode::Write,
+                    "zeroes" => WriteMode::Zeroes,
+                    "uncor" | "verify" => {
+                        return Err(format!(
+                            "write_mode={text} is not supported by ioscope yet (write or zeroes)"
+                        ))
+                    }
+                    _ => return Err(choices(def)),
+                }
+            }
+            Opt::Deac => s.engine_options.deac = flag(text)?,
+            Opt::Readfua => s.engine_options.readfua = flag(text)?,
+            Opt::Writefua => s.engine_options.writefua = flag(text)?,
             Opt::Fsync => s.fsync = values::uint(text, kb, 0)?,
             Opt::EndFsync => s.end_fsync = flag(text)?,
             Opt::Invalidate => s.invalidate = flag(text)?,
@@ -445,7 +465,6 @@ fn rw_mode(text: &str, kb: u32) -> Result<RwMode, String> {
 
 /// fio engine names ioscope knows of but does not have yet.
 const FIO_ENGINES: &[&str] = &[
-    "io_uring_cmd",
     "posixaio",
     "splice",
     "sg",
@@ -495,6 +514,7 @@ fn engine(text: &str) -> Result<IoEngine, String> {
         "io_uring" => Ok(IoEngine::IoUring),
         "mmap" => Ok(IoEngine::Mmap),
         "nop" => Ok(IoEngine::Nop),
+        "io_uring_cmd" => Ok(IoEngine::IoUringCmd),
         _ if FIO_ENGINES.contains(&text) || text.starts_with("external:") || text.contains('/') => {
             Err(format!("ioengine={text} is not supported by ioscope yet"))
         }
@@ -730,13 +750,11 @@ mod tests {
             set(&mut s, "ioengine", "posixaio").unwrap_err(),
             "ioengine=posixaio is not supported by ioscope yet"
         );
-        assert_eq!(
-            set(&mut s, "ioengine", "io_uring_cmd").unwrap_err(),
-            "ioengine=io_uring_cmd is not supported by ioscope yet"
-        );
+        set(&mut s, "ioengine", "io_uring_cmd").unwrap();
+        assert_eq!(s.spec.ioengine, IoEngine::IoUringCmd);
         assert_eq!(
             set(&mut s, "ioengine", "foo").unwrap_err(),
-            "unknown ioengine 'foo'; ioscope supports sync, psync, pvsync2, null, libaio, io_uring, mmap, nop"
+            "unknown ioengine 'foo'; ioscope supports sync, psync, pvsync2, null, libaio, io_uring, io_uring_cmd, mmap, nop"
         );
     }
 

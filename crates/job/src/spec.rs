@@ -144,6 +144,8 @@ pub enum IoEngine {
     Mmap,
     /// io_uring NOP requests: ioscope's own engine, fio has none.
     Nop,
+    /// NVMe passthrough through io_uring (`cmd_type=nvme`).
+    IoUringCmd,
 }
 
 impl IoEngine {
@@ -158,6 +160,7 @@ impl IoEngine {
             IoEngine::IoUring => "io_uring",
             IoEngine::Mmap => "mmap",
             IoEngine::Nop => "nop",
+            IoEngine::IoUringCmd => "io_uring_cmd",
         }
     }
 }
@@ -194,6 +197,26 @@ pub struct EngineOptions {
     /// libaio `libaio_vectored`: IOCB_CMD_PREADV/PWRITEV instead of
     /// PREAD/PWRITE.
     pub vectored: bool,
+    /// io_uring_cmd `write_mode`: the NVMe command a write becomes.
+    pub write_mode: WriteMode,
+    /// io_uring_cmd `deac`: Write Zeroes deallocates (DEAC bit).
+    pub deac: bool,
+    /// io_uring_cmd `readfua`: Force Unit Access on reads.
+    pub readfua: bool,
+    /// io_uring_cmd `writefua`: Force Unit Access on writes and Write Zeroes.
+    pub writefua: bool,
+}
+
+/// io_uring_cmd `write_mode`: which NVMe command a write issues. fio also
+/// has `uncor` (Write Uncorrectable) and `verify` (Verify), which ioscope
+/// refuses as not supported yet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WriteMode {
+    /// Write, with data (fio's default).
+    #[default]
+    Write,
+    /// Write Zeroes: no data moves.
+    Zeroes,
 }
 
 /// Where a job was defined, for messages.

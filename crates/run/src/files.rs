@@ -3,8 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
+use ioscope_engine::nvme::nvme_names;
 use ioscope_engine::{layout_file, poll_queue_warning, Backend, OpenOptions, Target, TargetKind};
-use ioscope_job::{IoEngine, JobSpec};
+use ioscope_job::{IoEngine, JobSpec, WriteMode};
 use ioscope_workload::FileExtent;
 
 use crate::error::RunError;
@@ -134,6 +135,9 @@ pub(crate) fn prepare(
                 ));
             }
         }
+        if spec.ioengine == IoEngine::IoUringCmd {
+            check_nvme(spec, &path, &target, plan.extent.offset)?;
+        }
         if spec.hipri {
             check_polling(spec, &path)?;
         }
@@ -171,22 +175,97 @@ pub(crate) fn backend(spec: &JobSpec) -> Backend {
 /// interrupt instead, so a pvsync2 job runs with a warning that it is not
 /// polling.
 fn check_polling(spec: &JobSpec, path: &Path) -> Result<(), RunError> {
-    let Some(why) = poll_queue_warning(path) else {
+    // Passthrough polls the queues of the namespace's block device.
+    let block = match spec.ioengine {
+        IoEngine::IoUringCmd => nvme_names(path, TargetKind::CharDevice).1,
+        _ => None,
+    };
+    let Some(why) = poll_queue_warning(block.as_deref().unwrap_or(path)) else {
         return Ok(());
     };
     match spec.ioengine {
-        IoEngine::IoUring => Err(RunError::job(
+        IoEngine::IoUring | IoEngine::IoUringCmd => Err(RunError::job(
             &spec.name,
             format!("hipri=1 cannot poll: {why}"),
         )),
         _ => {
             eprintln!(
-                "ioscope: {}: hipri=1 will not poll: {why}; completions arrive by interrupt",
-                spec.name
+                "ioscope: {}: hipri=1 will not poll {}: its device has no poll queues, so \
+                 preadv2 completes RWF_HIPRI I/O by interrupt",
+                spec.name,
+                path.display()
             );
             Ok(())
         }
     }
+}
+
+/// io_uring_cmd sends NVMe commands by LBA to a namespace's char device:
+/// every block size and the start offset must be whole blocks, a data
+/// transfer must fit the controller's MDTS, and the device must have the
+/// optional commands the job asks for (ONCS). Refused here, before the run.
+fn check_nvme(spec: &JobSpec, path: &Path, target: &Target, offset: u64) -> Result<(), RunError> {
+    let refuse = |why: String| {
+        Err(RunError::job(
+            &spec.name,
+            format!("{}: {why}", path.display()),
+        ))
+    };
+    let Some(id) = target.nvme() else {
+        return refuse(
+            "is not an NVMe namespace's generic char device (or Identify failed); \
+             ioengine=io_uring_cmd needs /dev/ngXnY and the right to send admin commands"
+                .into(),
+        );
+    };
+    let lba = u64::from(target.logical_block_size());
+    let sizes = [
+        ("bs (read)", spec.bs.read.min()),
+        ("bs (read)", spec.bs.read.max()),
+        ("bs (write)", spec.bs.write.min()),
+        ("bs (write)", spec.bs.write.max()),
+        ("bs (trim)", spec.bs.trim.min()),
+        ("bs (trim)", spec.bs.trim.max()),
+        ("offset", offset),
+    ];
+    if let Some((what, v)) = sizes.iter().find(|(_, v)| v % lba != 0) {
+        return refuse(format!(
+            "{what} {v} is not a multiple of the namespace's {lba}-byte LBA size; \
+             io_uring_cmd addresses whole logical blocks"
+        ));
+    }
+    let zeroes = spec.engine_options.write_mode == WriteMode::Zeroes;
+    let writes = spec.rw.kind.writes();
+    let mut data = 0;
+    if spec.rw.kind.reads() {
+        data = spec.bs.read.max();
+    }
+    if writes && !zeroes {
+        data = data.max(spec.bs.write.max());
+    }
+    if let Some(mdts) = id.controller.max_transfer_bytes(4096) {
+        if data > mdts {
+            return refuse(format!(
+                "bs {data} is more than the {mdts} bytes one command may carry \
+                 (the controller's MDTS); lower bs"
+            ));
+        }
+    }
+    if zeroes && writes {
+        if !id.controller.has_write_zeroes() {
+            return refuse(format!(
+                "the device does not support Write Zeroes (ONCS {:#x}); drop write_mode=zeroes",
+                id.controller.oncs
+            ));
+        }
+        if spec.bs.write.max() / lba > 65536 {
+            return refuse(format!(
+                "bs {} is more than the 65536 blocks one Write Zeroes can cover; lower bs",
+                spec.bs.write.max()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// fio's notice: `t: Laying out IO file (1 file / 16MiB)`.

@@ -53,6 +53,12 @@ pub(crate) struct LoopConfig {
     pub depth_low: u32,
     /// fsync after this many writes; 0 for never.
     pub fsync_every: u32,
+    /// What a write becomes: Write, or a command without data (NVMe Write
+    /// Zeroes with io_uring_cmd's write_mode=zeroes).
+    pub write_op: Op,
+    /// Some request moves data, so the buffers are filled once at the
+    /// start. A job whose commands carry no data leaves them untouched.
+    pub data_buffers: bool,
     pub tracking: Tracking,
     /// Ramp and run durations in clock ticks; `runtime` None means size-bound.
     pub ramp_ticks: u64,
@@ -188,8 +194,10 @@ impl QueueUser for IoLoop<'_> {
         let clock = self.clock;
         let timing = cfg.tracking.any();
         let depth = cfg.depth.max(1);
-        for slot in 0..depth {
-            self.filler.init(q.buffer(slot));
+        if cfg.data_buffers {
+            for slot in 0..depth {
+                self.filler.init(q.buffer(slot));
+            }
         }
         let mut free: Vec<u32> = (0..depth).rev().collect();
         let mut slots = vec![Slot::default(); depth as usize];
@@ -242,11 +250,16 @@ impl QueueUser for IoLoop<'_> {
                 } else if let Some(unit) = self.workload.next() {
                     let op = match unit.dir {
                         DataDir::Read => Op::Read,
-                        DataDir::Write => Op::Write,
+                        DataDir::Write => cfg.write_op,
                     };
-                    if op == Op::Write {
-                        let buf = &mut q.buffer(slot)[..unit.len as usize];
-                        self.filler.prepare_write(buf, unit.offset);
+                    if op.modifies() {
+                        // Only a command that sends data gets its buffer
+                        // filled: scrambling buffers for Write Zeroes costs
+                        // time that grows with the depth and moves nothing.
+                        if op.carries_data() {
+                            let buf = &mut q.buffer(slot)[..unit.len as usize];
+                            self.filler.prepare_write(buf, unit.offset);
+                        }
                         writes_since_fsync += 1;
                         if cfg.fsync_every > 0 && writes_since_fsync >= cfg.fsync_every {
                             writes_since_fsync = 0;
@@ -398,8 +411,10 @@ impl QueueUser for IoLoop<'_> {
 fn dir_index(op: Op) -> Option<usize> {
     match op {
         Op::Read => Some(0),
-        Op::Write => Some(1),
-        Op::Fsync => None,
+        Op::Write | Op::WriteZeroes { .. } => Some(1),
+        // Trim has no direction of its own in these stats yet, and the
+        // runner does not issue it.
+        Op::Fsync | Op::Trim => None,
     }
 }
 

@@ -4,8 +4,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use ioscope_engine::{open_queue, AioOptions, QueueConfig, UringOptions};
-use ioscope_job::JobSpec;
+use ioscope_engine::{open_queue, AioOptions, NvmeOptions, Op, QueueConfig, UringOptions};
+use ioscope_job::{IoEngine, JobSpec, WriteMode};
 use ioscope_stats::{current_tid, Clock, HelperTracker};
 use ioscope_workload::{BufferFiller, Workload};
 
@@ -101,7 +101,12 @@ fn run_inner(
     let filler = BufferFiller::new(spec, id.number);
     let config = loop_config(spec, &clock);
     let backend = crate::files::backend(spec);
-    let max_bs = spec.bs.read.max().max(spec.bs.write.max()).max(1);
+    // Commands without data (Write Zeroes) need no room in the buffers.
+    let mut max_bs = spec.bs.read.max();
+    if config.write_op.carries_data() {
+        max_bs = max_bs.max(spec.bs.write.max());
+    }
+    let max_bs = max_bs.max(1);
     let align = files
         .iter()
         .filter_map(|f| f.target.as_ref())
@@ -164,12 +169,12 @@ fn run_inner(
                 .get(f.file as usize)
                 .map(|w| w.path.display().to_string())
                 .unwrap_or_default();
-            let err = std::io::Error::from_raw_os_error(f.errno);
+            let err = ioscope_engine::describe_error(i64::from(f.errno));
             (
                 f.errno,
                 Some(format!(
                     "io_u error on file {path}: {err}: {} offset={}, buflen={}",
-                    op_name(f.op),
+                    f.op.name(),
                     f.offset,
                     f.len
                 )),
@@ -182,14 +187,6 @@ fn run_inner(
         stats: Some(stats),
         errno,
         message,
-    }
-}
-
-fn op_name(op: ioscope_engine::Op) -> &'static str {
-    match op {
-        ioscope_engine::Op::Read => "read",
-        ioscope_engine::Op::Write => "write",
-        ioscope_engine::Op::Fsync => "sync",
     }
 }
 
@@ -236,6 +233,10 @@ fn uring_options(spec: &JobSpec) -> UringOptions {
         force_async: e.force_async,
         nowait: e.nowait,
         uncached: e.uncached,
+        nvme: NvmeOptions {
+            readfua: e.readfua,
+            writefua: e.writefua,
+        },
         ..UringOptions::default()
     }
 }
@@ -243,6 +244,15 @@ fn uring_options(spec: &JobSpec) -> UringOptions {
 fn loop_config(spec: &JobSpec, clock: &Clock) -> LoopConfig {
     let reduce = spec.gtod_reduce;
     let depth = spec.iodepth.max(1);
+    let write_op = if spec.ioengine == IoEngine::IoUringCmd
+        && spec.engine_options.write_mode == WriteMode::Zeroes
+    {
+        Op::WriteZeroes {
+            deac: spec.engine_options.deac,
+        }
+    } else {
+        Op::Write
+    };
     LoopConfig {
         depth,
         batch_submit: spec.iodepth_batch_submit.clamp(1, depth),
@@ -250,6 +260,8 @@ fn loop_config(spec: &JobSpec, clock: &Clock) -> LoopConfig {
         complete_max: spec.iodepth_batch_complete_max.clamp(1, depth),
         depth_low: spec.iodepth_low.min(depth),
         fsync_every: spec.fsync,
+        write_op,
+        data_buffers: spec.rw.kind.reads() || write_op.carries_data(),
         tracking: Tracking {
             slat: !(reduce || spec.disable_slat),
             clat: !(reduce || spec.disable_clat),

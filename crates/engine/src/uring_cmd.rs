@@ -1,0 +1,386 @@
+//! The NVMe passthrough backend (fio's `io_uring_cmd` engine with
+//! `cmd_type=nvme`): NVMe commands sent to a namespace's generic char device
+//! (/dev/ngXnY) as IORING_OP_URING_CMD, on a ring of 128-byte SQEs and
+//! 32-byte CQEs built by the same [`Ring`] code as the io_uring backend.
+//!
+//! Needs Linux 5.19 (uring_cmd passthrough); polled completions (hipri)
+//! need 6.1 and an NVMe driver with poll queues; fixed buffers
+//! (IORING_URING_CMD_FIXED) need 6.1.
+
+use std::io;
+use std::os::fd::RawFd;
+
+use io_uring::{cqueue, opcode, squeue, types};
+
+use crate::backend::QueueConfig;
+use crate::buffer::{AlignedBuffer, SlotBuffers};
+use crate::error::EngineError;
+use crate::nvme::command::{self, DsmRange, MAX_BLOCKS};
+use crate::nvme::{
+    identify_namespace_of, namespace_id, nvme_names, Command, NVME_URING_CMD_IO,
+    NVME_URING_CMD_IO_VEC,
+};
+use crate::queue::{Queue, Submitted};
+use crate::request::{Completion, Op, Request, NVME_STATUS_BIAS};
+use crate::target::TargetKind;
+use crate::uring::{Ring, RingMode};
+
+/// Options of the NVMe passthrough backend beyond the io_uring ones it
+/// shares ([`crate::UringOptions`]: sqthread_poll, fixedbufs,
+/// registerfiles, nonvectored), named after fio's `io_uring_cmd` options.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NvmeOptions {
+    /// fio `readfua`: Force Unit Access on every Read.
+    pub readfua: bool,
+    /// fio `writefua`: Force Unit Access on every Write and Write Zeroes.
+    pub writefua: bool,
+}
+
+/// What the queue knows of each namespace it was opened over.
+#[derive(Clone, Copy, Debug)]
+struct NamespaceGeometry {
+    nsid: u32,
+    /// log2 of the LBA size.
+    lba_shift: u32,
+}
+
+/// The `io_uring_cmd` queue.
+///
+/// [`Queue::submit`] turns a request into one NVMe command in a big SQE
+/// (user_data is the slot), [`Queue::commit`] and [`Queue::reap`] are the
+/// io_uring backend's. Offsets and lengths must be multiples of the
+/// namespace's LBA size: a request that is not is refused, never rounded.
+/// A completion's result is the bytes the command covered, -errno when the
+/// kernel failed it, or -([`NVME_STATUS_BIAS`] + status) when the device did.
+///
+/// Write Zeroes and Dataset Management never touch the slot's data buffer;
+/// a deallocation's range list lives in memory of its own, one entry per
+/// slot.
+pub struct UringCmdQueue {
+    ring: Ring<squeue::Entry128, cqueue::Entry32>,
+    fds: Box<[RawFd]>,
+    namespaces: Box<[NamespaceGeometry]>,
+    buffers: SlotBuffers,
+    /// One iovec per slot for NVME_URING_CMD_IO_VEC.
+    iovecs: Box<[libc::iovec]>,
+    /// One Dataset Management range per slot.
+    ranges: AlignedBuffer,
+    /// The length of the request in each slot, reported on success (the
+    /// CQE's result is 0 for a successful command).
+    lens: Box<[u32]>,
+    fixed_files: bool,
+    fixed_buffers: bool,
+    vectored: bool,
+    readfua: bool,
+    writefua: bool,
+    note: String,
+}
+
+impl UringCmdQueue {
+    /// A queue over the NVMe generic char devices `fds` (indexed by
+    /// [`Request::file`]). Each is identified here (namespace id and LBA
+    /// size), so nothing is learnt at the first I/O.
+    pub fn new(config: &QueueConfig, fds: &[RawFd]) -> Result<UringCmdQueue, EngineError> {
+        let opts = &config.uring;
+        if fds.is_empty() {
+            return Err(EngineError::Setup(
+                "the io_uring_cmd backend needs at least one NVMe char device (/dev/ngXnY)".into(),
+            ));
+        }
+        let mut namespaces = Vec::with_capacity(fds.len());
+        for &fd in fds {
+            namespaces.push(namespace_geometry(fd)?);
+        }
+        if config.hipri {
+            for &fd in fds {
+                check_poll_queues(fd)?;
+            }
+        }
+        if opts.fixed_buffers && opts.nonvectored == Some(false) {
+            return Err(EngineError::Setup(
+                "fixedbufs cannot be used with vectored passthrough (nonvectored=0): \
+                 the kernel refuses fixed buffers with NVME_URING_CMD_IO_VEC; drop one"
+                    .into(),
+            ));
+        }
+        let mut buffers = SlotBuffers::new(config)?;
+        let ring = Ring::<squeue::Entry128, cqueue::Entry32>::new(
+            config.depth,
+            RingMode {
+                iopoll: config.hipri,
+                sqpoll: opts.sqpoll,
+                sqpoll_cpu: opts.sqpoll_cpu,
+                sqpoll_idle_ms: opts.sqpoll_idle_ms,
+                skip_ring_registration: opts.skip_ring_registration,
+            },
+        )
+        .map_err(|e| {
+            EngineError::Setup(format!(
+                "{e} (io_uring_cmd needs IORING_SETUP_SQE128 and CQE32: Linux 5.19)"
+            ))
+        })?;
+        match ring.probe() {
+            Some(p) if p.is_supported(opcode::UringCmd80::CODE) => {}
+            _ => {
+                return Err(EngineError::Setup(
+                    "this kernel's io_uring has no IORING_OP_URING_CMD (Linux 5.19); \
+                     use ioengine=io_uring on the block device instead"
+                        .into(),
+                ))
+            }
+        }
+        let fixed_files = opts.register_files || opts.sqpoll;
+        if fixed_files {
+            ring.submitter().register_files(fds).map_err(|e| {
+                EngineError::Setup(format!(
+                    "cannot register {} files with the io_uring: {e}; drop registerfiles",
+                    fds.len()
+                ))
+            })?;
+        }
+        let mut iovecs = Vec::with_capacity(config.depth as usize);
+        for slot in 0..config.depth {
+            let base = buffers
+                .io_ptr(slot, 0)
+                .expect("every slot below the depth has a buffer");
+            iovecs.push(libc::iovec {
+                iov_base: base.cast(),
+                iov_len: config.buffer_size,
+            });
+        }
+        let iovecs = iovecs.into_boxed_slice();
+        if opts.fixed_buffers {
+            // SAFETY: the iovecs name the queue's buffers, which live as
+            // long as the ring (the ring is dropped first).
+            unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
+                EngineError::Setup(format!(
+                    "cannot register {} buffers of {} bytes with the io_uring: {e}; \
+                     raise ulimit -l, lower iodepth or bs, or drop fixedbufs",
+                    config.depth, config.buffer_size
+                ))
+            })?;
+        }
+        // fio's io_uring_cmd default is non-vectored (NVME_URING_CMD_IO).
+        let vectored = opts.nonvectored == Some(false);
+        let ranges = AlignedBuffer::try_new(
+            config.depth as usize * std::mem::size_of::<DsmRange>(),
+            std::mem::align_of::<DsmRange>(),
+        )?;
+        let note = format!(
+            "{}; SQE128|CQE32; {}{}",
+            ring.note(),
+            if opts.fixed_buffers {
+                "fixed buffers"
+            } else if vectored {
+                "vectored (NVME_URING_CMD_IO_VEC)"
+            } else {
+                "non-vectored"
+            },
+            if fixed_files {
+                ", registered files"
+            } else {
+                ""
+            },
+        );
+        Ok(UringCmdQueue {
+            ring,
+            fds: fds.into(),
+            namespaces: namespaces.into_boxed_slice(),
+            buffers,
+            iovecs,
+            ranges,
+            lens: vec![0; config.depth as usize].into_boxed_slice(),
+            fixed_files,
+            fixed_buffers: opts.fixed_buffers,
+            vectored,
+            readfua: opts.nvme.readfua,
+            writefua: opts.nvme.writefua,
+            note,
+        })
+    }
+
+    /// The LBA size of the namespace behind file `file`.
+    pub fn lba_size(&self, file: u32) -> Option<u32> {
+        self.namespaces.get(file as usize).map(|n| 1 << n.lba_shift)
+    }
+}
+
+/// Namespace id and LBA size of an NVMe char or block device.
+fn namespace_geometry(fd: RawFd) -> Result<NamespaceGeometry, EngineError> {
+    let name = crate::uring::fd_name(fd);
+    let nsid = namespace_id(fd).map_err(|e| {
+        EngineError::Setup(format!(
+            "{name}: not an NVMe namespace (NVME_IOCTL_ID: {e}); io_uring_cmd needs /dev/ngXnY"
+        ))
+    })?;
+    let ns =
+        identify_namespace_of(fd, nsid).map_err(|e| EngineError::Setup(format!("{name}: {e}")))?;
+    let lbads = ns.format().lbads;
+    if !(9..=16).contains(&lbads) {
+        return Err(EngineError::Setup(format!(
+            "{name}: the namespace's LBA format has a block size of 2^{lbads}, which \
+             io_uring_cmd cannot use"
+        )));
+    }
+    Ok(NamespaceGeometry {
+        nsid,
+        lba_shift: u32::from(lbads),
+    })
+}
+
+/// Polled passthrough completes only on a poll queue; without one the
+/// driver would wait on an interrupt that never comes for a polled request.
+fn check_poll_queues(fd: RawFd) -> Result<(), EngineError> {
+    let name = crate::uring::fd_name(fd);
+    let (_, block) = nvme_names(std::path::Path::new(&name), TargetKind::CharDevice);
+    let disk = block
+        .as_ref()
+        .and_then(|b| b.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match std::fs::read_to_string(format!("/sys/block/{disk}/queue/io_poll")) {
+        Ok(v) if v.trim() == "1" => Ok(()),
+        _ => Err(EngineError::Setup(format!(
+            "{name}: hipri needs poll queues, and /sys/block/{disk}/queue/io_poll is not 1; \
+             drop hipri, or load nvme with poll_queues=N"
+        ))),
+    }
+}
+
+#[cold]
+fn bad_request(req: &Request, why: &str) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!("request {req:?} {why}"),
+    )
+}
+
+impl Queue for UringCmdQueue {
+    #[inline]
+    fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
+        let (Some(&fd), Some(&ns)) = (
+            self.fds.get(req.file as usize),
+            self.namespaces.get(req.file as usize),
+        ) else {
+            return Err(bad_request(
+                req,
+                "names a file the queue was not opened with",
+            ));
+        };
+        if req.slot as usize >= self.lens.len() {
+            return Err(bad_request(req, "names a slot beyond the queue depth"));
+        }
+        let mask = (1u64 << ns.lba_shift) - 1;
+        if req.op != Op::Fsync && (req.len == 0 || (req.offset | u64::from(req.len)) & mask != 0) {
+            return Err(bad_request(
+                req,
+                "is not a whole number of logical blocks of the namespace",
+            ));
+        }
+        let slba = req.offset >> ns.lba_shift;
+        let blocks = req.len >> ns.lba_shift;
+        if req.op != Op::Fsync && req.op != Op::Trim && blocks > MAX_BLOCKS {
+            return Err(bad_request(req, "covers more than 65536 logical blocks"));
+        }
+        let nsid = ns.nsid;
+        let mut cmd_op = NVME_URING_CMD_IO;
+        let mut buf_index = None;
+        let cmd: Command = match req.op {
+            Op::Read | Op::Write => {
+                let Some(ptr) = self.buffers.io_ptr(req.slot, req.len) else {
+                    return Err(bad_request(req, "is longer than the queue's buffers"));
+                };
+                let (addr, len) = if self.vectored && !self.fixed_buffers {
+                    let iov = &mut self.iovecs[req.slot as usize];
+                    iov.iov_len = req.len as usize;
+                    cmd_op = NVME_URING_CMD_IO_VEC;
+                    // With _VEC, addr names the iovec array and data_len
+                    // counts its entries.
+                    (iov as *const libc::iovec as u64, 1)
+                } else {
+                    (ptr as u64, req.len)
+                };
+                if self.fixed_buffers {
+                    // The slot's buffer is registered at the slot's index.
+                    buf_index = Some(req.slot as u16);
+                }
+                if req.op == Op::Read {
+                    command::read(nsid, slba, blocks, addr, len, self.readfua)
+                } else {
+                    command::write(nsid, slba, blocks, addr, len, self.writefua)
+                }
+            }
+            Op::WriteZeroes { deac } => {
+                command::write_zeroes(nsid, slba, blocks, deac, self.writefua)
+            }
+            Op::Trim => {
+                let range = DsmRange::new(slba, blocks);
+                let at = req.slot as usize * std::mem::size_of::<DsmRange>();
+                let bytes = &mut self.ranges.as_mut_slice()[at..at + 16];
+                // SAFETY: DsmRange is 16 plain bytes (checked at compile time).
+                bytes.copy_from_slice(&unsafe { std::mem::transmute::<DsmRange, [u8; 16]>(range) });
+                command::deallocate(nsid, bytes.as_ptr() as u64, 1)
+            }
+            Op::Fsync => command::flush(nsid),
+        };
+        self.lens[req.slot as usize] = if req.op == Op::Fsync { 0 } else { req.len };
+        let entry = if self.fixed_files {
+            opcode::UringCmd80::new(types::Fixed(req.file), cmd_op)
+        } else {
+            opcode::UringCmd80::new(types::Fd(fd), cmd_op)
+        };
+        let sqe = entry
+            .cmd(cmd.to_sqe_bytes())
+            .buf_index(buf_index)
+            .build()
+            .user_data(u64::from(req.slot));
+        // SAFETY: the command's data buffer, iovec or range entry belongs to
+        // the slot, which is not reused before the request completes, and
+        // the descriptor is kept open by the caller; the queue waits for
+        // every request before its memory is freed.
+        unsafe { self.ring.push(&sqe)? };
+        Ok(Submitted::Queued)
+    }
+
+    #[inline]
+    fn commit(&mut self) -> io::Result<u32> {
+        self.ring.commit()
+    }
+
+    #[inline]
+    fn reap<F: FnMut(Completion)>(
+        &mut self,
+        min: u32,
+        max: u32,
+        mut on_complete: F,
+    ) -> io::Result<u32> {
+        let lens = &self.lens;
+        self.ring.reap(min, max, |slot, res| {
+            let result = match res {
+                0 => i64::from(lens[slot as usize]),
+                r if r < 0 => i64::from(r),
+                status => -(NVME_STATUS_BIAS + i64::from(status)),
+            };
+            on_complete(Completion {
+                slot: slot as u32,
+                result,
+            })
+        })
+    }
+
+    fn buffer(&mut self, slot: u32) -> &mut [u8] {
+        self.buffers.slot(slot)
+    }
+
+    fn in_flight(&self) -> u32 {
+        self.ring.in_flight()
+    }
+
+    fn setup_note(&self) -> Option<&str> {
+        Some(&self.note)
+    }
+
+    fn calls(&self) -> (u64, u64) {
+        self.ring.calls()
+    }
+}
