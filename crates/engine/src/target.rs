@@ -251,6 +251,30 @@ impl Target {
 }
 
 impl Target {
+    /// Tells the kernel how the target will be read (posix_fadvise
+    /// FADV_RANDOM or FADV_SEQUENTIAL), which sets its readahead, as fio's
+    /// `fadvise_hint` does. Character devices take no advice.
+    pub fn advise(&self, random: bool) -> Result<(), EngineError> {
+        if self.kind == TargetKind::CharDevice {
+            return Ok(());
+        }
+        let advice = if random {
+            libc::POSIX_FADV_RANDOM
+        } else {
+            libc::POSIX_FADV_SEQUENTIAL
+        };
+        // SAFETY: fadvise only reads its arguments.
+        let rc = unsafe { libc::posix_fadvise(self.fd(), 0, 0, advice) };
+        if rc != 0 {
+            return Err(EngineError::Io {
+                path: self.path.clone(),
+                what: "posix_fadvise (fadvise_hint; set fadvise_hint=0 to skip it)",
+                source: io::Error::from_raw_os_error(rc),
+            });
+        }
+        Ok(())
+    }
+
     /// Drops the target's cached pages for `len` bytes from `offset` (0 for
     /// the rest), as fio's `invalidate=1` does when a job opens its files,
     /// so a buffered job measures the device rather than the page cache:

@@ -44,7 +44,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "exit_what",
     "exitall_on_error",
     "experimental_verify",
-    "fadvise_hint",
     "fallocate",
     "fdatasync",
     "fdp",

@@ -153,6 +153,25 @@ mod tests {
     }
 
     #[test]
+    fn fadvise_hint_takes_fios_values() {
+        let parsed = parse_text(
+            "[a]\nsize=1m\n[b]\nsize=1m\nfadvise_hint=0\n[c]\nsize=1m\nfadvise_hint=random\n",
+        )
+        .unwrap();
+        let hints: Vec<_> = parsed.jobs.iter().map(|j| j.fadvise_hint).collect();
+        assert_eq!(
+            hints,
+            [
+                FadviseHint::Workload,
+                FadviseHint::None,
+                FadviseHint::Random
+            ]
+        );
+        let err = parse_text("[a]\nsize=1m\nfadvise_hint=sometimes\n").unwrap_err();
+        assert!(err.to_string().contains("fadvise_hint"), "{err}");
+    }
+
+    #[test]
     fn xnvme_style_job_file() {
         let parsed = parse(&files(&["xnvme.fio"])).unwrap();
         assert_eq!(parsed.jobs.len(), 1);

@@ -66,6 +66,7 @@ pub(crate) enum Opt {
     LibaioVectored,
     Fsync,
     EndFsync,
+    FadviseHint,
     Invalidate,
     KbBase,
     PercentileList,
@@ -235,6 +236,13 @@ const WRITE_MODE_VALUES: &[(&str, &str)] = &[
         "Issue Verify commands for write operations (not supported yet)",
     ),
 ];
+const FADVISE_VALUES: &[(&str, &str)] = &[
+    ("0", "Don't issue fadvise/madvise"),
+    ("1", "Advise using fio IO pattern"),
+    ("random", "Advise using FADV_RANDOM"),
+    ("sequential", "Advise using FADV_SEQUENTIAL"),
+];
+
 const GENERATOR_VALUES: &[(&str, &str)] = &[
     ("tausworthe", "Strong 2^88 cycle random number generator"),
     ("lfsr", "Variable length LFSR"),
@@ -248,7 +256,7 @@ const POLICY_VALUES: &[(&str, &str)] = &[
     ("split", "Each worker gets its own CPU of the set"),
 ];
 const CLOCK_VALUES: &[(&str, &str)] = &[
-    ("gettimeofday", "Use gettimeofday(2) for timing"),
+    ("gettimeofday", "Use gettimeofday(2) for timing (ioscope reads CLOCK_MONOTONIC instead: wall-clock time can jump during a run)"),
     ("clock_gettime", "Use clock_gettime(2) for timing"),
     ("cpu", "Use the CPU's time stamp counter"),
 ];
@@ -300,6 +308,7 @@ pub(crate) static OPTIONS: &[OptionDef] = &[
     opt!(Buffered, "buffered", [], Kind::Bool, "1", "I/O type", "Use buffered I/O (negates direct)"),
     opt!(Fsync, "fsync", [], Kind::Int, "0", "I/O type", "Issue fsync for writes every given number of blocks"),
     opt!(EndFsync, "end_fsync", [], Kind::Bool, "0", "I/O type", "Include fsync at the end of job"),
+    opt!(FadviseHint, "fadvise_hint", [], Kind::Choice(FADVISE_VALUES), "1", "I/O type", "Use fadvise() to advise the kernel on IO pattern"),
     opt!(Invalidate, "invalidate", [], Kind::Bool, "1", "I/O type", "Invalidate buffer/page cache prior to running job"),
     opt!(Bs, "bs", ["blocksize"], Kind::PerDirSize, "4096", "Block size", "Block size unit"),
     opt!(Bsrange, "bsrange", ["blocksize_range"], Kind::PerDirRange, "", "Block size", "Set block size range (in more detail than bs)"),

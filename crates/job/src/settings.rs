@@ -74,6 +74,7 @@ impl Settings {
                 fsync: 0,
                 end_fsync: false,
                 invalidate: true,
+                fadvise_hint: FadviseHint::Workload,
                 kb_base: 1024,
                 percentile_list: DEFAULT_PERCENTILES.to_vec(),
                 clat_percentiles: true,
@@ -218,6 +219,15 @@ impl Settings {
             Opt::Norandommap => s.norandommap = flag(text)?,
             Opt::Randrepeat => s.randrepeat = flag(text)?,
             Opt::Randseed => s.randseed = Some(values::size(text, kb)?),
+            Opt::FadviseHint => {
+                s.fadvise_hint = match text {
+                    "0" => FadviseHint::None,
+                    "1" => FadviseHint::Workload,
+                    "random" => FadviseHint::Random,
+                    "sequential" => FadviseHint::Sequential,
+                    _ => return Err(choices(def)),
+                }
+            }
             Opt::RandomGenerator => {
                 s.random_generator = match text {
                     "tausworthe" => RandomGenerator::Tausworthe,

@@ -107,6 +107,18 @@ pub enum SizeSpec {
     Percent(f64),
 }
 
+/// fio's `fadvise_hint`: what posix_fadvise tells the kernel about the
+/// job's access pattern when it opens a file or block device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FadviseHint {
+    /// `0`: no advice.
+    None,
+    /// `1`: FADV_RANDOM for random jobs, FADV_SEQUENTIAL for sequential ones.
+    Workload,
+    Random,
+    Sequential,
+}
+
 /// fio's `random_generator`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RandomGenerator {
@@ -316,6 +328,8 @@ pub struct JobSpec {
     pub fsync: u32,
     /// `end_fsync`, default false.
     pub end_fsync: bool,
+    /// `fadvise_hint`, default 1 (advise the job's own pattern).
+    pub fadvise_hint: FadviseHint,
     /// `invalidate`: drop the files' cached pages when the job starts, default true.
     pub invalidate: bool,
     /// `kb_base`, 1024 or 1000, default 1024.

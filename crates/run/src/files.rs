@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use ioscope_engine::nvme::nvme_names;
 use ioscope_engine::{layout_file, poll_queue_warning, Backend, OpenOptions, Target, TargetKind};
-use ioscope_job::{IoEngine, JobSpec, WriteMode};
+use ioscope_job::{FadviseHint, IoEngine, JobSpec, WriteMode};
 use ioscope_workload::FileExtent;
 
 use crate::error::RunError;
@@ -140,6 +140,12 @@ pub(crate) fn prepare(
         }
         if spec.hipri {
             check_polling(spec, &path)?;
+        }
+        match spec.fadvise_hint {
+            FadviseHint::None => {}
+            FadviseHint::Workload => target.advise(spec.rw.kind.is_random())?,
+            FadviseHint::Random => target.advise(true)?,
+            FadviseHint::Sequential => target.advise(false)?,
         }
         if spec.invalidate {
             target.invalidate_cache(plan.extent.offset, plan.extent.len)?;

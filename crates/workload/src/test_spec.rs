@@ -51,6 +51,7 @@ pub fn spec(kind: RwKind, size: u64, bs: u64) -> JobSpec {
         fsync: 0,
         end_fsync: false,
         invalidate: true,
+        fadvise_hint: ioscope_job::FadviseHint::Workload,
         kb_base: 1024,
         percentile_list: DEFAULT_PERCENTILES.to_vec(),
         clat_percentiles: true,
