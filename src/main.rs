@@ -1,6 +1,7 @@
 //! ioscope: parse the job dialect, run the jobs, write the results.
 
 mod args;
+mod info;
 mod peak;
 
 use std::io::Write;
@@ -13,6 +14,10 @@ fn main() -> ExitCode {
     // `ioscope peak` is a front end of its own, with its own options.
     if std::env::args_os().nth(1).is_some_and(|a| a == "peak") {
         return peak::main(std::env::args_os().skip(2));
+    }
+    // `ioscope info DEVICE` describes a device.
+    if std::env::args_os().nth(1).is_some_and(|a| a == "info") {
+        return info::main(std::env::args_os().skip(2));
     }
     match run() {
         Ok(code) => code,
