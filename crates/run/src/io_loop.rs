@@ -317,7 +317,6 @@ impl QueueUser for IoLoop<'_> {
                     Submitted::Queued => {
                         slots[slot as usize].queued = true;
                         pending.push(slot);
-                        stats.depth.add_depth(q.in_flight(), 1);
                         if pending.len() as u32 >= cfg.batch_submit {
                             commit(&mut q, &mut pending, &mut slots, &mut stats, &clock, timing)?;
                         }
@@ -427,6 +426,9 @@ fn commit<Q: Queue>(
     clock: &Clock,
     timing: bool,
 ) -> io::Result<()> {
+    // fio marks a batch's depth when it commits it, at the depth the batch
+    // brings the queue to (td_io_commit).
+    stats.depth.add_depth(q.in_flight(), pending.len() as u64);
     let n = q.commit()?;
     stats.submit.add_batch(n);
     if timing {
