@@ -1,8 +1,9 @@
-//! Identifies an NVMe namespace and reads its first block through io_uring
-//! passthrough, using only this crate.
+//! Identifies an NVMe namespace and reads one block (the first, or the LBA
+//! given) through io_uring passthrough, using only this crate. A block past
+//! the end shows how a device's error comes back: "LBA Out of Range".
 //!
 //! ```sh
-//! cargo run -p ioscope-engine --example nvme_read -- /dev/ng0n1
+//! cargo run -p ioscope-engine --example nvme_read -- /dev/ng0n1 [LBA]
 //! ```
 
 use std::path::PathBuf;
@@ -13,19 +14,20 @@ use ioscope_engine::{
     Submitted, Target,
 };
 
-/// Reads `len` bytes at offset 0 into slot 0.
-struct ReadFirstBlock {
+/// Reads `len` bytes at `offset` into slot 0.
+struct ReadBlock {
+    offset: u64,
     len: u32,
 }
 
-impl QueueUser for ReadFirstBlock {
+impl QueueUser for ReadBlock {
     type Output = Result<Vec<u8>, String>;
 
     fn run<Q: Queue>(self, mut queue: Q) -> Self::Output {
         let req = Request {
             op: Op::Read,
             file: 0,
-            offset: 0,
+            offset: self.offset,
             len: self.len,
             slot: 0,
         };
@@ -52,6 +54,10 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .nth(1)
             .unwrap_or_else(|| "/dev/ng0n1".into()),
     );
+    let lba: u64 = match std::env::args().nth(2) {
+        Some(text) => text.parse()?,
+        None => 0,
+    };
     let target = Target::open(
         &path,
         &OpenOptions {
@@ -81,11 +87,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         Backend::UringCmd,
         &config,
         &[target.fd()],
-        ReadFirstBlock { len: block as u32 },
+        ReadBlock {
+            offset: lba * block,
+            len: block as u32,
+        },
     )??;
     let shown: Vec<String> = data[..16].iter().map(|b| format!("{b:02x}")).collect();
     println!(
-        "block 0: {} bytes, first 16: {}",
+        "block {lba}: {} bytes, first 16: {}",
         data.len(),
         shown.join(" ")
     );

@@ -1,0 +1,119 @@
+//! NVMe passthrough end to end, in a QEMU guest with an emulated NVMe
+//! controller (../shared/nvme-vm/run-in-nvme-vm.sh): `ioscope info`, reads
+//! and writes through io_uring_cmd with their data checked against dd on the
+//! block device, Write Zeroes with and without DEAC, polled passthrough,
+//! fixed buffers, registered files, SQ polling, a device error named by its
+//! NVMe status, and the refusals made before a run. One guest per LBA size
+//! runs every check (tests/nvme_vm/checks.sh), so the lane is two boots.
+//!
+//! Skips, saying why, where the harness is missing or cannot boot a guest
+//! (it exits 125), so `cargo test --workspace` passes on any machine.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// The harness: NVME_VM_SCRIPT, or the shared copy next to the repository.
+fn harness() -> Option<PathBuf> {
+    let path = std::env::var_os("NVME_VM_SCRIPT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| {
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/nvme-vm/run-in-nvme-vm.sh")
+        });
+    path.is_file().then_some(path)
+}
+
+/// The engine example cargo test builds beside the binary, if it did.
+fn example(name: &str) -> Option<PathBuf> {
+    let bin = Path::new(env!("CARGO_BIN_EXE_ioscope"));
+    let path = bin.parent()?.join("examples").join(name);
+    path.is_file().then_some(path)
+}
+
+/// Boots one guest with namespaces of `lba` bytes per block, runs the
+/// checks there and asserts that each passed.
+fn run_checks(lba: u32) {
+    let Some(script) = harness() else {
+        eprintln!("skipped: no nvme-vm harness (set NVME_VM_SCRIPT to run-in-nvme-vm.sh)");
+        return;
+    };
+    let payload = tempfile::tempdir().expect("temporary payload directory");
+    let copy = |from: &Path, name: &str| {
+        std::fs::copy(from, payload.path().join(name))
+            .unwrap_or_else(|e| panic!("cannot copy {} into the payload: {e}", from.display()));
+    };
+    copy(Path::new(env!("CARGO_BIN_EXE_ioscope")), "ioscope");
+    copy(
+        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nvme_vm/checks.sh"),
+        "checks.sh",
+    );
+    match example("nvme_read") {
+        Some(path) => copy(&path, "nvme_read"),
+        None => eprintln!("note: the nvme_read example was not built; its checks are skipped"),
+    }
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(payload.path())
+        .arg(format!("sh checks.sh {lba}"))
+        .env("NVME_VM_LBA_SIZE", lba.to_string())
+        .env("NVME_VM_TIMEOUT", "400")
+        .output()
+        .expect("cannot run the nvme-vm harness");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    match out.status.code() {
+        Some(125) => {
+            eprintln!(
+                "skipped: the nvme-vm harness could not boot a guest (exit 125):\n{}",
+                tail(&stderr, 10)
+            );
+            return;
+        }
+        Some(0) => {}
+        other => panic!(
+            "the guest run failed ({other:?}):\n{}\n{}",
+            tail(&stdout, 40),
+            tail(&stderr, 10)
+        ),
+    }
+    let checks: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("CHECK "))
+        .collect();
+    for line in stdout.lines().filter(|l| l.starts_with("CHECK-SKIPPED")) {
+        eprintln!("{line}");
+    }
+    let failed: Vec<&&str> = checks.iter().filter(|c| !c.ends_with(" ok")).collect();
+    assert!(
+        stdout.lines().any(|l| l.trim() == "CHECKS-DONE"),
+        "the checks did not finish:\n{}",
+        tail(&stdout, 40)
+    );
+    assert!(
+        failed.is_empty(),
+        "LBA {lba}: {} of {} checks failed:\n{}",
+        failed.len(),
+        checks.len(),
+        failed
+            .iter()
+            .map(|c| c.to_string())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    assert!(checks.len() >= 30, "only {} checks ran", checks.len());
+    eprintln!("LBA {lba}: {} checks passed", checks.len());
+}
+
+fn tail(text: &str, lines: usize) -> String {
+    let all: Vec<&str> = text.lines().collect();
+    all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+#[test]
+fn nvme_passthrough_with_512_byte_blocks() {
+    run_checks(512);
+}
+
+#[test]
+fn nvme_passthrough_with_4096_byte_blocks() {
+    run_checks(4096);
+}
