@@ -102,8 +102,11 @@ fn run_inner(
     let config = loop_config(spec, &clock);
     let backend = crate::files::backend(spec);
     // Commands without data (Write Zeroes) need no room in the buffers.
-    let mut max_bs = spec.bs.read.max();
-    if config.write_op.carries_data() {
+    let mut max_bs = 0;
+    if spec.rw.kind.reads() {
+        max_bs = spec.bs.read.max();
+    }
+    if spec.rw.kind.writes() && config.write_op.carries_data() {
         max_bs = max_bs.max(spec.bs.write.max());
     }
     let max_bs = max_bs.max(1);
