@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 
 use ioscope_engine::nvme::nvme_names;
-use ioscope_engine::{layout_file, poll_queue_warning, Backend, OpenOptions, Target, TargetKind};
+use ioscope_engine::{
+    layout_file, poll_queue_warning, Backend, Op, OpenOptions, Target, TargetKind,
+};
 use ioscope_job::{FadviseHint, IoEngine, JobSpec, WriteMode};
 use ioscope_workload::FileExtent;
 
@@ -87,7 +89,19 @@ pub(crate) fn prepare(
     let plans =
         ioscope_workload::plan_files(spec, &existing).map_err(|m| RunError::job(&spec.name, m))?;
 
-    let writes = spec.rw.kind.writes();
+    // Trimming changes the target as writing does.
+    let writes = spec.rw.kind.writes() || spec.rw.kind.trims();
+    if spec.rw.kind.trims() && !backend(spec).supports(Op::Trim) {
+        return Err(RunError::job(
+            &spec.name,
+            format!(
+                "rw={} needs an engine that can deallocate (ioengine=io_uring_cmd: NVMe \
+                 Dataset Management); ioengine={} cannot",
+                spec.rw.kind.name(),
+                spec.ioengine.name()
+            ),
+        ));
+    }
     // A shared mapping of a file must be readable even to be written.
     let reads = spec.rw.kind.reads() || spec.ioengine == IoEngine::Mmap;
     // create_on_open: a write-only job's files are not made beforehand but
@@ -181,6 +195,14 @@ pub(crate) fn backend(spec: &JobSpec) -> Backend {
 /// interrupt instead, so a pvsync2 job runs with a warning that it is not
 /// polling.
 fn check_polling(spec: &JobSpec, path: &Path) -> Result<(), RunError> {
+    // IOPOLL works only on I/O that bypasses the page cache: the kernel
+    // fails every buffered polled request with EOPNOTSUPP.
+    if spec.ioengine == IoEngine::IoUring && !spec.direct {
+        return Err(RunError::job(
+            &spec.name,
+            "hipri=1 with ioengine=io_uring needs direct=1: the kernel cannot poll buffered I/O",
+        ));
+    }
     // Passthrough polls the queues of the namespace's block device.
     let block = match spec.ioengine {
         IoEngine::IoUringCmd => nvme_names(path, TargetKind::CharDevice).1,
@@ -256,6 +278,12 @@ fn check_nvme(spec: &JobSpec, path: &Path, target: &Target, offset: u64) -> Resu
                  (the controller's MDTS); lower bs"
             ));
         }
+    }
+    if spec.rw.kind.trims() && !id.controller.has_dataset_management() {
+        return refuse(format!(
+            "the device does not support Dataset Management (ONCS {:#x}), so it cannot trim",
+            id.controller.oncs
+        ));
     }
     if zeroes && writes {
         if !id.controller.has_write_zeroes() {

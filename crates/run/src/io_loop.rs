@@ -18,8 +18,8 @@ use std::sync::Mutex;
 
 use ioscope_engine::{Completion, Op, Queue, QueueUser, Request, Submitted};
 use ioscope_stats::{
-    Clock, DepthDist, HelperTracker, LatencyBuckets, LatencyHistogram, RateSampler, Summary,
-    ThreadCpu,
+    current_tid, Clock, DepthDist, HelperCpu, HelperTracker, LatencyBuckets, LatencyHistogram,
+    RateSampler, Summary, ThreadCpu,
 };
 use ioscope_workload::{BufferFiller, DataDir, Workload};
 
@@ -113,8 +113,8 @@ pub(crate) struct IoFailure {
 /// Everything one worker measured.
 #[derive(Clone, Debug)]
 pub(crate) struct LoopStats {
-    /// [read, write].
-    pub dirs: [DirStats; 2],
+    /// [read, write, trim].
+    pub dirs: [DirStats; 3],
     pub sync_ios: u64,
     pub sync_lat: Summary,
     pub sync_hist: Option<LatencyHistogram>,
@@ -131,6 +131,8 @@ pub(crate) struct LoopStats {
     pub loop_start: u64,
     /// CPU of this thread over the measured period.
     pub cpu: ThreadCpu,
+    /// The helper threads' CPU when measuring began (after the ramp).
+    pub helpers_at_start: HelperCpu,
 }
 
 impl LoopStats {
@@ -138,6 +140,7 @@ impl LoopStats {
         let t = &config.tracking;
         LoopStats {
             dirs: [
+                DirStats::new(t, clock, config.sample_ms, now),
                 DirStats::new(t, clock, config.sample_ms, now),
                 DirStats::new(t, clock, config.sample_ms, now),
             ],
@@ -154,6 +157,7 @@ impl LoopStats {
             end: now,
             loop_start: now,
             cpu: ThreadCpu::default(),
+            helpers_at_start: HelperCpu::default(),
         }
     }
 }
@@ -211,7 +215,7 @@ impl QueueUser for IoLoop<'_> {
         let mut ramping = cfg.ramp_ticks > 0;
         let deadline = cfg.runtime_ticks.map(|r| ramp_end + r);
         // Bytes and I/Os for the status line, which ignores the ramp reset.
-        let mut shown = [(0u64, 0u64); 2];
+        let mut shown = [(0u64, 0u64); 3];
 
         let mut now = start;
         let mut exhausted = false;
@@ -233,6 +237,11 @@ impl QueueUser for IoLoop<'_> {
                 ramping = false;
                 stats = LoopStats::new(cfg, &clock, now);
                 cpu_start = ThreadCpu::now();
+                // Helper threads, like this one, are charged from here on.
+                if let Ok(mut helpers) = self.helpers.lock() {
+                    helpers.sample();
+                    stats.helpers_at_start = helpers.for_owner(current_tid());
+                }
             }
 
             // Fill the queue.
@@ -251,6 +260,7 @@ impl QueueUser for IoLoop<'_> {
                     let op = match unit.dir {
                         DataDir::Read => Op::Read,
                         DataDir::Write => cfg.write_op,
+                        DataDir::Trim => Op::Trim,
                     };
                     if op.modifies() {
                         // Only a command that sends data gets its buffer
@@ -411,9 +421,8 @@ fn dir_index(op: Op) -> Option<usize> {
     match op {
         Op::Read => Some(0),
         Op::Write | Op::WriteZeroes { .. } => Some(1),
-        // Trim has no direction of its own in these stats yet, and the
-        // runner does not issue it.
-        Op::Fsync | Op::Trim => None,
+        Op::Trim => Some(2),
+        Op::Fsync => None,
     }
 }
 
@@ -447,7 +456,7 @@ fn commit<Q: Queue>(
 #[inline]
 fn finish(
     stats: &mut LoopStats,
-    shown: &mut [(u64, u64); 2],
+    shown: &mut [(u64, u64); 3],
     progress: &WorkerProgress,
     clock: &Clock,
     cfg: &LoopConfig,
@@ -516,7 +525,10 @@ fn finish(
     let s = &mut shown[d];
     s.0 += bytes;
     s.1 += 1;
-    progress.bytes[d].store(s.0, Ordering::Relaxed);
-    progress.ios[d].store(s.1, Ordering::Relaxed);
+    // The status line shows reads and writes only.
+    if d < 2 {
+        progress.bytes[d].store(s.0, Ordering::Relaxed);
+        progress.ios[d].store(s.1, Ordering::Relaxed);
+    }
     true
 }

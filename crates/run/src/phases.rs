@@ -197,7 +197,13 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
                 }
             }
             finished.push(Finished {
-                helper_cpu: helpers.for_owner(outcome.tid),
+                helper_cpu: helpers.for_owner(outcome.tid).since(
+                    &outcome
+                        .stats
+                        .as_ref()
+                        .map(|s| s.helpers_at_start)
+                        .unwrap_or_default(),
+                ),
                 job: j,
                 groupid: groups[j],
                 outcome,
@@ -236,6 +242,9 @@ fn shape(spec: &JobSpec, files: &[WorkerFile]) -> WorkerShape {
         RandWrite => 'w',
         ReadWrite => 'M',
         RandRw => 'm',
+        // fio's letters for trimming.
+        Trim => 'D',
+        RandTrim => 'd',
     };
     let total_bytes = (!spec.time_based).then(|| {
         let per_loop = spec

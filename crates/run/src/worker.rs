@@ -264,7 +264,7 @@ fn loop_config(spec: &JobSpec, clock: &Clock) -> LoopConfig {
         depth_low: spec.iodepth_low.min(depth),
         fsync_every: spec.fsync,
         write_op,
-        data_buffers: spec.rw.kind.reads() || write_op.carries_data(),
+        data_buffers: spec.rw.kind.reads() || (spec.rw.kind.writes() && write_op.carries_data()),
         tracking: Tracking {
             slat: !(reduce || spec.disable_slat),
             clat: !(reduce || spec.disable_clat),

@@ -38,6 +38,17 @@ impl HelperCpu {
         self.iowq_threads += other.iowq_threads;
     }
 
+    /// What was spent since `earlier` (threads that appeared since count
+    /// whole).
+    pub fn since(&self, earlier: &HelperCpu) -> HelperCpu {
+        HelperCpu {
+            sqpoll_ns: self.sqpoll_ns.saturating_sub(earlier.sqpoll_ns),
+            iowq_ns: self.iowq_ns.saturating_sub(earlier.iowq_ns),
+            sqpoll_threads: self.sqpoll_threads,
+            iowq_threads: self.iowq_threads,
+        }
+    }
+
     pub fn total_ns(&self) -> u64 {
         self.sqpoll_ns + self.iowq_ns
     }
@@ -214,6 +225,31 @@ mod tests {
             }
         );
         assert_eq!(t.for_owner(300).iowq_ns, 11);
+    }
+
+    #[test]
+    fn since_leaves_what_was_spent_before_the_ramp_ended() {
+        let before = HelperCpu {
+            sqpoll_ns: 10,
+            iowq_ns: 4,
+            sqpoll_threads: 1,
+            iowq_threads: 1,
+        };
+        let after = HelperCpu {
+            sqpoll_ns: 25,
+            iowq_ns: 9,
+            sqpoll_threads: 1,
+            iowq_threads: 2,
+        };
+        assert_eq!(
+            after.since(&before),
+            HelperCpu {
+                sqpoll_ns: 15,
+                iowq_ns: 5,
+                sqpoll_threads: 1,
+                iowq_threads: 2,
+            }
+        );
     }
 
     #[test]
