@@ -166,10 +166,6 @@ yet\`; \`ioscope --cmdhelp=NAME\` says the same. The binary cannot print
 this list: it lives in \`crates/job/src/fio_only.rs\`, and this page is
 generated from that file, after checking every name against the binary.
 
-A name with a dash (\`hugepage-size\`) is only recognised in a job file: on
-the command line a dashed \`--name\` is read as a program option, and the
-message is \`unknown option --hugepage-size\` instead.
-
 EOF
     tr '\n' ' ' < "$tmp/fio_only" | sed 's/\([^ ][^ ]*\)/`\1`,/g; s/, *$//; s/,  */, /g' | fold -s -w 76 | sed 's/ *$//'
     echo
