@@ -2,7 +2,8 @@
 //! controller (../shared/nvme-vm/run-in-nvme-vm.sh): `ioscope info`, reads
 //! and writes through io_uring_cmd with their data checked against dd on the
 //! block device, Write Zeroes with and without DEAC, polled passthrough,
-//! fixed buffers, registered files, SQ polling, a device error named by its
+//! Dataset Management deallocation (rw=trim, randtrim), fixed buffers,
+//! registered files, SQ polling, a device error named by its
 //! NVMe status, and the refusals made before a run. One guest per LBA size
 //! runs every check (tests/nvme_vm/checks.sh), so the lane is two boots.
 //!
@@ -99,7 +100,7 @@ fn run_checks(lba: u32) {
             .collect::<Vec<_>>()
             .join("\n")
     );
-    assert!(checks.len() >= 30, "only {} checks ran", checks.len());
+    assert!(checks.len() >= 40, "only {} checks ran", checks.len());
     eprintln!("LBA {lba}: {} checks passed", checks.len());
 }
 

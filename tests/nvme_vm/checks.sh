@@ -124,6 +124,15 @@ fill_random 130 2
 job_ok write_zeroes_random_qd16 --rw=randwrite --bs=64k --size=2m --offset=130m --iodepth=16 --write_mode=zeroes --deac=1
 check write_zeroes_random_reads_zeroes zeroes 130 2
 
+# --- Dataset Management deallocate: rw=trim and randtrim ---------------------
+fill_random 200 4
+job_ok trim --rw=trim --bs=64k --size=2m --offset=200m --iodepth=4
+check trim_reads_zeroes zeroes 200 2
+check trim_stops_at_size not_zeroes 202 2
+check trim_counted_as_trim sh -c "grep -q 'issued rwts: total=0,0,32,0' job.out && grep -q ' TRIM: bw=' job.out"
+job_ok randtrim --rw=randtrim --bs=16k --size=2m --offset=202m --iodepth=16
+check randtrim_reads_zeroes zeroes 202 2
+
 # --- refusals before the run ------------------------------------------------
 job_refused unaligned_bs "is not a multiple of the namespace's $LBA-byte LBA size" --rw=randread --bs=$((LBA / 2)) --size=1m
 job_refused bs_over_mdts "MDTS" --rw=read --bs=1m --size=4m
@@ -134,5 +143,13 @@ elif grep -q "generic char device" job.out; then
     pass block_device_refused
 else
     fail block_device_refused "$(tail -2 job.out | tr '\n' ' ')"
+fi
+job_refused num_range_above_1 "num_range above 1" --rw=trim --size=1m --num_range=4
+if ioscope --name=j --ioengine=io_uring --filename=$BLK --rw=trim --size=1m >job.out 2>&1; then
+    fail trim_needs_io_uring_cmd "ran with io_uring"
+elif grep -q "needs an engine that can deallocate" job.out; then
+    pass trim_needs_io_uring_cmd
+else
+    fail trim_needs_io_uring_cmd "$(tail -2 job.out | tr '\n' ' ')"
 fi
 echo CHECKS-DONE

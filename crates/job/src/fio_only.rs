@@ -103,7 +103,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "mss",
     "nice",
     "nodelay",
-    "num_range",
     "numa_cpu_nodes",
     "numa_mem_policy",
     "number_ios",

@@ -19,7 +19,9 @@
 //! - `--section` filters every job file (fio forgets it after the first).
 //! - A section skipped by `--section` on the command line takes the options
 //!   after its `--name` with it (fio applies them to the global defaults).
-//! - Sequential `rw=read:N` offsets and trim workloads are not supported yet.
+//! - Sequential `rw=read:N` offsets and the trim and write mixes
+//!   (`trimwrite`, `randtrimwrite`) are not supported yet; `trim` and
+//!   `randtrim` need an engine that can deallocate (io_uring_cmd).
 //! - `sqthread_poll_cpu` without `sqthread_poll` is an error (fio ignores
 //!   it), and `nonvectored` below -1 is an error (fio reads it as 1).
 //!
@@ -562,7 +564,9 @@ create_on_open=1
             .unwrap_err()
             .message;
         assert!(
-            err.starts_with("command line: 'hipri' is an option of ioengine=pvsync2, io_uring or io_uring_cmd"),
+            err.starts_with(
+                "command line: 'hipri' is an option of ioengine=pvsync2, io_uring or io_uring_cmd"
+            ),
             "{err}"
         );
     }
@@ -794,9 +798,18 @@ create_on_open=1
         );
         let err = parse_text("[j]\n\nbs=4q\n").unwrap_err().message;
         assert!(err.ends_with("job.fio:3: bs=4q: unknown size unit 'q' (use k, m, g, t, p, optionally with B or iB)"), "{err}");
-        let err = parse_text("[j]\nrw=trim\n").unwrap_err().message;
+        let job = &parse_text("[j]\nrw=randtrim\nnum_range=1\n").unwrap().jobs[0];
+        assert_eq!(job.rw.kind, RwKind::RandTrim);
+        let err = parse_text("[j]\nrw=trim\nnum_range=4\n")
+            .unwrap_err()
+            .message;
         assert!(
-            err.contains("trim workloads are not supported yet"),
+            err.ends_with("num_range above 1 (several ranges per trim) is not supported yet"),
+            "{err}"
+        );
+        let err = parse_text("[j]\nrw=trimwrite\n").unwrap_err().message;
+        assert!(
+            err.contains("trim and write mixes are not supported yet"),
             "{err}"
         );
         let err = parse_text("[j]\nioengine=io_uring_cmd\nwrite_mode=uncor\n")

@@ -62,6 +62,7 @@ pub(crate) enum Opt {
     Deac,
     Readfua,
     Writefua,
+    NumRange,
     UserspaceReap,
     LibaioVectored,
     Fsync,
@@ -196,6 +197,11 @@ const RW_VALUES: &[(&str, &str)] = &[
     ("rw", "Sequential read and write mix"),
     ("readwrite", "Sequential read and write mix"),
     ("randrw", "Random read and write mix"),
+    (
+        "trim",
+        "Sequential trim (io_uring_cmd: NVMe Dataset Management deallocate)",
+    ),
+    ("randtrim", "Random trim"),
 ];
 pub(crate) const ENGINE_VALUES: &[(&str, &str)] = &[
     ("sync", "read/write/lseek"),
@@ -347,6 +353,7 @@ pub(crate) static OPTIONS: &[OptionDef] = &[
     opt!(Deac, "deac", [], Kind::Bool, "0", "I/O engine", "Set DEAC (deallocate) flag for write zeroes command", engines = [IoUringCmd]),
     opt!(Readfua, "readfua", [], Kind::Bool, "0", "I/O engine", "Set FUA flag (force unit access) for all Read operations", engines = [IoUringCmd]),
     opt!(Writefua, "writefua", [], Kind::Bool, "0", "I/O engine", "Set FUA flag (force unit access) for all Write operations", engines = [IoUringCmd]),
+    opt!(NumRange, "num_range", [], Kind::Int, "1", "I/O type", "Number of ranges per trim command (ioscope sends one)"),
     opt!(ForceAsync, "force_async", [], Kind::Int, "", "I/O engine", "Set IOSQE_ASYNC every N requests (0: never)", engines = [IoUring]),
     opt!(Nowait, "nowait", [], Kind::Bool, "", "I/O engine", "Use RWF_NOWAIT for reads/writes", engines = [IoUring, Libaio], not_yet = [Pvsync2]),
     opt!(Uncached, "uncached", [], Kind::Int, "", "I/O engine", "Drop buffered reads/writes from the page cache when done (any value but 0; RWF_DONTCACHE, Linux 6.14)", engines = [IoUring], not_yet = [Pvsync2]),

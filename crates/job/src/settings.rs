@@ -288,6 +288,13 @@ impl Settings {
             Opt::Deac => s.engine_options.deac = flag(text)?,
             Opt::Readfua => s.engine_options.readfua = flag(text)?,
             Opt::Writefua => s.engine_options.writefua = flag(text)?,
+            Opt::NumRange => {
+                if values::uint(text, kb, 1)? != 1 {
+                    return Err(
+                        "num_range above 1 (several ranges per trim) is not supported yet".into(),
+                    );
+                }
+            }
             Opt::Fsync => s.fsync = values::uint(text, kb, 0)?,
             Opt::EndFsync => s.end_fsync = flag(text)?,
             Opt::Invalidate => s.invalidate = flag(text)?,
@@ -436,8 +443,8 @@ fn block_size(text: &str, kb: u32) -> Result<u64, String> {
     Ok(v)
 }
 
-/// `rw=randread:8`. The trim workloads and a sequential `:N` offset are
-/// fio's but not ioscope's yet.
+/// `rw=randread:8`. The trim and write mixes and a sequential `:N` offset
+/// are fio's but not ioscope's yet.
 fn rw_mode(text: &str, kb: u32) -> Result<RwMode, String> {
     let (kind, suffix) = match text.split_once(':') {
         Some((k, n)) => (k, Some(n)),
@@ -450,12 +457,14 @@ fn rw_mode(text: &str, kb: u32) -> Result<RwMode, String> {
         "randwrite" => RwKind::RandWrite,
         "rw" | "readwrite" => RwKind::ReadWrite,
         "randrw" => RwKind::RandRw,
-        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
-            return Err(format!("rw={kind}: trim workloads are not supported yet"))
+        "trim" => RwKind::Trim,
+        "randtrim" => RwKind::RandTrim,
+        "trimwrite" | "randtrimwrite" => {
+            return Err(format!("rw={kind}: trim and write mixes are not supported yet"))
         }
         _ => {
             return Err(
-                "expected one of: read, write, randread, randwrite, rw, readwrite, randrw"
+                "expected one of: read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim"
                     .to_string(),
             )
         }
@@ -703,9 +712,10 @@ mod tests {
                 nr: 1
             })
         );
-        assert!(rw_mode("trim", 1024)
+        assert_eq!(rw_mode("randtrim", 1024).unwrap().kind, RwKind::RandTrim);
+        assert!(rw_mode("trimwrite", 1024)
             .unwrap_err()
-            .contains("trim workloads are not supported yet"));
+            .contains("trim and write mixes are not supported yet"));
         assert!(rw_mode("randtrimwrite", 1024)
             .unwrap_err()
             .contains("not supported yet"));

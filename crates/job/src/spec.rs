@@ -33,6 +33,10 @@ pub enum RwKind {
     /// `rw` / `readwrite`: sequential mixed reads and writes.
     ReadWrite,
     RandRw,
+    /// `trim`: sequential deallocation (NVMe Dataset Management; only
+    /// engines that can send it, io_uring_cmd).
+    Trim,
+    RandTrim,
 }
 
 impl RwKind {
@@ -45,16 +49,31 @@ impl RwKind {
             RwKind::RandWrite => "randwrite",
             RwKind::ReadWrite => "rw",
             RwKind::RandRw => "randrw",
+            RwKind::Trim => "trim",
+            RwKind::RandTrim => "randtrim",
         }
     }
     pub fn is_random(self) -> bool {
-        matches!(self, RwKind::RandRead | RwKind::RandWrite | RwKind::RandRw)
+        matches!(
+            self,
+            RwKind::RandRead | RwKind::RandWrite | RwKind::RandRw | RwKind::RandTrim
+        )
     }
     pub fn reads(self) -> bool {
-        !matches!(self, RwKind::Write | RwKind::RandWrite)
+        matches!(
+            self,
+            RwKind::Read | RwKind::RandRead | RwKind::ReadWrite | RwKind::RandRw
+        )
     }
     pub fn writes(self) -> bool {
-        !matches!(self, RwKind::Read | RwKind::RandRead)
+        matches!(
+            self,
+            RwKind::Write | RwKind::RandWrite | RwKind::ReadWrite | RwKind::RandRw
+        )
+    }
+    /// True for the trim workloads, which deallocate instead of moving data.
+    pub fn trims(self) -> bool {
+        matches!(self, RwKind::Trim | RwKind::RandTrim)
     }
 }
 

@@ -549,6 +549,7 @@ fn sequences_match_fio() {
                     totals.3 += 1;
                     'w'
                 }
+                DataDir::Trim => unreachable!("no fio case trims"),
             };
             fnv1a(
                 &mut hash,

@@ -12,6 +12,8 @@ use crate::rwmix::RwMix;
 pub enum DataDir {
     Read,
     Write,
+    /// Deallocation (`rw=trim`), with `bs`'s trim block sizes.
+    Trim,
 }
 
 /// The part of one file a worker does I/O to.
@@ -42,7 +44,7 @@ struct FileState {
     /// a whole block at the extent's end through when the file has it.
     real: u64,
     /// End of the last I/O per direction (fio's `last_pos`), absolute.
-    last_pos: [u64; 2],
+    last_pos: [u64; 3],
     map: Option<RandomMap>,
     lfsr: Option<Lfsr>,
     /// No further I/O fits in this pass.
@@ -56,7 +58,7 @@ impl FileState {
 
     /// fio's `fio_file_reset`.
     fn reset(&mut self) {
-        self.last_pos = [self.start; 2];
+        self.last_pos = [self.start; 3];
         if let Some(m) = &mut self.map {
             m.reset();
         }
@@ -71,7 +73,7 @@ impl FileState {
 #[derive(Clone, Debug)]
 struct Rngs {
     offset: FioRand,
-    bs: [BlockSizer; 2],
+    bs: [BlockSizer; 3],
     mix: Option<RwMix>,
 }
 
@@ -80,7 +82,7 @@ struct Rngs {
 #[derive(Clone, Debug)]
 struct Seeded {
     offset: FioRand,
-    bs: [FioRand; 2],
+    bs: [FioRand; 3],
     mix: FioRand,
 }
 
@@ -92,6 +94,7 @@ impl Seeded {
             bs: [
                 FioRand::new(seeds[seed_slot::BS_READ], use64),
                 FioRand::new(seeds[seed_slot::BS_WRITE], use64),
+                FioRand::new(seeds[seed_slot::BS_TRIM], use64),
             ],
             // fio draws the mix from a 32-bit generator whatever the job's.
             mix: FioRand::new(seeds[seed_slot::MIX], false),
@@ -107,6 +110,7 @@ impl Rngs {
             bs: [
                 BlockSizer::new(&spec.bs.read, s.bs[0].clone()),
                 BlockSizer::new(&spec.bs.write, s.bs[1].clone()),
+                BlockSizer::new(&spec.bs.trim, s.bs[2].clone()),
             ],
             mix: mixed.then(|| RwMix::new(spec.rwmixread, s.mix.clone())),
         }
@@ -174,11 +178,13 @@ impl Workload {
         let lfsr = random && spec.random_generator == RandomGenerator::Lfsr;
         let (min_r, min_w) = (spec.bs.read.min(), spec.bs.write.min());
         let map_bs = match (kind.reads(), kind.writes()) {
+            _ if kind.trims() => spec.bs.trim.min(),
             (true, false) => min_r,
             (false, true) => min_w,
             _ => min_r.min(min_w),
         };
         let max_bs = match (kind.reads(), kind.writes()) {
+            _ if kind.trims() => spec.bs.trim.max(),
             (true, false) => spec.bs.read.max(),
             (false, true) => spec.bs.write.max(),
             _ => spec.bs.read.max().max(spec.bs.write.max()),
@@ -192,7 +198,7 @@ impl Workload {
                     start: e.offset,
                     len: e.len,
                     real: file_sizes.get(i).map_or(0, |&s| s).max(e.offset + e.len),
-                    last_pos: [e.offset; 2],
+                    last_pos: [e.offset; 3],
                     map: (random && !lfsr && !spec.norandommap && blocks > 0)
                         .then(|| RandomMap::new(blocks)),
                     lfsr: if lfsr {
@@ -221,7 +227,9 @@ impl Workload {
             rngs,
             seeded,
             randrepeat: spec.randrepeat,
-            only_dir: if kind.reads() {
+            only_dir: if kind.trims() {
+                DataDir::Trim
+            } else if kind.reads() {
                 DataDir::Read
             } else {
                 DataDir::Write
@@ -305,6 +313,7 @@ impl Workload {
                 self.rngs.offset = s.offset.clone();
                 self.rngs.bs[0].reseed(s.bs[0].clone());
                 self.rngs.bs[1].reseed(s.bs[1].clone());
+                self.rngs.bs[2].reseed(s.bs[2].clone());
             }
             if let Some(m) = &mut self.rngs.mix {
                 m.restart(self.randrepeat.then(|| s.mix.clone()));
@@ -467,6 +476,24 @@ mod tests {
         let mut v: Vec<u64> = ios.iter().map(|io| io.offset).collect();
         v.sort_unstable();
         v
+    }
+
+    #[test]
+    fn trim_jobs_issue_trims_of_the_trim_block_size() {
+        let mut s = spec(RwKind::Trim, 1 << 20, 4096);
+        s.bs.trim = BlockSize::Fixed(65536);
+        let ios = all(&s, 0);
+        assert!(ios
+            .iter()
+            .all(|io| io.dir == DataDir::Trim && io.len == 65536));
+        let want: Vec<u64> = (0..16).map(|i| i * 65536).collect();
+        assert_eq!(ios.iter().map(|io| io.offset).collect::<Vec<_>>(), want);
+        // randtrim covers every block once, in some order.
+        let ios = all(&spec(RwKind::RandTrim, 1 << 20, 4096), 0);
+        assert!(ios.iter().all(|io| io.dir == DataDir::Trim));
+        let want: Vec<u64> = (0..256).map(|i| i * 4096).collect();
+        assert_eq!(offsets(&ios), want);
+        assert_ne!(ios.iter().map(|io| io.offset).collect::<Vec<_>>(), want);
     }
 
     #[test]

@@ -133,6 +133,7 @@ impl FioRand {
 pub mod seed_slot {
     pub const BS_READ: usize = 0;
     pub const BS_WRITE: usize = 1;
+    pub const BS_TRIM: usize = 2;
     pub const MIX: usize = 4;
     pub const BLOCK: usize = 6;
     pub const FILE_SIZE: usize = 7;
