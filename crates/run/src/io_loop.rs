@@ -210,12 +210,17 @@ impl QueueUser for IoLoop<'_> {
 
         let mut cpu_start = ThreadCpu::now();
         let start = clock.now();
-        let mut stats = LoopStats::new(cfg, &clock, start);
+        let mut ledger = Ledger {
+            stats: LoopStats::new(cfg, &clock, start),
+            // Bytes and I/Os for the status line, which ignores the ramp reset.
+            shown: [(0, 0); 3],
+            progress: self.progress,
+            clock,
+            cfg,
+        };
         let ramp_end = start + cfg.ramp_ticks;
         let mut ramping = cfg.ramp_ticks > 0;
         let deadline = cfg.runtime_ticks.map(|r| ramp_end + r);
-        // Bytes and I/Os for the status line, which ignores the ramp reset.
-        let mut shown = [(0u64, 0u64); 3];
 
         let mut now = start;
         let mut exhausted = false;
@@ -235,12 +240,12 @@ impl QueueUser for IoLoop<'_> {
             }
             if ramping && now >= ramp_end {
                 ramping = false;
-                stats = LoopStats::new(cfg, &clock, now);
+                ledger.stats = LoopStats::new(cfg, &clock, now);
                 cpu_start = ThreadCpu::now();
                 // Helper threads, like this one, are charged from here on.
                 if let Ok(mut helpers) = self.helpers.lock() {
                     helpers.sample();
-                    stats.helpers_at_start = helpers.for_owner(current_tid());
+                    ledger.stats.helpers_at_start = helpers.for_owner(current_tid());
                 }
             }
 
@@ -288,7 +293,8 @@ impl QueueUser for IoLoop<'_> {
                     exhausted = true;
                     break;
                 };
-                stats.issued[dir_index(req.op).unwrap_or(0)] += u64::from(req.op != Op::Fsync);
+                ledger.stats.issued[dir_index(req.op).unwrap_or(0)] +=
+                    u64::from(req.op != Op::Fsync);
                 let t_issue = if timing { clock.now() } else { now };
                 slots[slot as usize] = Slot {
                     op: Some(req.op),
@@ -303,19 +309,10 @@ impl QueueUser for IoLoop<'_> {
                     Submitted::Completed(result) => {
                         let t_done = if timing { clock.now() } else { t_issue };
                         now = t_done;
-                        stats.depth.add_depth(1, 1);
-                        stats.submit.add_batch(1);
-                        stats.complete.add_batch(1);
-                        let ok = finish(
-                            &mut stats,
-                            &mut shown,
-                            self.progress,
-                            &clock,
-                            cfg,
-                            &slots[slot as usize],
-                            result,
-                            t_done,
-                        );
+                        ledger.stats.depth.add_depth(1, 1);
+                        ledger.stats.submit.add_batch(1);
+                        ledger.stats.complete.add_batch(1);
+                        let ok = ledger.finish(&slots[slot as usize], result, t_done);
                         free.push(slot);
                         if !ok {
                             break 'main;
@@ -328,13 +325,27 @@ impl QueueUser for IoLoop<'_> {
                         slots[slot as usize].queued = true;
                         pending.push(slot);
                         if pending.len() as u32 >= cfg.batch_submit {
-                            commit(&mut q, &mut pending, &mut slots, &mut stats, &clock, timing)?;
+                            commit(
+                                &mut q,
+                                &mut pending,
+                                &mut slots,
+                                &mut ledger.stats,
+                                &clock,
+                                timing,
+                            )?;
                         }
                     }
                 }
             }
             if !pending.is_empty() {
-                commit(&mut q, &mut pending, &mut slots, &mut stats, &clock, timing)?;
+                commit(
+                    &mut q,
+                    &mut pending,
+                    &mut slots,
+                    &mut ledger.stats,
+                    &clock,
+                    timing,
+                )?;
             }
             if free.is_empty() && cfg.depth_low < depth {
                 refill = false;
@@ -355,65 +366,47 @@ impl QueueUser for IoLoop<'_> {
             } else {
                 0
             };
-            reaped.clear();
-            let n = q.reap(min, cfg.complete_max.max(1), |c| reaped.push(c))?;
+            let (n, ok, t_done) = ledger.reap(
+                &mut q,
+                min,
+                cfg.complete_max.max(1),
+                &mut reaped,
+                &slots,
+                &mut free,
+            )?;
             if n > 0 {
-                let t_done = clock.now();
                 now = t_done;
-                stats.complete.add_batch(n);
-                let mut ok = true;
-                for c in &reaped {
-                    ok &= finish(
-                        &mut stats,
-                        &mut shown,
-                        self.progress,
-                        &clock,
-                        cfg,
-                        &slots[c.slot as usize],
-                        c.result,
-                        t_done,
-                    );
-                    free.push(c.slot);
-                }
-                if !ok {
-                    break 'main;
-                }
+            }
+            if !ok {
+                break 'main;
             }
             refill = q.in_flight() <= cfg.depth_low;
         }
 
         // Whatever is still in flight completes and is counted.
         if !pending.is_empty() {
-            commit(&mut q, &mut pending, &mut slots, &mut stats, &clock, timing)?;
+            commit(
+                &mut q,
+                &mut pending,
+                &mut slots,
+                &mut ledger.stats,
+                &clock,
+                timing,
+            )?;
         }
         while q.in_flight() > 0 {
-            reaped.clear();
-            let n = q.reap(1, depth, |c| reaped.push(c))?;
-            let t_done = clock.now();
-            stats.complete.add_batch(n);
-            for c in &reaped {
-                finish(
-                    &mut stats,
-                    &mut shown,
-                    self.progress,
-                    &clock,
-                    cfg,
-                    &slots[c.slot as usize],
-                    c.result,
-                    t_done,
-                );
-            }
+            ledger.reap(&mut q, 1, depth, &mut reaped, &slots, &mut free)?;
         }
-        stats.end = clock.now();
+        ledger.stats.end = clock.now();
         if let Ok(mut helpers) = self.helpers.lock() {
             helpers.sample();
         }
-        for dir in &mut stats.dirs {
-            dir.rate.finish(stats.end);
+        for dir in &mut ledger.stats.dirs {
+            dir.rate.finish(ledger.stats.end);
         }
-        stats.loop_start = start;
-        stats.cpu = ThreadCpu::now().since(&cpu_start);
-        Ok(stats)
+        ledger.stats.loop_start = start;
+        ledger.stats.cpu = ThreadCpu::now().since(&cpu_start);
+        Ok(ledger.stats)
     }
 }
 
@@ -450,85 +443,121 @@ fn commit<Q: Queue>(
     Ok(())
 }
 
-/// Accounts one completion. Returns false when the worker must stop (an
-/// I/O error: fio's default is to end the job on the first one).
-#[allow(clippy::too_many_arguments)]
-#[inline]
-fn finish(
-    stats: &mut LoopStats,
-    shown: &mut [(u64, u64); 3],
-    progress: &WorkerProgress,
-    clock: &Clock,
-    cfg: &LoopConfig,
-    slot: &Slot,
-    result: i64,
-    t_done: u64,
-) -> bool {
-    let Some(op) = slot.op else { return true };
-    if result < 0 {
-        if stats.failure.is_none() {
-            stats.failure = Some(IoFailure {
-                errno: (-result) as i32,
-                op,
-                file: slot.file,
-                offset: slot.offset,
-                len: slot.len,
-            });
+/// What completing a request updates: the measurements and the counters
+/// the status line reads.
+struct Ledger<'a> {
+    stats: LoopStats,
+    shown: [(u64, u64); 3],
+    progress: &'a WorkerProgress,
+    clock: Clock,
+    cfg: &'a LoopConfig,
+}
+
+impl Ledger<'_> {
+    /// Reaps between `min` and `max` completions, accounts them at one
+    /// completion time, and frees their slots. Returns how many were
+    /// reaped, false when one failed, and the completion time.
+    fn reap<Q: Queue>(
+        &mut self,
+        q: &mut Q,
+        min: u32,
+        max: u32,
+        reaped: &mut Vec<Completion>,
+        slots: &[Slot],
+        free: &mut Vec<u32>,
+    ) -> io::Result<(u32, bool, u64)> {
+        reaped.clear();
+        let n = q.reap(min, max, |c| reaped.push(c))?;
+        if n == 0 {
+            return Ok((0, true, 0));
         }
-        return false;
+        let t_done = self.clock.now();
+        self.stats.complete.add_batch(n);
+        let mut ok = true;
+        for c in reaped.iter() {
+            ok &= self.finish(&slots[c.slot as usize], c.result, t_done);
+            free.push(c.slot);
+        }
+        Ok((n, ok, t_done))
     }
-    let t = &cfg.tracking;
-    let lat_ns = clock.to_ns(t_done.saturating_sub(slot.start));
-    let Some(d) = dir_index(op) else {
-        stats.sync_ios += 1;
+
+    /// Accounts one completion. Returns false when the worker must stop (an
+    /// I/O error: fio's default is to end the job on the first one).
+    #[inline]
+    fn finish(&mut self, slot: &Slot, result: i64, t_done: u64) -> bool {
+        let Ledger {
+            stats,
+            shown,
+            progress,
+            clock,
+            cfg,
+        } = self;
+        let Some(op) = slot.op else { return true };
+        if result < 0 {
+            if stats.failure.is_none() {
+                stats.failure = Some(IoFailure {
+                    errno: (-result) as i32,
+                    op,
+                    file: slot.file,
+                    offset: slot.offset,
+                    len: slot.len,
+                });
+            }
+            return false;
+        }
+        let t = &cfg.tracking;
+        let lat_ns = clock.to_ns(t_done.saturating_sub(slot.start));
+        let Some(d) = dir_index(op) else {
+            stats.sync_ios += 1;
+            if t.lat {
+                stats.sync_lat.add(lat_ns);
+                if let Some(h) = &mut stats.sync_hist {
+                    h.add(lat_ns);
+                }
+            }
+            return true;
+        };
+        let dir = &mut stats.dirs[d];
+        let bytes = (result as u64).min(u64::from(slot.len));
+        dir.bytes += bytes;
+        dir.ios += 1;
+        if bytes < u64::from(slot.len) {
+            dir.short += 1;
+        }
+        // fio's coarse buckets count completion latency (submission to
+        // completion), not the total.
+        let clat_ns = clock.to_ns(t_done.saturating_sub(slot.issue));
+        if t.clat {
+            dir.clat.add(clat_ns);
+            if let Some(h) = &mut dir.clat_hist {
+                h.add(clat_ns);
+            }
+        }
+        if t.slat && slot.queued {
+            let v = clock.to_ns(slot.issue - slot.start);
+            dir.slat.add(v);
+            if let Some(h) = &mut dir.slat_hist {
+                h.add(v);
+            }
+        }
         if t.lat {
-            stats.sync_lat.add(lat_ns);
-            if let Some(h) = &mut stats.sync_hist {
+            dir.lat.add(lat_ns);
+            if let Some(h) = &mut dir.lat_hist {
                 h.add(lat_ns);
             }
         }
-        return true;
-    };
-    let dir = &mut stats.dirs[d];
-    let bytes = (result as u64).min(u64::from(slot.len));
-    dir.bytes += bytes;
-    dir.ios += 1;
-    if bytes < u64::from(slot.len) {
-        dir.short += 1;
-    }
-    // fio's coarse buckets count completion latency (submission to
-    // completion), not the total.
-    let clat_ns = clock.to_ns(t_done.saturating_sub(slot.issue));
-    if t.clat {
-        dir.clat.add(clat_ns);
-        if let Some(h) = &mut dir.clat_hist {
-            h.add(clat_ns);
+        if t.slat || t.clat || t.lat {
+            stats.lat_buckets.add(clat_ns);
         }
-    }
-    if t.slat && slot.queued {
-        let v = clock.to_ns(slot.issue - slot.start);
-        dir.slat.add(v);
-        if let Some(h) = &mut dir.slat_hist {
-            h.add(v);
+        dir.rate.tick(t_done, dir.bytes, dir.ios);
+        let s = &mut shown[d];
+        s.0 += bytes;
+        s.1 += 1;
+        // The status line shows reads and writes only.
+        if d < 2 {
+            progress.bytes[d].store(s.0, Ordering::Relaxed);
+            progress.ios[d].store(s.1, Ordering::Relaxed);
         }
+        true
     }
-    if t.lat {
-        dir.lat.add(lat_ns);
-        if let Some(h) = &mut dir.lat_hist {
-            h.add(lat_ns);
-        }
-    }
-    if t.slat || t.clat || t.lat {
-        stats.lat_buckets.add(clat_ns);
-    }
-    dir.rate.tick(t_done, dir.bytes, dir.ios);
-    let s = &mut shown[d];
-    s.0 += bytes;
-    s.1 += 1;
-    // The status line shows reads and writes only.
-    if d < 2 {
-        progress.bytes[d].store(s.0, Ordering::Relaxed);
-        progress.ios[d].store(s.1, Ordering::Relaxed);
-    }
-    true
 }
