@@ -31,6 +31,9 @@ pub struct RunOptions {
     pub eta: Eta,
     /// Print fio's "Laying out IO file" notices (normal output only).
     pub notices: bool,
+    /// stdout carries a machine-read format (JSON): the status line, when
+    /// asked for, goes to stderr, and `Eta::Auto` shows none.
+    pub stdout_is_data: bool,
 }
 
 /// Runs every job and returns what was measured.

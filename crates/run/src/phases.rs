@@ -106,8 +106,9 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
         Eta::Never => false,
         Eta::Always => true,
         // SAFETY: isatty only inspects the descriptor.
-        Eta::Auto => unsafe { libc::isatty(libc::STDOUT_FILENO) == 1 },
+        Eta::Auto => !options.stdout_is_data && unsafe { libc::isatty(libc::STDOUT_FILENO) == 1 },
     };
+    let to_stderr = options.stdout_is_data;
 
     for phase in phases(&parsed.jobs) {
         if signal::interrupted() || stop.load(Ordering::Relaxed) {
@@ -165,7 +166,7 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
                     .collect();
                 let kb = parsed.jobs.first().map_or(1024, |j| j.kb_base);
                 let done = &done;
-                s.spawn(move || progress::report_loop(&shapes, done, kb))
+                s.spawn(move || progress::report_loop(&shapes, done, kb, to_stderr))
             });
             let sampler = s.spawn(|| sample_helpers(&helpers, &done));
             let outcomes: Vec<_> = handles

@@ -63,10 +63,15 @@ pub(crate) fn report_loop(
     workers: &[(WorkerShape, &WorkerProgress)],
     done: &AtomicBool,
     kb_base: u32,
+    to_stderr: bool,
 ) {
     let start = Instant::now();
     let mut last = (Instant::now(), [0u64; 2], [0u64; 2]);
-    let mut out = std::io::stdout();
+    let mut out: Box<dyn Write> = if to_stderr {
+        Box::new(std::io::stderr())
+    } else {
+        Box::new(std::io::stdout())
+    };
     let mut printed = false;
     while !done.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(100));
