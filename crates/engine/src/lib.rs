@@ -87,6 +87,19 @@
 //! results from the kernel with IORING_NOP_INJECT_RESULT (6.10) and fills
 //! them in itself before. The io_uring queues are not `Send`: build them on
 //! the thread that uses them.
+//!
+//! # NVMe
+//!
+//! [`nvme`] holds the command model (the 72-byte passthrough command, its
+//! builders, status decoding, Identify parsing) and the admin paths behind
+//! [`nvme::DeviceReport`]; [`Backend::UringCmd`] sends the commands through
+//! io_uring to a namespace's generic char device (/dev/ngXnY), including
+//! those without data ([`Op::WriteZeroes`], [`Op::Trim`]); ask
+//! [`Backend::supports`] before a run whether a backend can send one.
+//! `io_uring_cmd` needs Linux 5.19 (IORING_OP_URING_CMD, big SQEs and CQEs),
+//! 6.1 for polled passthrough and for fixed buffers; the generic char
+//! device appears with Linux 5.13; Identify needs CAP_SYS_ADMIN. See
+//! `examples/nvme_read.rs` for the crate used on its own.
 
 mod backend;
 mod buffer;

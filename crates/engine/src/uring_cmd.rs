@@ -384,3 +384,48 @@ impl Queue for UringCmdQueue {
         self.ring.calls()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::os::fd::AsRawFd;
+
+    use super::*;
+    use crate::backend::Backend;
+
+    #[test]
+    fn only_passthrough_and_the_no_io_backends_take_commands_without_data() {
+        let no_data = [Op::Trim, Op::WriteZeroes { deac: true }];
+        for b in [
+            Backend::Sync,
+            Backend::Psync,
+            Backend::Pvsync2,
+            Backend::Libaio,
+            Backend::Mmap,
+            Backend::IoUring,
+        ] {
+            assert!(no_data.iter().all(|&op| !b.supports(op)), "{b:?}");
+            assert!(b.supports(Op::Read) && b.supports(Op::Write), "{b:?}");
+        }
+        for b in [Backend::UringCmd, Backend::Null, Backend::Nop] {
+            assert!(no_data.iter().all(|&op| b.supports(op)), "{b:?}");
+        }
+        assert_eq!(Backend::from_name("io_uring_cmd"), Some(Backend::UringCmd));
+        assert_eq!(Backend::UringCmd.name(), "io_uring_cmd");
+    }
+
+    #[test]
+    fn a_file_that_is_not_an_nvme_namespace_is_refused_up_front() {
+        let file = tempfile::tempfile().unwrap();
+        let config = QueueConfig {
+            depth: 4,
+            buffer_size: 4096,
+            buffer_align: 4096,
+            ..Default::default()
+        };
+        let err = UringCmdQueue::new(&config, &[file.as_raw_fd()])
+            .err()
+            .expect("a regular file is no namespace");
+        assert!(err.to_string().contains("not an NVMe namespace"), "{err}");
+        assert!(UringCmdQueue::new(&config, &[]).is_err());
+    }
+}
