@@ -68,9 +68,9 @@ mod tests {
         let text = cmdhelp("rw").unwrap();
         assert!(text.contains("        valid values: read "), "{text}");
         assert!(text.contains("randrw"));
-        assert!(cmdhelp("hipri")
-            .unwrap()
-            .contains("              engine: only with ioengine=pvsync2, io_uring or io_uring_cmd\n"));
+        assert!(cmdhelp("hipri").unwrap().contains(
+            "              engine: only with ioengine=pvsync2, io_uring or io_uring_cmd\n"
+        ));
         assert!(cmdhelp("ramp_time").unwrap().contains("no default"));
     }
 
