@@ -109,6 +109,39 @@ fn tail(text: &str, lines: usize) -> String {
     all[all.len().saturating_sub(lines)..].join("\n")
 }
 
+/// Polled passthrough on a controller without poll queues would fail every
+/// I/O: the job must be refused before it runs, saying why.
+#[test]
+fn hipri_without_poll_queues_is_refused_before_the_run() {
+    let Some(script) = harness() else {
+        eprintln!("skipped: no nvme-vm harness (set NVME_VM_SCRIPT to run-in-nvme-vm.sh)");
+        return;
+    };
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(env!("CARGO_BIN_EXE_ioscope"))
+        .arg(
+            "ioscope --name=h --ioengine=io_uring_cmd --filename=/dev/ng0n1 \
+             --rw=randread --size=1m --hipri; echo exit=$?",
+        )
+        .env("NVME_VM_POLL_QUEUES", "0")
+        .env("NVME_VM_TIMEOUT", "300")
+        .output()
+        .expect("cannot run the nvme-vm harness");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if out.status.code() == Some(125) {
+        eprintln!("skipped: the nvme-vm harness could not boot a guest (exit 125)");
+        return;
+    }
+    assert!(
+        stdout.contains("hipri=1 cannot poll")
+            && stdout.contains("io_poll is 0")
+            && stdout.contains("exit=1"),
+        "{}",
+        tail(&stdout, 20)
+    );
+}
+
 #[test]
 fn nvme_passthrough_with_512_byte_blocks() {
     run_checks(512);
