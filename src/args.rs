@@ -238,7 +238,10 @@ mod tests {
     #[test]
     fn dashed_fio_job_options_reach_the_job_parser() {
         let a = args(&["--hugepage-size=2m", "--name=x"]).unwrap();
-        assert_eq!(a.job_input.cli_options, vec!["--hugepage-size=2m", "--name=x"]);
+        assert_eq!(
+            a.job_input.cli_options,
+            vec!["--hugepage-size=2m", "--name=x"]
+        );
     }
 
     #[test]
