@@ -83,6 +83,19 @@ pub struct Parsed {
     pub global_options: Vec<(String, String)>,
 }
 
+impl JobSpec {
+    /// A job named `name` with every option at fio's default, derived
+    /// defaults resolved: what a section holding only `name` would give.
+    /// For programs that build jobs without a job file.
+    pub fn fio_defaults(name: &str) -> JobSpec {
+        let mut settings = settings::Settings::defaults();
+        settings.spec.name = name.to_string();
+        settings
+            .resolve()
+            .expect("fio's defaults are consistent with each other")
+    }
+}
+
 /// Parses job files and command-line jobs into job specifications.
 pub fn parse(input: &ParseInput) -> Result<Parsed, ParseError> {
     let env = |name: &str| std::env::var(name).ok();
@@ -145,6 +158,14 @@ mod tests {
             job_files: vec![path],
             ..ParseInput::default()
         })
+    }
+
+    #[test]
+    fn fio_defaults_are_what_an_empty_section_gives() {
+        let parsed = parse_text("[t]\n").unwrap();
+        let mut defaults = JobSpec::fio_defaults("t");
+        defaults.origin = parsed.jobs[0].origin.clone();
+        assert_eq!(defaults, parsed.jobs[0]);
     }
 
     #[test]

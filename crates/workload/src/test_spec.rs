@@ -1,73 +1,11 @@
-//! A JobSpec with fio's defaults, for tests (the parser is built elsewhere).
+//! A JobSpec with fio's defaults, for tests.
 
-use std::time::Duration;
-
-use ioscope_job::{
-    BlockSize, ClockSourceOpt, CpusAllowedPolicy, EngineOptions, IoEngine, JobSpec, Origin, PerDir,
-    RandomGenerator, RwKind, RwMode, SizeSpec, DEFAULT_PERCENTILES,
-};
+use ioscope_job::{BlockSize, JobSpec, PerDir, RwKind, RwMode, SizeSpec};
 
 pub fn spec(kind: RwKind, size: u64, bs: u64) -> JobSpec {
-    JobSpec {
-        name: "t".into(),
-        origin: Origin::CommandLine,
-        description: None,
-        filenames: Vec::new(),
-        directory: None,
-        size: Some(SizeSpec::Bytes(size)),
-        filesize: None,
-        offset: SizeSpec::Bytes(0),
-        io_size: None,
-        nrfiles: 1,
-        unlink: false,
-        rw: RwMode { kind, nr: 1 },
-        rwmixread: 50,
-        bs: PerDir::all(BlockSize::Fixed(bs)),
-        direct: false,
-        iodepth: 1,
-        iodepth_batch_submit: 1,
-        iodepth_batch_complete_min: 1,
-        iodepth_batch_complete_max: 1,
-        iodepth_low: 1,
-        numjobs: 1,
-        thread: false,
-        group_reporting: false,
-        stonewall: false,
-        new_group: false,
-        time_based: false,
-        runtime: None,
-        ramp_time: Duration::ZERO,
-        startdelay: (Duration::ZERO, Duration::ZERO),
-        loops: 1,
-        norandommap: false,
-        randrepeat: true,
-        randseed: None,
-        random_generator: RandomGenerator::Tausworthe,
-        cpus_allowed: Vec::new(),
-        cpus_allowed_policy: CpusAllowedPolicy::Shared,
-        ioengine: IoEngine::Psync,
-        hipri: false,
-        engine_options: EngineOptions::default(),
-        fsync: 0,
-        end_fsync: false,
-        invalidate: true,
-        fadvise_hint: ioscope_job::FadviseHint::Workload,
-        kb_base: 1024,
-        percentile_list: DEFAULT_PERCENTILES.to_vec(),
-        clat_percentiles: true,
-        lat_percentiles: false,
-        slat_percentiles: false,
-        disable_lat: false,
-        disable_clat: false,
-        disable_slat: false,
-        gtod_reduce: false,
-        clocksource: ClockSourceOpt::Cpu,
-        zero_buffers: false,
-        scramble_buffers: true,
-        refill_buffers: false,
-        allow_mounted_write: false,
-        exitall: false,
-        create_on_open: false,
-        options: Vec::new(),
-    }
+    let mut spec = JobSpec::fio_defaults("t");
+    spec.rw = RwMode { kind, nr: 1 };
+    spec.size = Some(SizeSpec::Bytes(size));
+    spec.bs = PerDir::all(BlockSize::Fixed(bs));
+    spec
 }
