@@ -81,7 +81,10 @@ fn run() -> anyhow::Result<ExitCode> {
     out.write_all(ioscope_report::render(&result, &args.formats).as_bytes())?;
     out.flush()?;
 
-    let failed = result.jobs.iter().any(|j| j.error != 0);
+    if let Some(why) = &result.aborted {
+        eprintln!("ioscope: {why}");
+    }
+    let failed = result.aborted.is_some() || result.jobs.iter().any(|j| j.error != 0);
     Ok(if failed {
         ExitCode::from(1)
     } else {

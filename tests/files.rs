@@ -133,3 +133,22 @@ fn a_read_job_lays_out_a_missing_file_and_says_so() {
         2 << 20
     );
 }
+
+// A job behind a stonewall that could not be set up made the whole run fail
+// with nothing printed, though the jobs before it had run.
+#[test]
+fn a_refused_later_phase_still_reports_the_phases_that_ran() {
+    let dir = tempdir();
+    let job = common::write_file(
+        dir.path(),
+        "two.fio",
+        "[first]\nioengine=null\nsize=1m\n\n[second]\nstonewall\nioengine=io_uring\nhipri=1\nsize=1m\n",
+    );
+    let r = ioscope([job.to_str().unwrap(), "--output-format=json"])
+        .dir(dir.path())
+        .run();
+    assert_eq!(r.status.code(), Some(1), "{}", r.describe());
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("the first phase's JSON");
+    assert_eq!(u(&common::job(&v, "first")["read"], "io_bytes"), 1 << 20);
+    assert!(r.stderr.contains("hipri"), "{}", r.describe());
+}

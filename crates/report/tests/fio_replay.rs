@@ -230,6 +230,7 @@ fn replay(doc: &Value, headers: Vec<JobHeader>, kb_base: u32) -> RunResult {
         disks,
         kb_base,
         cpu: Default::default(),
+        aborted: None,
     }
 }
 

@@ -155,6 +155,7 @@ fn randrw_result() -> RunResult {
         disks: vec![disk()],
         kb_base: 1024,
         cpu: Default::default(),
+        aborted: None,
     }
 }
 
@@ -202,6 +203,7 @@ fn groups_result() -> RunResult {
     RunResult {
         kb_base: 1000,
         cpu: Default::default(),
+        aborted: None,
         jobs: vec![a, b],
         global_options: vec![],
         ..randrw_result()

@@ -63,6 +63,7 @@ pub(crate) fn build(
         disks,
         kb_base: parsed.jobs.first().map_or(1024, |j| j.kb_base),
         cpu,
+        aborted: None,
     }
 }
 

@@ -110,7 +110,8 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
     };
     let to_stderr = options.stdout_is_data;
 
-    for phase in phases(&parsed.jobs) {
+    let mut aborted = None;
+    'phases: for phase in phases(&parsed.jobs) {
         if signal::interrupted() || stop.load(Ordering::Relaxed) {
             break;
         }
@@ -127,7 +128,16 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
                         println!("{line}");
                     }
                 };
-                let files = files::prepare(spec, w, &mut notice)?;
+                let files = match files::prepare(spec, w, &mut notice) {
+                    Ok(files) => files,
+                    // Nothing ran yet: refuse the run as a whole.
+                    Err(e) if finished.is_empty() => return Err(e),
+                    // Earlier phases ran: report them, then the refusal.
+                    Err(e) => {
+                        aborted = Some(e.to_string());
+                        break 'phases;
+                    }
+                };
                 workers.push((j, id, files));
             }
         }
@@ -213,13 +223,9 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
         }
     }
     let process = process_cpu().since(&cpu_start);
-    Ok(collect::build(
-        parsed,
-        finished,
-        disks.finish(),
-        &clock,
-        process,
-    ))
+    let mut result = collect::build(parsed, finished, disks.finish(), &clock, process);
+    result.aborted = aborted;
+    Ok(result)
 }
 
 /// Reads the helper threads every 100 ms until the phase is done, so io-wq

@@ -22,6 +22,9 @@ pub struct RunResult {
     pub kb_base: u32,
     /// Where the process's CPU went.
     pub cpu: CpuAccounting,
+    /// Why the run stopped before its last phase (a job behind a stonewall
+    /// that could not be set up); the jobs that ran are still reported.
+    pub aborted: Option<String>,
 }
 
 /// The process's CPU over the run, split into what the reports attribute
