@@ -177,7 +177,11 @@ where
     registered: bool,
     flags: u32,
     depth: u32,
-    /// Pushed to the SQ ring and not yet handed to the kernel.
+    /// SQEs pushed since the last commit, copied into the SQ ring in one go
+    /// when they are handed over: one SQ ring update per batch instead of
+    /// one per request.
+    staged: Vec<S>,
+    /// In the SQ ring and not yet handed to the kernel.
     unsubmitted: u32,
     /// Pushed and not yet reaped.
     in_flight: u32,
@@ -242,6 +246,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
             registered: false,
             flags,
             depth,
+            staged: Vec::with_capacity(depth as usize),
             unsubmitted: 0,
             in_flight: 0,
             submit_calls: 0,
@@ -346,12 +351,31 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
         if self.in_flight == self.depth {
             return Err(queue_full(self.depth));
         }
-        // SAFETY: passed on to the caller.
-        while unsafe { self.ring.submission().push(sqe) }.is_err() {
-            self.wait_for_sq_space()?;
-        }
-        self.unsubmitted += 1;
+        self.staged.push(sqe.clone());
         self.in_flight += 1;
+        Ok(())
+    }
+
+    /// Copies the staged SQEs into the SQ ring.
+    #[inline]
+    fn flush(&mut self) -> io::Result<()> {
+        let mut done = 0;
+        while done < self.staged.len() {
+            let mut sq = self.ring.submission();
+            let take = (sq.capacity() - sq.len()).min(self.staged.len() - done);
+            // SAFETY: the caller of `push` keeps what each SQE names valid
+            // until it is reaped; `take` entries fit.
+            let pushed = unsafe { sq.push_multiple(&self.staged[done..done + take]) };
+            drop(sq);
+            if pushed.is_ok() {
+                done += take;
+                self.unsubmitted += take as u32;
+            }
+            if done < self.staged.len() {
+                self.wait_for_sq_space()?;
+            }
+        }
+        self.staged.clear();
         Ok(())
     }
 
@@ -375,6 +399,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
     /// Hands the pushed SQEs to the kernel. Returns how many it took.
     #[inline]
     pub(crate) fn commit(&mut self) -> io::Result<u32> {
+        self.flush()?;
         let n = self.unsubmitted;
         if n == 0 {
             return Ok(0);
@@ -427,7 +452,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
     /// io_uring_enter, an overflowed CQ, or IOPOLL requests nobody polled.
     #[inline]
     fn completions_hidden(&mut self) -> bool {
-        if self.unsubmitted > 0 || (self.iopoll() && !self.sqpoll()) {
+        if self.unsubmitted > 0 || !self.staged.is_empty() || (self.iopoll() && !self.sqpoll()) {
             return true;
         }
         let sq = self.ring.submission();
@@ -437,6 +462,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
     /// One io_uring_enter that submits what is pending and waits for `want`
     /// completions.
     fn get_events(&mut self, want: u32) -> io::Result<()> {
+        self.flush()?;
         let mut flags = IORING_ENTER_GETEVENTS;
         let mut to_submit = self.unsubmitted;
         if self.sqpoll() {
