@@ -46,16 +46,7 @@ pub struct NopQueue {
 impl NopQueue {
     pub fn new(config: &QueueConfig) -> Result<NopQueue, EngineError> {
         let buffers = SlotBuffers::new(config)?;
-        let mut ring = Ring::<squeue::Entry>::new(
-            config.depth,
-            RingMode {
-                iopoll: config.hipri,
-                sqpoll: config.uring.sqpoll,
-                sqpoll_cpu: config.uring.sqpoll_cpu,
-                sqpoll_idle_ms: config.uring.sqpoll_idle_ms,
-                skip_ring_registration: config.uring.skip_ring_registration,
-            },
-        )?;
+        let mut ring = Ring::<squeue::Entry>::new(config.depth, RingMode::of(config))?;
         let inject = injects_result(&mut ring)
             .map_err(|e| EngineError::Setup(format!("io_uring NOP check failed: {e}")))?;
         let note = format!(

@@ -146,6 +146,21 @@ pub(crate) struct RingMode {
     pub skip_ring_registration: bool,
 }
 
+impl RingMode {
+    /// The ring a queue built from `config` needs: IOPOLL for hipri, and
+    /// the SQ-polling and registration choices of its io_uring options.
+    pub(crate) fn of(config: &QueueConfig) -> RingMode {
+        let opts = &config.uring;
+        RingMode {
+            iopoll: config.hipri,
+            sqpoll: opts.sqpoll,
+            sqpoll_cpu: opts.sqpoll_cpu,
+            sqpoll_idle_ms: opts.sqpoll_idle_ms,
+            skip_ring_registration: opts.skip_ring_registration,
+        }
+    }
+}
+
 /// `struct io_uring_rsrc_update`, the argument of IORING_(UN)REGISTER_RING_FDS.
 #[repr(C)]
 struct RsrcUpdate {
@@ -732,16 +747,7 @@ impl UringQueue {
             check_uncached(fds)?;
         }
         let mut buffers = SlotBuffers::new(config)?;
-        let ring = Ring::<squeue::Entry>::new(
-            config.depth,
-            RingMode {
-                iopoll: config.hipri,
-                sqpoll: opts.sqpoll,
-                sqpoll_cpu: opts.sqpoll_cpu,
-                sqpoll_idle_ms: opts.sqpoll_idle_ms,
-                skip_ring_registration: opts.skip_ring_registration,
-            },
-        )?;
+        let ring = Ring::<squeue::Entry>::new(config.depth, RingMode::of(config))?;
         let probe = ring.probe();
         let has = |code: u8| probe.as_ref().map(|p| p.is_supported(code));
         let vectored = match opts.nonvectored {

@@ -104,21 +104,13 @@ impl UringCmdQueue {
             ));
         }
         let mut buffers = SlotBuffers::new(config)?;
-        let ring = Ring::<squeue::Entry128, cqueue::Entry32>::new(
-            config.depth,
-            RingMode {
-                iopoll: config.hipri,
-                sqpoll: opts.sqpoll,
-                sqpoll_cpu: opts.sqpoll_cpu,
-                sqpoll_idle_ms: opts.sqpoll_idle_ms,
-                skip_ring_registration: opts.skip_ring_registration,
-            },
-        )
-        .map_err(|e| {
-            EngineError::Setup(format!(
-                "{e} (io_uring_cmd needs IORING_SETUP_SQE128 and CQE32: Linux 5.19)"
-            ))
-        })?;
+        let ring =
+            Ring::<squeue::Entry128, cqueue::Entry32>::new(config.depth, RingMode::of(config))
+                .map_err(|e| {
+                    EngineError::Setup(format!(
+                        "{e} (io_uring_cmd needs IORING_SETUP_SQE128 and CQE32: Linux 5.19)"
+                    ))
+                })?;
         match ring.probe() {
             Some(p) if p.is_supported(opcode::UringCmd80::CODE) => {}
             _ => {
