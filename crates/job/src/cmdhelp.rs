@@ -152,7 +152,7 @@ mod tests {
             .unwrap_err()
             .message
             .contains("did you mean 'iodepth'"));
-        assert!(cmdhelp("verify")
+        assert!(cmdhelp("error_dump")
             .unwrap_err()
             .message
             .contains("not supported by ioscope yet"));

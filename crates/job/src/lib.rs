@@ -53,12 +53,14 @@ mod fio_only;
 mod ini;
 mod jobs;
 mod options;
+mod pattern;
 mod settings;
 mod spec;
 mod values;
 
 pub use error::ParseError;
 pub use options::is_job_option;
+pub use settings::errno_name;
 pub use spec::*;
 
 use std::path::PathBuf;
@@ -812,9 +814,9 @@ create_on_open=1
             err.ends_with("job.fio:2: unknown option 'iodepht' (did you mean 'iodepth'?)"),
             "{err}"
         );
-        let err = parse_text("[j]\nverify=md5\n").unwrap_err().message;
+        let err = parse_text("[j]\nerror_dump=1\n").unwrap_err().message;
         assert!(
-            err.ends_with("job.fio:2: fio option 'verify' is not supported by ioscope yet"),
+            err.ends_with("job.fio:2: fio option 'error_dump' is not supported by ioscope yet"),
             "{err}"
         );
         let err = parse_text("[j]\n\nbs=4q\n").unwrap_err().message;
@@ -828,11 +830,10 @@ create_on_open=1
             err.ends_with("num_range above 1 (several ranges per trim) is not supported yet"),
             "{err}"
         );
-        let err = parse_text("[j]\nrw=trimwrite\n").unwrap_err().message;
-        assert!(
-            err.contains("trim and write mixes are not supported yet"),
-            "{err}"
-        );
+        let err = parse_text("[j]\nrw=read\nverify=md5\n")
+            .unwrap_err()
+            .message;
+        assert!(err.contains("verify with rw=read writes nothing"), "{err}");
         let err = parse_text("[j]\nioengine=io_uring_cmd\nwrite_mode=uncor\n")
             .unwrap_err()
             .message;

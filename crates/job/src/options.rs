@@ -85,6 +85,33 @@ pub(crate) enum Opt {
     AllowMountedWrite,
     Exitall,
     CreateOnOpen,
+    AllowSignatureWrite,
+    BufferPattern,
+    BufferCompressPercentage,
+    BufferCompressChunk,
+    DedupePercentage,
+    Verify,
+    DoVerify,
+    VerifyOnly,
+    VerifyBacklog,
+    VerifyBacklogBatch,
+    VerifyInterval,
+    VerifyOffset,
+    VerifyPattern,
+    VerifyFatal,
+    VerifyDump,
+    VerifyAsync,
+    VerifyStateSave,
+    VerifyStateLoad,
+    TrimPercentage,
+    TrimVerifyZero,
+    TrimBacklog,
+    TrimBacklogBatch,
+    ContinueOnError,
+    IgnoreError,
+    Fault,
+    FaultRate,
+    FaultEngine,
 }
 
 /// How a value is written, as `--cmdhelp` describes it.
@@ -107,6 +134,8 @@ pub(crate) enum Kind {
     Split,
     Choice(&'static [(&'static str, &'static str)]),
     FloatList,
+    /// A decimal number that may have a fraction (opt=0.5).
+    Float,
     CpuList,
 }
 
@@ -127,6 +156,7 @@ impl Kind {
             Kind::Split => "size/percent list per direction (opt=4k/50:64k/50[,...])",
             Kind::Choice(_) => "string, one of the valid values",
             Kind::FloatList => "list of floating point values separated by ':' (opt=5.9:7.8)",
+            Kind::Float => "floating point value (opt=0.5)",
             Kind::CpuList => "list of CPUs and CPU ranges (opt=0-3,5)",
         }
     }
@@ -202,6 +232,11 @@ const RW_VALUES: &[(&str, &str)] = &[
         "Sequential trim (io_uring_cmd: NVMe Dataset Management deallocate)",
     ),
     ("randtrim", "Random trim"),
+    ("trimwrite", "Trim and write mix, trims preceding writes"),
+    (
+        "randtrimwrite",
+        "Random trim and write mix, trims preceding writes",
+    ),
 ];
 pub(crate) const ENGINE_VALUES: &[(&str, &str)] = &[
     ("sync", "read/write/lseek"),
@@ -228,6 +263,10 @@ pub(crate) const ENGINE_VALUES: &[(&str, &str)] = &[
         "nop",
         "ioscope only, not a fio engine: io_uring NOP requests, no I/O; measures the ring",
     ),
+    (
+        "faulty",
+        "ioscope only, for testing verify: another engine (fault_engine) with faults injected (fault, fault_rate)",
+    ),
 ];
 const CMD_TYPE_VALUES: &[(&str, &str)] = &[("nvme", "Issue nvme-uring-cmd")];
 const WRITE_MODE_VALUES: &[(&str, &str)] = &[
@@ -241,6 +280,52 @@ const WRITE_MODE_VALUES: &[(&str, &str)] = &[
         "verify",
         "Issue Verify commands for write operations (not supported yet)",
     ),
+];
+const VERIFY_VALUES: &[(&str, &str)] = &[
+    ("0", "Don't do IO verification"),
+    ("md5", "Use md5 checksums for verification"),
+    ("crc64", "Use crc64 checksums for verification"),
+    ("crc32", "Use crc32 checksums for verification"),
+    (
+        "crc32c",
+        "Use crc32c checksums for verification (hardware assisted where the CPU has it)",
+    ),
+    (
+        "crc32c-intel",
+        "Use crc32c checksums for verification (the same as crc32c)",
+    ),
+    ("sha1", "Use sha1 checksums for verification"),
+    ("sha256", "Use sha256 checksums for verification"),
+    ("sha512", "Use sha512 checksums for verification"),
+    ("xxhash", "Use xxhash checksums for verification"),
+    ("pattern", "Verify strict pattern"),
+    ("meta", "Use io information (the header alone)"),
+    ("null", "Pretend to verify"),
+];
+const CONTINUE_VALUES: &[(&str, &str)] = &[
+    ("none", "Exit when an error is encountered"),
+    ("read", "Continue on read errors only"),
+    ("write", "Continue on write errors only"),
+    ("io", "Continue on any IO errors"),
+    ("verify", "Continue on verify errors only"),
+    ("all", "Continue on all io and verify errors"),
+    ("0", "Alias for 'none'"),
+    ("1", "Alias for 'all'"),
+];
+pub(crate) const FAULT_VALUES: &[(&str, &str)] = &[
+    ("bitflip", "Flip one bit of a write's data"),
+    ("drop", "Drop a write, reporting success"),
+    (
+        "misdirect",
+        "Write to the neighbouring block, reporting success",
+    ),
+    (
+        "torn",
+        "Write only the first half of a block, reporting success",
+    ),
+    ("short_read", "Report half of a read's length"),
+    ("read_eio", "Fail a read with EIO"),
+    ("write_eio", "Fail a write with EIO"),
 ];
 const FADVISE_VALUES: &[(&str, &str)] = &[
     ("0", "Don't issue fadvise/madvise"),
@@ -306,6 +391,7 @@ pub(crate) static OPTIONS: &[OptionDef] = &[
     opt!(Nrfiles, "nrfiles", ["nr_files"], Kind::Int, "1", "Files and devices", "Split job workload between this number of files"),
     opt!(Unlink, "unlink", [], Kind::Bool, "0", "Files and devices", "Unlink created files after job has completed"),
     opt!(AllowMountedWrite, "allow_mounted_write", [], Kind::Bool, "0", "Files and devices", "Allow writes to a mounted partition"),
+    opt!(AllowSignatureWrite, "allow_signature_write", [], Kind::Bool, "0", "Files and devices", "ioscope only: allow writes to a block device that holds a filesystem, partition table or other signature"),
     opt!(CreateOnOpen, "create_on_open", [], Kind::Bool, "0", "Files and devices", "Create files when they are opened for I/O"),
     opt!(Rw, "rw", ["readwrite"], Kind::Choice(RW_VALUES), "read", "I/O type", "I/O direction and pattern; randread:N takes N I/Os per random offset"),
     opt!(Rwmixread, "rwmixread", [], Kind::Int, "50", "I/O type", "Percentage of mixed workload that is reads"),
@@ -373,6 +459,32 @@ pub(crate) static OPTIONS: &[OptionDef] = &[
     opt!(ZeroBuffers, "zero_buffers", [], Kind::Flag, "", "Buffers and memory", "Init I/O buffers to all zeroes"),
     opt!(ScrambleBuffers, "scramble_buffers", [], Kind::Bool, "1", "Buffers and memory", "Slightly scramble buffers on every I/O submit"),
     opt!(RefillBuffers, "refill_buffers", [], Kind::Flag, "", "Buffers and memory", "Refill I/O buffers on every I/O submit"),
+    opt!(BufferPattern, "buffer_pattern", [], Kind::Text, "", "Buffers and memory", "Fill pattern for I/O buffers: 0xhex, decimal, \"string\", 'file', %o (block offset)"),
+    opt!(BufferCompressPercentage, "buffer_compress_percentage", [], Kind::Int, "", "Buffers and memory", "How compressible the buffers should be (turns refill_buffers on)"),
+    opt!(BufferCompressChunk, "buffer_compress_chunk", [], Kind::Size, "512", "Buffers and memory", "Size of compressible region in buffer"),
+    opt!(DedupePercentage, "dedupe_percentage", [], Kind::Int, "0", "Buffers and memory", "Percentage of buffers that are dedupable (turns refill_buffers on)"),
+    opt!(Verify, "verify", [], Kind::Choice(VERIFY_VALUES), "0", "Verify", "Verify data written"),
+    opt!(DoVerify, "do_verify", [], Kind::Bool, "1", "Verify", "Run verification stage after write"),
+    opt!(VerifyOnly, "verify_only", [], Kind::Flag, "", "Verify", "Verifies previously written data is still valid"),
+    opt!(VerifyBacklog, "verify_backlog", [], Kind::Int, "", "Verify", "Verify after this number of blocks are written"),
+    opt!(VerifyBacklogBatch, "verify_backlog_batch", [], Kind::Int, "", "Verify", "Verify this number of IO blocks"),
+    opt!(VerifyInterval, "verify_interval", [], Kind::Size, "", "Verify", "Store verify buffer header every N bytes"),
+    opt!(VerifyOffset, "verify_offset", [], Kind::Size, "0", "Verify", "Offset verify header location by N bytes"),
+    opt!(VerifyPattern, "verify_pattern", [], Kind::Text, "", "Verify", "Fill pattern for IO buffers: 0xhex, decimal, \"string\", %o (block offset)"),
+    opt!(VerifyFatal, "verify_fatal", [], Kind::Bool, "0", "Verify", "Exit on a single verify failure, don't continue"),
+    opt!(VerifyDump, "verify_dump", [], Kind::Bool, "0", "Verify", "Dump contents of good and bad blocks on failure"),
+    opt!(VerifyAsync, "verify_async", [], Kind::Int, "0", "Verify", "Number of async verifier threads to use"),
+    opt!(VerifyStateSave, "verify_state_save", [], Kind::Bool, "1", "Verify", "Save verify state on termination"),
+    opt!(VerifyStateLoad, "verify_state_load", [], Kind::Bool, "0", "Verify", "Load verify termination state"),
+    opt!(TrimPercentage, "trim_percentage", [], Kind::Int, "", "Verify", "Number of verify blocks to trim (i.e., discard)"),
+    opt!(TrimVerifyZero, "trim_verify_zero", [], Kind::Bool, "1", "Verify", "Verify that trimmed (i.e., discarded) blocks are returned as zeroes"),
+    opt!(TrimBacklog, "trim_backlog", [], Kind::Int, "", "Verify", "Trim after this number of blocks are written"),
+    opt!(TrimBacklogBatch, "trim_backlog_batch", [], Kind::Int, "", "Verify", "Trim this number of IO blocks"),
+    opt!(ContinueOnError, "continue_on_error", [], Kind::Choice(CONTINUE_VALUES), "none", "Error handling", "Continue on non-fatal errors during IO"),
+    opt!(IgnoreError, "ignore_error", [], Kind::Text, "", "Error handling", "Set a specific list of errors to ignore: READ,WRITE,VERIFY lists of ':'-separated errno names or numbers"),
+    opt!(Fault, "fault", [], Kind::Choice(FAULT_VALUES), "", "I/O engine", "The fault to inject", engines = [Faulty]),
+    opt!(FaultRate, "fault_rate", [], Kind::Float, "1", "I/O engine", "Percentage of eligible requests that get the fault", engines = [Faulty]),
+    opt!(FaultEngine, "fault_engine", [], Kind::Choice(ENGINE_VALUES), "psync", "I/O engine", "The engine whose requests get the faults", engines = [Faulty]),
 ];
 
 /// The option with this name or alias.
@@ -450,14 +562,14 @@ mod tests {
             Some(Opt::Stonewall)
         );
         assert_eq!(find("timeout").map(|o| o.id), Some(Opt::Runtime));
-        assert!(find("verify").is_none());
+        assert!(find("error_dump").is_none());
     }
 
     #[test]
     fn unknown_names_get_a_suggestion_or_a_fio_note() {
         assert_eq!(
-            not_an_option("verify"),
-            "fio option 'verify' is not supported by ioscope yet"
+            not_an_option("error_dump"),
+            "fio option 'error_dump' is not supported by ioscope yet"
         );
         assert_eq!(
             not_an_option("iodepht"),

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use crate::options::{Kind, Opt, OptionDef, ENGINE_VALUES};
+use crate::pattern;
 use crate::spec::*;
 use crate::values;
 
@@ -22,7 +23,17 @@ pub(crate) struct Settings {
     iodepth_low: u32,
     /// Whether scramble_buffers was written, which fio's buffer setup asks.
     scramble_set: bool,
+    /// Whether `verify`, `refill_buffers` were written (fio's derived
+    /// defaults depend on it).
+    verify_set: bool,
+    refill_set: bool,
+    /// `verify_interval` as written; 0 until set.
+    verify_interval: u64,
 }
+
+/// fio's `__NON_FATAL_ERR`: the errors continue_on_error goes on after
+/// unless ignore_error names others.
+const DEFAULT_IGNORED: [i32; 2] = [libc::EIO, libc::EILSEQ];
 
 impl Settings {
     /// fio's defaults.
@@ -89,6 +100,40 @@ impl Settings {
                 scramble_buffers: true,
                 refill_buffers: false,
                 allow_mounted_write: false,
+                allow_signature_write: false,
+                buffer_pattern: None,
+                buffer_compress_percentage: None,
+                buffer_compress_chunk: 512,
+                dedupe_percentage: 0,
+                verify: VerifySpec {
+                    method: VerifyMethod::None,
+                    do_verify: true,
+                    only: false,
+                    backlog: 0,
+                    backlog_batch: 0,
+                    interval: 0,
+                    offset: 0,
+                    pattern: None,
+                    fatal: false,
+                    dump: false,
+                    async_threads: 0,
+                    state_save: true,
+                    state_load: false,
+                },
+                trim_verify: TrimVerifySpec {
+                    percentage: 0,
+                    verify_zero: true,
+                    backlog: 0,
+                    backlog_batch: 0,
+                },
+                errors: ErrorPolicy {
+                    continue_on: [false; 3],
+                    ignore: [
+                        DEFAULT_IGNORED.to_vec(),
+                        DEFAULT_IGNORED.to_vec(),
+                        DEFAULT_IGNORED.to_vec(),
+                    ],
+                },
                 exitall: false,
                 create_on_open: false,
                 options: Vec::new(),
@@ -99,6 +144,9 @@ impl Settings {
             iodepth_batch_complete_max: 0,
             iodepth_low: 0,
             scramble_set: false,
+            verify_set: false,
+            refill_set: false,
+            verify_interval: 0,
         }
     }
 
@@ -335,8 +383,91 @@ impl Settings {
                 s.scramble_buffers = flag(text)?;
                 self.scramble_set = true;
             }
-            Opt::RefillBuffers => s.refill_buffers = flag(text)?,
+            Opt::RefillBuffers => {
+                s.refill_buffers = flag(text)?;
+                self.refill_set = true;
+            }
             Opt::AllowMountedWrite => s.allow_mounted_write = flag(text)?,
+            Opt::AllowSignatureWrite => s.allow_signature_write = flag(text)?,
+            Opt::BufferPattern => {
+                s.buffer_pattern = Some(pattern::parse(text, pattern::Files::Allowed)?)
+            }
+            Opt::BufferCompressPercentage => {
+                s.buffer_compress_percentage = Some(percent(text, kb)?)
+            }
+            Opt::BufferCompressChunk => {
+                s.buffer_compress_chunk = values::size(text, kb)?;
+                if s.buffer_compress_chunk == 0 {
+                    return Err("a chunk must be at least 1 byte".to_string());
+                }
+            }
+            Opt::DedupePercentage => s.dedupe_percentage = percent(text, kb)?,
+            Opt::Verify => {
+                s.verify.method = verify_method(text).ok_or_else(|| choices(def))?;
+                self.verify_set = true;
+            }
+            Opt::DoVerify => s.verify.do_verify = flag(text)?,
+            Opt::VerifyOnly => s.verify.only = flag(text)?,
+            Opt::VerifyBacklog => s.verify.backlog = values::size(text, kb)?,
+            Opt::VerifyBacklogBatch => s.verify.backlog_batch = values::size(text, kb)?,
+            Opt::VerifyInterval => {
+                self.verify_interval = values::size(text, kb)?;
+                if self.verify_interval == 0 {
+                    return Err("an interval must be at least 1 byte".to_string());
+                }
+            }
+            Opt::VerifyOffset => s.verify.offset = values::size(text, kb)?,
+            Opt::VerifyPattern => {
+                s.verify.pattern = Some(pattern::parse(text, pattern::Files::Refused)?)
+            }
+            Opt::VerifyFatal => s.verify.fatal = flag(text)?,
+            Opt::VerifyDump => s.verify.dump = flag(text)?,
+            Opt::VerifyAsync => s.verify.async_threads = values::uint(text, kb, 0)?,
+            Opt::VerifyStateSave => s.verify.state_save = flag(text)?,
+            Opt::VerifyStateLoad => s.verify.state_load = flag(text)?,
+            Opt::TrimPercentage => s.trim_verify.percentage = percent(text, kb)?,
+            Opt::TrimVerifyZero => s.trim_verify.verify_zero = flag(text)?,
+            Opt::TrimBacklog => s.trim_verify.backlog = values::size(text, kb)?,
+            Opt::TrimBacklogBatch => s.trim_verify.backlog_batch = values::size(text, kb)?,
+            Opt::ContinueOnError => {
+                s.errors.continue_on = match text {
+                    "none" | "0" => [false, false, false],
+                    "read" => [true, false, false],
+                    "write" => [false, true, false],
+                    "io" => [true, true, false],
+                    "verify" => [false, false, true],
+                    "all" | "1" => [true, true, true],
+                    _ => return Err(choices(def)),
+                }
+            }
+            Opt::IgnoreError => ignore_error(text, &mut s.errors)?,
+            Opt::Fault => {
+                s.engine_options.fault = Some(match text {
+                    "bitflip" => InjectedFault::BitFlip,
+                    "drop" => InjectedFault::Drop,
+                    "misdirect" => InjectedFault::Misdirect,
+                    "torn" => InjectedFault::Torn,
+                    "short_read" => InjectedFault::ShortRead,
+                    "read_eio" => InjectedFault::ReadEio,
+                    "write_eio" => InjectedFault::WriteEio,
+                    _ => return Err(choices(def)),
+                })
+            }
+            Opt::FaultRate => {
+                let rate: f64 = text
+                    .parse()
+                    .ok()
+                    .filter(|r: &f64| (0.0..=100.0).contains(r))
+                    .ok_or_else(|| format!("'{text}': expected a percentage from 0 to 100"))?;
+                s.engine_options.fault_rate_micro = Some((rate * 1e6).round() as u64);
+            }
+            Opt::FaultEngine => {
+                let inner = engine(text)?;
+                if inner == IoEngine::Faulty {
+                    return Err("the faulty engine cannot wrap itself".to_string());
+                }
+                s.engine_options.fault_engine = Some(inner);
+            }
             Opt::Exitall => s.exitall = flag(text)?,
             Opt::CreateOnOpen => s.create_on_open = flag(text)?,
         }
@@ -381,6 +512,7 @@ impl Settings {
         if spec.zero_buffers && !self.scramble_set {
             spec.scramble_buffers = false;
         }
+        self.resolve_data(&mut spec)?;
         let engine = &spec.engine_options;
         if let (Some(cpu), false) = (engine.sqthread_poll_cpu, engine.sqthread_poll) {
             // fio ignores the CPU without an SQ thread; ioscope's engine
@@ -403,6 +535,223 @@ impl Settings {
         }
         Ok(spec)
     }
+}
+
+impl Settings {
+    /// The derived defaults and checks of buffer contents, verify and trim
+    /// verify, fio's (init.c fixup_options) where it has them.
+    fn resolve_data(&self, spec: &mut JobSpec) -> Result<(), String> {
+        // fio: compression other than 100% and dedupe refill the buffers
+        // for every write, unless refill_buffers was written.
+        let compress = spec.buffer_compress_percentage.is_some_and(|p| p != 100);
+        if (compress || spec.dedupe_percentage > 0) && !self.refill_set {
+            spec.refill_buffers = true;
+        }
+        let v = &mut spec.verify;
+        // fio: a verify_pattern without verify means verify=pattern.
+        if v.pattern.is_some() && !self.verify_set {
+            v.method = VerifyMethod::Pattern;
+        }
+        if v.method == VerifyMethod::Pattern && v.pattern.is_none() {
+            return Err("verify=pattern needs verify_pattern".to_string());
+        }
+        if v.backlog_batch == 0 {
+            v.backlog_batch = v.backlog;
+        }
+        if spec.trim_verify.backlog_batch == 0 {
+            spec.trim_verify.backlog_batch = spec.trim_verify.backlog;
+        }
+        if v.method == VerifyMethod::None {
+            let set = [
+                (v.only, "verify_only"),
+                (v.backlog > 0, "verify_backlog"),
+                (v.state_load, "verify_state_load"),
+                (spec.trim_verify.percentage > 0, "trim_percentage"),
+                (spec.trim_verify.backlog > 0, "trim_backlog"),
+            ];
+            if let Some((_, name)) = set.iter().find(|s| s.0) {
+                // fio silently does nothing; a job that asks to check data
+                // and checks none would report a pass it never earned.
+                return Err(format!("{name} needs verify (e.g. verify=crc32c)"));
+            }
+            return Ok(());
+        }
+        if !spec.rw.kind.writes() && !v.only {
+            return Err(format!(
+                "verify with rw={} writes nothing to check: use a write workload, or verify_only=1 to check what an earlier run of the same job wrote",
+                spec.rw.kind.name()
+            ));
+        }
+        // fio: the interval divides the smallest and the largest write
+        // size; otherwise it is their gcd.
+        let (min, max) = (spec.bs.write.min(), spec.bs.write.max());
+        let sizes: Vec<u64> = match &spec.bs.write {
+            BlockSize::Split(v) => v.iter().map(|p| p.0).collect(),
+            _ => vec![min, max],
+        };
+        let fits = |i: u64| i > 0 && sizes.iter().all(|s| s % i == 0);
+        v.interval = if fits(self.verify_interval) {
+            self.verify_interval
+        } else {
+            sizes.iter().copied().fold(0, gcd)
+        };
+        if v.offset >= v.interval {
+            return Err(format!(
+                "verify_offset={} is not inside a verify interval of {} bytes",
+                v.offset, v.interval
+            ));
+        }
+        if spec.trim_verify.percentage > 0 && !spec.rw.kind.writes() {
+            return Err("trim_percentage trims written blocks: it needs a write workload".into());
+        }
+        Ok(())
+    }
+}
+
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+fn verify_method(text: &str) -> Option<VerifyMethod> {
+    Some(match text {
+        "0" | "none" => VerifyMethod::None,
+        "md5" => VerifyMethod::Md5,
+        "crc64" => VerifyMethod::Crc64,
+        "crc32" => VerifyMethod::Crc32,
+        "crc32c" => VerifyMethod::Crc32c,
+        "crc32c-intel" => VerifyMethod::Crc32cIntel,
+        "sha1" => VerifyMethod::Sha1,
+        "sha256" => VerifyMethod::Sha256,
+        "sha512" => VerifyMethod::Sha512,
+        "xxhash" => VerifyMethod::Xxhash,
+        "pattern" => VerifyMethod::Pattern,
+        "meta" => VerifyMethod::Meta,
+        "null" => VerifyMethod::Null,
+        _ => return None,
+    })
+}
+
+/// fio's `ignore_error=READ,WRITE,VERIFY`: per class a ':'-separated list of
+/// errno names (`EIO`) or numbers (decimal or 0x hex). A non-empty list
+/// replaces the class's default and, as in fio, turns continue_on_error on
+/// for the class.
+fn ignore_error(text: &str, errors: &mut ErrorPolicy) -> Result<(), String> {
+    let lists: Vec<&str> = text.split(',').collect();
+    if lists.len() > 3 {
+        return Err("at most three lists: READ,WRITE,VERIFY".to_string());
+    }
+    for (class, list) in lists.iter().enumerate() {
+        let mut codes = Vec::new();
+        for name in list.split(':').map(str::trim).filter(|n| !n.is_empty()) {
+            let code = if name.starts_with('E') {
+                errno_by_name(name).ok_or_else(|| format!("unknown error name '{name}'"))?
+            } else {
+                let n = match name.strip_prefix("0x").or_else(|| name.strip_prefix("0X")) {
+                    Some(hex) => i64::from_str_radix(hex, 16),
+                    None => name.parse::<i64>(),
+                }
+                .map_err(|_| format!("'{name}' is not an error name or number"))?;
+                i32::try_from(n.unsigned_abs())
+                    .ok()
+                    .filter(|&c| c != 0)
+                    .ok_or_else(|| format!("'{name}' is not an error number"))?
+            };
+            codes.push(code);
+        }
+        if !codes.is_empty() {
+            errors.continue_on[class] = true;
+            errors.ignore[class] = codes;
+        }
+    }
+    Ok(())
+}
+
+/// The errno of a name like `ENOSPC`, for the names Linux has.
+fn errno_by_name(name: &str) -> Option<i32> {
+    (1..134).find(|&code| errno_name(code) == Some(name))
+}
+
+/// The symbolic name of an errno (Linux values, from libc's constants).
+pub fn errno_name(code: i32) -> Option<&'static str> {
+    use libc::*;
+    const NAMES: &[(i32, &str)] = &[
+        (EPERM, "EPERM"),
+        (ENOENT, "ENOENT"),
+        (ESRCH, "ESRCH"),
+        (EINTR, "EINTR"),
+        (EIO, "EIO"),
+        (ENXIO, "ENXIO"),
+        (E2BIG, "E2BIG"),
+        (ENOEXEC, "ENOEXEC"),
+        (EBADF, "EBADF"),
+        (ECHILD, "ECHILD"),
+        (EAGAIN, "EAGAIN"),
+        (ENOMEM, "ENOMEM"),
+        (EACCES, "EACCES"),
+        (EFAULT, "EFAULT"),
+        (ENOTBLK, "ENOTBLK"),
+        (EBUSY, "EBUSY"),
+        (EEXIST, "EEXIST"),
+        (EXDEV, "EXDEV"),
+        (ENODEV, "ENODEV"),
+        (ENOTDIR, "ENOTDIR"),
+        (EISDIR, "EISDIR"),
+        (EINVAL, "EINVAL"),
+        (ENFILE, "ENFILE"),
+        (EMFILE, "EMFILE"),
+        (ENOTTY, "ENOTTY"),
+        (ETXTBSY, "ETXTBSY"),
+        (EFBIG, "EFBIG"),
+        (ENOSPC, "ENOSPC"),
+        (ESPIPE, "ESPIPE"),
+        (EROFS, "EROFS"),
+        (EMLINK, "EMLINK"),
+        (EPIPE, "EPIPE"),
+        (EDOM, "EDOM"),
+        (ERANGE, "ERANGE"),
+        (EDEADLK, "EDEADLK"),
+        (ENAMETOOLONG, "ENAMETOOLONG"),
+        (ENOLCK, "ENOLCK"),
+        (ENOSYS, "ENOSYS"),
+        (ENOTEMPTY, "ENOTEMPTY"),
+        (ELOOP, "ELOOP"),
+        (ENOMSG, "ENOMSG"),
+        (EIDRM, "EIDRM"),
+        (ENODATA, "ENODATA"),
+        (ETIME, "ETIME"),
+        (ENOLINK, "ENOLINK"),
+        (EPROTO, "EPROTO"),
+        (EBADMSG, "EBADMSG"),
+        (EOVERFLOW, "EOVERFLOW"),
+        (EILSEQ, "EILSEQ"),
+        (EUSERS, "EUSERS"),
+        (ENOTSOCK, "ENOTSOCK"),
+        (EOPNOTSUPP, "EOPNOTSUPP"),
+        (ENOBUFS, "ENOBUFS"),
+        (ETIMEDOUT, "ETIMEDOUT"),
+        (ECONNREFUSED, "ECONNREFUSED"),
+        (EALREADY, "EALREADY"),
+        (EINPROGRESS, "EINPROGRESS"),
+        (ESTALE, "ESTALE"),
+        (EREMOTEIO, "EREMOTEIO"),
+        (EDQUOT, "EDQUOT"),
+        (ENOMEDIUM, "ENOMEDIUM"),
+        (EMEDIUMTYPE, "EMEDIUMTYPE"),
+        (ECANCELED, "ECANCELED"),
+        (ENOKEY, "ENOKEY"),
+        (EKEYEXPIRED, "EKEYEXPIRED"),
+        (EKEYREVOKED, "EKEYREVOKED"),
+        (EKEYREJECTED, "EKEYREJECTED"),
+        (EOWNERDEAD, "EOWNERDEAD"),
+        (ENOTRECOVERABLE, "ENOTRECOVERABLE"),
+        (ERFKILL, "ERFKILL"),
+        (EHWPOISON, "EHWPOISON"),
+    ];
+    NAMES.iter().find(|n| n.0 == code).map(|n| n.1)
 }
 
 /// io_uring's `nonvectored`: fio's `-1` (its default) detects, 0 is off and
@@ -459,9 +808,8 @@ fn rw_mode(text: &str, kb: u32) -> Result<RwMode, String> {
         "randrw" => RwKind::RandRw,
         "trim" => RwKind::Trim,
         "randtrim" => RwKind::RandTrim,
-        "trimwrite" | "randtrimwrite" => {
-            return Err(format!("rw={kind}: trim and write mixes are not supported yet"))
-        }
+        "trimwrite" => RwKind::TrimWrite,
+        "randtrimwrite" => RwKind::RandTrimWrite,
         _ => {
             return Err(
                 "expected one of: read, write, randread, randwrite, rw, readwrite, randrw, trim, randtrim"
@@ -534,6 +882,7 @@ fn engine(text: &str) -> Result<IoEngine, String> {
         "mmap" => Ok(IoEngine::Mmap),
         "nop" => Ok(IoEngine::Nop),
         "io_uring_cmd" => Ok(IoEngine::IoUringCmd),
+        "faulty" => Ok(IoEngine::Faulty),
         _ if FIO_ENGINES.contains(&text) || text.starts_with("external:") || text.contains('/') => {
             Err(format!("ioengine={text} is not supported by ioscope yet"))
         }
@@ -713,12 +1062,11 @@ mod tests {
             })
         );
         assert_eq!(rw_mode("randtrim", 1024).unwrap().kind, RwKind::RandTrim);
-        assert!(rw_mode("trimwrite", 1024)
-            .unwrap_err()
-            .contains("trim and write mixes are not supported yet"));
-        assert!(rw_mode("randtrimwrite", 1024)
-            .unwrap_err()
-            .contains("not supported yet"));
+        assert_eq!(rw_mode("trimwrite", 1024).unwrap().kind, RwKind::TrimWrite);
+        assert_eq!(
+            rw_mode("randtrimwrite", 1024).unwrap().kind,
+            RwKind::RandTrimWrite
+        );
         assert!(rw_mode("read:4k", 1024)
             .unwrap_err()
             .contains("not supported by ioscope yet"));
@@ -774,7 +1122,7 @@ mod tests {
         assert_eq!(s.spec.ioengine, IoEngine::IoUringCmd);
         assert_eq!(
             set(&mut s, "ioengine", "foo").unwrap_err(),
-            "unknown ioengine 'foo'; ioscope supports sync, psync, pvsync2, null, libaio, io_uring, io_uring_cmd, mmap, nop"
+            "unknown ioengine 'foo'; ioscope supports sync, psync, pvsync2, null, libaio, io_uring, io_uring_cmd, mmap, nop, faulty"
         );
     }
 
@@ -824,6 +1172,136 @@ mod tests {
         let spec = s.resolve().unwrap();
         assert_eq!(spec.engine_options.sqthread_poll_cpu, Some(3));
         assert!(spec.engine_options.sqthread_poll);
+    }
+
+    #[test]
+    fn verify_derivations_follow_fio() {
+        let mut s = Settings::defaults();
+        set(&mut s, "rw", "randwrite").unwrap();
+        set(&mut s, "bsrange", "4k-16k").unwrap();
+        set(&mut s, "verify", "crc32c").unwrap();
+        let v = s.resolve().unwrap().verify;
+        assert_eq!(v.method, VerifyMethod::Crc32c);
+        assert_eq!(v.interval, 4096, "gcd of the smallest and largest write");
+        assert!(v.do_verify && v.state_save);
+        set(&mut s, "verify_interval", "512").unwrap();
+        assert_eq!(s.resolve().unwrap().verify.interval, 512);
+        set(&mut s, "verify_interval", "3k").unwrap();
+        assert_eq!(
+            s.resolve().unwrap().verify.interval,
+            4096,
+            "3k divides neither"
+        );
+        set(&mut s, "verify_offset", "4k").unwrap();
+        assert!(s.resolve().unwrap_err().contains("verify_offset"));
+        set(&mut s, "verify_offset", "64").unwrap();
+        set(&mut s, "verify_backlog", "16").unwrap();
+        let v = s.resolve().unwrap().verify;
+        assert_eq!((v.offset, v.backlog, v.backlog_batch), (64, 16, 16));
+
+        let mut s = Settings::defaults();
+        set(&mut s, "rw", "write").unwrap();
+        set(&mut s, "verify_pattern", "0xaa%o").unwrap();
+        let v = s.resolve().unwrap().verify;
+        assert_eq!(
+            v.method,
+            VerifyMethod::Pattern,
+            "fio: a pattern alone means verify=pattern"
+        );
+        assert_eq!(v.pattern.unwrap().offsets, [1]);
+        set(&mut s, "verify", "md5").unwrap();
+        assert_eq!(s.resolve().unwrap().verify.method, VerifyMethod::Md5);
+
+        let mut s = Settings::defaults();
+        set(&mut s, "verify", "pattern").unwrap();
+        set(&mut s, "rw", "write").unwrap();
+        assert!(s.resolve().unwrap_err().contains("needs verify_pattern"));
+        let mut s = Settings::defaults();
+        set(&mut s, "verify_backlog", "8").unwrap();
+        assert!(s
+            .resolve()
+            .unwrap_err()
+            .contains("verify_backlog needs verify"));
+        set(&mut s, "verify", "md5").unwrap();
+        assert!(s.resolve().unwrap_err().contains("writes nothing"));
+        set(&mut s, "verify_only", "1").unwrap();
+        assert!(
+            s.resolve().is_ok(),
+            "verify_only reads what was written before"
+        );
+        assert!(set(&mut s, "verify", "crc16")
+            .unwrap_err()
+            .contains("expected one of"));
+    }
+
+    #[test]
+    fn continue_and_ignore_error() {
+        let mut s = Settings::defaults();
+        let e = s.resolve().unwrap().errors;
+        assert!(!e.any() && !e.tolerates(ErrorClass::Read, libc::EIO));
+        set(&mut s, "continue_on_error", "io").unwrap();
+        let e = s.resolve().unwrap().errors;
+        assert!(e.tolerates(ErrorClass::Read, libc::EIO));
+        assert!(e.tolerates(ErrorClass::Write, libc::EILSEQ));
+        assert!(
+            !e.tolerates(ErrorClass::Write, libc::ENOSPC),
+            "fio's default list"
+        );
+        assert!(!e.tolerates(ErrorClass::Verify, libc::EILSEQ));
+        // fio: a list replaces the default and turns the class on.
+        set(&mut s, "ignore_error", ",ENOSPC:122,EILSEQ").unwrap();
+        let e = s.resolve().unwrap().errors;
+        assert!(e.tolerates(ErrorClass::Write, libc::ENOSPC));
+        assert!(e.tolerates(ErrorClass::Write, 122));
+        assert!(!e.tolerates(ErrorClass::Write, libc::EIO));
+        assert!(e.tolerates(ErrorClass::Verify, libc::EILSEQ));
+        assert!(
+            e.tolerates(ErrorClass::Read, libc::EIO),
+            "an empty list keeps the default"
+        );
+        set(&mut s, "continue_on_error", "none").unwrap();
+        assert!(!s.resolve().unwrap().errors.any());
+        assert!(set(&mut s, "ignore_error", "EBOGUS")
+            .unwrap_err()
+            .contains("EBOGUS"));
+        assert!(set(&mut s, "ignore_error", "a,b,c,d").is_err());
+        assert_eq!(errno_name(libc::ENOSPC), Some("ENOSPC"));
+    }
+
+    #[test]
+    fn compression_and_dedupe_refill_unless_told_otherwise() {
+        let mut s = Settings::defaults();
+        set(&mut s, "buffer_compress_percentage", "50").unwrap();
+        assert!(s.resolve().unwrap().refill_buffers);
+        set(&mut s, "refill_buffers", "0").unwrap();
+        assert!(!s.resolve().unwrap().refill_buffers);
+        let mut s = Settings::defaults();
+        set(&mut s, "buffer_compress_percentage", "100").unwrap();
+        assert!(!s.resolve().unwrap().refill_buffers);
+        set(&mut s, "dedupe_percentage", "10").unwrap();
+        assert!(s.resolve().unwrap().refill_buffers);
+        assert!(set(&mut s, "buffer_compress_chunk", "0").is_err());
+        set(&mut s, "buffer_pattern", "\"ab\"%o").unwrap();
+        assert_eq!(s.spec.buffer_pattern.as_ref().unwrap().bytes.len(), 10);
+    }
+
+    #[test]
+    fn faulty_engine_options() {
+        let mut s = Settings::defaults();
+        assert!(
+            set(&mut s, "fault", "drop").is_ok(),
+            "the table checks engines, not apply"
+        );
+        set(&mut s, "ioengine", "faulty").unwrap();
+        set(&mut s, "fault", "torn").unwrap();
+        set(&mut s, "fault_rate", "0.5").unwrap();
+        set(&mut s, "fault_engine", "io_uring").unwrap();
+        let e = s.resolve().unwrap().engine_options;
+        assert_eq!(e.fault, Some(InjectedFault::Torn));
+        assert_eq!(e.fault_rate_micro, Some(500_000));
+        assert_eq!(e.fault_engine, Some(IoEngine::IoUring));
+        assert!(set(&mut s, "fault_rate", "101").is_err());
+        assert!(set(&mut s, "fault_engine", "faulty").is_err());
     }
 
     #[test]

@@ -37,6 +37,9 @@ pub enum RwKind {
     /// engines that can send it, io_uring_cmd).
     Trim,
     RandTrim,
+    /// `trimwrite`: each block is trimmed, then written.
+    TrimWrite,
+    RandTrimWrite,
 }
 
 impl RwKind {
@@ -51,12 +54,18 @@ impl RwKind {
             RwKind::RandRw => "randrw",
             RwKind::Trim => "trim",
             RwKind::RandTrim => "randtrim",
+            RwKind::TrimWrite => "trimwrite",
+            RwKind::RandTrimWrite => "randtrimwrite",
         }
     }
     pub fn is_random(self) -> bool {
         matches!(
             self,
-            RwKind::RandRead | RwKind::RandWrite | RwKind::RandRw | RwKind::RandTrim
+            RwKind::RandRead
+                | RwKind::RandWrite
+                | RwKind::RandRw
+                | RwKind::RandTrim
+                | RwKind::RandTrimWrite
         )
     }
     pub fn reads(self) -> bool {
@@ -68,12 +77,21 @@ impl RwKind {
     pub fn writes(self) -> bool {
         matches!(
             self,
-            RwKind::Write | RwKind::RandWrite | RwKind::ReadWrite | RwKind::RandRw
+            RwKind::Write
+                | RwKind::RandWrite
+                | RwKind::ReadWrite
+                | RwKind::RandRw
+                | RwKind::TrimWrite
+                | RwKind::RandTrimWrite
         )
     }
-    /// True for the trim workloads, which deallocate instead of moving data.
+    /// True for the workloads that trim (deallocate): the trim kinds and the
+    /// trim-then-write mixes.
     pub fn trims(self) -> bool {
-        matches!(self, RwKind::Trim | RwKind::RandTrim)
+        matches!(
+            self,
+            RwKind::Trim | RwKind::RandTrim | RwKind::TrimWrite | RwKind::RandTrimWrite
+        )
     }
 }
 
@@ -177,6 +195,9 @@ pub enum IoEngine {
     Nop,
     /// NVMe passthrough through io_uring (`cmd_type=nvme`).
     IoUringCmd,
+    /// ioscope's own, for testing verify: `fault_engine` with faults
+    /// injected into its requests.
+    Faulty,
 }
 
 impl IoEngine {
@@ -192,6 +213,7 @@ impl IoEngine {
             IoEngine::Mmap => "mmap",
             IoEngine::Nop => "nop",
             IoEngine::IoUringCmd => "io_uring_cmd",
+            IoEngine::Faulty => "faulty",
         }
     }
 }
@@ -236,6 +258,31 @@ pub struct EngineOptions {
     pub readfua: bool,
     /// io_uring_cmd `writefua`: Force Unit Access on writes and Write Zeroes.
     pub writefua: bool,
+    /// faulty `fault`: the fault injected; None injects nothing.
+    pub fault: Option<InjectedFault>,
+    /// faulty `fault_rate`: percent of eligible requests, in millionths of
+    /// a percent so the options stay comparable (`Eq`); None for the
+    /// default, 1%.
+    pub fault_rate_micro: Option<u64>,
+    /// faulty `fault_engine`: the engine that does the I/O, default psync.
+    pub fault_engine: Option<IoEngine>,
+}
+
+/// The faults the `faulty` engine injects (its `fault` option).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InjectedFault {
+    /// One bit of a write's data flipped.
+    BitFlip,
+    /// A write not done, reported done.
+    Drop,
+    /// A write done at the neighbouring block.
+    Misdirect,
+    /// Only the first half of a write done.
+    Torn,
+    /// Half of a read's length reported.
+    ShortRead,
+    ReadEio,
+    WriteEio,
 }
 
 /// io_uring_cmd `write_mode`: which NVMe command a write issues. fio also
@@ -248,6 +295,148 @@ pub enum WriteMode {
     Write,
     /// Write Zeroes: no data moves.
     Zeroes,
+}
+
+/// A fill pattern (fio's `verify_pattern` and `buffer_pattern`), parsed:
+/// the bytes of one repetition, with 8 bytes at each of `offsets` that take
+/// the block's offset (native endian, as fio pastes it) when a buffer is
+/// filled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pattern {
+    pub bytes: Vec<u8>,
+    pub offsets: Vec<usize>,
+}
+
+/// fio's `verify`: what a written block carries so that reading it back can
+/// prove it is the block that was written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VerifyMethod {
+    /// `verify=0` (fio's default): no verification.
+    None,
+    Md5,
+    Crc64,
+    Crc32,
+    Crc32c,
+    /// `crc32c-intel`: fio's name for crc32c with the CPU instruction, which
+    /// ioscope's crc32c uses whenever the CPU has it; the same checksum.
+    Crc32cIntel,
+    Sha1,
+    Sha256,
+    Sha512,
+    Xxhash,
+    /// `pattern`: the block holds `verify_pattern` and nothing else.
+    Pattern,
+    /// `meta`: the header alone (offset, write number, ...), no data checksum.
+    Meta,
+    /// `null`: headers are written and nothing is checked (measures the cost).
+    Null,
+}
+
+impl VerifyMethod {
+    /// fio's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            VerifyMethod::None => "0",
+            VerifyMethod::Md5 => "md5",
+            VerifyMethod::Crc64 => "crc64",
+            VerifyMethod::Crc32 => "crc32",
+            VerifyMethod::Crc32c => "crc32c",
+            VerifyMethod::Crc32cIntel => "crc32c-intel",
+            VerifyMethod::Sha1 => "sha1",
+            VerifyMethod::Sha256 => "sha256",
+            VerifyMethod::Sha512 => "sha512",
+            VerifyMethod::Xxhash => "xxhash",
+            VerifyMethod::Pattern => "pattern",
+            VerifyMethod::Meta => "meta",
+            VerifyMethod::Null => "null",
+        }
+    }
+}
+
+/// The verify options (fio's names in each field's doc).
+#[derive(Clone, Debug, PartialEq)]
+pub struct VerifySpec {
+    /// `verify`, default none.
+    pub method: VerifyMethod,
+    /// `do_verify`, default true: read back and check after writing.
+    pub do_verify: bool,
+    /// `verify_only`: write nothing; check what the same job wrote before.
+    pub only: bool,
+    /// `verify_backlog`: check the last blocks written after this many
+    /// writes; 0 (default) checks everything at the end.
+    pub backlog: u64,
+    /// `verify_backlog_batch`: how many of them; default `backlog`.
+    pub backlog_batch: u64,
+    /// `verify_interval`: a header every this many bytes of a block. Derived
+    /// as fio does: the gcd of the smallest and largest write size unless
+    /// set to a size that divides both.
+    pub interval: u64,
+    /// `verify_offset`: the header is swapped with the data at this offset
+    /// of each interval before writing, and back before checking.
+    pub offset: u64,
+    /// `verify_pattern`; setting it makes `verify=pattern` the method unless
+    /// `verify` was set too (then the pattern fills the data around headers).
+    pub pattern: Option<Pattern>,
+    /// `verify_fatal`: stop the job at the first bad block.
+    pub fatal: bool,
+    /// `verify_dump`: write the bad block and the expected one to files.
+    pub dump: bool,
+    /// `verify_async`: threads that check blocks off the I/O path; 0 checks
+    /// in the worker.
+    pub async_threads: u32,
+    /// `verify_state_save`, default true: a job stopped while writing saves
+    /// how far it got.
+    pub state_save: bool,
+    /// `verify_state_load`: a verify_only job checks only what the saved
+    /// state says was written.
+    pub state_load: bool,
+}
+
+/// fio's trim-then-verify options (they act on written blocks of a verify
+/// job).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrimVerifySpec {
+    /// `trim_percentage`: share of the verified blocks trimmed first.
+    pub percentage: u32,
+    /// `trim_verify_zero`, default true: a trimmed block must read back zeroes.
+    pub verify_zero: bool,
+    /// `trim_backlog`: trim after this many writes; 0 trims at verify time.
+    pub backlog: u64,
+    /// `trim_backlog_batch`: how many blocks each time; default `backlog`.
+    pub backlog_batch: u64,
+}
+
+/// The kinds of error `continue_on_error` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorClass {
+    Read,
+    Write,
+    Verify,
+}
+
+/// `continue_on_error` and `ignore_error`: which errors a job counts and
+/// goes on after, rather than stopping at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ErrorPolicy {
+    /// `continue_on_error`, by class: read, write, verify.
+    pub continue_on: [bool; 3],
+    /// `ignore_error`: the errnos each class goes on after; fio's default
+    /// (EIO and EILSEQ) where not given.
+    pub ignore: [Vec<i32>; 3],
+}
+
+impl ErrorPolicy {
+    /// Whether an error of `class` with `errno` lets the job go on.
+    pub fn tolerates(&self, class: ErrorClass, errno: i32) -> bool {
+        let i = class as usize;
+        self.continue_on[i] && self.ignore[i].contains(&errno)
+    }
+
+    /// Whether any class goes on after errors (fio then reports the error
+    /// count and the first error).
+    pub fn any(&self) -> bool {
+        self.continue_on.iter().any(|&c| c)
+    }
 }
 
 /// Where a job was defined, for messages.
@@ -377,6 +566,23 @@ pub struct JobSpec {
     pub refill_buffers: bool,
     /// `allow_mounted_write`, default false.
     pub allow_mounted_write: bool,
+    /// `allow_signature_write` (ioscope's): write to a block device that
+    /// holds a filesystem, partition table or other recognisable signature.
+    pub allow_signature_write: bool,
+    /// `buffer_pattern`; None when not set.
+    pub buffer_pattern: Option<Pattern>,
+    /// `buffer_compress_percentage`; None when not set.
+    pub buffer_compress_percentage: Option<u32>,
+    /// `buffer_compress_chunk`, default 512.
+    pub buffer_compress_chunk: u64,
+    /// `dedupe_percentage`, default 0.
+    pub dedupe_percentage: u32,
+    /// `verify` and its companions.
+    pub verify: VerifySpec,
+    /// `trim_percentage`, `trim_verify_zero`, `trim_backlog`, `trim_backlog_batch`.
+    pub trim_verify: TrimVerifySpec,
+    /// `continue_on_error`, `ignore_error`.
+    pub errors: ErrorPolicy,
     /// `exitall`, default false.
     pub exitall: bool,
     /// `create_on_open`, default false.

@@ -68,6 +68,12 @@ pub(crate) fn prepare(
     worker: u32,
     notice: &mut dyn FnMut(String),
 ) -> Result<Vec<WorkerFile>, RunError> {
+    if let Some(name) = not_honoured_yet(spec) {
+        return Err(RunError::job(
+            &spec.name,
+            format!("{name} is not supported by ioscope's runner yet"),
+        ));
+    }
     if backend(spec).is_diskless() {
         let plans = ioscope_workload::plan_files(spec, &[None])
             .map_err(|m| RunError::job(&spec.name, m))?;
@@ -185,8 +191,35 @@ pub(crate) fn prepare(
 
 /// The engine crate's backend for the job's ioengine.
 pub(crate) fn backend(spec: &JobSpec) -> Backend {
-    Backend::from_name(spec.ioengine.name())
-        .expect("every ioengine the job crate accepts has a backend")
+    // The faulty engine is another engine's queue with faults injected.
+    let engine = match spec.ioengine {
+        IoEngine::Faulty => spec.engine_options.fault_engine.unwrap_or(IoEngine::Psync),
+        engine => engine,
+    };
+    Backend::from_name(engine.name()).expect("every ioengine the job crate accepts has a backend")
+}
+
+/// The options the job crate parses whose run-time side is not built yet.
+fn not_honoured_yet(spec: &JobSpec) -> Option<&'static str> {
+    use ioscope_job::{RwKind, VerifyMethod};
+    [
+        (spec.verify.method != VerifyMethod::None, "verify"),
+        (spec.buffer_pattern.is_some(), "buffer_pattern"),
+        (
+            spec.buffer_compress_percentage.is_some(),
+            "buffer_compress_percentage",
+        ),
+        (spec.dedupe_percentage > 0, "dedupe_percentage"),
+        (spec.errors.any(), "continue_on_error"),
+        (
+            matches!(spec.rw.kind, RwKind::TrimWrite | RwKind::RandTrimWrite),
+            "rw=trimwrite",
+        ),
+        (spec.ioengine == IoEngine::Faulty, "ioengine=faulty"),
+    ]
+    .into_iter()
+    .find(|c| c.0)
+    .map(|c| c.1)
 }
 
 /// Polled completions need a device with poll queues. io_uring refuses

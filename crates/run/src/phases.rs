@@ -252,6 +252,9 @@ fn shape(spec: &JobSpec, files: &[WorkerFile]) -> WorkerShape {
         // fio's letters for trimming.
         Trim => 'D',
         RandTrim => 'd',
+        // fio counts a trim-then-write job as a writer.
+        TrimWrite => 'W',
+        RandTrimWrite => 'w',
     };
     let total_bytes = (!spec.time_based).then(|| {
         let per_loop = spec
