@@ -89,11 +89,14 @@ impl Backend {
     /// command it cannot send is refused up front rather than at the first
     /// I/O. (Whether the device takes it is the device's business: for
     /// NVMe see [`crate::nvme::Controller`]'s ONCS.) `null` and `nop` do no
-    /// I/O and take everything.
+    /// I/O and take everything. Every backend trims: `io_uring_cmd` with
+    /// NVMe Dataset Management, the others by punching a hole in a file or
+    /// discarding a block device's range (the queueing ones, libaio and
+    /// io_uring, do that inside `submit`, as fio does).
     pub fn supports(self, op: Op) -> bool {
         match op {
-            Op::Read | Op::Write | Op::Fsync => true,
-            Op::WriteZeroes { .. } | Op::Trim => {
+            Op::Read | Op::Write | Op::Fsync | Op::Trim => true,
+            Op::WriteZeroes { .. } => {
                 matches!(self, Backend::UringCmd | Backend::Null | Backend::Nop)
             }
         }

@@ -70,6 +70,22 @@
 //! block sizes with [`Target::check_direct_io`] and align buffers to at least
 //! [`Target::direct_io_align`] (the page size is always enough).
 //!
+//! # Trims
+//!
+//! Every backend carries [`Op::Trim`]. `io_uring_cmd` sends NVMe Dataset
+//! Management (see below); sync, psync, pvsync2, libaio, io_uring and mmap
+//! punch a hole in a regular file (fallocate with FALLOC_FL_PUNCH_HOLE and
+//! FALLOC_FL_KEEP_SIZE: the range reads back as zeroes, its blocks are
+//! freed, the size stays) or discard a block device's range (BLKDISCARD,
+//! aligned to the logical block size), chosen per descriptor when the queue
+//! is built. Linux AIO has no trim command, and io_uring's (FALLOCATE,
+//! Linux 5.6; the block discard command, 6.12) are not in every kernel, so
+//! libaio and io_uring trim synchronously inside [`Queue::submit`] and
+//! answer [`Submitted::Completed`], as fio's libaio and io_uring engines
+//! do. Hole punching needs Linux 2.6.38 and a filesystem that has holes
+//! (others answer -EOPNOTSUPP); what a discarded block device range reads
+//! back as is the device's business (zeroes on zram).
+//!
 //! # Kernel requirements
 //!
 //! Linux. `pvsync2` needs preadv2/pwritev2 (Linux 4.6); the exact O_DIRECT
@@ -114,6 +130,7 @@ mod request;
 mod sync;
 mod syscall;
 mod target;
+mod trim;
 mod uring;
 mod uring_cmd;
 

@@ -18,6 +18,10 @@
 //! - RWF_HIPRI is accepted in `aio_rw_flags` and then cleared: fs/aio.c
 //!   drops IOCB_HIPRI on every request because nobody polls an AIO context.
 //!   Asking for polled completions is therefore refused up front.
+//! - AIO has no trim command. A trim runs synchronously inside `submit`
+//!   (a hole punched in a file, BLKDISCARD on a block device) and completes
+//!   there, as fio's libaio engine does (`do_io_u_trim`, then
+//!   FIO_Q_COMPLETED).
 
 use std::io;
 use std::mem::size_of;
@@ -30,6 +34,7 @@ use crate::buffer::SlotBuffers;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::request::{Completion, Op, Request};
+use crate::trim::{trim, TrimMethod};
 
 /// Options of the libaio backend, named after fio's libaio engine options.
 /// Polled completions (`hipri`) are [`QueueConfig::hipri`], which this
@@ -192,6 +197,8 @@ pub struct LibaioQueue {
     // requests in flight before the buffers they write into are freed.
     ctx: AioContext,
     fds: Box<[RawFd]>,
+    /// One per descriptor.
+    trims: Box<[TrimMethod]>,
     buffers: SlotBuffers,
     depth: u32,
     /// One per slot; a request's iocb is its slot's.
@@ -253,6 +260,7 @@ impl LibaioQueue {
                     .into(),
             ));
         }
+        let trims = TrimMethod::for_fds(fds)?;
         let buffers = SlotBuffers::new(config)?;
         let depth = config.depth;
         let ctx = AioContext::new(depth)?;
@@ -276,6 +284,7 @@ impl LibaioQueue {
         Ok(LibaioQueue {
             ctx,
             fds: fds.into(),
+            trims,
             buffers,
             depth,
             iocbs: vec![Iocb::default(); slots].into_boxed_slice(),
@@ -493,7 +502,13 @@ impl Queue for LibaioQueue {
                 aio_fildes: fd as u32,
                 ..Iocb::default()
             },
-            Op::WriteZeroes { .. } | Op::Trim => {
+            // No AIO command trims: run it here and complete it at once,
+            // as fio's libaio engine does.
+            Op::Trim => {
+                let method = self.trims[req.file as usize];
+                return Ok(Submitted::Completed(trim(fd, method, req.offset, req.len)));
+            }
+            Op::WriteZeroes { .. } => {
                 return Err(bad_request(req, "is not supported by this backend"))
             }
             Op::Read | Op::Write => {

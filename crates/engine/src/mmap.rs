@@ -2,7 +2,7 @@
 //! reads and writes are memcpy between the mapping and the slot buffers.
 
 use std::io;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
 use crate::backend::QueueConfig;
 use crate::buffer::SlotBuffers;
@@ -10,6 +10,7 @@ use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::request::{Completion, Op, Request};
 use crate::target::{block_device_size, fstat};
+use crate::trim::{trim, TrimMethod};
 
 /// fio's `mmap` engine: requests complete inside [`Queue::submit`].
 ///
@@ -38,6 +39,12 @@ use crate::target::{block_device_size, fstat};
 /// descriptor opened with O_DIRECT every transfer is followed, as fio does,
 /// by msync(MS_SYNC) and madvise(MADV_DONTNEED) of its pages, which writes
 /// them back and drops them from the process's page tables.
+///
+/// A trim punches a hole in a file or discards a block device's range
+/// (fio's mmap engine does the same), through a duplicate of each writable
+/// descriptor that the queue keeps for it. The kernel takes the trimmed
+/// pages out of the mapping, so later reads through it see zeroes. A trim
+/// through a read-only descriptor fails with -EBADF, as fallocate would.
 pub struct MmapQueue {
     maps: Box<[Mapping]>,
     buffers: SlotBuffers,
@@ -51,6 +58,10 @@ struct Mapping {
     writable: bool,
     /// O_DIRECT: push each transfer out and drop its pages.
     direct: bool,
+    /// The queue's own descriptor for trims, so the caller may close
+    /// theirs; none for a read-only file, which cannot be trimmed.
+    trim_fd: Option<OwnedFd>,
+    trim_method: TrimMethod,
 }
 
 // SAFETY: the mappings belong to the process and are used through
@@ -106,12 +117,23 @@ impl Mapping {
             ))
         })?;
         let direct = flags & libc::O_DIRECT != 0;
+        let trim_fd = if writable {
+            // SAFETY: `fd` is open (fstat succeeded) for the duration of
+            // this call, which is all the borrow lasts.
+            let fd = unsafe { BorrowedFd::borrow_raw(fd) };
+            Some(fd.try_clone_to_owned().map_err(|e| fail("dup", e))?)
+        } else {
+            None
+        };
+        let trim_method = TrimMethod::for_mode(st.st_mode);
         if len == 0 {
             return Ok(Mapping {
                 ptr: std::ptr::NonNull::dangling().as_ptr(),
                 len,
                 writable,
                 direct,
+                trim_fd,
+                trim_method,
             });
         }
         // SAFETY: a new shared mapping of `len` bytes of the file, which is
@@ -128,6 +150,8 @@ impl Mapping {
             len,
             writable,
             direct,
+            trim_fd,
+            trim_method,
         })
     }
 
@@ -200,7 +224,14 @@ impl Queue for MmapQueue {
             Op::Read => false,
             Op::Write => true,
             Op::Fsync => return Ok(Submitted::Completed(map.sync(0, map.len, false))),
-            Op::WriteZeroes { .. } | Op::Trim => {
+            Op::Trim => {
+                let r = match &map.trim_fd {
+                    Some(fd) => trim(fd.as_raw_fd(), map.trim_method, req.offset, req.len),
+                    None => -i64::from(libc::EBADF),
+                };
+                return Ok(Submitted::Completed(r));
+            }
+            Op::WriteZeroes { .. } => {
                 return Err(bad_request(req, "is not supported by this backend"))
             }
         };

@@ -1,5 +1,6 @@
 //! Synchronous backends: sync (lseek+read/write), psync (pread/pwrite),
-//! pvsync2 (preadv2/pwritev2, RWF_HIPRI when asked).
+//! pvsync2 (preadv2/pwritev2, RWF_HIPRI when asked). Trims punch a hole
+//! or discard (see `trim.rs`), as fio's sync engines do.
 
 use std::io;
 use std::os::fd::RawFd;
@@ -10,6 +11,7 @@ use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::request::{Completion, Op, Request};
 use crate::syscall::io_result;
+use crate::trim::{trim, TrimMethod};
 
 /// Which system calls a [`SyncQueue`] moves data with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +42,8 @@ pub struct SyncQueue {
     /// or `UNKNOWN_POSITION` before the first transfer and after a failed
     /// seek.
     positions: Box<[u64]>,
+    /// One per descriptor.
+    trims: Box<[TrimMethod]>,
     buffers: SlotBuffers,
     /// preadv2/pwritev2 flags.
     rw_flags: libc::c_int,
@@ -80,6 +84,7 @@ impl SyncQueue {
             mode,
             fds: fds.into(),
             positions,
+            trims: TrimMethod::for_fds(fds)?,
             buffers: SlotBuffers::new(config)?,
             rw_flags,
         })
@@ -139,7 +144,15 @@ impl Queue for SyncQueue {
                     || unsafe { libc::fsync(fd) } as isize,
                 )))
             }
-            Op::WriteZeroes { .. } | Op::Trim => {
+            Op::Trim => {
+                return Ok(Submitted::Completed(trim(
+                    fd,
+                    self.trims[file],
+                    req.offset,
+                    req.len,
+                )))
+            }
+            Op::WriteZeroes { .. } => {
                 return Err(bad_request(req, "is not supported by this backend"))
             }
         };

@@ -23,6 +23,7 @@ use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::request::{Completion, Op, Request};
 use crate::syscall::{errno, io_result};
+use crate::trim::{trim, TrimMethod};
 
 /// Options of the io_uring backend beyond [`QueueConfig`], named after fio's
 /// `io_uring` engine options. Polled completions (fio `hipri`,
@@ -702,10 +703,16 @@ macro_rules! with_file {
 /// refuses non-pollable opcodes there with EINVAL), so it runs as fsync(2)
 /// inside `submit` and completes at once.
 ///
+/// A trim runs inside `submit` too and completes there, as in fio's
+/// io_uring engine (`do_io_u_trim`, then FIO_Q_COMPLETED): a hole punched
+/// in a regular file, BLKDISCARD on a block device.
+///
 /// Not `Send`; see [`UringQueue::new`].
 pub struct UringQueue {
     ring: Ring,
     fds: Box<[RawFd]>,
+    /// One per descriptor.
+    trims: Box<[TrimMethod]>,
     /// One iovec per slot, pointing at the slot's buffer, for READV/WRITEV:
     /// the kernel reads it while it prepares the request, and the slot is
     /// not used again before the request completes.
@@ -746,6 +753,7 @@ impl UringQueue {
         if opts.uncached {
             check_uncached(fds)?;
         }
+        let trims = TrimMethod::for_fds(fds)?;
         let mut buffers = SlotBuffers::new(config)?;
         let ring = Ring::<squeue::Entry>::new(config.depth, RingMode::of(config))?;
         let probe = ring.probe();
@@ -877,6 +885,7 @@ impl UringQueue {
         Ok(UringQueue {
             ring,
             fds: fds.into(),
+            trims,
             iovecs,
             buffers,
             fixed_files,
@@ -919,7 +928,14 @@ impl Queue for UringQueue {
                 )));
             }
             Op::Fsync => with_file!(fixed, index, fd, |f| opcode::Fsync::new(f).build()),
-            Op::WriteZeroes { .. } | Op::Trim => {
+            // Synchronous, as in fio's io_uring engine: the same on every
+            // kernel, whether or not its ring has IORING_OP_FALLOCATE (5.6)
+            // and the block discard command (6.12).
+            Op::Trim => {
+                let method = self.trims[req.file as usize];
+                return Ok(Submitted::Completed(trim(fd, method, req.offset, req.len)));
+            }
+            Op::WriteZeroes { .. } => {
                 return Err(bad_request(req, "is not supported by this backend"))
             }
             Op::Read | Op::Write => {

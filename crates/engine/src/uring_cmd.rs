@@ -384,9 +384,15 @@ mod tests {
     use super::*;
     use crate::backend::Backend;
 
+    /// Every backend trims (the ones without a trim command of their own
+    /// punch holes or discard); only passthrough and the backends that do
+    /// no I/O write zeroes.
     #[test]
-    fn only_passthrough_and_the_no_io_backends_take_commands_without_data() {
-        let no_data = [Op::Trim, Op::WriteZeroes { deac: true }];
+    fn only_passthrough_and_the_no_io_backends_write_zeroes() {
+        let zeroes = [
+            Op::WriteZeroes { deac: false },
+            Op::WriteZeroes { deac: true },
+        ];
         for b in [
             Backend::Sync,
             Backend::Psync,
@@ -395,11 +401,13 @@ mod tests {
             Backend::Mmap,
             Backend::IoUring,
         ] {
-            assert!(no_data.iter().all(|&op| !b.supports(op)), "{b:?}");
+            assert!(zeroes.iter().all(|&op| !b.supports(op)), "{b:?}");
             assert!(b.supports(Op::Read) && b.supports(Op::Write), "{b:?}");
+            assert!(b.supports(Op::Trim), "{b:?}");
         }
         for b in [Backend::UringCmd, Backend::Null, Backend::Nop] {
-            assert!(no_data.iter().all(|&op| b.supports(op)), "{b:?}");
+            assert!(zeroes.iter().all(|&op| b.supports(op)), "{b:?}");
+            assert!(b.supports(Op::Trim), "{b:?}");
         }
         assert_eq!(Backend::from_name("io_uring_cmd"), Some(Backend::UringCmd));
         assert_eq!(Backend::UringCmd.name(), "io_uring_cmd");
