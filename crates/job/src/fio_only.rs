@@ -100,7 +100,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "numa_mem_policy",
     "number_ios",
     "offset_align",
-    "offset_increment",
     "opendir",
     "openfiles",
     "overwrite",

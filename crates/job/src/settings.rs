@@ -49,6 +49,7 @@ impl Settings {
                 filesize: None,
                 offset: SizeSpec::Bytes(0),
                 io_size: None,
+                offset_increment: 0,
                 nrfiles: 1,
                 unlink: false,
                 rw: RwMode {
@@ -205,6 +206,7 @@ impl Settings {
                 s.filesize = Some(range);
             }
             Opt::Offset => s.offset = values::size_or_percent(text, kb)?,
+            Opt::OffsetIncrement => s.offset_increment = values::size(text, kb)?,
             Opt::IoSize => s.io_size = Some(values::size(text, kb)?).filter(|&b| b > 0),
             Opt::Nrfiles => s.nrfiles = values::uint(text, kb, 1)?,
             Opt::Unlink => s.unlink = flag(text)?,
@@ -513,6 +515,11 @@ impl Settings {
             spec.scramble_buffers = false;
         }
         self.resolve_data(&mut spec)?;
+        if spec.offset_increment > 0 && matches!(spec.offset, SizeSpec::Percent(_)) {
+            return Err(
+                "offset_increment with offset given as a percentage is not supported yet".into(),
+            );
+        }
         let engine = &spec.engine_options;
         if let (Some(cpu), false) = (engine.sqthread_poll_cpu, engine.sqthread_poll) {
             // fio ignores the CPU without an SQ thread; ioscope's engine
