@@ -3,6 +3,7 @@
 use std::os::fd::RawFd;
 
 use crate::error::EngineError;
+use crate::faulty::{FaultConfig, FaultyQueue};
 use crate::libaio::{AioOptions, LibaioQueue};
 use crate::mmap::MmapQueue;
 use crate::nop::NopQueue;
@@ -119,6 +120,9 @@ pub struct QueueConfig {
     /// Options of the io_uring backend (the NOP backend uses its SQPOLL and
     /// ring registration ones).
     pub uring: UringOptions,
+    /// Inject faults into the queue's requests ([`FaultyQueue`]), to test
+    /// verify. None for every real run.
+    pub fault: Option<FaultConfig>,
 }
 
 /// Code that runs against a queue whose concrete type is chosen at run time.
@@ -128,8 +132,29 @@ pub trait QueueUser {
 }
 
 /// Builds the queue for `backend` over the open file descriptors `fds`
-/// (indexed by [`crate::Request::file`]) and runs `user` with it.
+/// (indexed by [`crate::Request::file`]) and runs `user` with it, wrapped
+/// in a [`FaultyQueue`] when `config.fault` asks for one.
 pub fn open_queue<U: QueueUser>(
+    backend: Backend,
+    config: &QueueConfig,
+    fds: &[RawFd],
+    user: U,
+) -> Result<U::Output, EngineError> {
+    match config.fault {
+        None => run_backend(backend, config, fds, user),
+        Some(fault) => {
+            let faulty = WithFaults {
+                fault,
+                depth: config.depth,
+                synchronous: backend.is_sync(),
+                user,
+            };
+            run_backend(backend, config, fds, faulty)?
+        }
+    }
+}
+
+fn run_backend<U: QueueUser>(
     backend: Backend,
     config: &QueueConfig,
     fds: &[RawFd],
@@ -145,5 +170,24 @@ pub fn open_queue<U: QueueUser>(
         Backend::IoUring => Ok(user.run(UringQueue::new(config, fds)?)),
         Backend::Nop => Ok(user.run(NopQueue::new(config)?)),
         Backend::UringCmd => Ok(user.run(UringCmdQueue::new(config, fds)?)),
+    }
+}
+
+/// Runs the caller's user on the backend's queue wrapped in a
+/// [`FaultyQueue`], so the caller's loop is monomorphised for the wrapper
+/// and the unwrapped run pays nothing for it.
+struct WithFaults<U> {
+    fault: FaultConfig,
+    depth: u32,
+    synchronous: bool,
+    user: U,
+}
+
+impl<U: QueueUser> QueueUser for WithFaults<U> {
+    type Output = Result<U::Output, EngineError>;
+
+    fn run<Q: Queue>(self, queue: Q) -> Self::Output {
+        let faulty = FaultyQueue::new(queue, self.fault, self.depth, self.synchronous)?;
+        Ok(self.user.run(faulty))
     }
 }

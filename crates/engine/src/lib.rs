@@ -86,6 +86,16 @@
 //! (others answer -EOPNOTSUPP); what a discarded block device range reads
 //! back as is the device's business (zeroes on zram).
 //!
+//! # Fault injection, for testing verify
+//!
+//! [`FaultyQueue`] wraps any backend's queue and injects one [`FaultKind`]
+//! (a flipped bit, a dropped, misdirected or torn write, a short read, an
+//! EIO) into a seeded share of the reads or writes, so a test can prove
+//! that verify catches each kind. It exists for testing verify and is used
+//! only when asked for by name: [`open_queue`] wraps the queue when
+//! [`QueueConfig::fault`] is set, and [`Queue::faults_injected`] says how
+//! many faults went in.
+//!
 //! # Kernel requirements
 //!
 //! Linux. `pvsync2` needs preadv2/pwritev2 (Linux 4.6); the exact O_DIRECT
@@ -120,6 +130,7 @@
 mod backend;
 mod buffer;
 mod error;
+mod faulty;
 mod libaio;
 mod mmap;
 mod nop;
@@ -137,6 +148,7 @@ mod uring_cmd;
 pub use backend::{open_queue, Backend, QueueConfig, QueueUser};
 pub use buffer::AlignedBuffer;
 pub use error::EngineError;
+pub use faulty::{FaultConfig, FaultKind, FaultyQueue};
 pub use libaio::{AioOptions, LibaioQueue};
 pub use mmap::MmapQueue;
 pub use nop::NopQueue;
@@ -162,6 +174,7 @@ mod tests {
         assert_send::<crate::NullQueue>();
         assert_send::<crate::LibaioQueue>();
         assert_send::<crate::MmapQueue>();
+        assert_send::<crate::FaultyQueue<crate::SyncQueue>>();
         assert_send::<crate::AlignedBuffer>();
         assert_send::<crate::Target>();
     }

@@ -50,4 +50,10 @@ pub trait Queue {
     fn calls(&self) -> (u64, u64) {
         (0, 0)
     }
+
+    /// Faults injected so far by a [`crate::FaultyQueue`], so a report can
+    /// say how many there were; 0 for every real backend.
+    fn faults_injected(&self) -> u64 {
+        0
+    }
 }

@@ -1,0 +1,833 @@
+//! A queue that injects faults into another backend's queue, so that a test
+//! can prove that verify catches each kind of corruption and error.
+
+use std::io;
+
+use crate::error::EngineError;
+use crate::queue::{Queue, Submitted};
+use crate::request::{Completion, Op, Request};
+
+/// The kinds of fault. Data faults act on writes unless named otherwise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    /// Flip one random bit of the write's data before it is sent (in the
+    /// caller's buffer, which is left flipped).
+    BitFlip,
+    /// Do not send the write; complete it successfully with its full length.
+    DropWrite,
+    /// Send the write to the neighbouring block (`offset - len`, or
+    /// `offset + len` when the write starts within `len` bytes of 0) and
+    /// report what that write returns.
+    Misdirect,
+    /// Send only the first half of the write, rounded down to 512 bytes and
+    /// at least 512 (a write of 512 bytes or less sends nothing), and report
+    /// the full length.
+    TornWrite,
+    /// Do the read, then report half its length, rounded down to 512 bytes
+    /// (or what the read got, if that is less).
+    ShortRead,
+    /// Complete a read with -EIO without sending it.
+    ReadError,
+    /// Complete a write with -EIO without sending it.
+    WriteError,
+}
+
+impl FaultKind {
+    /// Every kind, in declaration order.
+    pub const ALL: [FaultKind; 7] = [
+        FaultKind::BitFlip,
+        FaultKind::DropWrite,
+        FaultKind::Misdirect,
+        FaultKind::TornWrite,
+        FaultKind::ShortRead,
+        FaultKind::ReadError,
+        FaultKind::WriteError,
+    ];
+
+    /// The name a job option gives the kind.
+    pub fn name(self) -> &'static str {
+        match self {
+            FaultKind::BitFlip => "bitflip",
+            FaultKind::DropWrite => "drop",
+            FaultKind::Misdirect => "misdirect",
+            FaultKind::TornWrite => "torn",
+            FaultKind::ShortRead => "short_read",
+            FaultKind::ReadError => "read_eio",
+            FaultKind::WriteError => "write_eio",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<FaultKind> {
+        FaultKind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// Whether a request with `op` can get this kind of fault.
+    fn applies_to(self, op: Op) -> bool {
+        match self {
+            FaultKind::ShortRead | FaultKind::ReadError => op == Op::Read,
+            FaultKind::BitFlip
+            | FaultKind::DropWrite
+            | FaultKind::Misdirect
+            | FaultKind::TornWrite
+            | FaultKind::WriteError => op == Op::Write,
+        }
+    }
+}
+
+/// Which fault a [`FaultyQueue`] injects, and into how many requests.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FaultConfig {
+    pub kind: FaultKind,
+    /// Share of eligible requests that get the fault, in percent (0.0..=100.0).
+    pub percent: f64,
+    /// Seed of the choice of requests (and of the bit), so a run is repeatable.
+    pub seed: u64,
+}
+
+/// splitmix64: one add and three multiply-xorshifts per number, no state
+/// beyond a u64, and every seed (0 included) gives a full-period stream.
+#[derive(Clone, Copy, Debug)]
+struct SplitMix64(u64);
+
+impl SplitMix64 {
+    #[inline]
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// The random numbers are cut to 53 bits, so that `percent / 100 * 2^53`
+/// is exact enough and 100% (2^53) exceeds every draw.
+const CHOICE_BITS: u32 = 53;
+
+/// How a request's completion is changed when it comes back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rewrite {
+    Untouched,
+    /// ShortRead: report at most this many bytes.
+    Cap(u32),
+    /// TornWrite: `sent` bytes went out; report `full` when they all landed.
+    Stretch {
+        sent: u32,
+        full: u32,
+    },
+}
+
+impl Rewrite {
+    #[inline]
+    fn apply(self, result: i64) -> i64 {
+        match self {
+            Rewrite::Untouched => result,
+            Rewrite::Cap(cap) => result.min(i64::from(cap)),
+            Rewrite::Stretch { sent, full } if result == i64::from(sent) => i64::from(full),
+            Rewrite::Stretch { .. } => result,
+        }
+    }
+}
+
+/// Wraps another backend's queue and injects one [`FaultKind`] into a
+/// share of the eligible requests (reads for the read faults, writes for
+/// the others; fsync, trim and write-zeroes always pass through).
+///
+/// It exists to test verify and is used only when asked for by name
+/// ([`crate::QueueConfig::fault`]). Each eligible request draws one number
+/// from a seeded PRNG to decide, so the same seed faults the same requests
+/// of the same sequence. Nothing is allocated per request.
+///
+/// A request that is never sent (a dropped write, an error, a torn write
+/// too short to send any part of) completes inside [`Queue::submit`] when
+/// the inner queue is synchronous. Otherwise `submit` answers
+/// [`Submitted::Queued`] and the completion is held until the next
+/// [`Queue::reap`], which hands it out before the inner queue's; it counts
+/// in [`Queue::in_flight`] until then.
+pub struct FaultyQueue<Q: Queue> {
+    inner: Q,
+    kind: FaultKind,
+    /// A draw below this (after the shift to [`CHOICE_BITS`]) is a fault.
+    threshold: u64,
+    rng: SplitMix64,
+    synchronous: bool,
+    depth: u32,
+    /// Per slot: what to do to the completion of the request sent from it.
+    rewrites: Box<[Rewrite]>,
+    /// Completions of requests that were not sent, for the next reap
+    /// (asynchronous inner queues only).
+    held: Box<[Completion]>,
+    held_len: u32,
+    injected: u64,
+}
+
+impl<Q: Queue> FaultyQueue<Q> {
+    /// Wraps `inner`, whose buffers are `depth` slots. `synchronous` says
+    /// that `inner` completes every request inside `submit` (see
+    /// [`crate::Backend::is_sync`]), so unsent requests can complete there
+    /// too.
+    pub fn new(
+        inner: Q,
+        fault: FaultConfig,
+        depth: u32,
+        synchronous: bool,
+    ) -> Result<FaultyQueue<Q>, EngineError> {
+        if !(0.0..=100.0).contains(&fault.percent) {
+            return Err(EngineError::Setup(format!(
+                "fault percentage {} is outside 0 to 100",
+                fault.percent
+            )));
+        }
+        let threshold = (fault.percent / 100.0 * (1u64 << CHOICE_BITS) as f64) as u64;
+        let held = if synchronous { 0 } else { depth as usize };
+        Ok(FaultyQueue {
+            inner,
+            kind: fault.kind,
+            threshold,
+            rng: SplitMix64(fault.seed),
+            synchronous,
+            depth,
+            rewrites: vec![Rewrite::Untouched; depth as usize].into_boxed_slice(),
+            held: vec![Completion { slot: 0, result: 0 }; held].into_boxed_slice(),
+            held_len: 0,
+            injected: 0,
+        })
+    }
+
+    /// Completes a request without sending it: at once for a synchronous
+    /// inner queue, else from the next reap.
+    fn complete_unsent(&mut self, slot: u32, result: i64) -> io::Result<Submitted> {
+        if self.synchronous {
+            return Ok(Submitted::Completed(result));
+        }
+        let Some(entry) = self.held.get_mut(self.held_len as usize) else {
+            return Err(io::Error::other(format!(
+                "fault queue full: {} requests held at depth {}; reap before submitting more",
+                self.held_len, self.depth
+            )));
+        };
+        *entry = Completion { slot, result };
+        self.held_len += 1;
+        Ok(Submitted::Queued)
+    }
+
+    /// Sends `req` to the inner queue, changing its completion by `rewrite`
+    /// whenever that comes back.
+    fn send(&mut self, req: &Request, rewrite: Rewrite) -> io::Result<Submitted> {
+        match self.inner.submit(req)? {
+            Submitted::Completed(result) => Ok(Submitted::Completed(rewrite.apply(result))),
+            Submitted::Queued => {
+                self.rewrites[req.slot as usize] = rewrite;
+                Ok(Submitted::Queued)
+            }
+        }
+    }
+}
+
+impl<Q: Queue> Queue for FaultyQueue<Q> {
+    #[inline]
+    fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
+        // A slot beyond the depth is the inner queue's to refuse.
+        if !self.kind.applies_to(req.op) || req.slot >= self.depth {
+            return self.send(req, Rewrite::Untouched);
+        }
+        // One draw per eligible request, whatever the percentage, so the
+        // choice of a request depends only on the seed and its position.
+        if self.rng.next() >> (64 - CHOICE_BITS) >= self.threshold {
+            return self.send(req, Rewrite::Untouched);
+        }
+        self.injected += 1;
+        let len = req.len;
+        match self.kind {
+            FaultKind::BitFlip => {
+                let buf = self.inner.buffer(req.slot);
+                let bits = (len as usize).min(buf.len()) as u64 * 8;
+                if bits > 0 {
+                    let bit = self.rng.next() % bits;
+                    buf[(bit / 8) as usize] ^= 1 << (bit % 8);
+                }
+                self.send(req, Rewrite::Untouched)
+            }
+            FaultKind::DropWrite => self.complete_unsent(req.slot, i64::from(len)),
+            FaultKind::Misdirect => {
+                let len = u64::from(len);
+                let offset = if req.offset >= len {
+                    req.offset - len
+                } else {
+                    req.offset + len
+                };
+                self.send(&Request { offset, ..*req }, Rewrite::Untouched)
+            }
+            FaultKind::TornWrite if len <= 512 => self.complete_unsent(req.slot, i64::from(len)),
+            FaultKind::TornWrite => {
+                let sent = ((len / 2) & !511).max(512);
+                let torn = Request { len: sent, ..*req };
+                self.send(&torn, Rewrite::Stretch { sent, full: len })
+            }
+            FaultKind::ShortRead => self.send(req, Rewrite::Cap((len / 2) & !511)),
+            FaultKind::ReadError | FaultKind::WriteError => {
+                self.complete_unsent(req.slot, -i64::from(libc::EIO))
+            }
+        }
+    }
+
+    #[inline]
+    fn commit(&mut self) -> io::Result<u32> {
+        self.inner.commit()
+    }
+
+    /// Hands out held completions first, then the inner queue's; `min`
+    /// counts both.
+    #[inline]
+    fn reap<F: FnMut(Completion)>(
+        &mut self,
+        min: u32,
+        max: u32,
+        mut on_complete: F,
+    ) -> io::Result<u32> {
+        let mut n = 0;
+        if self.held_len > 0 {
+            n = self.held_len.min(max);
+            for &c in &self.held[..n as usize] {
+                on_complete(c);
+            }
+            self.held.copy_within(n as usize..self.held_len as usize, 0);
+            self.held_len -= n;
+        }
+        if n == max {
+            return Ok(n);
+        }
+        let rewrites = &mut self.rewrites;
+        let got = self.inner.reap(min.saturating_sub(n), max - n, |mut c| {
+            if let Some(rewrite) = rewrites.get_mut(c.slot as usize) {
+                c.result = rewrite.apply(c.result);
+                *rewrite = Rewrite::Untouched;
+            }
+            on_complete(c);
+        })?;
+        Ok(n + got)
+    }
+
+    fn buffer(&mut self, slot: u32) -> &mut [u8] {
+        self.inner.buffer(slot)
+    }
+
+    fn in_flight(&self) -> u32 {
+        self.inner.in_flight() + self.held_len
+    }
+
+    fn setup_note(&self) -> Option<&str> {
+        self.inner.setup_note()
+    }
+
+    fn calls(&self) -> (u64, u64) {
+        self.inner.calls()
+    }
+
+    fn faults_injected(&self) -> u64 {
+        self.injected
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backend::{open_queue, Backend, QueueConfig, QueueUser};
+    use crate::sync::{SyncMode, SyncQueue};
+    use crate::target::{OpenOptions, Target};
+    use crate::uring::UringQueue;
+    use std::os::fd::RawFd;
+    use std::path::Path;
+
+    const BS: usize = 4096;
+    const BLOCKS: usize = 8;
+    const DEPTH: u32 = 4;
+    const EIO: i64 = -(libc::EIO as i64);
+
+    fn config() -> QueueConfig {
+        QueueConfig {
+            depth: DEPTH,
+            buffer_size: BS,
+            buffer_align: 4096,
+            ..QueueConfig::default()
+        }
+    }
+
+    fn fault(kind: FaultKind, percent: f64, seed: u64) -> FaultConfig {
+        FaultConfig {
+            kind,
+            percent,
+            seed,
+        }
+    }
+
+    /// The byte block `i` of a fresh file is filled with.
+    fn old_byte(block: usize) -> u8 {
+        0x10 + block as u8
+    }
+
+    /// A file of `BLOCKS` blocks, each filled with its [`old_byte`].
+    fn fresh_file(dir: &Path) -> Target {
+        let path = dir.join("f");
+        let data: Vec<u8> = (0..BLOCKS * BS).map(|i| old_byte(i / BS)).collect();
+        std::fs::write(&path, data).unwrap();
+        Target::open(
+            &path,
+            &OpenOptions {
+                read: true,
+                write: true,
+                create: false,
+                direct: false,
+            },
+        )
+        .unwrap()
+    }
+
+    /// The two backends the tests run on: one that completes in `submit`,
+    /// one that queues.
+    #[derive(Clone, Copy, Debug)]
+    enum Inner {
+        Psync,
+        IoUring,
+    }
+
+    const INNERS: [Inner; 2] = [Inner::Psync, Inner::IoUring];
+
+    /// Runs `f` on a faulty queue over `fd` of the `inner` backend.
+    fn with_queue<R>(inner: Inner, fd: RawFd, fault: FaultConfig, f: impl Tester<R>) -> R {
+        match inner {
+            Inner::Psync => {
+                let q = SyncQueue::new(SyncMode::Psync, &config(), &[fd]).unwrap();
+                f.test(FaultyQueue::new(q, fault, DEPTH, true).unwrap())
+            }
+            Inner::IoUring => {
+                let q = UringQueue::new(&config(), &[fd]).unwrap();
+                f.test(FaultyQueue::new(q, fault, DEPTH, false).unwrap())
+            }
+        }
+    }
+
+    /// A test body generic over the inner queue's type.
+    trait Tester<R> {
+        fn test<Q: Queue>(self, q: FaultyQueue<Q>) -> R;
+    }
+
+    /// Sends one request and waits for its result, whichever way it
+    /// completes.
+    fn io<Q: Queue>(q: &mut Q, op: Op, offset: u64, len: u32) -> i64 {
+        let req = Request {
+            op,
+            file: 0,
+            offset,
+            len,
+            slot: 0,
+        };
+        match q.submit(&req).unwrap() {
+            Submitted::Completed(result) => result,
+            Submitted::Queued => {
+                q.commit().unwrap();
+                let mut result = None;
+                assert_eq!(q.reap(1, 1, |c| result = Some(c.result)).unwrap(), 1);
+                assert_eq!(q.in_flight(), 0);
+                result.unwrap()
+            }
+        }
+    }
+
+    /// What one request did to the file, and what it returned.
+    struct Outcome {
+        result: i64,
+        /// The slot's buffer after the request.
+        buffer: Vec<u8>,
+        file: Vec<u8>,
+        injected: u64,
+    }
+
+    /// Fills slot 0 with 0xaa (for a write) or 0xee (for a read), sends
+    /// one request with every eligible request faulted, and reports.
+    struct One {
+        op: Op,
+        offset: u64,
+        len: u32,
+        path: std::path::PathBuf,
+    }
+
+    impl Tester<Outcome> for One {
+        fn test<Q: Queue>(self, mut q: FaultyQueue<Q>) -> Outcome {
+            q.buffer(0)
+                .fill(if self.op == Op::Write { 0xaa } else { 0xee });
+            let result = io(&mut q, self.op, self.offset, self.len);
+            Outcome {
+                result,
+                buffer: q.buffer(0)[..self.len as usize].to_vec(),
+                file: std::fs::read(&self.path).unwrap(),
+                injected: q.faults_injected(),
+            }
+        }
+    }
+
+    fn one(inner: Inner, kind: FaultKind, op: Op, offset: u64, len: u32) -> Outcome {
+        let dir = tempfile::tempdir().unwrap();
+        let t = fresh_file(dir.path());
+        let test = One {
+            op,
+            offset,
+            len,
+            path: t.path().to_owned(),
+        };
+        with_queue(inner, t.fd(), fault(kind, 100.0, 7), test)
+    }
+
+    /// Blocks of `file` (by index) that differ from a fresh file.
+    fn changed_blocks(file: &[u8]) -> Vec<usize> {
+        (0..BLOCKS)
+            .filter(|&b| file[b * BS..(b + 1) * BS].iter().any(|&x| x != old_byte(b)))
+            .collect()
+    }
+
+    fn block(file: &[u8], b: usize) -> &[u8] {
+        &file[b * BS..(b + 1) * BS]
+    }
+
+    #[test]
+    fn bitflip_changes_exactly_one_bit_of_the_written_data() {
+        for inner in INNERS {
+            let o = one(
+                inner,
+                FaultKind::BitFlip,
+                Op::Write,
+                3 * BS as u64,
+                BS as u32,
+            );
+            assert_eq!(o.result, BS as i64, "{inner:?}");
+            assert_eq!(changed_blocks(&o.file), vec![3], "{inner:?}");
+            let flipped: u32 = block(&o.file, 3)
+                .iter()
+                .map(|&b| (b ^ 0xaa).count_ones())
+                .sum();
+            assert_eq!(flipped, 1, "{inner:?}");
+            assert_eq!(
+                o.buffer,
+                block(&o.file, 3),
+                "{inner:?}: the buffer holds the flip"
+            );
+            assert_eq!(o.injected, 1);
+        }
+    }
+
+    #[test]
+    fn drop_write_leaves_the_file_unchanged_and_reports_success() {
+        for inner in INNERS {
+            let o = one(
+                inner,
+                FaultKind::DropWrite,
+                Op::Write,
+                3 * BS as u64,
+                BS as u32,
+            );
+            assert_eq!(o.result, BS as i64, "{inner:?}");
+            assert_eq!(changed_blocks(&o.file), Vec::<usize>::new(), "{inner:?}");
+            assert_eq!(o.injected, 1);
+        }
+    }
+
+    #[test]
+    fn misdirect_writes_the_neighbouring_block() {
+        for inner in INNERS {
+            let o = one(
+                inner,
+                FaultKind::Misdirect,
+                Op::Write,
+                3 * BS as u64,
+                BS as u32,
+            );
+            assert_eq!(o.result, BS as i64, "{inner:?}");
+            assert_eq!(changed_blocks(&o.file), vec![2], "{inner:?}");
+            assert!(block(&o.file, 2).iter().all(|&b| b == 0xaa), "{inner:?}");
+            // The first block has no block before it: the next one gets it.
+            let o = one(inner, FaultKind::Misdirect, Op::Write, 0, BS as u32);
+            assert_eq!(o.result, BS as i64, "{inner:?}");
+            assert_eq!(changed_blocks(&o.file), vec![1], "{inner:?}");
+            assert!(block(&o.file, 1).iter().all(|&b| b == 0xaa), "{inner:?}");
+            assert_eq!(o.injected, 1);
+        }
+    }
+
+    #[test]
+    fn torn_write_lands_only_its_first_half() {
+        for inner in INNERS {
+            let o = one(
+                inner,
+                FaultKind::TornWrite,
+                Op::Write,
+                3 * BS as u64,
+                BS as u32,
+            );
+            assert_eq!(o.result, BS as i64, "{inner:?}");
+            assert_eq!(changed_blocks(&o.file), vec![3], "{inner:?}");
+            let (landed, lost) = block(&o.file, 3).split_at(BS / 2);
+            assert!(landed.iter().all(|&b| b == 0xaa), "{inner:?}");
+            assert!(lost.iter().all(|&b| b == old_byte(3)), "{inner:?}");
+            assert_eq!(o.injected, 1);
+            // Half of 1536 is 768, rounded down to 512.
+            let o = one(inner, FaultKind::TornWrite, Op::Write, 3 * BS as u64, 1536);
+            assert_eq!(o.result, 1536, "{inner:?}");
+            let written = block(&o.file, 3);
+            assert!(written[..512].iter().all(|&b| b == 0xaa), "{inner:?}");
+            assert!(
+                written[512..].iter().all(|&b| b == old_byte(3)),
+                "{inner:?}"
+            );
+            // 512 bytes cannot tear: nothing is sent.
+            let o = one(inner, FaultKind::TornWrite, Op::Write, 3 * BS as u64, 512);
+            assert_eq!(o.result, 512, "{inner:?}");
+            assert_eq!(changed_blocks(&o.file), Vec::<usize>::new(), "{inner:?}");
+        }
+    }
+
+    #[test]
+    fn short_read_reads_and_reports_half() {
+        for inner in INNERS {
+            let o = one(
+                inner,
+                FaultKind::ShortRead,
+                Op::Read,
+                5 * BS as u64,
+                BS as u32,
+            );
+            assert_eq!(o.result, BS as i64 / 2, "{inner:?}");
+            assert!(o.buffer.iter().all(|&b| b == old_byte(5)), "{inner:?}");
+            assert_eq!(o.injected, 1);
+            // Half of 1000 rounded down to 512 is nothing.
+            let o = one(inner, FaultKind::ShortRead, Op::Read, 5 * BS as u64, 1000);
+            assert_eq!(o.result, 0, "{inner:?}");
+            // Never more than the read got: 100 bytes from the end.
+            let end = (BLOCKS * BS) as u64 - 100;
+            let o = one(inner, FaultKind::ShortRead, Op::Read, end, BS as u32);
+            assert_eq!(o.result, 100, "{inner:?}");
+        }
+    }
+
+    #[test]
+    fn errors_are_eio_and_nothing_is_sent() {
+        for inner in INNERS {
+            let o = one(inner, FaultKind::ReadError, Op::Read, 0, BS as u32);
+            assert_eq!(o.result, EIO, "{inner:?}");
+            assert!(
+                o.buffer.iter().all(|&b| b == 0xee),
+                "{inner:?}: nothing read"
+            );
+            assert_eq!(o.injected, 1);
+            let o = one(inner, FaultKind::WriteError, Op::Write, 0, BS as u32);
+            assert_eq!(o.result, EIO, "{inner:?}");
+            assert_eq!(changed_blocks(&o.file), Vec::<usize>::new(), "{inner:?}");
+            assert_eq!(o.injected, 1);
+        }
+    }
+
+    /// Requests a kind does not act on pass through untouched and are not
+    /// counted: reads for the write faults, writes for the read faults, and
+    /// fsync and trim for all.
+    #[test]
+    fn ineligible_requests_pass_through() {
+        for inner in INNERS {
+            for kind in FaultKind::ALL {
+                let reads = kind.applies_to(Op::Read);
+                let other = if reads { Op::Write } else { Op::Read };
+                let o = one(inner, kind, other, 2 * BS as u64, BS as u32);
+                assert_eq!(o.result, BS as i64, "{inner:?} {kind:?}");
+                assert_eq!(o.injected, 0, "{inner:?} {kind:?}");
+                if reads {
+                    assert!(block(&o.file, 2).iter().all(|&b| b == 0xaa));
+                } else {
+                    assert!(o.buffer.iter().all(|&b| b == old_byte(2)));
+                }
+                let o = one(inner, kind, Op::Trim, 2 * BS as u64, BS as u32);
+                assert_eq!(o.result, BS as i64, "{inner:?} {kind:?}");
+                assert!(block(&o.file, 2).iter().all(|&b| b == 0));
+                assert_eq!(o.injected, 0, "{inner:?} {kind:?}");
+                let o = one(inner, kind, Op::Fsync, 0, 0);
+                assert_eq!((o.result, o.injected), (0, 0), "{inner:?} {kind:?}");
+            }
+        }
+    }
+
+    /// Writes every block once and reads every block once, one request at
+    /// a time, and gives each request's result in that order.
+    struct WriteThenRead;
+
+    impl Tester<(Vec<i64>, u64)> for WriteThenRead {
+        fn test<Q: Queue>(self, mut q: FaultyQueue<Q>) -> (Vec<i64>, u64) {
+            let mut results = Vec::new();
+            for op in [Op::Write, Op::Read] {
+                for b in 0..BLOCKS as u64 {
+                    q.buffer(0).fill(0xaa);
+                    results.push(io(&mut q, op, b * BS as u64, BS as u32));
+                }
+            }
+            (results, q.faults_injected())
+        }
+    }
+
+    fn write_then_read(inner: Inner, fault: FaultConfig) -> (Vec<i64>, u64) {
+        let dir = tempfile::tempdir().unwrap();
+        let t = fresh_file(dir.path());
+        with_queue(inner, t.fd(), fault, WriteThenRead)
+    }
+
+    #[test]
+    fn percent_zero_injects_nothing_and_percent_100_every_eligible_request() {
+        for inner in INNERS {
+            for kind in FaultKind::ALL {
+                let (results, injected) = write_then_read(inner, fault(kind, 0.0, 1));
+                assert_eq!(injected, 0, "{inner:?} {kind:?}");
+                assert!(
+                    results.iter().all(|&r| r == BS as i64),
+                    "{inner:?} {kind:?}"
+                );
+                let (_, injected) = write_then_read(inner, fault(kind, 100.0, 1));
+                assert_eq!(injected, BLOCKS as u64, "{inner:?} {kind:?}");
+            }
+            let (results, _) = write_then_read(inner, fault(FaultKind::WriteError, 100.0, 1));
+            let (writes, reads) = results.split_at(BLOCKS);
+            assert!(writes.iter().all(|&r| r == EIO) && reads.iter().all(|&r| r == BS as i64));
+        }
+    }
+
+    /// A share of the requests gets the fault; which ones depends only on
+    /// the seed, and the count is the number that failed.
+    #[test]
+    fn a_seeded_share_is_repeatable_and_counted() {
+        struct Many(u64);
+        impl Tester<(Vec<bool>, u64)> for Many {
+            fn test<Q: Queue>(self, mut q: FaultyQueue<Q>) -> (Vec<bool>, u64) {
+                let failed = (0..self.0)
+                    .map(|i| io(&mut q, Op::Read, (i % BLOCKS as u64) * BS as u64, 512) == EIO)
+                    .collect();
+                (failed, q.faults_injected())
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let t = fresh_file(dir.path());
+        let run = |inner, seed| {
+            with_queue(
+                inner,
+                t.fd(),
+                fault(FaultKind::ReadError, 25.0, seed),
+                Many(2000),
+            )
+        };
+        let (failed, injected) = run(Inner::Psync, 42);
+        let count = failed.iter().filter(|&&f| f).count() as u64;
+        assert_eq!(count, injected);
+        assert!((400..600).contains(&count), "{count} of 2000 at 25%");
+        assert_eq!(run(Inner::IoUring, 42), (failed.clone(), injected));
+        assert_ne!(run(Inner::Psync, 43).0, failed);
+    }
+
+    /// With a queueing backend, requests that are never sent stay in
+    /// flight until a reap hands them out, within its `max`, before and
+    /// along with the requests the inner queue sent.
+    #[test]
+    fn unsent_requests_come_back_from_reap_within_its_limits() {
+        struct Batch;
+        impl Tester<()> for Batch {
+            fn test<Q: Queue>(self, mut q: FaultyQueue<Q>) {
+                let req = |op, slot: u32| Request {
+                    op,
+                    file: 0,
+                    offset: u64::from(slot) * BS as u64,
+                    len: BS as u32,
+                    slot,
+                };
+                for (slot, op) in [Op::Write, Op::Read, Op::Write, Op::Read]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let r = q.submit(&req(op, slot as u32)).unwrap();
+                    assert_eq!(r, Submitted::Queued);
+                }
+                assert_eq!(q.in_flight(), 4);
+                assert_eq!(q.commit().unwrap(), 2, "only the reads are sent");
+                let mut got = Vec::new();
+                assert_eq!(q.reap(0, 1, |c| got.push(c)).unwrap(), 1);
+                assert_eq!(q.in_flight(), 3);
+                while q.in_flight() > 0 {
+                    q.reap(1, 4, |c| got.push(c)).unwrap();
+                }
+                got.sort_by_key(|c| c.slot);
+                let results: Vec<i64> = got.iter().map(|c| c.result).collect();
+                assert_eq!(results, vec![EIO, BS as i64, EIO, BS as i64]);
+                assert_eq!(q.faults_injected(), 2);
+                assert_eq!(q.reap(1, 4, |_| panic!("nothing in flight")).unwrap(), 0);
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let t = fresh_file(dir.path());
+        with_queue(
+            Inner::IoUring,
+            t.fd(),
+            fault(FaultKind::WriteError, 100.0, 0),
+            Batch,
+        );
+    }
+
+    /// `open_queue` wraps the queue when the config asks for faults, and
+    /// only then.
+    #[test]
+    fn open_queue_wraps_only_when_asked() {
+        struct WriteOnce;
+        impl QueueUser for WriteOnce {
+            type Output = (i64, u64);
+            fn run<Q: Queue>(self, mut q: Q) -> (i64, u64) {
+                (io(&mut q, Op::Write, 0, BS as u32), q.faults_injected())
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let t = fresh_file(dir.path());
+        for backend in [
+            Backend::Psync,
+            Backend::Libaio,
+            Backend::IoUring,
+            Backend::Null,
+        ] {
+            let plain = open_queue(backend, &config(), &[t.fd()], WriteOnce).unwrap();
+            assert_eq!(plain, (BS as i64, 0), "{backend:?}");
+            let faulty = QueueConfig {
+                fault: Some(fault(FaultKind::WriteError, 100.0, 0)),
+                ..config()
+            };
+            let r = open_queue(backend, &faulty, &[t.fd()], WriteOnce).unwrap();
+            assert_eq!(r, (EIO, 1), "{backend:?}");
+        }
+        let bad = QueueConfig {
+            fault: Some(fault(FaultKind::BitFlip, 100.5, 0)),
+            ..config()
+        };
+        let e = open_queue(Backend::Psync, &bad, &[t.fd()], WriteOnce)
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("outside 0 to 100"), "{e}");
+    }
+
+    #[test]
+    fn kinds_have_names() {
+        let names: Vec<&str> = FaultKind::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "bitflip",
+                "drop",
+                "misdirect",
+                "torn",
+                "short_read",
+                "read_eio",
+                "write_eio"
+            ]
+        );
+        for kind in FaultKind::ALL {
+            assert_eq!(FaultKind::from_name(kind.name()), Some(kind));
+        }
+        assert_eq!(FaultKind::from_name("bit_flip"), None);
+    }
+}
