@@ -1,27 +1,78 @@
-//! Write-buffer contents: zeroes, random data scrambled per write, or refilled.
+//! Write-buffer contents, by fio's rules: random data scrambled a little
+//! per write (the default), zeroes, `buffer_pattern`, or buffers refilled
+//! for every write with a chosen compressibility and share of duplicates
+//! (`buffer_compress_percentage`, `dedupe_percentage`).
+
+mod generated;
+mod pattern;
+mod pool;
 
 use ioscope_job::JobSpec;
 
 use crate::rand::{fio_seeds, seed_slot, FioRand};
+use generated::{Fixed, Generated, Shape};
+use pattern::PatternFill;
+use pool::RandomPool;
 
 /// fio's `GOLDEN_RATIO_PRIME` (hash.h), which its buffer filler steps by.
 const GOLDEN_RATIO_PRIME: u64 = 0x9e37_ffff_fffc_0001;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Mode {
-    /// `zero_buffers`: zeroes once, never touched again.
+/// fio's `FIO_DEDUPE_OFF` in `td->rand_seeds`: the seed of the draws that
+/// pick which buffers repeat.
+const DEDUPE_SEED_SLOT: usize = 14;
+
+/// Bounds of the random pool refilled buffers copy from. The pool is as
+/// long as the largest write, so that no buffer repeats itself, within
+/// these: 256 KiB gives small writes plenty of distinct starts, and 4 MiB
+/// per worker keeps many workers' pools small while a 16 MiB buffer
+/// repeats only every 4 MiB (wider than the windows block-level
+/// compression and deduplication look through).
+const POOL_MIN: usize = 256 << 10;
+const POOL_MAX: usize = 4 << 20;
+
+/// What a buffer is filled with (fio's `fill_io_buffer`, in its order:
+/// compression or dedupe, then the pattern, then zeroes, then random data).
+enum Content {
+    /// `zero_buffers`, or `buffer_compress_percentage=100` (fio turns that
+    /// into zero_buffers).
     Zero,
-    /// `scramble_buffers=0`: random data once, never touched again.
-    Random,
-    /// The default: random data once, a few bytes per sector per write.
+    /// fio's random fill from its buffer generator, once at setup: the
+    /// default, and `scramble_buffers=0`.
+    Random(FioRand),
+    Pattern(PatternFill),
+    /// Random bytes from the pool, shaped by compress and dedupe.
+    Generated(Generated),
+}
+
+impl Content {
+    fn fill(&mut self, buf: &mut [u8], offset: u64) {
+        match self {
+            Content::Zero => buf.fill(0),
+            Content::Random(rand) => fill_random(rand, buf),
+            Content::Pattern(p) => p.fill(buf, offset),
+            Content::Generated(g) => g.fill(buf, offset),
+        }
+    }
+}
+
+/// What a buffer gets before each write.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PerWrite {
+    /// Nothing: the setup fill stands.
+    Keep,
+    /// fio's `small_content_scramble`: a few bytes per sector.
     Scramble,
-    /// `refill_buffers`: fresh random data for every write.
+    /// The `%o` slots of the pattern, and nothing else.
+    PatternOffsets,
+    /// The whole content again.
     Refill,
 }
 
+/// What one worker's write buffers hold, and what changes in them before
+/// each write.
 pub struct BufferFiller {
-    mode: Mode,
-    rand: FioRand,
+    content: Content,
+    per_write: PerWrite,
     /// Stands in for the start time fio stamps into each sector: a count of
     /// writes, so that no two writes of the same buffer carry the same bytes.
     writes: u64,
@@ -29,64 +80,115 @@ pub struct BufferFiller {
 
 impl BufferFiller {
     pub fn new(spec: &JobSpec, worker: u32) -> BufferFiller {
-        // fio: refill_buffers wins; an explicit zero_buffers turns the
-        // default scramble off.
-        let mode = if spec.refill_buffers {
-            Mode::Refill
-        } else if spec.zero_buffers {
-            Mode::Zero
-        } else if spec.scramble_buffers {
-            Mode::Scramble
-        } else {
-            Mode::Random
-        };
         let seeds = fio_seeds(spec.randrepeat, spec.randseed, u64::from(worker) + 1);
+        let rand = FioRand::new(seeds[seed_slot::BUF], false);
+        let compress = spec.buffer_compress_percentage;
+        // fio's TD_F_COMPRESS: either option written turns scrambling off.
+        let shaped = compress.is_some() || spec.dedupe_percentage > 0;
+        let reads = spec.rw.kind.reads();
+        let generate = |mut rand: FioRand, fixed_percent: u32, dedupe_percent: u32| {
+            let pool_len = usize::try_from(spec.bs.write.max())
+                .unwrap_or(POOL_MAX)
+                .clamp(POOL_MIN, POOL_MAX);
+            let pool = RandomPool::new(pool_len, (rand.next_u64() << 32) ^ rand.next_u64());
+            // fio splits a buffer into pieces of the smallest write, and
+            // those into compress chunks.
+            let chunk = match spec.bs.write.min() {
+                0 => spec.buffer_compress_chunk,
+                min => spec.buffer_compress_chunk.min(min),
+            };
+            let fixed = match &spec.buffer_pattern {
+                Some(p) => Fixed::Pattern(PatternFill::new(p)),
+                None => Fixed::Zero,
+            };
+            let shape = Shape {
+                fixed_percent,
+                chunk: usize::try_from(chunk).unwrap_or(usize::MAX),
+                fixed,
+                dedupe_percent,
+            };
+            let dedupe = FioRand::new(seeds[DEDUPE_SEED_SLOT], false);
+            Content::Generated(Generated::new(pool, shape, rand, dedupe))
+        };
+        // fio turns compress=100 into zero_buffers before it fills (and
+        // then, with dedupe too, fills random data: a quirk not copied,
+        // since every buffer of such a job is the same fixed data anyway).
+        let content = if shaped && compress != Some(100) {
+            generate(rand, compress.unwrap_or(0), spec.dedupe_percentage)
+        } else if let Some(p) = &spec.buffer_pattern {
+            Content::Pattern(PatternFill::new(p))
+        } else if spec.zero_buffers || compress == Some(100) {
+            Content::Zero
+        } else if spec.refill_buffers {
+            generate(rand, 0, 0)
+        } else {
+            Content::Random(rand)
+        };
+        let per_write = match &content {
+            Content::Generated(_) if spec.refill_buffers => PerWrite::Refill,
+            Content::Generated(_) => PerWrite::Keep,
+            // fio lays a pattern again before every write when the job also
+            // reads (reads land in the same buffers), and otherwise once:
+            // buffer_pattern turns scrambling and refilling off. Only the
+            // %o slots differ from one write to the next.
+            Content::Pattern(_) if reads => PerWrite::Refill,
+            Content::Pattern(p) if p.has_offsets() => PerWrite::PatternOffsets,
+            Content::Pattern(_) => PerWrite::Keep,
+            // Zeroes need laying again only where reads may have landed.
+            Content::Zero if spec.refill_buffers && reads => PerWrite::Refill,
+            Content::Zero if spec.refill_buffers => PerWrite::Keep,
+            // scramble_buffers is already off where zero_buffers was written
+            // without it (the job crate applies fio's rule).
+            _ if spec.scramble_buffers && !shaped => PerWrite::Scramble,
+            _ => PerWrite::Keep,
+        };
         BufferFiller {
-            mode,
-            rand: FioRand::new(seeds[seed_slot::BUF], false),
+            content,
+            per_write,
             writes: 0,
         }
     }
 
     /// Fills a buffer once, when the queue is set up.
     pub fn init(&mut self, buf: &mut [u8]) {
-        if self.mode == Mode::Zero {
-            buf.fill(0);
-        } else {
-            self.fill_random(buf);
-        }
+        self.content.fill(buf, 0);
     }
 
-    /// Makes `buf` ready for a write of its length at `offset`: nothing for
-    /// zero_buffers, a cheap scramble by default, fresh random data with
-    /// refill_buffers.
+    /// Makes `buf` ready for a write of its length at `offset`: by default
+    /// a cheap scramble; nothing for zero_buffers; the pattern's offsets;
+    /// or fresh contents with refill_buffers.
     #[inline]
     pub fn prepare_write(&mut self, buf: &mut [u8], offset: u64) {
-        match self.mode {
-            Mode::Zero | Mode::Random => {}
-            Mode::Refill => self.fill_random(buf),
-            Mode::Scramble => {
+        match self.per_write {
+            PerWrite::Keep => {}
+            PerWrite::Scramble => {
                 self.writes = self.writes.wrapping_add(1);
                 scramble(buf, offset, self.writes);
             }
+            PerWrite::PatternOffsets => {
+                if let Content::Pattern(p) = &self.content {
+                    p.paste_offsets(buf, offset);
+                }
+            }
+            PerWrite::Refill => self.content.fill(buf, offset),
         }
     }
+}
 
-    /// fio's `fill_random_buf`: one draw seeds a multiplicative sequence
-    /// written a u64 at a time (the tail with the low bytes of the next).
-    fn fill_random(&mut self, buf: &mut [u8]) {
-        let r1 = self.rand.next_u64();
-        let r2 = self.rand.next_u64();
-        let mut seed = r1.wrapping_mul(r2);
-        let mut chunks = buf.chunks_exact_mut(8);
-        for c in &mut chunks {
-            c.copy_from_slice(&seed.to_ne_bytes());
-            seed = seed.wrapping_mul(GOLDEN_RATIO_PRIME) >> 3;
-        }
-        let tail = chunks.into_remainder();
-        let n = tail.len();
-        tail.copy_from_slice(&seed.to_ne_bytes()[..n]);
+/// fio's `fill_random_buf`: one draw seeds a multiplicative sequence
+/// written a u64 at a time (the tail with the low bytes of the next).
+fn fill_random(rand: &mut FioRand, buf: &mut [u8]) {
+    let r1 = rand.next_u64();
+    let r2 = rand.next_u64();
+    let mut seed = r1.wrapping_mul(r2);
+    let mut chunks = buf.chunks_exact_mut(8);
+    for c in &mut chunks {
+        c.copy_from_slice(&seed.to_ne_bytes());
+        seed = seed.wrapping_mul(GOLDEN_RATIO_PRIME) >> 3;
     }
+    let tail = chunks.into_remainder();
+    let n = tail.len();
+    tail.copy_from_slice(&seed.to_ne_bytes()[..n]);
 }
 
 /// fio's `small_content_scramble`: in every 512-byte sector, the sector's
@@ -109,7 +211,7 @@ fn scramble(buf: &mut [u8], offset: u64, stamp: u64) {
 mod tests {
     use super::*;
     use crate::test_spec::spec;
-    use ioscope_job::RwKind;
+    use ioscope_job::{Pattern, RwKind};
 
     fn filler(f: impl Fn(&mut JobSpec)) -> BufferFiller {
         let mut s = spec(RwKind::Write, 1 << 20, 4096);
@@ -119,7 +221,11 @@ mod tests {
 
     #[test]
     fn zero_buffers_stay_zero() {
-        let mut b = filler(|s| s.zero_buffers = true);
+        // As the job crate leaves it: zero_buffers turns scrambling off.
+        let mut b = filler(|s| {
+            s.zero_buffers = true;
+            s.scramble_buffers = false;
+        });
         let mut buf = vec![0xaau8; 8192];
         b.init(&mut buf);
         assert!(buf.iter().all(|&x| x == 0));
@@ -184,6 +290,210 @@ mod tests {
         let before = buf.clone();
         b.prepare_write(&mut buf, 4096);
         assert_eq!(before, buf);
+    }
+
+    /// `bytes` repeated over `n` bytes, every slot holding `offset`.
+    fn repeated(bytes: &[u8], slots: &[usize], n: usize, offset: u64) -> Vec<u8> {
+        let mut rep = bytes.to_vec();
+        for &s in slots {
+            rep[s..s + 8].copy_from_slice(&offset.to_ne_bytes());
+        }
+        rep.iter().copied().cycle().take(n).collect()
+    }
+
+    #[test]
+    fn a_pattern_without_offsets_is_laid_once_and_never_scrambled() {
+        let bytes = b"0123456".to_vec();
+        let mut b = filler(|s| {
+            s.buffer_pattern = Some(Pattern {
+                bytes: bytes.clone(),
+                offsets: vec![],
+            })
+        });
+        assert_eq!(b.per_write, PerWrite::Keep);
+        // 4100 bytes: not a multiple of the 7-byte pattern.
+        let mut buf = vec![0u8; 4100];
+        b.init(&mut buf);
+        assert_eq!(buf, repeated(&bytes, &[], 4100, 0));
+        b.prepare_write(&mut buf[..1000], 8192);
+        assert_eq!(buf, repeated(&bytes, &[], 4100, 0));
+    }
+
+    #[test]
+    fn pattern_offsets_take_each_writes_offset() {
+        // 0x11 %o 0x22 0x33: 11 bytes, the slot at 1.
+        let bytes = vec![0x11, 0, 0, 0, 0, 0, 0, 0, 0, 0x22, 0x33];
+        let mut b = filler(|s| {
+            s.buffer_pattern = Some(Pattern {
+                bytes: bytes.clone(),
+                offsets: vec![1],
+            })
+        });
+        assert_eq!(b.per_write, PerWrite::PatternOffsets);
+        let mut buf = vec![0u8; 8192];
+        b.init(&mut buf);
+        assert_eq!(buf, repeated(&bytes, &[1], 8192, 0));
+        // Writes of a whole buffer, then of a part of it whose end cuts a
+        // slot (4096 = 372 * 11 + 4).
+        b.prepare_write(&mut buf, 1 << 30);
+        assert_eq!(buf, repeated(&bytes, &[1], 8192, 1 << 30));
+        b.prepare_write(&mut buf[..4096], 12288);
+        assert_eq!(buf[..4096], repeated(&bytes, &[1], 4096, 12288)[..]);
+        assert_eq!(&buf[4093..4096], &12288u64.to_ne_bytes()[..3]);
+    }
+
+    #[test]
+    fn a_pattern_is_laid_again_when_reads_share_the_buffers() {
+        let bytes = vec![0xab, 0, 0, 0, 0, 0, 0, 0, 0];
+        let mut b = filler(|s| {
+            s.rw.kind = RwKind::RandRw;
+            s.buffer_pattern = Some(Pattern {
+                bytes: bytes.clone(),
+                offsets: vec![1],
+            })
+        });
+        assert_eq!(b.per_write, PerWrite::Refill);
+        let mut buf = vec![0u8; 4096];
+        b.init(&mut buf);
+        // A read landed in the buffer.
+        buf.fill(0x5a);
+        b.prepare_write(&mut buf, 4096);
+        assert_eq!(buf, repeated(&bytes, &[1], 4096, 4096));
+    }
+
+    /// Zero bytes of each `chunk`-byte chunk of `buf` that follow its
+    /// random part, checked to be all of the chunk's tail.
+    fn fixed_bytes(buf: &[u8], chunk: usize, percent: usize) -> usize {
+        buf.chunks(chunk)
+            .map(|c| {
+                let random = c.len() * (100 - percent) / 100;
+                assert!(c[random..].iter().all(|&x| x == 0));
+                c.len() - random
+            })
+            .sum()
+    }
+
+    #[test]
+    fn compress_percentages_fix_that_share_of_every_chunk() {
+        for (percent, chunk) in [(0, 512), (50, 512), (50, 4096), (75, 1000), (100, 512)] {
+            let mut b = filler(|s| {
+                s.buffer_compress_percentage = Some(percent);
+                s.buffer_compress_chunk = chunk;
+                // What the job crate derives from the percentage.
+                s.refill_buffers = percent != 100;
+            });
+            let mut buf = vec![0xeeu8; 64 << 10];
+            b.init(&mut buf);
+            for i in 0..3 {
+                let before = buf.clone();
+                b.prepare_write(&mut buf, i * 65536);
+                let fixed = fixed_bytes(&buf, chunk as usize, percent as usize);
+                let whole = (65536 / chunk) * (chunk - chunk * (100 - u64::from(percent)) / 100);
+                let tail = 65536 % chunk - (65536 % chunk) * (100 - u64::from(percent)) / 100;
+                assert_eq!(fixed as u64, whole + tail, "{percent}% of {chunk}");
+                let zeros = buf.iter().filter(|&&x| x == 0).count();
+                let random = buf.len() - fixed;
+                // Random bytes are about 1 in 256 zero.
+                assert!(
+                    zeros - fixed <= random / 128 + 4,
+                    "{percent}%: {zeros} zeros"
+                );
+                // Refilled buffers change with every write; 100% is fixed
+                // and not scrambled (fio's compress flag turns that off).
+                if percent == 100 {
+                    assert_eq!(b.per_write, PerWrite::Keep);
+                    assert!(buf.iter().all(|&x| x == 0));
+                } else {
+                    assert_ne!(before, buf);
+                }
+            }
+        }
+    }
+
+    /// How many of `n` writes of `len` bytes repeat an earlier buffer.
+    fn repeated_writes(b: &mut BufferFiller, n: u64, len: usize) -> usize {
+        let mut seen = std::collections::HashSet::new();
+        let mut buf = vec![0u8; len];
+        b.init(&mut buf);
+        (0..n)
+            .filter(|&i| {
+                b.prepare_write(&mut buf, i * len as u64);
+                !seen.insert(buf.clone())
+            })
+            .count()
+    }
+
+    #[test]
+    fn dedupe_percentages_repeat_that_share_of_writes() {
+        for (dedupe, band) in [(0, 0..1), (50, 450..551), (100, 999..1000)] {
+            for compress in [None, Some(30)] {
+                let mut b = filler(|s| {
+                    s.dedupe_percentage = dedupe;
+                    s.buffer_compress_percentage = compress;
+                    s.refill_buffers = dedupe > 0 || compress.is_some();
+                });
+                let r = repeated_writes(&mut b, 1000, 4096);
+                assert!(
+                    band.contains(&r),
+                    "dedupe {dedupe}%, compress {compress:?}: {r} of 1000 repeat"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn refilled_random_buffers_are_all_new() {
+        let mut b = filler(|s| s.refill_buffers = true);
+        assert_eq!(repeated_writes(&mut b, 200, 8192), 0);
+    }
+
+    #[test]
+    fn zero_buffers_win_where_fio_lets_them() {
+        let zero = |buf: &[u8]| buf.iter().all(|&x| x == 0);
+        let mut buf = vec![0xaau8; 8192];
+        // Over random data refilled for every write: still zeroes.
+        let mut b = filler(|s| {
+            s.zero_buffers = true;
+            s.refill_buffers = true;
+        });
+        b.init(&mut buf);
+        b.prepare_write(&mut buf, 0);
+        assert!(zero(&buf));
+        // ... and zeroed again before a write when reads share the buffers.
+        let mut b = filler(|s| {
+            s.rw.kind = RwKind::RandRw;
+            s.zero_buffers = true;
+            s.refill_buffers = true;
+        });
+        buf.fill(0xaa);
+        b.prepare_write(&mut buf, 0);
+        assert!(zero(&buf));
+        // scramble_buffers written as well: fio scrambles the zeroes.
+        let mut b = filler(|s| s.zero_buffers = true);
+        b.init(&mut buf);
+        b.prepare_write(&mut buf, 0);
+        assert!(!zero(&buf));
+        // A pattern wins over zeroes (fio's buffer_pattern clears
+        // zero_buffers), and so do compression and dedupe, which fio
+        // checks first.
+        let mut b = filler(|s| {
+            s.zero_buffers = true;
+            s.scramble_buffers = false;
+            s.buffer_pattern = Some(Pattern {
+                bytes: vec![7],
+                offsets: vec![],
+            });
+        });
+        b.init(&mut buf);
+        assert!(buf.iter().all(|&x| x == 7));
+        let mut b = filler(|s| {
+            s.zero_buffers = true;
+            s.scramble_buffers = false;
+            s.dedupe_percentage = 10;
+            s.refill_buffers = true;
+        });
+        b.init(&mut buf);
+        assert!(!zero(&buf));
     }
 
     #[test]

@@ -124,6 +124,10 @@ pub struct Workload {
     randrepeat: bool,
     /// The direction of a job that does not mix.
     only_dir: DataDir,
+    /// `rw=trimwrite`: every block is trimmed, then written.
+    trim_first: bool,
+    /// The write that follows the trim just issued.
+    pending_write: Option<IoUnit>,
     random: bool,
     lfsr: bool,
     /// `rw=randread:N`: a new random offset every N I/Os, sequential between.
@@ -177,14 +181,17 @@ impl Workload {
         let random = kind.is_random();
         let lfsr = random && spec.random_generator == RandomGenerator::Lfsr;
         let (min_r, min_w) = (spec.bs.read.min(), spec.bs.write.min());
+        // trimwrite picks each block as a write would (fio 3.33 trims and
+        // then writes with the write block size) and trims it first.
+        let trim_first = kind.trims() && kind.writes();
         let map_bs = match (kind.reads(), kind.writes()) {
-            _ if kind.trims() => spec.bs.trim.min(),
+            _ if kind.trims() && !trim_first => spec.bs.trim.min(),
             (true, false) => min_r,
             (false, true) => min_w,
             _ => min_r.min(min_w),
         };
         let max_bs = match (kind.reads(), kind.writes()) {
-            _ if kind.trims() => spec.bs.trim.max(),
+            _ if kind.trims() && !trim_first => spec.bs.trim.max(),
             (true, false) => spec.bs.read.max(),
             (false, true) => spec.bs.write.max(),
             _ => spec.bs.read.max().max(spec.bs.write.max()),
@@ -227,13 +234,15 @@ impl Workload {
             rngs,
             seeded,
             randrepeat: spec.randrepeat,
-            only_dir: if kind.trims() {
+            only_dir: if kind.trims() && !trim_first {
                 DataDir::Trim
             } else if kind.reads() {
                 DataDir::Read
             } else {
                 DataDir::Write
             },
+            trim_first,
+            pending_write: None,
             random,
             lfsr,
             seq_nr,
@@ -255,10 +264,18 @@ impl Workload {
 
     /// The next I/O, or None when a size-bound job has issued everything
     /// (all loops). Time-based jobs wrap around and never end here.
+    ///
+    /// `rw=trimwrite` gives a trim and then a write of the same block; the
+    /// pair counts once against `io_size` and `size`, as fio trims
+    /// `io_size` bytes and writes `io_size` bytes.
     // The runner's interface names it `next`; an Iterator would add nothing.
     #[allow(clippy::should_implement_trait)]
     #[inline]
     pub fn next(&mut self) -> Option<IoUnit> {
+        // A trimmed block is written whatever the limits say since.
+        if let Some(write) = self.pending_write.take() {
+            return Some(write);
+        }
         loop {
             if self.finished {
                 return None;
@@ -277,6 +294,13 @@ impl Workload {
                     if let Some(m) = &mut self.rngs.mix {
                         m.issued(io.dir);
                     }
+                    if self.trim_first {
+                        self.pending_write = Some(io);
+                        return Some(IoUnit {
+                            dir: DataDir::Trim,
+                            ..io
+                        });
+                    }
                     return Some(io);
                 }
             }
@@ -293,14 +317,23 @@ impl Workload {
             // Nothing fits at all: another pass would issue nothing either.
             return false;
         }
+        // fio limits each direction of a trimwrite to io_size within a
+        // pass, but adds trims and writes together when it asks whether
+        // io_size calls for another pass (fio 3.33: size=64k io_size=96k
+        // trims and writes 64k each, io_size=160k 128k each).
+        let done = if self.trim_first {
+            self.issued.saturating_mul(2)
+        } else {
+            self.issued
+        };
         let more = if self.time_based {
             true
         } else if self.loops_left > 0 {
             self.loops_left -= 1;
             true
-        } else if self.issued < self.io_size {
+        } else if done < self.io_size {
             let all_done = self.files.iter().all(|f| f.done);
-            (self.io_size_set || !all_done) && self.io_size - self.issued >= self.max_bs
+            (self.io_size_set || !all_done) && self.io_size - done >= self.max_bs
         } else {
             false
         };
@@ -494,6 +527,172 @@ mod tests {
         let want: Vec<u64> = (0..256).map(|i| i * 4096).collect();
         assert_eq!(offsets(&ios), want);
         assert_ne!(ios.iter().map(|io| io.offset).collect::<Vec<_>>(), want);
+    }
+
+    /// `(dir, offset, len)` of every I/O, with `t`/`w` for trim and write.
+    fn steps(ios: &[IoUnit]) -> Vec<(char, u64, u32)> {
+        ios.iter()
+            .map(|io| {
+                let d = match io.dir {
+                    DataDir::Trim => 't',
+                    DataDir::Write => 'w',
+                    DataDir::Read => 'r',
+                };
+                (d, io.offset, io.len)
+            })
+            .collect()
+    }
+
+    /// Checks that `ios` is trim/write pairs of the same block, and returns
+    /// the blocks as `(offset, len)`.
+    fn trimwrite_pairs(ios: &[IoUnit]) -> Vec<(u64, u32)> {
+        assert_eq!(ios.len() % 2, 0, "{:?}", steps(ios));
+        ios.chunks(2)
+            .map(|p| {
+                assert_eq!(p[0].dir, DataDir::Trim, "{:?}", steps(p));
+                assert_eq!(
+                    p[1],
+                    IoUnit {
+                        dir: DataDir::Write,
+                        ..p[0]
+                    }
+                );
+                (p[0].offset, p[0].len)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn trimwrite_trims_each_block_then_writes_it() {
+        let s = spec(RwKind::TrimWrite, 64 << 10, 4096);
+        let ios = all(&s, 0);
+        let want: Vec<(u64, u32)> = (0..16).map(|i| (i * 4096, 4096)).collect();
+        assert_eq!(trimwrite_pairs(&ios), want);
+        // The write block size sets both halves, whatever the trim's
+        // (fio 3.33 draws the length from the write sizes, then repeats it).
+        let mut s = spec(RwKind::TrimWrite, 64 << 10, 4096);
+        s.bs.write = BlockSize::Fixed(16384);
+        s.bs.trim = BlockSize::Fixed(512);
+        let want: Vec<(u64, u32)> = (0..4).map(|i| (i * 16384, 16384)).collect();
+        assert_eq!(trimwrite_pairs(&all(&s, 0)), want);
+    }
+
+    #[test]
+    fn trimwrite_matches_fio() {
+        // fio 3.33 --name=t --ioengine=null --write_iolog=log --bs=4k
+        //   --rw=trimwrite <options>: the trim/write pairs of the log.
+        type Tweak = fn(&mut JobSpec);
+        let cases: [(Tweak, usize, u64); 8] = [
+            // --size=64k: (pairs, offset of the last)
+            (|_| {}, 16, 61440),
+            // --size=64k --io_size=32k
+            (|s| s.io_size = Some(32 << 10), 8, 28672),
+            // --size=64k --loops=2
+            (|s| s.loops = 2, 32, 61440),
+            // --size=64k --io_size=32k --loops=3
+            (
+                |s| {
+                    s.io_size = Some(32 << 10);
+                    s.loops = 3;
+                },
+                24,
+                28672,
+            ),
+            // --size=64k --io_size=96k: trims and writes add up to 96k
+            // after one pass, so there is no second.
+            (|s| s.io_size = Some(96 << 10), 16, 61440),
+            // --size=64k --io_size=160k: they do not, so a second pass.
+            (|s| s.io_size = Some(160 << 10), 32, 61440),
+            // --size=64k --io_size=96k --loops=2
+            (
+                |s| {
+                    s.io_size = Some(96 << 10);
+                    s.loops = 2;
+                },
+                32,
+                61440,
+            ),
+            // --size=64k --io_size=40k --bs=16k: each direction's 40k is
+            // rounded up to whole blocks.
+            (
+                |s| {
+                    s.io_size = Some(40 << 10);
+                    s.bs = PerDir::all(BlockSize::Fixed(16384));
+                },
+                3,
+                32768,
+            ),
+        ];
+        for (i, (tweak, pairs, last)) in cases.iter().enumerate() {
+            let mut s = spec(RwKind::TrimWrite, 64 << 10, 4096);
+            tweak(&mut s);
+            let got = trimwrite_pairs(&all(&s, 0));
+            assert_eq!(got.len(), *pairs, "case {i}");
+            assert_eq!(got.last().map(|p| p.0), Some(*last), "case {i}");
+        }
+        // --size=256k --bsrange=4k-64k: the lengths rw=write draws.
+        let mut s = spec(RwKind::TrimWrite, 256 << 10, 4096);
+        s.bs = PerDir::all(BlockSize::Range {
+            min: 4096,
+            max: 65536,
+        });
+        let want = [
+            (0, 16384),
+            (16384, 4096),
+            (20480, 28672),
+            (49152, 36864),
+            (86016, 36864),
+            (122880, 20480),
+            (143360, 53248),
+            (196608, 12288),
+            (208896, 45056),
+            (253952, 8192),
+        ];
+        assert_eq!(trimwrite_pairs(&all(&s, 0)), want);
+        // --rw=randtrimwrite --size=256k --bsrange=4k-64k
+        s.rw.kind = RwKind::RandTrimWrite;
+        let want = [
+            (12288, 16384),
+            (192512, 4096),
+            (217088, 28672),
+            (122880, 36864),
+            (102400, 20480),
+            (245760, 12288),
+            (98304, 4096),
+            (90112, 8192),
+            (258048, 4096),
+            (28672, 8192),
+            (0, 12288),
+            (167936, 24576),
+            (36864, 36864),
+            (73728, 16384),
+            (159744, 8192),
+            (196608, 20480),
+        ];
+        assert_eq!(trimwrite_pairs(&all(&s, 0)), want);
+    }
+
+    #[test]
+    fn randtrimwrite_covers_every_block_once() {
+        let s = spec(RwKind::RandTrimWrite, 64 << 10, 4096);
+        let pairs = trimwrite_pairs(&all(&s, 0));
+        // fio 3.33: trim 0, write 0, trim 45056, write 45056, trim 53248, ...
+        let first: Vec<u64> = pairs.iter().take(3).map(|p| p.0).collect();
+        assert_eq!(first, [0, 45056, 53248]);
+        let mut offsets: Vec<u64> = pairs.iter().map(|p| p.0).collect();
+        offsets.sort_unstable();
+        assert_eq!(offsets, (0..16).map(|i| i * 4096).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_time_based_trimwrite_keeps_its_pairs_across_the_wrap() {
+        let mut s = spec(RwKind::TrimWrite, 16 << 10, 4096);
+        s.time_based = true;
+        let mut w = Workload::new(&s, &extents(&s), 0);
+        let ios: Vec<IoUnit> = (0..40).map(|_| w.next().unwrap()).collect();
+        let pairs = trimwrite_pairs(&ios);
+        let want: Vec<(u64, u32)> = (0..20).map(|i| (i % 4 * 4096, 4096)).collect();
+        assert_eq!(pairs, want);
     }
 
     #[test]
