@@ -11,10 +11,12 @@ mod lfsr;
 mod rand;
 mod random_map;
 mod rwmix;
+mod verify;
 
 pub use buffers::BufferFiller;
 pub use generator::{DataDir, FileExtent, IoUnit, Workload};
 pub use layout::{plan_files, FilePlan};
+pub use verify::{check_zeroes, BlockId, Corruption, CorruptionKind, Verifier};
 #[cfg(test)]
 mod fio_cases;
 #[cfg(test)]

@@ -1,0 +1,145 @@
+//! verify_pattern laid over a block: the pattern repeated from the block's
+//! first byte, with the block's offset in the eight bytes of each `%o`.
+
+use ioscope_job::Pattern;
+
+/// A tile holds whole repetitions of the pattern and is at least this
+/// long, so that copying and comparing go a few KiB at a time rather than a
+/// few bytes.
+const TILE_MIN: usize = 4096;
+/// fio's (and the job parser's) longest pattern.
+const PATTERN_MAX: usize = 512;
+/// The longest tile: whole repetitions reach `TILE_MIN` less than a
+/// pattern past it.
+const TILE_MAX: usize = TILE_MIN + PATTERN_MAX;
+
+/// The pattern repeated into one tile, with where its `%o`s fall.
+pub struct PatternTile {
+    bytes: Vec<u8>,
+    offsets: Vec<usize>,
+}
+
+impl PatternTile {
+    pub fn new(pattern: &Pattern) -> Result<PatternTile, String> {
+        let len = pattern.bytes.len();
+        if len == 0 {
+            return Err("verify_pattern is empty".to_string());
+        }
+        if len > PATTERN_MAX {
+            return Err(format!(
+                "verify_pattern is {len} bytes; at most {PATTERN_MAX} are allowed"
+            ));
+        }
+        if let Some(&o) = pattern.offsets.iter().find(|&&o| o + 8 > len) {
+            return Err(format!(
+                "verify_pattern has a %o at byte {o}, which does not leave the 8 bytes it needs"
+            ));
+        }
+        let reps = TILE_MIN.div_ceil(len);
+        let bytes = pattern.bytes.repeat(reps);
+        let offsets = (0..reps)
+            .flat_map(|r| pattern.offsets.iter().map(move |o| r * len + o))
+            .collect();
+        Ok(PatternTile { bytes, offsets })
+    }
+
+    /// Where the first `%o` of a block lies, if the pattern has one.
+    pub fn first_offset(&self) -> Option<usize> {
+        self.offsets.first().copied()
+    }
+
+    /// The tile for the block at file offset `offset`, cut to the block's
+    /// `len` when shorter (a shorter block never wraps around the tile, and
+    /// needs neither the copy nor the `%o`s past its end).
+    pub fn at(&self, offset: u64, len: usize) -> Pasted {
+        let n = self.bytes.len().min(len);
+        let mut bytes = [0u8; TILE_MAX];
+        bytes[..n].copy_from_slice(&self.bytes[..n]);
+        for &o in self.offsets.iter().take_while(|&&o| o + 8 <= n) {
+            bytes[o..o + 8].copy_from_slice(&offset.to_ne_bytes());
+        }
+        Pasted { bytes, len: n }
+    }
+}
+
+/// The pattern as one block holds it, on the stack so that filling and
+/// checking allocate nothing.
+pub struct Pasted {
+    bytes: [u8; TILE_MAX],
+    len: usize,
+}
+
+impl Pasted {
+    fn tile(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    /// Fills `out`, which starts at byte `pos` of the block.
+    pub fn fill(&self, out: &mut [u8], pos: usize) {
+        let tile = self.tile();
+        let mut phase = pos % tile.len();
+        let mut rest = out;
+        while !rest.is_empty() {
+            let n = rest.len().min(tile.len() - phase);
+            let (now, later) = rest.split_at_mut(n);
+            now.copy_from_slice(&tile[phase..phase + n]);
+            rest = later;
+            phase = 0;
+        }
+    }
+
+    /// Whether `data`, the block from its first byte, holds the pattern.
+    pub fn matches(&self, data: &[u8]) -> bool {
+        let tile = self.tile();
+        data.chunks(tile.len()).all(|c| c == &tile[..c.len()])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tile(bytes: &[u8], offsets: &[usize]) -> PatternTile {
+        PatternTile::new(&Pattern {
+            bytes: bytes.to_vec(),
+            offsets: offsets.to_vec(),
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn repeats_from_the_block_start_with_the_offset_pasted() {
+        let t = tile(&[0xab, 0, 0, 0, 0, 0, 0, 0, 0, 0xcd], &[1]);
+        let mut block = vec![0u8; 10_000];
+        let p = t.at(0x1122_3344, block.len());
+        p.fill(&mut block[..777], 0);
+        p.fill(&mut block[777..], 777);
+        for (i, rep) in block.chunks(10).enumerate() {
+            let mut want = vec![0xab];
+            want.extend_from_slice(&0x1122_3344u64.to_ne_bytes());
+            want.push(0xcd);
+            assert_eq!(rep, &want[..rep.len()], "repetition {i}");
+        }
+        assert!(p.matches(&block));
+        block[9_999] ^= 1;
+        assert!(!p.matches(&block));
+    }
+
+    #[test]
+    fn short_blocks_take_what_they_need() {
+        let t = tile(b"xyz", &[]);
+        let mut block = [0u8; 5];
+        let p = t.at(0, 5);
+        p.fill(&mut block, 0);
+        assert_eq!(&block, b"xyzxy");
+        assert!(p.matches(&block));
+    }
+
+    #[test]
+    fn refuses_patterns_it_cannot_lay() {
+        let new = |bytes: Vec<u8>, offsets| PatternTile::new(&Pattern { bytes, offsets }).err();
+        assert!(new(vec![], vec![]).unwrap().contains("empty"));
+        assert!(new(vec![0; 513], vec![]).unwrap().contains("at most 512"));
+        assert!(new(vec![0; 9], vec![2]).unwrap().contains("%o at byte 2"));
+    }
+}

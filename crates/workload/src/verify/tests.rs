@@ -1,0 +1,563 @@
+//! The verifier against faults made in memory: for every method, which
+//! faults it can see and what it calls them.
+
+use ioscope_job::{JobSpec, Pattern, RwKind, VerifyMethod};
+use proptest::prelude::*;
+
+use super::*;
+use crate::test_spec::spec;
+use CorruptionKind::*;
+
+const BLOCK: BlockId = BlockId {
+    file: 1,
+    offset: 8192,
+    len: 4096,
+    seq: 17,
+};
+
+fn job(method: VerifyMethod, interval: u64, edit: impl FnOnce(&mut JobSpec)) -> JobSpec {
+    let mut s = spec(RwKind::Write, 1 << 20, 4096);
+    s.verify.method = method;
+    s.verify.interval = interval;
+    edit(&mut s);
+    s
+}
+
+fn verifier(method: VerifyMethod, interval: u64, edit: impl FnOnce(&mut JobSpec)) -> Verifier {
+    Verifier::new(&job(method, interval, edit), 0).unwrap()
+}
+
+fn filled(v: &Verifier, block: &BlockId) -> Vec<u8> {
+    let mut buf = vec![0u8; block.len as usize];
+    v.fill(&mut buf, block);
+    buf
+}
+
+/// Bytes with no zero among them, and `%o` where asked.
+fn pattern(with_offset: bool) -> Pattern {
+    let mut bytes = b"ioscope".to_vec();
+    let mut offsets = Vec::new();
+    if with_offset {
+        offsets.push(bytes.len());
+        bytes.extend_from_slice(&[0; 8]);
+    }
+    bytes.extend_from_slice(&[0xa5, 0x5a, 0x11]);
+    Pattern { bytes, offsets }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Fault {
+    DataBit,
+    HeaderBit,
+    Misdirected,
+    Stale,
+    Zeroes,
+    TornOlder,
+    TornZeroes,
+}
+
+const FAULTS: [Fault; 7] = [
+    Fault::DataBit,
+    Fault::HeaderBit,
+    Fault::Misdirected,
+    Fault::Stale,
+    Fault::Zeroes,
+    Fault::TornOlder,
+    Fault::TornZeroes,
+];
+
+const OTHER_OFFSET: u64 = 12288;
+const OLDER_SEQ: u64 = 9;
+
+/// Does `fault` to a good copy of `BLOCK`; returns the file offset the
+/// diagnosis must name.
+fn inject(fault: Fault, v: &Verifier, buf: &mut [u8]) -> u64 {
+    let half = buf.len() / 2;
+    let older = filled(
+        v,
+        &BlockId {
+            seq: OLDER_SEQ,
+            ..BLOCK
+        },
+    );
+    match fault {
+        Fault::DataBit => {
+            buf[3000] ^= 1 << 2;
+            return BLOCK.offset + 3000;
+        }
+        // Inside the header's offset field when there is a header.
+        Fault::HeaderBit => {
+            buf[20] ^= 1 << 5;
+            return BLOCK.offset + 20;
+        }
+        Fault::Misdirected => buf.copy_from_slice(&filled(
+            v,
+            &BlockId {
+                offset: OTHER_OFFSET,
+                ..BLOCK
+            },
+        )),
+        Fault::Stale => buf.copy_from_slice(&older),
+        Fault::Zeroes => buf.fill(0),
+        Fault::TornOlder => {
+            buf[half..].copy_from_slice(&older[half..]);
+            return BLOCK.offset + half as u64;
+        }
+        Fault::TornZeroes => {
+            buf[half..].fill(0);
+            return BLOCK.offset + half as u64;
+        }
+    }
+    BLOCK.offset
+}
+
+type Seen = [Option<CorruptionKind>; 7];
+
+/// Methods with a data checksum see every fault.
+const SEES_ALL: Seen = [
+    Some(BitFlip),
+    Some(BitFlip),
+    Some(Misdirected),
+    Some(Stale),
+    Some(LostWrite),
+    Some(Torn),
+    Some(Torn),
+];
+
+#[test]
+fn each_method_sees_what_it_can_and_names_it() {
+    let checksums = [
+        VerifyMethod::Crc32c,
+        VerifyMethod::Crc32cIntel,
+        VerifyMethod::Crc32,
+        VerifyMethod::Crc64,
+        VerifyMethod::Md5,
+        VerifyMethod::Sha1,
+        VerifyMethod::Sha256,
+        VerifyMethod::Sha512,
+        VerifyMethod::Xxhash,
+    ];
+    let mut table: Vec<(String, VerifyMethod, Option<Pattern>, Seen)> = checksums
+        .iter()
+        .map(|&m| (m.name().to_string(), m, None, SEES_ALL))
+        .collect();
+    table.extend([
+        // The header alone: no data bit, and one header per block says
+        // nothing of its second half.
+        (
+            "meta".into(),
+            VerifyMethod::Meta,
+            None,
+            [
+                None,
+                Some(BitFlip),
+                Some(Misdirected),
+                Some(Stale),
+                Some(LostWrite),
+                None,
+                None,
+            ],
+        ),
+        ("null".into(), VerifyMethod::Null, None, [None; 7]),
+        // Every block and every write of it holds the same bytes.
+        (
+            "pattern".into(),
+            VerifyMethod::Pattern,
+            Some(pattern(false)),
+            [
+                Some(BitFlip),
+                Some(BitFlip),
+                None,
+                None,
+                Some(LostWrite),
+                None,
+                Some(Torn),
+            ],
+        ),
+        // %o tells blocks apart, not writes of one block.
+        (
+            "pattern with %o".into(),
+            VerifyMethod::Pattern,
+            Some(pattern(true)),
+            [
+                Some(BitFlip),
+                Some(BitFlip),
+                Some(Misdirected),
+                None,
+                Some(LostWrite),
+                None,
+                Some(Torn),
+            ],
+        ),
+        // The headers tell writes apart; the data of two writes is the same.
+        (
+            "crc32c with verify_pattern".into(),
+            VerifyMethod::Crc32c,
+            Some(pattern(false)),
+            [
+                Some(BitFlip),
+                Some(BitFlip),
+                Some(Misdirected),
+                Some(Stale),
+                Some(LostWrite),
+                None,
+                Some(Torn),
+            ],
+        ),
+    ]);
+    assert_eq!(table.len(), 14);
+    for (name, method, pat, seen) in table {
+        let v = verifier(method, 4096, |s| s.verify.pattern = pat);
+        assert_eq!(v.method(), method);
+        let good = filled(&v, &BLOCK);
+        assert_eq!(v.check(&good, &BLOCK), Ok(()), "{name}: a good block");
+        for (fault, want) in FAULTS.into_iter().zip(seen) {
+            let mut buf = good.clone();
+            let offset = inject(fault, &v, &mut buf);
+            let got = v.check(&buf, &BLOCK);
+            match want {
+                None => assert_eq!(got, Ok(()), "{name}: {fault:?} is invisible to it"),
+                Some(kind) => {
+                    let c = got.expect_err(&format!("{name}: {fault:?} must be seen"));
+                    assert_eq!(c.kind, kind, "{name}: {fault:?}: {c}");
+                    assert_eq!(c.offset, offset, "{name}: {fault:?}: {c}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn details_say_what_was_found() {
+    let v = verifier(VerifyMethod::Crc32c, 4096, |_| {});
+    let good = filled(&v, &BLOCK);
+    let detail = |fault| {
+        let mut buf = good.clone();
+        inject(fault, &v, &mut buf);
+        v.check(&buf, &BLOCK).unwrap_err().to_string()
+    };
+    assert_eq!(
+        detail(Fault::Misdirected),
+        "misdirected write at offset 8192: holds the write meant for offset 12288 (write #17)"
+    );
+    assert_eq!(
+        detail(Fault::Stale),
+        "stale data at offset 8192: holds write #9; write #17 of this block was lost"
+    );
+    assert_eq!(
+        detail(Fault::Zeroes),
+        "lost write at offset 8192: reads back zeroes: never written"
+    );
+    assert_eq!(
+        detail(Fault::TornZeroes),
+        "torn write at offset 10240: the first 2048 of 4096 bytes are this write's; the rest reads back zeroes"
+    );
+    assert_eq!(
+        detail(Fault::TornOlder),
+        "torn write at offset 10240: the first 2048 of 4096 bytes are this write's; the rest holds other data"
+    );
+    assert_eq!(
+        detail(Fault::DataBit),
+        "bit flip at offset 11192: 1 bit differ from what was written, the first is bit 2 of the byte at offset 11192"
+    );
+    assert!(detail(Fault::HeaderBit).ends_with("bit 5 of the byte at offset 8212 (in the header)"));
+
+    let p = verifier(VerifyMethod::Pattern, 4096, |s| {
+        s.verify.pattern = Some(pattern(true))
+    });
+    let mut buf = filled(
+        &p,
+        &BlockId {
+            offset: OTHER_OFFSET,
+            ..BLOCK
+        },
+    );
+    assert_eq!(
+        p.check(&buf, &BLOCK).unwrap_err().detail,
+        "holds the pattern meant for offset 12288"
+    );
+    buf = filled(&p, &BLOCK);
+    for b in &mut buf[100..300] {
+        *b ^= 0x0f;
+    }
+    let c = p.check(&buf, &BLOCK).unwrap_err();
+    assert_eq!(c.kind, PatternMismatch);
+    assert_eq!(c.offset, 8192 + 100);
+    assert!(
+        c.detail
+            .starts_with("200 of 4096 bytes differ from verify_pattern"),
+        "{c}"
+    );
+}
+
+#[test]
+fn several_headers_per_block() {
+    let v = verifier(VerifyMethod::Crc32c, 512, |_| {});
+    let block = BlockId { len: 8192, ..BLOCK };
+    let good = filled(&v, &block);
+    for (i, interval) in good.chunks(512).enumerate() {
+        assert_eq!(&interval[..4], b"iosV", "interval {i}");
+        assert_eq!(
+            interval[16..24],
+            (block.offset + i as u64 * 512).to_le_bytes()
+        );
+    }
+    assert_eq!(v.check(&good, &block), Ok(()));
+    let check = |edit: &dyn Fn(&mut [u8])| {
+        let mut buf = good.clone();
+        edit(&mut buf);
+        v.check(&buf, &block).unwrap_err()
+    };
+    let at = |pos: u64| block.offset + pos;
+
+    let c = check(&|b| b[5 * 512 + 300] ^= 0x40);
+    assert_eq!((c.kind, c.offset), (BitFlip, at(5 * 512 + 300)));
+    let c = check(&|b| b[5 * 512 + 20] ^= 1);
+    assert_eq!((c.kind, c.offset), (BitFlip, at(5 * 512 + 20)));
+    assert!(c.detail.ends_with("(in the header)"));
+
+    let older = filled(
+        &v,
+        &BlockId {
+            seq: OLDER_SEQ,
+            ..block
+        },
+    );
+    let c = check(&|b| b[4096..].copy_from_slice(&older[4096..]));
+    assert_eq!(
+        c.to_string(),
+        format!("torn write at offset {}: the first 4096 of 8192 bytes are this write's; the rest holds write #9", at(4096))
+    );
+    let c = check(&|b| b.copy_from_slice(&older));
+    assert_eq!((c.kind, c.offset), (Stale, at(0)));
+
+    // One bad interval amid good ones is no tear.
+    let c = check(&|b| b[1536..2048].fill(0));
+    assert_eq!((c.kind, c.offset), (LostWrite, at(1536)));
+    let elsewhere = filled(
+        &v,
+        &BlockId {
+            offset: 65536,
+            ..block
+        },
+    );
+    let c = check(&|b| b[1024..1536].copy_from_slice(&elsewhere[1024..1536]));
+    assert_eq!((c.kind, c.offset), (Misdirected, at(1024)));
+    assert_eq!(
+        c.detail,
+        "holds the write meant for offset 66560 (write #17)"
+    );
+}
+
+#[test]
+fn verify_offset_moves_the_header() {
+    let v = verifier(VerifyMethod::Crc32c, 4096, |s| s.verify.offset = 1000);
+    let good = filled(&v, &BLOCK);
+    assert_eq!(&good[1000..1004], b"iosV");
+    assert_ne!(&good[..4], b"iosV");
+    assert_eq!(v.check(&good, &BLOCK), Ok(()));
+    let mut buf = good.clone();
+    buf[1020] ^= 0x80;
+    let c = v.check(&buf, &BLOCK).unwrap_err();
+    assert_eq!((c.kind, c.offset), (BitFlip, BLOCK.offset + 1020));
+    assert!(c.detail.ends_with("(in the header)"));
+    buf = good.clone();
+    buf[20] ^= 0x80;
+    assert!(!v.check(&buf, &BLOCK).unwrap_err().detail.contains("header"));
+
+    // The header in the torn half: the data before it still proves the write.
+    let late = verifier(VerifyMethod::Md5, 4096, |s| s.verify.offset = 3000);
+    let mut buf = filled(&late, &BLOCK);
+    let older = filled(
+        &late,
+        &BlockId {
+            seq: OLDER_SEQ,
+            ..BLOCK
+        },
+    );
+    buf[2048..].copy_from_slice(&older[2048..]);
+    let c = late.check(&buf, &BLOCK).unwrap_err();
+    assert_eq!(
+        c.detail,
+        "the first 2048 of 4096 bytes are this write's; the rest holds other data"
+    );
+
+    // With verify_pattern the data is the same in every write, so nothing
+    // before the header proves which write it is: only the header speaks.
+    let same = verifier(VerifyMethod::Crc32c, 4096, |s| {
+        s.verify.offset = 3000;
+        s.verify.pattern = Some(pattern(false));
+    });
+    let mut buf = filled(&same, &BLOCK);
+    let older = filled(
+        &same,
+        &BlockId {
+            seq: OLDER_SEQ,
+            ..BLOCK
+        },
+    );
+    buf[2048..].copy_from_slice(&older[2048..]);
+    assert_eq!(same.check(&buf, &BLOCK).unwrap_err().kind, Stale);
+}
+
+#[test]
+fn fill_is_deterministic_and_differs_per_write() {
+    let s = job(VerifyMethod::Xxhash, 4096, |_| {});
+    let a = filled(&Verifier::new(&s, 3).unwrap(), &BLOCK);
+    let v = Verifier::new(&s, 3).unwrap();
+    assert_eq!(a, filled(&v, &BLOCK));
+    let mut out = vec![0u8; 4096];
+    v.expected(&BLOCK, &mut out);
+    assert_eq!(a, out);
+    let others = [
+        BlockId { seq: 18, ..BLOCK },
+        BlockId { offset: 0, ..BLOCK },
+        BlockId { file: 0, ..BLOCK },
+    ];
+    for b in others {
+        assert_ne!(a[100..], filled(&v, &b)[100..], "{b:?}");
+    }
+    let other_worker = filled(&Verifier::new(&s, 4).unwrap(), &BLOCK);
+    assert_ne!(a[100..], other_worker[100..]);
+    let other_seed = job(VerifyMethod::Xxhash, 4096, |s| s.randseed = Some(5));
+    assert_ne!(
+        a[100..],
+        filled(&Verifier::new(&other_seed, 3).unwrap(), &BLOCK)[100..]
+    );
+}
+
+#[test]
+fn another_job_or_run_is_foreign() {
+    let ours = verifier(VerifyMethod::Crc32c, 4096, |s| s.randseed = Some(1));
+    let theirs = verifier(VerifyMethod::Crc32c, 4096, |s| s.randseed = Some(2));
+    let c = ours.check(&filled(&theirs, &BLOCK), &BLOCK).unwrap_err();
+    assert_eq!(c.kind, LostWrite);
+    assert!(
+        c.detail
+            .starts_with("holds a block of another job or run (verify=crc32c, seed"),
+        "{c}"
+    );
+
+    let sha = verifier(VerifyMethod::Sha256, 4096, |s| s.randseed = Some(1));
+    let c = sha.check(&filled(&ours, &BLOCK), &BLOCK).unwrap_err();
+    assert_eq!(c.kind, LostWrite);
+    assert!(c.detail.contains("verify=crc32c"), "{c}");
+}
+
+#[test]
+fn damage_that_is_not_a_whole_write() {
+    let v = verifier(VerifyMethod::Sha1, 4096, |_| {});
+    let good = filled(&v, &BLOCK);
+    let check = |edit: &dyn Fn(&mut [u8])| {
+        let mut buf = good.clone();
+        edit(&mut buf);
+        v.check(&buf, &BLOCK).unwrap_err()
+    };
+    let c = check(&|b| b[..64].fill(0));
+    assert_eq!((c.kind, c.offset), (HeaderDamaged, BLOCK.offset));
+    assert!(c.detail.ends_with("the data is intact"), "{c}");
+
+    let c = check(&|b| b[100..400].iter_mut().for_each(|x| *x ^= 0x5a));
+    assert_eq!((c.kind, c.offset), (DataCorrupt, BLOCK.offset + 100));
+    assert!(c.detail.starts_with("300 of 4096 bytes differ"), "{c}");
+
+    let c = check(&|b| {
+        b[30] ^= 0xff;
+        b[100..400].iter_mut().for_each(|x| *x ^= 0x5a);
+    });
+    assert_eq!(c.kind, DataCorrupt);
+    assert!(c.detail.ends_with("the header among them"), "{c}");
+
+    let c = check(&|b| {
+        b.iter_mut()
+            .enumerate()
+            .for_each(|(i, x)| *x = (i * 31 % 251) as u8)
+    });
+    assert_eq!(c.kind, LostWrite);
+    assert_eq!(
+        c.detail,
+        "holds data without an ioscope header: this write never reached it"
+    );
+
+    // Sixteen scattered bits are flips; seventeen are more than that.
+    let flips = |n: usize| move |b: &mut [u8]| (0..n).for_each(|i| b[200 + i * 97] ^= 4);
+    let c = check(&flips(16));
+    assert_eq!(c.kind, BitFlip);
+    assert!(c.detail.starts_with("16 bits differ"), "{c}");
+    assert_eq!(check(&flips(17)).kind, DataCorrupt);
+}
+
+#[test]
+fn other_writes_of_the_same_job() {
+    let v = verifier(VerifyMethod::Crc64, 4096, |_| {});
+    let c = v
+        .check(&filled(&v, &BlockId { file: 2, ..BLOCK }), &BLOCK)
+        .unwrap_err();
+    assert_eq!(c.kind, Misdirected);
+    assert_eq!(
+        c.detail,
+        "holds the write meant for file #2 offset 8192 (write #17)"
+    );
+    let c = v
+        .check(&filled(&v, &BlockId { seq: 20, ..BLOCK }), &BLOCK)
+        .unwrap_err();
+    assert_eq!(c.kind, Stale);
+    assert_eq!(
+        c.detail,
+        "holds write #20, newer than write #17 it was checked for"
+    );
+}
+
+#[test]
+fn refuses_options_that_cannot_work() {
+    let err = |method, interval, edit: fn(&mut JobSpec)| {
+        Verifier::new(&job(method, interval, edit), 0)
+            .err()
+            .unwrap()
+    };
+    assert_eq!(
+        err(VerifyMethod::Crc32c, 32, |_| {}),
+        "verify_interval=32 is smaller than the 48-byte verify=crc32c header: use at least 48"
+    );
+    assert!(err(VerifyMethod::Sha512, 100, |_| {}).contains("use at least 108"));
+    assert_eq!(
+        err(VerifyMethod::Crc32c, 4096, |s| s.verify.offset = 4049),
+        "verify_offset=4049 leaves no room for the 48-byte verify=crc32c header in a 4096-byte interval: use at most 4048"
+    );
+    assert!(err(VerifyMethod::None, 4096, |_| {}).contains("verify=0"));
+    assert!(err(VerifyMethod::Pattern, 4096, |_| {}).contains("needs verify_pattern"));
+    // The header fits exactly; verify=pattern has none to fit.
+    assert!(Verifier::new(&job(VerifyMethod::Crc32c, 48, |_| {}), 0).is_ok());
+    let tiny = job(VerifyMethod::Pattern, 1, |s| {
+        s.verify.pattern = Some(pattern(false))
+    });
+    assert!(Verifier::new(&tiny, 0).is_ok());
+}
+
+#[test]
+fn verifier_can_be_shared_with_checking_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<Verifier>();
+}
+
+proptest! {
+    #[test]
+    fn blocks_of_any_whole_number_of_intervals(
+        interval_kb in prop::sample::select(vec![512u64, 1024, 4096]),
+        count in 1u32..=32,
+        method in prop::sample::select(vec![VerifyMethod::Crc32c, VerifyMethod::Xxhash, VerifyMethod::Sha256]),
+        offset_blocks in 0u64..1 << 20,
+        flip in any::<prop::sample::Index>(),
+        bit in 0u8..8,
+    ) {
+        let v = verifier(method, interval_kb, |_| {});
+        let block = BlockId { file: 0, offset: offset_blocks * 512, len: interval_kb as u32 * count, seq: 3 };
+        let mut buf = filled(&v, &block);
+        prop_assert_eq!(v.check(&buf, &block), Ok(()));
+        let at = flip.index(buf.len());
+        buf[at] ^= 1 << bit;
+        let c = v.check(&buf, &block).unwrap_err();
+        prop_assert_eq!(c.kind, BitFlip);
+        prop_assert_eq!(c.offset, block.offset + at as u64);
+    }
+}

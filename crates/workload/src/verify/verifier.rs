@@ -1,0 +1,254 @@
+//! The verifier of one worker: fills the blocks it writes and checks the
+//! blocks it reads back.
+
+use ioscope_job::{JobSpec, VerifyMethod};
+
+use super::checksum::{self, Checksum};
+use super::header::{self, Header};
+use super::pattern::{Pasted, PatternTile};
+use super::stream::{self, Stream};
+use super::{diagnosis, BlockId, Corruption};
+use crate::rand::fio_seeds;
+
+/// fio's `FIO_RAND_VER_OFF`: the slot of `td->rand_seeds` fio's verify
+/// draws from.
+const VERIFY_SEED_SLOT: usize = 3;
+
+/// `fill` makes and hashes an interval this much at a time, so the hash
+/// reads the data from the core's L1 cache rather than from memory (a
+/// 16 MiB block made whole and then hashed would be read back from DRAM).
+/// A multiple of the random stream's round.
+const PIECE: usize = 16 * 1024;
+const _: () = assert!(PIECE.is_multiple_of(stream::ROUND));
+
+/// One worker's verify: the bytes each block it writes must hold, and the
+/// check of each block it reads back. Holds no state that changes, so
+/// checks may run on other threads.
+pub struct Verifier {
+    pub(super) method: VerifyMethod,
+    /// verify_interval: every this many bytes of a block carry a header.
+    pub(super) interval: usize,
+    /// verify_offset: where in its interval the header lies.
+    pub(super) header_at: usize,
+    pub(super) header_len: usize,
+    /// Keys the data and goes in every header, so a block of another job or
+    /// run is known for one.
+    pub(super) seed: u64,
+    /// verify_pattern: the data instead of random bytes.
+    pub(super) pattern: Option<PatternTile>,
+}
+
+impl Verifier {
+    /// From the job's verify options; `worker` is the run-wide worker number
+    /// (0-based). Errors (a message for the user) when the options cannot
+    /// work, e.g. an interval smaller than the header, verify_offset +
+    /// header past the interval.
+    ///
+    /// The seed comes from randseed/randrepeat and the worker as fio's
+    /// verify seed does, so a later run of the same job makes the same
+    /// bytes; with randrepeat=0 and no randseed it is new every run, and a
+    /// later verify_only run finds every block to be another run's.
+    pub fn new(spec: &JobSpec, worker: u32) -> Result<Verifier, String> {
+        let v = &spec.verify;
+        let method = v.method;
+        if method == VerifyMethod::None {
+            return Err("verify is off (verify=0): there is nothing to write or check".into());
+        }
+        let pattern = v.pattern.as_ref().map(PatternTile::new).transpose()?;
+        if method == VerifyMethod::Pattern && pattern.is_none() {
+            return Err(
+                "verify=pattern needs verify_pattern, the bytes every block must hold".into(),
+            );
+        }
+        let header_len = header::len(method);
+        // verify=pattern writes no header, so any interval does.
+        if method != VerifyMethod::Pattern {
+            if v.interval < header_len as u64 {
+                return Err(format!(
+                    "verify_interval={} is smaller than the {header_len}-byte verify={} header: use at least {header_len}",
+                    v.interval,
+                    method.name()
+                ));
+            }
+            if v.interval > u64::from(u32::MAX) {
+                return Err(format!(
+                    "verify_interval={} is larger than the largest block (4 GiB - 1)",
+                    v.interval
+                ));
+            }
+            if v.offset + header_len as u64 > v.interval {
+                return Err(format!(
+                    "verify_offset={} leaves no room for the {header_len}-byte verify={} header in a {}-byte interval: use at most {}",
+                    v.offset,
+                    method.name(),
+                    v.interval,
+                    v.interval - header_len as u64
+                ));
+            }
+        }
+        let seeds = fio_seeds(spec.randrepeat, spec.randseed, u64::from(worker) + 1);
+        Ok(Verifier {
+            method,
+            interval: v.interval as usize,
+            header_at: v.offset as usize,
+            header_len,
+            seed: seeds[VERIFY_SEED_SLOT],
+            pattern,
+        })
+    }
+
+    pub fn method(&self) -> VerifyMethod {
+        self.method
+    }
+
+    /// Fills buf (buf.len() == block.len) with what the block must hold:
+    /// per interval (spec.verify.interval bytes) a header and data.
+    /// Deterministic: the same BlockId always gives the same bytes (a later
+    /// verify_only run of the same job must be able to check it).
+    pub fn fill(&self, buf: &mut [u8], block: &BlockId) {
+        self.check_len(buf.len(), block);
+        if let Some(tile) = self.pattern_only() {
+            tile.at(block.offset, buf.len()).fill(buf, 0);
+            return;
+        }
+        let pasted = self.pattern.as_ref().map(|p| p.at(block.offset, buf.len()));
+        for (i, interval) in buf.chunks_exact_mut(self.interval).enumerate() {
+            let start = i * self.interval;
+            let header = self.header(block, start);
+            let mut source = match &pasted {
+                Some(tile) => Source::Pattern { tile, pos: start },
+                None => Source::Random(Stream::new(stream::key(
+                    self.seed,
+                    header.file,
+                    header.offset,
+                    header.seq,
+                ))),
+            };
+            let mut sum = Checksum::new(self.method);
+            for (p, piece) in interval.chunks_mut(PIECE).enumerate() {
+                source.fill(piece);
+                self.sum_data(&mut sum, piece, p * PIECE);
+            }
+            let n = checksum::len(self.method);
+            let mut digest = [0u8; checksum::MAX_LEN];
+            sum.finish(&mut digest[..n]);
+            let at = self.header_at;
+            header.write(&mut interval[at..at + self.header_len], &digest[..n]);
+        }
+    }
+
+    /// Checks a block read back (buf.len() == block.len). Ok, or the
+    /// diagnosis. A good block costs a header read and one checksum pass per
+    /// interval; only a bad one is compared with the bytes made again.
+    pub fn check(&self, buf: &[u8], block: &BlockId) -> Result<(), Corruption> {
+        self.check_len(buf.len(), block);
+        if self.method == VerifyMethod::Null {
+            return Ok(());
+        }
+        if let Some(tile) = self.pattern_only() {
+            if tile.at(block.offset, buf.len()).matches(buf) {
+                return Ok(());
+            }
+            return Err(diagnosis::pattern(tile, buf, block));
+        }
+        for (i, interval) in buf.chunks_exact(self.interval).enumerate() {
+            if !self.holds(interval, &self.header(block, i * self.interval)) {
+                return Err(diagnosis::headers(self, buf, block));
+            }
+        }
+        Ok(())
+    }
+
+    /// The bytes the block should hold (the runner writes them next to the
+    /// bad block for verify_dump).
+    pub fn expected(&self, block: &BlockId, out: &mut [u8]) {
+        self.fill(out, block);
+    }
+
+    /// The header the interval at byte `start` of the block must carry.
+    pub(super) fn header(&self, block: &BlockId, start: usize) -> Header {
+        Header {
+            method: header::code(self.method),
+            len: self.header_len as u16,
+            interval: self.interval as u32,
+            file: block.file,
+            offset: block.offset + start as u64,
+            seq: block.seq,
+            seed: self.seed,
+        }
+    }
+
+    /// The pattern, when it is all a block holds (verify=pattern).
+    fn pattern_only(&self) -> Option<&PatternTile> {
+        self.pattern
+            .as_ref()
+            .filter(|_| self.method == VerifyMethod::Pattern)
+    }
+
+    fn check_len(&self, len: usize, block: &BlockId) {
+        assert_eq!(
+            len, block.len as usize,
+            "the buffer is not the block's length"
+        );
+        assert!(
+            self.method == VerifyMethod::Pattern || len.is_multiple_of(self.interval),
+            "a {len}-byte block is not a whole number of {}-byte verify intervals",
+            self.interval
+        );
+    }
+
+    /// Feeds `sum` the data in `piece`, which starts at byte `at` of its
+    /// interval: all of it but what overlaps the header.
+    fn sum_data(&self, sum: &mut Checksum, piece: &[u8], at: usize) {
+        let (head, tail) = (self.header_at, self.header_at + self.header_len);
+        let end = at + piece.len();
+        if at < head {
+            sum.update(&piece[..end.min(head) - at]);
+        }
+        if end > tail {
+            sum.update(&piece[tail.max(at) - at..]);
+        }
+    }
+
+    /// Whether an interval holds the write `want` names: its header (crc
+    /// and fields), then its data checksum, without making the data again.
+    fn holds(&self, interval: &[u8], want: &Header) -> bool {
+        let at = &interval[self.header_at..];
+        if header::read(at) != Some(*want) {
+            return false;
+        }
+        let n = checksum::len(self.method);
+        if n == 0 {
+            // meta: the header is all there is to check.
+            return true;
+        }
+        let mut sum = Checksum::new(self.method);
+        self.sum_data(&mut sum, interval, 0);
+        let mut digest = [0u8; checksum::MAX_LEN];
+        sum.finish(&mut digest[..n]);
+        digest[..n] == at[header::FIXED..header::FIXED + n]
+    }
+}
+
+/// Where an interval's data comes from.
+enum Source<'a> {
+    /// verify_pattern, laid from the block's start; `pos` is where in the
+    /// block the next byte goes.
+    Pattern {
+        tile: &'a Pasted,
+        pos: usize,
+    },
+    Random(Stream),
+}
+
+impl Source<'_> {
+    fn fill(&mut self, out: &mut [u8]) {
+        match self {
+            Source::Pattern { tile, pos } => {
+                tile.fill(out, *pos);
+                *pos += out.len();
+            }
+            Source::Random(stream) => stream.fill(out),
+        }
+    }
+}
