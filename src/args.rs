@@ -25,6 +25,8 @@ pub struct Args {
     pub output: Option<PathBuf>,
     pub eta: Eta,
     pub parse_only: bool,
+    /// `--readonly`: refuse every job that writes or trims.
+    pub readonly: bool,
     pub job_input: ioscope_job::ParseInput,
 }
 
@@ -38,7 +40,6 @@ const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
     "latency-log",
     "bandwidth-log",
     "showcmd",
-    "readonly",
     "eta-newline",
     "eta-interval",
     "status-interval",
@@ -69,6 +70,7 @@ Runs fio job files and fio-style command-line jobs.
   --output-format=LIST   normal, json, json+ (comma-separated for several)
   --eta=WHEN             the live status line: auto (default), always, never
   --parse-only           check the job files and options, run nothing
+  --readonly             refuse every job that writes or trims (a safety check)
   --section=NAME         run only job section NAME (may be repeated)
   --cmdhelp[=OPTION]     describe a job option, or all of them
   --version              print the version
@@ -86,6 +88,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
         output: None,
         eta: Eta::Auto,
         parse_only: false,
+        readonly: false,
         job_input: ioscope_job::ParseInput::default(),
     };
     let mut args = args.into_iter();
@@ -116,6 +119,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             "eta" => out.eta = parse_eta(&value_of(name)?)?,
             "section" => out.job_input.sections.push(value_of(name)?),
             "parse-only" => out.parse_only = true,
+            "readonly" => out.readonly = true,
             "cmdhelp" => out.action = Action::CmdHelp(value.unwrap_or_else(|| "all".into())),
             "version" | "v" => out.action = Action::Version,
             "help" | "h" => out.action = Action::Help,
@@ -141,6 +145,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "eta",
     "section",
     "parse-only",
+    "readonly",
     "cmdhelp",
     "version",
     "help",
@@ -242,6 +247,14 @@ mod tests {
             a.job_input.cli_options,
             vec!["--hugepage-size=2m", "--name=x"]
         );
+    }
+
+    #[test]
+    fn readonly_is_a_program_option() {
+        let a = args(&["--readonly", "--name=x", "--rw=read"]).unwrap();
+        assert!(a.readonly);
+        assert_eq!(a.job_input.cli_options, vec!["--name=x", "--rw=read"]);
+        assert!(!args(&["--name=x"]).unwrap().readonly);
     }
 
     #[test]

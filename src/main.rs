@@ -76,6 +76,7 @@ fn run() -> anyhow::Result<ExitCode> {
         eta: args.eta,
         notices: normal && args.output.is_none(),
         stdout_is_data: args.output.is_none() && !normal,
+        readonly: args.readonly,
     };
     let result = ioscope_run::run(&parsed, &options)?;
     out.write_all(ioscope_report::render(&result, &args.formats).as_bytes())?;

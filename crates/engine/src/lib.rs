@@ -138,6 +138,7 @@ mod null;
 pub mod nvme;
 mod queue;
 mod request;
+mod signature;
 mod sync;
 mod syscall;
 mod target;
@@ -155,6 +156,7 @@ pub use nop::NopQueue;
 pub use null::NullQueue;
 pub use queue::{Queue, Submitted};
 pub use request::{describe_error, Completion, Op, Request, NVME_STATUS_BIAS};
+pub use signature::{find_signature, Signature};
 pub use sync::{SyncMode, SyncQueue};
 pub use target::{
     layout_file, layout_file_with, mounted_use, needs_layout, NvmeIdentity, OpenOptions, Target,

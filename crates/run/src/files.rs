@@ -179,6 +179,11 @@ pub(crate) fn prepare(
             ];
             target.check_direct_io(&sizes, plan.extent.offset)?;
         }
+        // Last, because it reads the device: a job refused by a check above
+        // leaves the device untouched, not even read.
+        if writes && target.kind() == TargetKind::BlockDevice && !spec.allow_signature_write {
+            refuse_signature(spec, &path, target.size())?;
+        }
         files.push(WorkerFile {
             path,
             target: Some(target),
@@ -187,6 +192,46 @@ pub(crate) fn prepare(
         });
     }
     Ok(files)
+}
+
+/// A block device that holds a filesystem, a partition table or a volume
+/// signature is not written (nor trimmed) unless the job sets
+/// `allow_signature_write=1`, mounted or not: what it holds is not what the
+/// user named. A regular file is written as named and never comes here.
+fn refuse_signature(spec: &JobSpec, path: &Path, size: u64) -> Result<(), RunError> {
+    use std::os::fd::AsRawFd;
+    // A descriptor of its own: the job's may be write-only or O_DIRECT.
+    let found = std::fs::File::open(path)
+        .and_then(|device| {
+            let found = ioscope_engine::find_signature(device.as_raw_fd(), size);
+            // The blocks just read leave the page cache, which invalidate=1
+            // emptied so that the job measures the device. Advice only: a
+            // failure changes nothing the job needs.
+            // SAFETY: fadvise only reads its arguments.
+            unsafe { libc::posix_fadvise(device.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED) };
+            found
+        })
+        .map_err(|e| {
+            RunError::job(
+                &spec.name,
+                format!(
+                    "cannot read {} to look for a filesystem or partition table on it ({e}); \
+                     set allow_signature_write=1 to write without looking",
+                    path.display()
+                ),
+            )
+        })?;
+    match found {
+        Some(signature) => Err(RunError::job(
+            &spec.name,
+            format!(
+                "refusing to write to {}: it holds {signature}; set allow_signature_write=1 \
+                 to overwrite it",
+                path.display()
+            ),
+        )),
+        None => Ok(()),
+    }
 }
 
 /// The engine crate's backend for the job's ioengine.

@@ -34,9 +34,37 @@ pub struct RunOptions {
     /// stdout carries a machine-read format (JSON): the status line, when
     /// asked for, goes to stderr, and `Eta::Auto` shows none.
     pub stdout_is_data: bool,
+    /// fio's `--readonly`: every job that writes or trims is refused before
+    /// any file is opened or laid out.
+    pub readonly: bool,
 }
 
 /// Runs every job and returns what was measured.
 pub fn run(parsed: &Parsed, options: &RunOptions) -> Result<RunResult, RunError> {
+    if options.readonly {
+        refuse_changes(parsed)?;
+    }
     phases::run_all(parsed, options)
+}
+
+/// Under `--readonly`, the first job that would change a target, named with
+/// what it does, as fio refuses it.
+fn refuse_changes(parsed: &Parsed) -> Result<(), RunError> {
+    for spec in &parsed.jobs {
+        let kind = spec.rw.kind;
+        let does = match (kind.writes(), kind.trims()) {
+            (false, false) => continue,
+            (true, false) => "writes",
+            (false, true) => "trims",
+            (true, true) => "trims and writes",
+        };
+        return Err(RunError::job(
+            &spec.name,
+            format!(
+                "{does} (rw={}), but ioscope runs with --readonly",
+                kind.name()
+            ),
+        ));
+    }
+    Ok(())
 }
