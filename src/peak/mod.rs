@@ -64,6 +64,7 @@ fn run(s: &Settings) -> anyhow::Result<()> {
             ..Default::default()
         },
         aio: Default::default(),
+        fault: None,
     };
     let threads = s.threads as usize;
     let progress: Vec<Progress> = (0..threads).map(|_| Progress::default()).collect();

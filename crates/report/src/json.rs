@@ -165,6 +165,10 @@ fn job(job: &JobResult, group: &GroupStats, elapsed: u64, plus: bool) -> Value {
         "latency_ms".into(),
         shares(&LAT_RANGES, &lat_shares(&b.msec, total)),
     );
+    if job.continue_on_error {
+        o.insert("total_err".into(), Value::from(job.total_err));
+        o.insert("first_error".into(), Value::from(job.first_error));
+    }
     if h.iodepth != 0 {
         o.insert("latency_depth".into(), Value::from(h.iodepth));
         o.insert("latency_target".into(), Value::from(0));

@@ -28,6 +28,18 @@ pub fn render(result: &RunResult, opts: &Options) -> String {
     out
 }
 
+/// C's strerror, as fio prints it: "Success" for 0.
+fn strerror(errno: i32) -> String {
+    if errno == 0 {
+        return "Success".to_string();
+    }
+    let msg = std::io::Error::from_raw_os_error(errno).to_string();
+    match msg.find(" (os error") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    }
+}
+
 /// The `(error=...)` text fio puts after a non-zero err.
 fn error_text(errno: i32) -> String {
     let msg = std::io::Error::from_raw_os_error(errno).to_string();
@@ -148,6 +160,14 @@ pub fn job_block(
         job.dropped[1],
         job.dropped[2]
     ));
+    if job.continue_on_error {
+        out.push_str(&format!(
+            "     errors    : total={}, first_error={}/<{}>\n",
+            job.total_err,
+            job.first_error,
+            strerror(job.first_error)
+        ));
+    }
     if h.iodepth != 0 {
         out.push_str(&format!(
             "     latency   : target=0, window=0, percentile=100.00%, depth={}\n",

@@ -75,6 +75,7 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock) -> JobResult {
         header,
         job_options: spec.options.clone(),
         error: f.outcome.errno,
+        continue_on_error: spec.errors.any(),
         helper_cpu: f.helper_cpu,
         elapsed_ms: f.elapsed_ms,
         percentile_list: spec.percentile_list.clone(),
@@ -111,6 +112,8 @@ fn fill_from_loop(result: &mut JobResult, stats: &LoopStats, clock: &Clock) {
     result.complete = stats.complete;
     result.issued = stats.issued;
     result.lat_buckets = stats.lat_buckets;
+    result.total_err = stats.errors.total;
+    result.first_error = stats.errors.first;
 }
 
 fn dir_result(dir: &DirStats, runtime_ms: u64) -> DirResult {

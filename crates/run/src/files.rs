@@ -7,7 +7,7 @@ use ioscope_engine::nvme::nvme_names;
 use ioscope_engine::{
     layout_file, poll_queue_warning, Backend, Op, OpenOptions, Target, TargetKind,
 };
-use ioscope_job::{FadviseHint, IoEngine, JobSpec, WriteMode};
+use ioscope_job::{FadviseHint, IoEngine, JobSpec, SizeSpec, VerifyMethod, WriteMode};
 use ioscope_workload::FileExtent;
 
 use crate::error::RunError;
@@ -68,12 +68,50 @@ pub(crate) fn prepare(
     worker: u32,
     notice: &mut dyn FnMut(String),
 ) -> Result<Vec<WorkerFile>, RunError> {
-    if let Some(name) = not_honoured_yet(spec) {
+    if spec.verify.method != VerifyMethod::None && backend(spec).is_diskless() {
         return Err(RunError::job(
             &spec.name,
-            format!("{name} is not supported by ioscope's runner yet"),
+            format!(
+                "verify needs an engine that stores what it writes; ioengine={} does no I/O",
+                spec.ioengine.name()
+            ),
         ));
     }
+    if spec.verify.async_threads > 0 {
+        return Err(RunError::job(
+            &spec.name,
+            "verify_async is not supported by ioscope yet (blocks are checked in the worker \
+             thread; leave verify_async at 0)",
+        ));
+    }
+    if spec.verify.only && spec.time_based && !spec.verify.state_load {
+        // The writing run stopped at its runtime; nothing says where.
+        return Err(RunError::job(
+            &spec.name,
+            "verify_only with time_based needs verify_state_load=1 (the state the \
+             interrupted writing run saved says how far it got)",
+        ));
+    }
+    if spec.trim_verify.percentage > 0 && !backend(spec).supports(Op::Trim) {
+        return Err(RunError::job(
+            &spec.name,
+            format!(
+                "trim_percentage needs an engine that can trim; ioengine={} cannot",
+                spec.ioengine.name()
+            ),
+        ));
+    }
+    // offset_increment: each clone starts further into the target.
+    let shifted;
+    let spec = match spec.offset {
+        SizeSpec::Bytes(b) if spec.offset_increment > 0 => {
+            let mut s = spec.clone();
+            s.offset = SizeSpec::Bytes(b + u64::from(worker) * spec.offset_increment);
+            shifted = s;
+            &shifted
+        }
+        _ => spec,
+    };
     if backend(spec).is_diskless() {
         let plans = ioscope_workload::plan_files(spec, &[None])
             .map_err(|m| RunError::job(&spec.name, m))?;
@@ -96,7 +134,7 @@ pub(crate) fn prepare(
         ioscope_workload::plan_files(spec, &existing).map_err(|m| RunError::job(&spec.name, m))?;
 
     // Trimming changes the target as writing does.
-    let writes = spec.rw.kind.writes() || spec.rw.kind.trims();
+    let writes = changes_target(spec);
     if spec.rw.kind.trims() && !backend(spec).supports(Op::Trim) {
         return Err(RunError::job(
             &spec.name,
@@ -138,7 +176,8 @@ pub(crate) fn prepare(
         let target = Target::open(
             &path,
             &OpenOptions {
-                read: reads,
+                // Verify reads back what the job writes.
+                read: reads || spec.verify.method != VerifyMethod::None,
                 write: writes,
                 create: create_on_open,
                 direct: spec.direct,
@@ -244,27 +283,14 @@ pub(crate) fn backend(spec: &JobSpec) -> Backend {
     Backend::from_name(engine.name()).expect("every ioengine the job crate accepts has a backend")
 }
 
-/// The options the job crate parses whose run-time side is not built yet.
-fn not_honoured_yet(spec: &JobSpec) -> Option<&'static str> {
-    use ioscope_job::{RwKind, VerifyMethod};
-    [
-        (spec.verify.method != VerifyMethod::None, "verify"),
-        (spec.buffer_pattern.is_some(), "buffer_pattern"),
-        (
-            spec.buffer_compress_percentage.is_some(),
-            "buffer_compress_percentage",
-        ),
-        (spec.dedupe_percentage > 0, "dedupe_percentage"),
-        (spec.errors.any(), "continue_on_error"),
-        (
-            matches!(spec.rw.kind, RwKind::TrimWrite | RwKind::RandTrimWrite),
-            "rw=trimwrite",
-        ),
-        (spec.ioengine == IoEngine::Faulty, "ioengine=faulty"),
-    ]
-    .into_iter()
-    .find(|c| c.0)
-    .map(|c| c.1)
+/// Whether the job writes, trims or zeroes its targets. verify_only sends
+/// reads alone (unless it trims blocks to check that they read back zeroes).
+pub(crate) fn changes_target(spec: &JobSpec) -> bool {
+    let trims_to_verify = spec.trim_verify.percentage > 0;
+    if spec.verify.only {
+        return trims_to_verify;
+    }
+    spec.rw.kind.writes() || spec.rw.kind.trims() || trims_to_verify
 }
 
 /// Polled completions need a device with poll queues. io_uring refuses

@@ -13,10 +13,12 @@
 //! share of two.
 
 use std::io;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 use ioscope_engine::{Completion, Op, Queue, QueueUser, Request, Submitted};
+use ioscope_job::{ErrorClass, ErrorPolicy};
 use ioscope_stats::{
     current_tid, Clock, DepthDist, HelperCpu, HelperTracker, LatencyBuckets, LatencyHistogram,
     RateSampler, Summary, ThreadCpu,
@@ -25,6 +27,7 @@ use ioscope_workload::{BufferFiller, DataDir, Workload};
 
 use crate::progress::WorkerProgress;
 use crate::signal;
+use crate::verify::{SlotWork, Verdict, VerifyLog, VerifyOutcome};
 
 /// Which latencies to measure and which get histograms.
 #[derive(Clone, Copy, Debug, Default)]
@@ -65,6 +68,8 @@ pub(crate) struct LoopConfig {
     pub runtime_ticks: Option<u64>,
     /// Interval of the bandwidth/IOPS samples.
     pub sample_ms: u64,
+    /// Which errors the job counts and goes on after.
+    pub errors: ErrorPolicy,
 }
 
 /// One direction's measurements.
@@ -108,6 +113,25 @@ pub(crate) struct IoFailure {
     pub file: u32,
     pub offset: u64,
     pub len: u32,
+    /// What a failed verify found, which says more than the errno.
+    pub detail: Option<String>,
+}
+
+/// Errors the job went on after (continue_on_error).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ErrorCount {
+    pub total: u64,
+    /// errno of the first, 0 when none.
+    pub first: i32,
+}
+
+impl ErrorCount {
+    fn add(&mut self, errno: i32) {
+        self.total += 1;
+        if self.first == 0 {
+            self.first = errno;
+        }
+    }
 }
 
 /// Everything one worker measured.
@@ -125,6 +149,9 @@ pub(crate) struct LoopStats {
     pub issued: [u64; 3],
     pub lat_buckets: LatencyBuckets,
     pub failure: Option<IoFailure>,
+    pub errors: ErrorCount,
+    /// What verify found, when the job verifies.
+    pub verify: Option<VerifyOutcome>,
     /// Ticks when measuring began (after the ramp) and when the loop ended.
     pub measure_start: u64,
     pub end: u64,
@@ -153,6 +180,8 @@ impl LoopStats {
             issued: [0; 3],
             lat_buckets: LatencyBuckets::default(),
             failure: None,
+            errors: ErrorCount::default(),
+            verify: None,
             measure_start: now,
             end: now,
             loop_start: now,
@@ -174,6 +203,7 @@ struct Slot {
     issue: u64,
     /// Submitted to an asynchronous queue, so it has a submission latency.
     queued: bool,
+    work: SlotWork,
 }
 
 /// The loop of one worker, run by the engine with its concrete queue.
@@ -188,6 +218,12 @@ pub(crate) struct IoLoop<'a> {
     /// Read once more at the end, while the queue (and so its helper
     /// threads) still exists.
     pub helpers: &'a Mutex<HelperTracker>,
+    /// The job's verify bookkeeping, when it verifies.
+    pub verify: Option<VerifyLog>,
+    /// The worker's files, for messages.
+    pub paths: Vec<PathBuf>,
+    /// The job's name, for the verify state file.
+    pub job: &'a str,
 }
 
 impl QueueUser for IoLoop<'_> {
@@ -217,13 +253,17 @@ impl QueueUser for IoLoop<'_> {
             progress: self.progress,
             clock,
             cfg,
+            verify: self.verify.take(),
+            paths: std::mem::take(&mut self.paths),
         };
         let ramp_end = start + cfg.ramp_ticks;
         let mut ramping = cfg.ramp_ticks > 0;
         let deadline = cfg.runtime_ticks.map(|r| ramp_end + r);
 
         let mut now = start;
-        let mut exhausted = false;
+        // The workload still has I/O to give.
+        let mut writing = true;
+        let mut stopped = false;
         let mut refill = true;
         let mut writes_since_fsync = 0u32;
         let mut fsync_due: Option<u32> = None;
@@ -233,10 +273,16 @@ impl QueueUser for IoLoop<'_> {
                 now = clock.now();
             }
             if signal::interrupted() || self.stop.load(Ordering::Relaxed) {
+                stopped = true;
                 break;
             }
-            if deadline.is_some_and(|d| now >= d) {
-                break;
+            if writing && deadline.is_some_and(|d| now >= d) {
+                // The runtime bounds the workload; a verify phase still
+                // follows, as in fio.
+                if ledger.verify.as_ref().is_none_or(|v| !v.do_verify) {
+                    break;
+                }
+                writing = false;
             }
             if ramping && now >= ramp_end {
                 ramping = false;
@@ -249,10 +295,10 @@ impl QueueUser for IoLoop<'_> {
                 }
             }
 
-            // Fill the queue.
-            while !exhausted && refill {
-                let Some(slot) = free.pop() else { break };
+            // Fill the queue (below the low watermark, as fio refills).
+            while let Some(slot) = refill.then(|| free.pop()).flatten() {
                 let t_start = now;
+                let mut work = SlotWork::Plain;
                 let req = if let Some(file) = fsync_due.take() {
                     Request {
                         op: Op::Fsync,
@@ -261,17 +307,47 @@ impl QueueUser for IoLoop<'_> {
                         len: 0,
                         slot,
                     }
+                } else if let Some(due) = ledger.verify.as_mut().and_then(VerifyLog::next_due) {
+                    work = due;
+                    check_request(due, slot)
+                } else if !writing {
+                    free.push(slot);
+                    break;
                 } else if let Some(unit) = self.workload.next() {
                     let op = match unit.dir {
                         DataDir::Read => Op::Read,
                         DataDir::Write => cfg.write_op,
                         DataDir::Trim => Op::Trim,
                     };
+                    if let Some(v) = ledger.verify.as_mut() {
+                        if op == Op::Write {
+                            let Some(block) = v.number_write(unit.file, unit.offset, unit.len)
+                            else {
+                                // verify_state_load: the run that wrote
+                                // made no more writes than these.
+                                writing = false;
+                                free.push(slot);
+                                break;
+                            };
+                            if v.only {
+                                // verify_only: what would have been written
+                                // is recorded and checked, nothing is sent.
+                                v.written(block);
+                                free.push(slot);
+                                continue;
+                            }
+                            v.fill(&mut q.buffer(slot)[..unit.len as usize], &block);
+                            work = SlotWork::Write(block);
+                        } else if v.only {
+                            free.push(slot);
+                            continue;
+                        }
+                    }
                     if op.modifies() {
                         // Only a command that sends data gets its buffer
                         // filled: scrambling buffers for Write Zeroes costs
                         // time that grows with the depth and moves nothing.
-                        if op.carries_data() {
+                        if op.carries_data() && work == SlotWork::Plain {
                             let buf = &mut q.buffer(slot)[..unit.len as usize];
                             self.filler.prepare_write(buf, unit.offset);
                         }
@@ -290,7 +366,7 @@ impl QueueUser for IoLoop<'_> {
                     }
                 } else {
                     free.push(slot);
-                    exhausted = true;
+                    writing = false;
                     break;
                 };
                 ledger.stats.issued[dir_index(req.op).unwrap_or(0)] +=
@@ -304,6 +380,7 @@ impl QueueUser for IoLoop<'_> {
                     start: t_start,
                     issue: t_issue,
                     queued: false,
+                    work,
                 };
                 match q.submit(&req)? {
                     Submitted::Completed(result) => {
@@ -312,7 +389,7 @@ impl QueueUser for IoLoop<'_> {
                         ledger.stats.depth.add_depth(1, 1);
                         ledger.stats.submit.add_batch(1);
                         ledger.stats.complete.add_batch(1);
-                        let ok = ledger.finish(&slots[slot as usize], result, t_done);
+                        let ok = ledger.settle(&mut q, slot, &slots[slot as usize], result, t_done);
                         free.push(slot);
                         if !ok {
                             break 'main;
@@ -351,14 +428,23 @@ impl QueueUser for IoLoop<'_> {
                 refill = false;
             }
 
+            let nothing_due = ledger.verify.as_ref().is_none_or(VerifyLog::nothing_due);
             let in_flight = q.in_flight();
             if in_flight == 0 {
-                if exhausted {
-                    break;
+                if writing || !nothing_due {
+                    continue;
                 }
-                continue;
+                // Every write has completed (and so is logged): the verify
+                // phase can begin.
+                match ledger.verify.as_mut() {
+                    Some(v) if !v.phase_started => {
+                        v.start_phase();
+                        continue;
+                    }
+                    _ => break,
+                }
             }
-            let must_wait = free.is_empty() || exhausted || !refill;
+            let must_wait = free.is_empty() || (!writing && nothing_due) || !refill;
             let min = if must_wait {
                 cfg.complete_min
                     .max(in_flight.saturating_sub(cfg.depth_low))
@@ -406,7 +492,38 @@ impl QueueUser for IoLoop<'_> {
         }
         ledger.stats.loop_start = start;
         ledger.stats.cpu = ThreadCpu::now().since(&cpu_start);
+        if let Some(v) = ledger.verify.take() {
+            if stopped {
+                if let Err(e) = v.save_state(self.job) {
+                    ledger.stats.failure.get_or_insert(IoFailure {
+                        errno: libc::EIO,
+                        op: Op::Write,
+                        file: 0,
+                        offset: 0,
+                        len: 0,
+                        detail: Some(e),
+                    });
+                }
+            }
+            ledger.stats.verify = Some(v.outcome);
+        }
         Ok(ledger.stats)
+    }
+}
+
+/// The request a verify check issues.
+fn check_request(work: SlotWork, slot: u32) -> Request {
+    let (op, b) = match work {
+        SlotWork::Trim(b) => (Op::Trim, b),
+        SlotWork::Check(b) | SlotWork::ZeroCheck(b) | SlotWork::Write(b) => (Op::Read, b),
+        SlotWork::Plain => unreachable!("only checks are due"),
+    };
+    Request {
+        op,
+        file: b.file,
+        offset: b.offset,
+        len: b.len,
+        slot,
     }
 }
 
@@ -443,20 +560,22 @@ fn commit<Q: Queue>(
     Ok(())
 }
 
-/// What completing a request updates: the measurements and the counters
-/// the status line reads.
+/// What completing a request updates: the measurements, the counters the
+/// status line reads, and the verify bookkeeping.
 struct Ledger<'a> {
     stats: LoopStats,
     shown: [(u64, u64); 3],
     progress: &'a WorkerProgress,
     clock: Clock,
     cfg: &'a LoopConfig,
+    verify: Option<VerifyLog>,
+    paths: Vec<PathBuf>,
 }
 
 impl Ledger<'_> {
     /// Reaps between `min` and `max` completions, accounts them at one
     /// completion time, and frees their slots. Returns how many were
-    /// reaped, false when one failed, and the completion time.
+    /// reaped, false when the worker must stop, and the completion time.
     fn reap<Q: Queue>(
         &mut self,
         q: &mut Q,
@@ -475,14 +594,69 @@ impl Ledger<'_> {
         self.stats.complete.add_batch(n);
         let mut ok = true;
         for c in reaped.iter() {
-            ok &= self.finish(&slots[c.slot as usize], c.result, t_done);
+            ok &= self.settle(q, c.slot, &slots[c.slot as usize], c.result, t_done);
             free.push(c.slot);
         }
         Ok((n, ok, t_done))
     }
 
+    /// Accounts one completion and does what verify needs done with it.
+    /// Returns false when the worker must stop.
+    #[inline]
+    fn settle<Q: Queue>(
+        &mut self,
+        q: &mut Q,
+        slot_id: u32,
+        slot: &Slot,
+        result: i64,
+        t_done: u64,
+    ) -> bool {
+        if !self.finish(slot, result, t_done) {
+            return false;
+        }
+        if slot.work == SlotWork::Plain || result < 0 {
+            return true;
+        }
+        let Ledger {
+            stats,
+            cfg,
+            verify,
+            paths,
+            ..
+        } = self;
+        let Some(v) = verify.as_mut() else {
+            return true;
+        };
+        match slot.work {
+            SlotWork::Write(block) => v.written(block),
+            SlotWork::Trim(block) => v.trimmed(block),
+            work => {
+                let path = paths.get(slot.file as usize).map_or(Path::new(""), |p| p);
+                let buf = q.buffer(slot_id);
+                if let Verdict::Bad(message) = v.check(work, buf, result as u64, path) {
+                    let go_on = !v.fatal && cfg.errors.tolerates(ErrorClass::Verify, libc::EILSEQ);
+                    if go_on {
+                        stats.errors.add(libc::EILSEQ);
+                        return true;
+                    }
+                    stats.failure.get_or_insert(IoFailure {
+                        errno: libc::EILSEQ,
+                        op: Op::Read,
+                        file: slot.file,
+                        offset: slot.offset,
+                        len: slot.len,
+                        detail: Some(message),
+                    });
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
     /// Accounts one completion. Returns false when the worker must stop (an
-    /// I/O error: fio's default is to end the job on the first one).
+    /// I/O error that continue_on_error does not cover: fio's default is to
+    /// end the job on the first one).
     #[inline]
     fn finish(&mut self, slot: &Slot, result: i64, t_done: u64) -> bool {
         let Ledger {
@@ -491,16 +665,28 @@ impl Ledger<'_> {
             progress,
             clock,
             cfg,
+            ..
         } = self;
         let Some(op) = slot.op else { return true };
         if result < 0 {
+            let errno = i32::try_from(-result).unwrap_or(i32::MAX);
+            let class = if op == Op::Read {
+                ErrorClass::Read
+            } else {
+                ErrorClass::Write
+            };
+            if cfg.errors.tolerates(class, errno) {
+                stats.errors.add(errno);
+                return true;
+            }
             if stats.failure.is_none() {
                 stats.failure = Some(IoFailure {
-                    errno: (-result) as i32,
+                    errno,
                     op,
                     file: slot.file,
                     offset: slot.offset,
                     len: slot.len,
+                    detail: None,
                 });
             }
             return false;

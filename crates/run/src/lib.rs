@@ -15,6 +15,7 @@ mod io_loop;
 mod phases;
 mod progress;
 mod signal;
+mod verify;
 mod worker;
 
 pub use error::RunError;
@@ -52,8 +53,12 @@ pub fn run(parsed: &Parsed, options: &RunOptions) -> Result<RunResult, RunError>
 fn refuse_changes(parsed: &Parsed) -> Result<(), RunError> {
     for spec in &parsed.jobs {
         let kind = spec.rw.kind;
-        let does = match (kind.writes(), kind.trims()) {
-            (false, false) => continue,
+        if !files::changes_target(spec) {
+            continue;
+        }
+        let does = match (kind.writes() && !spec.verify.only, kind.trims()) {
+            // trim_percentage of a verify job.
+            (false, false) => "trims",
             (true, false) => "writes",
             (false, true) => "trims",
             (true, true) => "trims and writes",

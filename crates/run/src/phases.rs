@@ -195,8 +195,31 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
         let helpers = helpers.into_inner().unwrap_or_default();
         for ((j, _, files), outcome) in workers.into_iter().zip(outcomes) {
             let spec = &parsed.jobs[j];
+            let described = outcome
+                .stats
+                .as_ref()
+                .and_then(|s| s.verify.as_ref())
+                .map(|v| (v.messages.as_slice(), v.bad))
+                .unwrap_or_default();
+            for m in described.0 {
+                eprintln!("ioscope: {}: {m}", spec.name);
+            }
+            if described.1 > described.0.len() as u64 {
+                eprintln!(
+                    "ioscope: {}: ... and {} more bad blocks",
+                    spec.name,
+                    described.1 - described.0.len() as u64
+                );
+            }
             if let Some(m) = &outcome.message {
-                eprintln!("ioscope: {m}");
+                // A verify failure that stopped the job was described above.
+                if !described
+                    .0
+                    .iter()
+                    .any(|d| *m == format!("{}: {d}", spec.name))
+                {
+                    eprintln!("ioscope: {m}");
+                }
             }
             if spec.unlink {
                 for f in &files {

@@ -4,16 +4,19 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use ioscope_engine::{open_queue, AioOptions, NvmeOptions, Op, QueueConfig, UringOptions};
-use ioscope_job::{IoEngine, JobSpec, WriteMode};
+use ioscope_engine::{
+    open_queue, AioOptions, FaultConfig, FaultKind, NvmeOptions, Op, QueueConfig, UringOptions,
+};
+use ioscope_job::{InjectedFault, IoEngine, JobSpec, WriteMode};
 use ioscope_stats::{current_tid, Clock, HelperTracker};
 use ioscope_workload::{BufferFiller, Workload};
 
 use crate::affinity;
 use crate::files::WorkerFile;
-use crate::io_loop::{IoLoop, LoopConfig, LoopStats, Tracking};
+use crate::io_loop::{IoFailure, IoLoop, LoopConfig, LoopStats, Tracking};
 use crate::progress::{Phase, WorkerProgress};
 use crate::signal;
+use crate::verify::VerifyLog;
 
 /// fio's bandwidth and IOPS sampling interval (bw_avg_time, iops_avg_time).
 const SAMPLE_MS: u64 = 500;
@@ -99,6 +102,10 @@ fn run_inner(
     let sizes: Vec<_> = files.iter().map(|f| f.file_size).collect();
     let workload = Workload::with_file_sizes(spec, &extents, &sizes, id.number);
     let filler = BufferFiller::new(spec, id.number);
+    let verify = match VerifyLog::new(spec, id.number, id.clone) {
+        Ok(v) => v,
+        Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
+    };
     let config = loop_config(spec, &clock);
     let backend = crate::files::backend(spec);
     // Commands without data (Write Zeroes) need no room in the buffers.
@@ -107,6 +114,10 @@ fn run_inner(
         max_bs = spec.bs.read.max();
     }
     if spec.rw.kind.writes() && config.write_op.carries_data() {
+        max_bs = max_bs.max(spec.bs.write.max());
+    }
+    if verify.is_some() {
+        // Written blocks are read back into the same buffers.
         max_bs = max_bs.max(spec.bs.write.max());
     }
     let max_bs = max_bs.max(1);
@@ -126,6 +137,7 @@ fn run_inner(
             vectored: spec.engine_options.vectored,
             nowait: spec.engine_options.nowait,
         },
+        fault: fault_config(spec, id.number),
     };
     let fds: Vec<_> = files
         .iter()
@@ -141,6 +153,9 @@ fn run_inner(
         progress,
         stop,
         helpers: shared.helpers,
+        verify,
+        paths: files.iter().map(|f| f.path.clone()).collect(),
+        job: &spec.name,
     };
     let stats = match open_queue(backend, &queue_config, &fds, io_loop) {
         Ok(Ok(stats)) => stats,
@@ -167,6 +182,11 @@ fn run_inner(
     }
 
     let (errno, message) = match &stats.failure {
+        Some(IoFailure {
+            errno,
+            detail: Some(detail),
+            ..
+        }) => (*errno, Some(format!("{}: {detail}", spec.name))),
         Some(f) => {
             let path = files
                 .get(f.file as usize)
@@ -183,7 +203,18 @@ fn run_inner(
                 )),
             )
         }
-        None => (0, None),
+        // Bad blocks the job went on after still fail it: a verify that
+        // found corruption must not exit 0.
+        None => match &stats.verify {
+            Some(v) if v.bad > 0 => (
+                libc::EILSEQ,
+                Some(format!(
+                    "{}: {} of {} blocks read back failed verification",
+                    spec.name, v.bad, v.checked
+                )),
+            ),
+            _ => (0, None),
+        },
     };
     WorkerOutcome {
         tid,
@@ -223,6 +254,28 @@ fn sleep_start_delay(spec: &JobSpec, worker: u32, stop: &AtomicBool) -> bool {
         std::thread::sleep(Duration::from_millis(10).min(end - std::time::Instant::now()));
     }
     true
+}
+
+/// The faulty engine's faults, seeded per worker so a run repeats.
+fn fault_config(spec: &JobSpec, worker: u32) -> Option<FaultConfig> {
+    if spec.ioengine != IoEngine::Faulty {
+        return None;
+    }
+    let e = &spec.engine_options;
+    let kind = match e.fault? {
+        InjectedFault::BitFlip => FaultKind::BitFlip,
+        InjectedFault::Drop => FaultKind::DropWrite,
+        InjectedFault::Misdirect => FaultKind::Misdirect,
+        InjectedFault::Torn => FaultKind::TornWrite,
+        InjectedFault::ShortRead => FaultKind::ShortRead,
+        InjectedFault::ReadEio => FaultKind::ReadError,
+        InjectedFault::WriteEio => FaultKind::WriteError,
+    };
+    Some(FaultConfig {
+        kind,
+        percent: e.fault_rate_micro.map_or(1.0, |m| m as f64 / 1e6),
+        seed: spec.randseed.unwrap_or(0x89) ^ u64::from(worker).rotate_left(32),
+    })
 }
 
 fn uring_options(spec: &JobSpec) -> UringOptions {
@@ -278,5 +331,6 @@ fn loop_config(spec: &JobSpec, clock: &Clock) -> LoopConfig {
             .runtime
             .map(|r| clock.ticks_for_ns(r.as_nanos() as u64)),
         sample_ms: SAMPLE_MS,
+        errors: spec.errors.clone(),
     }
 }

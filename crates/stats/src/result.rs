@@ -105,6 +105,11 @@ pub struct JobResult {
     pub job_options: Vec<(String, String)>,
     /// First error seen (errno), 0 when none.
     pub error: i32,
+    /// continue_on_error was set: the report carries the next two.
+    pub continue_on_error: bool,
+    /// Errors the job went on after, and the errno of the first.
+    pub total_err: u64,
+    pub first_error: i32,
     /// Milliseconds from start to finish of the job, ramp time excluded.
     pub runtime_ms: u64,
     /// Milliseconds from start to finish, ramp time included.
@@ -177,6 +182,10 @@ impl JobResult {
     /// As in fio, `runtime_ms` adds up (it is the CPU-percentage divisor for
     /// the summed CPU times) while each direction keeps its longest runtime.
     pub fn merge(&mut self, other: &JobResult) {
+        self.total_err += other.total_err;
+        if self.first_error == 0 {
+            self.first_error = other.first_error;
+        }
         if self.error == 0 {
             self.error = other.error;
         }

@@ -249,13 +249,17 @@ fn bit_flip(
 ) -> Corruption {
     let bit = (buf[first] ^ exp[first]).trailing_zeros();
     let offset = block_offset + first as u64;
-    let plural = if bits == 1 { "" } else { "s" };
+    let (plural, verb) = if bits == 1 {
+        ("", "differs")
+    } else {
+        ("s", "differ")
+    };
     let place = if in_header { " (in the header)" } else { "" };
     Corruption {
         kind: CorruptionKind::BitFlip,
         offset,
         detail: format!(
-            "{bits} bit{plural} differ from what was written, the first is bit {bit} of the byte at offset {offset}{place}"
+            "{bits} bit{plural} {verb} from what was written, the first is bit {bit} of the byte at offset {offset}{place}"
         ),
     }
 }

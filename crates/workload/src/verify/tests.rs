@@ -258,7 +258,7 @@ fn details_say_what_was_found() {
     );
     assert_eq!(
         detail(Fault::DataBit),
-        "bit flip at offset 11192: 1 bit differ from what was written, the first is bit 2 of the byte at offset 11192"
+        "bit flip at offset 11192: 1 bit differs from what was written, the first is bit 2 of the byte at offset 11192"
     );
     assert!(detail(Fault::HeaderBit).ends_with("bit 5 of the byte at offset 8212 (in the header)"));
 

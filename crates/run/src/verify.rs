@@ -1,0 +1,348 @@
+//! A worker's verify bookkeeping: which blocks it wrote (and as which
+//! write), which checks are due, and what the checks found. The loop asks
+//! it for the next check before it asks the workload for the next I/O, and
+//! tells it about every completed write and check.
+//!
+//! fio's order is kept: written blocks are checked after the write phase
+//! (`do_verify`), or every `verify_backlog` writes; `trim_percentage` of
+//! the written blocks are trimmed instead and must then read back zeroes
+//! (`trim_verify_zero`), at verify time or every `trim_backlog` writes.
+
+use std::collections::VecDeque;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use ioscope_job::{JobSpec, VerifyMethod};
+use ioscope_workload::{check_zeroes, BlockId, Corruption, Verifier};
+
+/// At most this many bad blocks are described; the rest are counted.
+const MESSAGES_KEPT: usize = 64;
+
+/// What a slot's request is doing for verify.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum SlotWork {
+    /// Nothing verify needs to know.
+    #[default]
+    Plain,
+    /// A write of the workload, filled by the verifier.
+    Write(BlockId),
+    /// Reading a written block back to check it.
+    Check(BlockId),
+    /// Trimming a written block (trim_percentage).
+    Trim(BlockId),
+    /// Reading a trimmed block back: it must be zeroes.
+    ZeroCheck(BlockId),
+}
+
+/// What the checks found, reported with the job.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct VerifyOutcome {
+    /// Blocks read back and checked (zero checks included).
+    pub checked: u64,
+    pub bad: u64,
+    /// The first bad blocks, described.
+    pub messages: Vec<String>,
+}
+
+/// The result of one check.
+pub(crate) enum Verdict {
+    Good,
+    Bad(String),
+}
+
+pub(crate) struct VerifyLog {
+    verifier: Verifier,
+    /// Written and not yet checked (nor queued for a trim).
+    written: Vec<BlockId>,
+    /// Chosen for trimming and not yet trimmed.
+    to_trim: Vec<BlockId>,
+    /// Checks to issue before anything else.
+    due: VecDeque<SlotWork>,
+    next_seq: u64,
+    /// verify_only: the workload's writes are recorded, not issued.
+    pub only: bool,
+    /// verify_state_load: the number of writes the interrupted run made.
+    pub limit: Option<u64>,
+    backlog: u64,
+    backlog_batch: u64,
+    since_backlog: u64,
+    trim_percent: u32,
+    trim_zero: bool,
+    trim_backlog: u64,
+    trim_batch: u64,
+    /// Chooses the blocks to trim; seeded so a run repeats.
+    trim_rand: u64,
+    /// The verify phase began: everything written has been queued.
+    pub phase_started: bool,
+    pub do_verify: bool,
+    pub fatal: bool,
+    dump_dir: Option<PathBuf>,
+    state_path: PathBuf,
+    state_save: bool,
+    pub outcome: VerifyOutcome,
+}
+
+impl VerifyLog {
+    /// The verify state of worker `number` (clone `clone` of its job), or
+    /// None when the job does not verify.
+    pub(crate) fn new(spec: &JobSpec, number: u32, clone: u32) -> Result<Option<Self>, String> {
+        let v = &spec.verify;
+        if v.method == VerifyMethod::None {
+            return Ok(None);
+        }
+        let verifier = Verifier::new(spec, number)?;
+        let state_path = state_file(spec, clone);
+        let limit = if v.state_load {
+            Some(load_state(&state_path)?)
+        } else {
+            None
+        };
+        let t = &spec.trim_verify;
+        Ok(Some(VerifyLog {
+            verifier,
+            written: Vec::new(),
+            to_trim: Vec::new(),
+            due: VecDeque::new(),
+            next_seq: 1,
+            only: v.only,
+            limit,
+            backlog: v.backlog,
+            backlog_batch: v.backlog_batch.max(1),
+            since_backlog: 0,
+            trim_percent: t.percentage,
+            trim_zero: t.verify_zero,
+            trim_backlog: t.backlog,
+            trim_batch: t.backlog_batch.max(1),
+            trim_rand: spec.randseed.unwrap_or(0x89) ^ (u64::from(number) << 32) ^ 0x7472_696d,
+            phase_started: false,
+            do_verify: v.do_verify || v.only,
+            fatal: v.fatal,
+            dump_dir: v.dump.then(|| {
+                spec.directory
+                    .as_ref()
+                    .map_or_else(|| PathBuf::from("."), PathBuf::from)
+            }),
+            state_path,
+            state_save: v.state_save && !v.only,
+            outcome: VerifyOutcome::default(),
+        }))
+    }
+
+    /// The next check to issue, if one is due.
+    #[inline]
+    pub(crate) fn next_due(&mut self) -> Option<SlotWork> {
+        self.due.pop_front()
+    }
+
+    /// Whether no check waits to be issued.
+    #[inline]
+    pub(crate) fn nothing_due(&self) -> bool {
+        self.due.is_empty()
+    }
+
+    /// Numbers a write of the workload, or None when verify_state_load
+    /// says the interrupted run made no more writes.
+    pub(crate) fn number_write(&mut self, file: u32, offset: u64, len: u32) -> Option<BlockId> {
+        if self.limit.is_some_and(|l| self.next_seq > l) {
+            return None;
+        }
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        Some(BlockId {
+            file,
+            offset,
+            len,
+            seq,
+        })
+    }
+
+    /// Fills a write's buffer with what the block must hold.
+    #[inline]
+    pub(crate) fn fill(&self, buf: &mut [u8], block: &BlockId) {
+        self.verifier.fill(buf, block);
+    }
+
+    /// A write completed: the block is to be checked (or trimmed).
+    pub(crate) fn written(&mut self, block: BlockId) {
+        if self.trim_percent > 0 && self.choose_trim() {
+            self.to_trim.push(block);
+            if self.trim_backlog > 0 && self.to_trim.len() as u64 >= self.trim_backlog {
+                let n = (self.trim_batch as usize).min(self.to_trim.len());
+                self.due.extend(self.to_trim.drain(..n).map(SlotWork::Trim));
+            }
+            return;
+        }
+        self.written.push(block);
+        if self.backlog > 0 {
+            self.since_backlog += 1;
+            if self.since_backlog >= self.backlog {
+                self.since_backlog = 0;
+                let n = (self.backlog_batch as usize).min(self.written.len());
+                self.due
+                    .extend(self.written.drain(..n).map(SlotWork::Check));
+            }
+        }
+    }
+
+    fn choose_trim(&mut self) -> bool {
+        // splitmix64: the choice only has to be even and repeatable.
+        self.trim_rand = self.trim_rand.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.trim_rand;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        z % 100 < u64::from(self.trim_percent)
+    }
+
+    /// The write phase is over: every block written and not yet checked is
+    /// queued, trims first, once per block (the latest write of a block
+    /// wins where writes overlapped, as fio drops the older of two
+    /// overlapping pieces).
+    pub(crate) fn start_phase(&mut self) {
+        self.phase_started = true;
+        if !self.do_verify {
+            self.written.clear();
+            self.to_trim.clear();
+            return;
+        }
+        self.due.extend(self.to_trim.drain(..).map(SlotWork::Trim));
+        let mut blocks = std::mem::take(&mut self.written);
+        blocks.sort_unstable_by_key(|b| (b.file, b.offset, b.seq));
+        let mut kept: Vec<BlockId> = Vec::with_capacity(blocks.len());
+        for b in blocks {
+            // Sorted by offset and the kept blocks never overlap, so only
+            // the last kept one can overlap this one.
+            match kept.last_mut() {
+                Some(last)
+                    if last.file == b.file && last.offset + u64::from(last.len) > b.offset =>
+                {
+                    if b.seq > last.seq {
+                        *last = b;
+                    }
+                }
+                _ => kept.push(b),
+            }
+        }
+        self.due.extend(kept.into_iter().map(SlotWork::Check));
+    }
+
+    /// A trim completed: the block must now read back zeroes.
+    pub(crate) fn trimmed(&mut self, block: BlockId) {
+        if self.trim_zero && self.do_verify {
+            self.due.push_front(SlotWork::ZeroCheck(block));
+        }
+    }
+
+    /// Checks a block read back (`got` bytes of it arrived).
+    pub(crate) fn check(&mut self, work: SlotWork, buf: &[u8], got: u64, path: &Path) -> Verdict {
+        let (block, zero) = match work {
+            SlotWork::Check(b) => (b, false),
+            SlotWork::ZeroCheck(b) => (b, true),
+            _ => return Verdict::Good,
+        };
+        self.outcome.checked += 1;
+        if self.verifier.method() == VerifyMethod::Null {
+            // verify=null pretends: it measures the cost of the reads.
+            return Verdict::Good;
+        }
+        let len = block.len as usize;
+        let found = if got < u64::from(block.len) {
+            Err(format!(
+                "short read: {got} of {} bytes came back",
+                block.len
+            ))
+        } else if zero {
+            check_zeroes(&buf[..len], block.offset).map_err(|c| c.to_string())
+        } else {
+            self.verifier
+                .check(&buf[..len], &block)
+                .map_err(|c: Corruption| c.to_string())
+        };
+        let Err(what) = found else {
+            return Verdict::Good;
+        };
+        self.outcome.bad += 1;
+        let mut message = format!(
+            "verify failed on {} at offset {}, length {} (write #{}): {what}",
+            path.display(),
+            block.offset,
+            block.len,
+            block.seq
+        );
+        if let Some(dir) = &self.dump_dir {
+            message.push_str(&self.dump(dir, path, &block, &buf[..len], zero));
+        }
+        if self.outcome.messages.len() < MESSAGES_KEPT {
+            self.outcome.messages.push(message.clone());
+        }
+        Verdict::Bad(message)
+    }
+
+    /// verify_dump: the block as read and as expected, side by side in
+    /// files named as fio names them. Returns what to add to the message.
+    fn dump(&self, dir: &Path, path: &Path, block: &BlockId, got: &[u8], zero: bool) -> String {
+        let base = path
+            .file_name()
+            .map_or_else(|| "block".into(), |n| n.to_string_lossy().into_owned());
+        let name = |what: &str| dir.join(format!("{base}.{}.{what}", block.offset));
+        let mut expected = vec![0u8; got.len()];
+        if !zero {
+            self.verifier.expected(block, &mut expected);
+        }
+        let received = name("received");
+        let wanted = name("expected");
+        let written =
+            std::fs::write(&received, got).and_then(|()| std::fs::write(&wanted, &expected));
+        match written {
+            Ok(()) => format!(
+                "; dumped to {} and {}",
+                received.display(),
+                wanted.display()
+            ),
+            Err(e) => format!("; could not dump the block to {}: {e}", dir.display()),
+        }
+    }
+
+    /// The run was stopped while writing: saves how many writes it made,
+    /// so that `verify_only=1 verify_state_load=1` checks no more.
+    pub(crate) fn save_state(&self, job: &str) -> Result<(), String> {
+        if !self.state_save || self.phase_started {
+            return Ok(());
+        }
+        let writes = self.next_seq - 1;
+        let text = format!("ioscope verify state 1\njob={job}\nwrites={writes}\n");
+        std::fs::File::create(&self.state_path)
+            .and_then(|mut f| f.write_all(text.as_bytes()))
+            .map_err(|e| {
+                format!(
+                    "cannot save verify state to {}: {e}",
+                    self.state_path.display()
+                )
+            })
+    }
+}
+
+/// fio's name for the state file of clone `clone` of a job: in the current
+/// directory, `local-<job>-<clone>-verify.state`.
+fn state_file(spec: &JobSpec, clone: u32) -> PathBuf {
+    PathBuf::from(format!("local-{}-{clone}-verify.state", spec.name))
+}
+
+fn load_state(path: &Path) -> Result<u64, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        format!(
+            "verify_state_load: cannot read {} ({e}); it is written when a verify job is stopped while writing",
+            path.display()
+        )
+    })?;
+    if !text.starts_with("ioscope verify state 1\n") {
+        return Err(format!(
+            "{} is not an ioscope verify state file",
+            path.display()
+        ));
+    }
+    text.lines()
+        .find_map(|l| l.strip_prefix("writes="))
+        .and_then(|n| n.trim().parse().ok())
+        .ok_or_else(|| format!("{} has no writes= line", path.display()))
+}
