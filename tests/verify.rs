@@ -162,6 +162,14 @@ fn clean_runs_pass_with_numjobs_random_sizes_and_every_method() {
             written,
             "{method}: all read back"
         );
+        // As in fio, the write phase's time is the writes' runtime and the
+        // verify phase's the reads'.
+        let (w, r) = (u(&j["write"], "runtime"), u(&j["read"], "runtime"));
+        assert!(
+            w + r <= u(j, "job_runtime") + 2,
+            "{method}: write {w} ms + read {r} ms > the job's {} ms",
+            u(j, "job_runtime")
+        );
     }
 }
 

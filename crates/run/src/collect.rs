@@ -96,7 +96,7 @@ fn fill_from_loop(result: &mut JobResult, stats: &LoopStats, clock: &Clock) {
     let runtime_ms = runtime_us.div_ceil(1000);
     result.runtime_ms = runtime_ms;
     for (d, dir) in stats.dirs.iter().enumerate() {
-        result.dirs[d] = dir_result(dir, runtime_ms);
+        result.dirs[d] = dir_result(dir, dir_runtime_ms(stats, d, clock, runtime_us));
         result.short[d] = dir.short;
     }
     result.sync = SyncResult {
@@ -114,6 +114,27 @@ fn fill_from_loop(result: &mut JobResult, stats: &LoopStats, clock: &Clock) {
     result.lat_buckets = stats.lat_buckets;
     result.total_err = stats.errors.total;
     result.first_error = stats.errors.first;
+}
+
+/// A direction's runtime as fio keeps it: the write phase's time for the
+/// directions the workload used, plus the verify phase's for those the
+/// verify used (its reads, trim_percentage's trims). Without a verify
+/// phase, the job's runtime.
+fn dir_runtime_ms(stats: &LoopStats, d: usize, clock: &Clock, runtime_us: u64) -> u64 {
+    let Some((phase, ios_before)) = stats.verify_phase else {
+        return runtime_us.div_ceil(1000);
+    };
+    let phase = phase.max(stats.measure_start);
+    let writing_us = clock.to_ns(phase - stats.measure_start) / 1_000;
+    let verifying_us = clock.to_ns(stats.end.saturating_sub(phase)) / 1_000;
+    let mut us = 0;
+    if ios_before[d] > 0 {
+        us += writing_us;
+    }
+    if stats.dirs[d].ios > ios_before[d] {
+        us += verifying_us;
+    }
+    us.div_ceil(1000)
 }
 
 fn dir_result(dir: &DirStats, runtime_ms: u64) -> DirResult {

@@ -152,6 +152,9 @@ pub(crate) struct LoopStats {
     pub errors: ErrorCount,
     /// What verify found, when the job verifies.
     pub verify: Option<VerifyOutcome>,
+    /// When the verify phase began, and the I/Os of each direction by then:
+    /// fio charges the phase's time to the directions it uses.
+    pub verify_phase: Option<(u64, [u64; 3])>,
     /// Ticks when measuring began (after the ramp) and when the loop ended.
     pub measure_start: u64,
     pub end: u64,
@@ -182,6 +185,7 @@ impl LoopStats {
             failure: None,
             errors: ErrorCount::default(),
             verify: None,
+            verify_phase: None,
             measure_start: now,
             end: now,
             loop_start: now,
@@ -439,6 +443,8 @@ impl QueueUser for IoLoop<'_> {
                 match ledger.verify.as_mut() {
                     Some(v) if !v.phase_started => {
                         v.start_phase();
+                        let ios = ledger.stats.dirs.each_ref().map(|d| d.ios);
+                        ledger.stats.verify_phase = Some((clock.now(), ios));
                         continue;
                     }
                     _ => break,
