@@ -131,6 +131,7 @@ mod backend;
 mod buffer;
 mod error;
 mod faulty;
+mod ioctl;
 mod libaio;
 mod mmap;
 mod nop;

@@ -9,6 +9,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use crate::error::EngineError;
+use crate::ioctl::{BLKFLSBUF, BLKGETSIZE64};
 use crate::nvme::{
     identify_controller_of, identify_namespace_of, namespace_id, Controller, Namespace,
 };
@@ -301,8 +302,6 @@ impl Target {
                 }
             }
             TargetKind::BlockDevice => {
-                // BLKFLSBUF is _IO(0x12, 97).
-                const BLKFLSBUF: libc::Ioctl = 0x1261;
                 // SAFETY: BLKFLSBUF takes no argument.
                 if unsafe { libc::ioctl(self.fd(), BLKFLSBUF, 0) } == -1 {
                     return Err(EngineError::Io {
@@ -730,31 +729,6 @@ pub(crate) fn fstat(fd: RawFd) -> io::Result<libc::stat> {
     Ok(unsafe { st.assume_init() })
 }
 
-/// `_IOR(0x12, 114, size_t)` from <linux/fs.h>; libc does not define it.
-/// The read direction is bit 31 on most architectures and bit 30 on powerpc,
-/// mips and sparc, whose direction field is three bits wide.
-const BLKGETSIZE64: u64 = {
-    #[cfg(any(
-        target_arch = "powerpc",
-        target_arch = "powerpc64",
-        target_arch = "mips",
-        target_arch = "mips64",
-        target_arch = "sparc",
-        target_arch = "sparc64"
-    ))]
-    const READ: u64 = 0x4000_0000;
-    #[cfg(not(any(
-        target_arch = "powerpc",
-        target_arch = "powerpc64",
-        target_arch = "mips",
-        target_arch = "mips64",
-        target_arch = "sparc",
-        target_arch = "sparc64"
-    )))]
-    const READ: u64 = 0x8000_0000;
-    READ | ((std::mem::size_of::<usize>() as u64) << 16) | (0x12 << 8) | 114
-};
-
 /// Identify Controller and Namespace of an NVMe char device, or `None`
 /// when it is not one (or the admin commands are not permitted).
 fn nvme_identity(fd: RawFd) -> Option<NvmeIdentity> {
@@ -769,7 +743,7 @@ fn nvme_identity(fd: RawFd) -> Option<NvmeIdentity> {
 pub(crate) fn block_device_size(fd: RawFd) -> io::Result<u64> {
     let mut bytes: u64 = 0;
     // SAFETY: BLKGETSIZE64 writes one u64 through the pointer.
-    if unsafe { libc::ioctl(fd, BLKGETSIZE64 as libc::Ioctl, &mut bytes as *mut u64) } == -1 {
+    if unsafe { libc::ioctl(fd, BLKGETSIZE64, &mut bytes as *mut u64) } == -1 {
         return Err(io::Error::last_os_error());
     }
     Ok(bytes)

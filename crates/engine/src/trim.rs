@@ -5,6 +5,7 @@
 use std::os::fd::RawFd;
 
 use crate::error::EngineError;
+use crate::ioctl::BLKDISCARD;
 use crate::syscall::io_result;
 use crate::target::fstat;
 
@@ -22,31 +23,6 @@ pub(crate) enum TrimMethod {
     /// and needs it aligned to the logical block size (EINVAL otherwise).
     Discard,
 }
-
-/// `_IO(0x12, 119)` from <linux/fs.h>; libc does not define it. `_IO` has
-/// no direction bits except on powerpc, mips and sparc, whose "none"
-/// direction is bit 29.
-const BLKDISCARD: u64 = {
-    #[cfg(any(
-        target_arch = "powerpc",
-        target_arch = "powerpc64",
-        target_arch = "mips",
-        target_arch = "mips64",
-        target_arch = "sparc",
-        target_arch = "sparc64"
-    ))]
-    const NONE: u64 = 0x2000_0000;
-    #[cfg(not(any(
-        target_arch = "powerpc",
-        target_arch = "powerpc64",
-        target_arch = "mips",
-        target_arch = "mips64",
-        target_arch = "sparc",
-        target_arch = "sparc64"
-    )))]
-    const NONE: u64 = 0;
-    NONE | (0x12 << 8) | 119
-};
 
 impl TrimMethod {
     /// The method for a file of mode `st_mode` (from stat).
@@ -88,9 +64,7 @@ pub(crate) fn trim(fd: RawFd, method: TrimMethod, offset: u64, len: u32) -> i64 
             let range = [offset, u64::from(len)];
             // SAFETY: BLKDISCARD reads two u64s (start, length) through
             // the pointer, which addresses `range`.
-            io_result(
-                || unsafe { libc::ioctl(fd, BLKDISCARD as libc::Ioctl, range.as_ptr()) } as isize,
-            )
+            io_result(|| unsafe { libc::ioctl(fd, BLKDISCARD, range.as_ptr()) } as isize)
         }
     };
     if r < 0 {
