@@ -29,52 +29,8 @@ case "$ENGINE" in
     *) echo "$SCRIPT: ENGINE must be io_uring or libaio, got '$ENGINE'" >&2; exit 2 ;;
 esac
 
-ZRAM_SYS=/sys/block/zram0
-ZRAM_LOCK=/tmp/ioscope-zram.lock
-if [ ! -e "$ZRAM_SYS" ]; then
-    echo "$SCRIPT: skipped: no $ZRAM_SYS (modprobe zram)"
-    exit 0
-elif [ "$(id -u)" != 0 ]; then
-    echo "$SCRIPT: skipped: not root (zram0 is set up through /sys)"
-    exit 0
-fi
 bench_build
-
-zram_held=0
-zram_reset() {
-    local i
-    for i in $(seq 50); do
-        echo 1 > "$ZRAM_SYS/reset" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
-cleanup() {
-    if [ "$zram_held" = 1 ]; then
-        zram_reset || echo "$SCRIPT: could not reset zram0; the next user will" >&2
-        exec 9>&-
-    fi
-    if [ "$KEEP" = 0 ]; then rm -f "$work"/zram16m-*.json "$work"/zram16m-*.err; fi
-}
-trap cleanup EXIT
-
-bench_machine_header
-echo "load:    $(uptime | sed 's/.*load average/load average/')"
-echo
-
-exec 9>"$ZRAM_LOCK"
-echo "+ flock $ZRAM_LOCK (waits while the tests hold zram0)"
-flock -w 600 9 || { echo "$SCRIPT: $ZRAM_LOCK stayed locked for 600 s" >&2; exit 1; }
-zram_held=1
-if [ "$(cat "$ZRAM_SYS/disksize")" != 0 ]; then
-    zram_reset || { echo "$SCRIPT: skipped: zram0 is in use and cannot be reset"; exit 0; }
-fi
-echo "+ echo 2G > $ZRAM_SYS/disksize"
-if ! echo 2G > "$ZRAM_SYS/disksize"; then
-    echo "$SCRIPT: skipped: zram0 cannot be given 2 GiB"
-    exit 0
-fi
-for _ in $(seq 50); do [ -b /dev/zram0 ] && break; sleep 0.1; done
+bench_take_zram 2G zram16m
 # Every measurement then overwrites stored pages, as the first one would
 # not on an empty device.
 echo "+ dd if=/dev/urandom of=/dev/zram0 bs=16M count=128 oflag=direct"

@@ -140,3 +140,57 @@ bench_cleanup_json() {
         echo "JSON results kept in $work"
     fi
 }
+
+# bench_take_zram SIZE PREFIX: takes /dev/zram0 for the rest of the script,
+# as the tests do (the flock /tmp/ioscope-zram.lock, waiting while they hold
+# it), sets it up at SIZE and resets it at exit, when $work/PREFIX-* JSON
+# files are removed too (unless --keep). Prints the machine header first.
+# Without zram or root it says why and exits 0 having measured nothing.
+ZRAM_SYS=/sys/block/zram0
+ZRAM_LOCK=/tmp/ioscope-zram.lock
+bench_take_zram() {
+    local size=$1
+    zram_prefix=$2
+    if [ ! -e "$ZRAM_SYS" ]; then
+        echo "$SCRIPT: skipped: no $ZRAM_SYS (modprobe zram)"
+        exit 0
+    elif [ "$(id -u)" != 0 ]; then
+        echo "$SCRIPT: skipped: not root (zram0 is set up through /sys)"
+        exit 0
+    fi
+    zram_held=0
+    trap zram_cleanup EXIT
+    bench_machine_header
+    echo "load:    $(uptime | sed 's/.*load average/load average/')"
+    echo
+    exec 9>"$ZRAM_LOCK"
+    echo "+ flock $ZRAM_LOCK (waits while the tests hold zram0)"
+    flock -w 600 9 || { echo "$SCRIPT: $ZRAM_LOCK stayed locked for 600 s" >&2; exit 1; }
+    zram_held=1
+    if [ "$(cat "$ZRAM_SYS/disksize")" != 0 ]; then
+        zram_reset || { echo "$SCRIPT: skipped: zram0 is in use and cannot be reset"; exit 0; }
+    fi
+    echo "+ echo $size > $ZRAM_SYS/disksize"
+    if ! echo "$size" > "$ZRAM_SYS/disksize"; then
+        echo "$SCRIPT: skipped: zram0 cannot be given $size"
+        exit 0
+    fi
+    for _ in $(seq 50); do [ -b /dev/zram0 ] && break; sleep 0.1; done
+}
+
+zram_reset() {
+    local i
+    for i in $(seq 50); do
+        echo 1 > "$ZRAM_SYS/reset" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+zram_cleanup() {
+    if [ "$zram_held" = 1 ]; then
+        zram_reset || echo "$SCRIPT: could not reset zram0; the next user will" >&2
+        exec 9>&-
+    fi
+    if [ "$KEEP" = 0 ]; then rm -f "$work/$zram_prefix"-*.json "$work/$zram_prefix"-*.err; fi
+}
