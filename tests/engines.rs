@@ -851,3 +851,65 @@ fn engine_options_for_another_engine_are_refused_by_name() {
         assert_refused_naming(&r, name);
     }
 }
+
+/// num_range: the engines that take a range list (null and nop here;
+/// io_uring_cmd in tests/nvme_vm) send the workload's trims several to a
+/// request, and count each request as one trim of the ranges' total, as fio
+/// counts its multi-range io_u. Engines without a range-list command, and
+/// jobs that do not trim (or write right after each trim), are refused
+/// before the run.
+#[test]
+fn num_range_sends_several_trims_per_request() {
+    let d = tempdir();
+    // 1 MiB in 4 KiB trims: 256 ranges. Requests of 3 end with one of a
+    // single range; 256 fit one request.
+    for engine in ["null", "nop"] {
+        for (ranges, requests) in [(1, 256), (3, 86), (8, 32), (256, 1)] {
+            let v = ioscope([
+                "--output-format=json".to_string(),
+                "--name=t".into(),
+                format!("--ioengine={engine}"),
+                "--rw=randtrim".into(),
+                "--bs=4k".into(),
+                "--size=1m".into(),
+                "--iodepth=4".into(),
+                format!("--num_range={ranges}"),
+            ])
+            .dir(d.path())
+            .run()
+            .ok_json();
+            let j = job(&v, "t");
+            let what = format!("{engine} num_range={ranges}");
+            assert_eq!(u(j, "error"), 0, "{what}: {j:#}");
+            assert_eq!(u(&j["trim"], "io_bytes"), 1 << 20, "{what}");
+            assert_eq!(u(&j["trim"], "total_ios"), requests, "{what}");
+            assert_eq!(u(&j["trim"], "short_ios"), 0, "{what}");
+        }
+    }
+    let file = data_file(d.path());
+    write_clean(&file, 1 << 20);
+    for engine in FILE_ENGINES {
+        let r = ioscope(with(
+            base("t", &file, "trim", 1 << 20),
+            &[&format!("--ioengine={engine}"), "--num_range=4"],
+        ))
+        .run();
+        assert_refused_naming(&r, "num_range=4");
+        assert!(
+            r.stderr.contains("ioengine=io_uring_cmd"),
+            "{}",
+            r.describe()
+        );
+    }
+    for (rw, why) in [
+        ("randread", "does not trim"),
+        ("trimwrite", "right after trimming"),
+    ] {
+        let r = ioscope(with(
+            base("t", &file, rw, 1 << 20),
+            &["--ioengine=null", "--num_range=2"],
+        ))
+        .run();
+        assert_refused_naming(&r, why);
+    }
+}

@@ -2,7 +2,8 @@
 //! controller (../shared/nvme-vm/run-in-nvme-vm.sh): `ioscope info`, reads
 //! and writes through io_uring_cmd with their data checked against dd on the
 //! block device, Write Zeroes with and without DEAC, polled passthrough,
-//! Dataset Management deallocation (rw=trim, randtrim), fixed buffers,
+//! Dataset Management deallocation (rw=trim, randtrim; several ranges per
+//! command with num_range), fixed buffers,
 //! registered files, SQ polling, a device error named by its
 //! NVMe status, and the refusals made before a run. One guest per LBA size
 //! runs every check (tests/nvme_vm/checks.sh), so the lane is two boots.

@@ -133,6 +133,24 @@ check trim_counted_as_trim sh -c "grep -q 'issued rwts: total=0,0,32,0' job.out 
 job_ok randtrim --rw=randtrim --bs=16k --size=2m --offset=202m --iodepth=16
 check randtrim_reads_zeroes zeroes 202 2
 
+# --- num_range: several ranges in one Dataset Management ---------------------
+# Random trims cover every block of the region once, so a range that lands
+# on the wrong LBA leaves data behind in it or zeroes around it.
+fill_random 208 6
+job_ok randtrim_num_range --rw=randtrim --num_range=8 --bs=4k --size=2m --offset=210m --iodepth=8
+check randtrim_num_range_reads_zeroes zeroes 210 2
+check randtrim_num_range_spares_before not_zeroes 208 2
+check randtrim_num_range_spares_after not_zeroes 212 2
+# 512 trims of 4 KiB, 8 to a command: 64 trims of 32 KiB each as fio counts.
+check randtrim_num_range_one_io_per_command grep -q "issued rwts: total=0,0,64,0" job.out
+# 256 one-block ranges per command: with 512-byte blocks the range list
+# (4 KiB) is longer than a block, so the buffers must be sized for it.
+fill_random 220 2
+job_ok trim_256_ranges --rw=trim --num_range=256 --bs=$LBA --size=1m --offset=220m --iodepth=2
+check trim_256_ranges_reads_zeroes zeroes 220 1
+check trim_256_ranges_stops_at_size not_zeroes 221 1
+check trim_256_ranges_commands grep -q "issued rwts: total=0,0,$((MIB / LBA / 256)),0" job.out
+
 # --- refusals before the run ------------------------------------------------
 job_refused unaligned_bs "is not a multiple of the namespace's $LBA-byte LBA size" --rw=randread --bs=$((LBA / 2)) --size=1m
 job_refused bs_over_mdts "MDTS" --rw=read --bs=1m --size=4m
@@ -144,7 +162,18 @@ elif grep -q "generic char device" job.out; then
 else
     fail block_device_refused "$(tail -2 job.out | tr '\n' ' ')"
 fi
-job_refused num_range_above_1 "num_range above 1" --rw=trim --size=1m --num_range=4
+job_refused num_range_above_256 "at most 256 ranges" --rw=trim --size=1m --num_range=257
+job_refused num_range_without_trims "does not trim" --rw=randread --size=1m --num_range=4
+# The block layer's discard takes one range per call: io_uring cannot send
+# several in one request, and says which engine can.
+if ioscope --name=j --ioengine=io_uring --filename=$BLK --rw=trim --size=1m --num_range=4 \
+        >job.out 2>&1; then
+    fail num_range_refused_for_io_uring "ran: $(tail -2 job.out | tr '\n' ' ')"
+elif grep -q "need ioengine=io_uring_cmd" job.out; then
+    pass num_range_refused_for_io_uring
+else
+    fail num_range_refused_for_io_uring "$(tail -2 job.out | tr '\n' ' ')"
+fi
 # The block layer's discard (BLKDISCARD, issued inside io_uring's submit as
 # fio does) deallocates the namespace's blocks like a passthrough DSM.
 if ioscope --name=j --ioengine=io_uring --filename=$BLK --rw=trim --bs=64k --size=1m \

@@ -93,11 +93,13 @@ impl Backend {
     /// I/O and take everything. Every backend trims: `io_uring_cmd` with
     /// NVMe Dataset Management, the others by punching a hole in a file or
     /// discarding a block device's range (the queueing ones, libaio and
-    /// io_uring, do that inside `submit`, as fio does).
+    /// io_uring, do that inside `submit`, as fio does). Several ranges in
+    /// one request ([`Op::TrimRanges`]) need a command that carries a range
+    /// list, which only `io_uring_cmd` has.
     pub fn supports(self, op: Op) -> bool {
         match op {
             Op::Read | Op::Write | Op::Fsync | Op::Trim => true,
-            Op::WriteZeroes { .. } => {
+            Op::WriteZeroes { .. } | Op::TrimRanges { .. } => {
                 matches!(self, Backend::UringCmd | Backend::Null | Backend::Nop)
             }
         }

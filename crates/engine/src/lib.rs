@@ -86,6 +86,11 @@
 //! (others answer -EOPNOTSUPP); what a discarded block device range reads
 //! back as is the device's business (zeroes on zram).
 //!
+//! Several ranges in one request ([`Op::TrimRanges`], laid in the slot's
+//! buffer as [`TrimRange`]s) need a command that carries a range list:
+//! `io_uring_cmd` sends them as one Dataset Management, and the other
+//! backends that do I/O refuse them.
+//!
 //! # Fault injection, for testing verify
 //!
 //! [`FaultyQueue`] wraps any backend's queue and injects one [`FaultKind`]
@@ -156,7 +161,9 @@ pub use mmap::MmapQueue;
 pub use nop::NopQueue;
 pub use null::NullQueue;
 pub use queue::{Queue, Submitted};
-pub use request::{describe_error, Completion, Op, Request, NVME_STATUS_BIAS};
+pub use request::{
+    describe_error, Completion, Op, Request, TrimRange, MAX_TRIM_RANGES, NVME_STATUS_BIAS,
+};
 pub use signature::{find_signature, Signature};
 pub use sync::{SyncMode, SyncQueue};
 pub use target::{

@@ -231,7 +231,7 @@ impl Queue for MmapQueue {
                 };
                 return Ok(Submitted::Completed(r));
             }
-            Op::WriteZeroes { .. } => {
+            Op::WriteZeroes { .. } | Op::TrimRanges { .. } => {
                 return Err(bad_request(req, "is not supported by this backend"))
             }
         };

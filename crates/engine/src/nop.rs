@@ -115,7 +115,9 @@ impl Queue for NopQueue {
     #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
         let len = match req.op {
-            Op::Read | Op::Write | Op::WriteZeroes { .. } | Op::Trim => req.len,
+            Op::Read | Op::Write | Op::WriteZeroes { .. } | Op::Trim | Op::TrimRanges { .. } => {
+                req.len
+            }
             Op::Fsync => 0,
         };
         if self.template.0 != len {

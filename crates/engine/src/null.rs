@@ -45,7 +45,9 @@ impl Queue for NullQueue {
     #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
         let result = match req.op {
-            Op::Read | Op::Write | Op::WriteZeroes { .. } | Op::Trim => i64::from(req.len),
+            Op::Read | Op::Write | Op::WriteZeroes { .. } | Op::Trim | Op::TrimRanges { .. } => {
+                i64::from(req.len)
+            }
             Op::Fsync => 0,
         };
         if self.depth == 1 {

@@ -16,6 +16,18 @@ pub enum Op {
     /// Deallocate the range (NVMe Dataset Management with the deallocate
     /// attribute; a discard). Carries no user data.
     Trim,
+    /// Deallocate `count` ranges (1..=[`MAX_TRIM_RANGES`]) with one
+    /// command (fio's `num_range`): one NVMe Dataset Management carrying
+    /// them all. The caller lays the ranges in the slot's buffer with
+    /// [`TrimRange::store`] before submitting; the request's `offset` is the
+    /// first range's and its `len` the ranges' total, which is also what
+    /// the completion reports. The queue may rewrite the buffer into the
+    /// device's own range list, so its contents are unspecified once the
+    /// request is submitted. Only some backends take it: ask
+    /// [`crate::Backend::supports`].
+    TrimRanges {
+        count: u16,
+    },
 }
 
 impl Op {
@@ -30,7 +42,10 @@ impl Op {
     /// True for the commands that change the target's contents.
     #[inline]
     pub fn modifies(self) -> bool {
-        matches!(self, Op::Write | Op::WriteZeroes { .. } | Op::Trim)
+        matches!(
+            self,
+            Op::Write | Op::WriteZeroes { .. } | Op::Trim | Op::TrimRanges { .. }
+        )
     }
 
     /// fio's name for the direction or command.
@@ -40,7 +55,56 @@ impl Op {
             Op::Write => "write",
             Op::Fsync => "sync",
             Op::WriteZeroes { .. } => "write zeroes",
-            Op::Trim => "trim",
+            Op::Trim | Op::TrimRanges { .. } => "trim",
+        }
+    }
+}
+
+/// The most ranges one [`Op::TrimRanges`] request may carry: NVMe Dataset
+/// Management counts its ranges in 8 bits, 0-based.
+pub const MAX_TRIM_RANGES: u16 = 256;
+
+/// One range of an [`Op::TrimRanges`] request, in bytes.
+///
+/// In the slot's buffer the ranges lie one after another,
+/// [`TrimRange::BYTES`] each: the offset (u64), the length (u32) and 4
+/// bytes left zero, in native byte order. The entry is as long as an NVMe
+/// Dataset Management range, so a queue can turn the list into the
+/// device's in place.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrimRange {
+    pub offset: u64,
+    pub len: u32,
+}
+
+impl TrimRange {
+    /// Bytes one range takes in the buffer.
+    pub const BYTES: usize = 16;
+
+    /// Writes the range as entry `index` of `buf`.
+    ///
+    /// # Panics
+    ///
+    /// When `buf` is shorter than `(index + 1) * BYTES`.
+    #[inline]
+    pub fn store(self, buf: &mut [u8], index: usize) {
+        let entry = &mut buf[index * Self::BYTES..(index + 1) * Self::BYTES];
+        entry[..8].copy_from_slice(&self.offset.to_ne_bytes());
+        entry[8..12].copy_from_slice(&self.len.to_ne_bytes());
+        entry[12..].fill(0);
+    }
+
+    /// Reads entry `index` of `buf`.
+    ///
+    /// # Panics
+    ///
+    /// When `buf` is shorter than `(index + 1) * BYTES`.
+    #[inline]
+    pub fn load(buf: &[u8], index: usize) -> TrimRange {
+        let entry = &buf[index * Self::BYTES..(index + 1) * Self::BYTES];
+        TrimRange {
+            offset: u64::from_ne_bytes(entry[..8].try_into().expect("8 bytes")),
+            len: u32::from_ne_bytes(entry[8..12].try_into().expect("4 bytes")),
         }
     }
 }
@@ -94,5 +158,29 @@ mod tests {
         assert!(describe_error(NVME_STATUS_BIAS + 0x4001).starts_with("Invalid Command Opcode"));
         assert!(!Op::WriteZeroes { deac: true }.carries_data());
         assert!(!Op::Trim.carries_data() && Op::Trim.modifies());
+        let ranges = Op::TrimRanges { count: 8 };
+        assert!(!ranges.carries_data() && ranges.modifies());
+        assert_eq!(ranges.name(), "trim");
+    }
+
+    #[test]
+    fn trim_ranges_lie_16_bytes_apart_in_the_buffer() {
+        let mut buf = [0xffu8; 48];
+        let a = TrimRange {
+            offset: 0x1_0000_2000,
+            len: 4096,
+        };
+        let b = TrimRange {
+            offset: 8192,
+            len: 0x10_0000,
+        };
+        a.store(&mut buf, 0);
+        b.store(&mut buf, 2);
+        assert_eq!(&buf[..8], &0x1_0000_2000u64.to_ne_bytes());
+        assert_eq!(&buf[8..12], &4096u32.to_ne_bytes());
+        assert_eq!(&buf[12..16], &[0; 4], "the reserved bytes are zeroed");
+        assert!(buf[16..32].iter().all(|&x| x == 0xff), "entry 1 untouched");
+        assert_eq!(TrimRange::load(&buf, 0), a);
+        assert_eq!(TrimRange::load(&buf, 2), b);
     }
 }

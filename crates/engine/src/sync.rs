@@ -152,7 +152,7 @@ impl Queue for SyncQueue {
                     req.len,
                 )))
             }
-            Op::WriteZeroes { .. } => {
+            Op::WriteZeroes { .. } | Op::TrimRanges { .. } => {
                 return Err(bad_request(req, "is not supported by this backend"))
             }
         };

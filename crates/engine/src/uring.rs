@@ -935,7 +935,7 @@ impl Queue for UringQueue {
                 let method = self.trims[req.file as usize];
                 return Ok(Submitted::Completed(trim(fd, method, req.offset, req.len)));
             }
-            Op::WriteZeroes { .. } => {
+            Op::WriteZeroes { .. } | Op::TrimRanges { .. } => {
                 return Err(bad_request(req, "is not supported by this backend"))
             }
             Op::Read | Op::Write => {

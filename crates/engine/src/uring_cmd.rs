@@ -15,13 +15,13 @@ use io_uring::{cqueue, opcode, squeue, types};
 use crate::backend::QueueConfig;
 use crate::buffer::{AlignedBuffer, SlotBuffers};
 use crate::error::EngineError;
-use crate::nvme::command::{self, DsmRange, MAX_BLOCKS};
+use crate::nvme::command::{self, DsmRange, MAX_BLOCKS, MAX_DSM_RANGES};
 use crate::nvme::{
     identify_namespace_of, namespace_id, nvme_names, Command, NVME_URING_CMD_IO,
     NVME_URING_CMD_IO_VEC,
 };
 use crate::queue::{Queue, Submitted};
-use crate::request::{Completion, Op, Request, NVME_STATUS_BIAS};
+use crate::request::{Completion, Op, Request, TrimRange, MAX_TRIM_RANGES, NVME_STATUS_BIAS};
 use crate::target::TargetKind;
 use crate::uring::{Ring, RingMode};
 
@@ -53,9 +53,12 @@ struct NamespaceGeometry {
 /// A completion's result is the bytes the command covered, -errno when the
 /// kernel failed it, or -([`NVME_STATUS_BIAS`] + status) when the device did.
 ///
-/// Write Zeroes and Dataset Management never touch the slot's data buffer;
-/// a deallocation's range list lives in memory of its own, one entry per
-/// slot.
+/// Write Zeroes and a one-range Dataset Management ([`Op::Trim`]) never
+/// touch the slot's data buffer: that range lives in memory of its own, one
+/// entry per slot. A request of several ranges ([`Op::TrimRanges`]) brings
+/// its list in the slot's buffer, and the queue turns it into the device's
+/// range list there, in place, so nothing is copied or allocated per
+/// request.
 pub struct UringCmdQueue {
     ring: Ring<squeue::Entry128, cqueue::Entry32>,
     fds: Box<[RawFd]>,
@@ -154,10 +157,8 @@ impl UringCmdQueue {
         }
         // fio's io_uring_cmd default is non-vectored (NVME_URING_CMD_IO).
         let vectored = opts.nonvectored == Some(false);
-        let ranges = AlignedBuffer::try_new(
-            config.depth as usize * std::mem::size_of::<DsmRange>(),
-            std::mem::align_of::<DsmRange>(),
-        )?;
+        let ranges =
+            AlignedBuffer::try_new(config.depth as usize * DsmRange::BYTES, DsmRange::BYTES)?;
         let note = format!(
             "{}; SQE128|CQE32; {}{}",
             ring.note(),
@@ -239,6 +240,35 @@ fn check_poll_queues(fd: RawFd) -> Result<(), EngineError> {
     }
 }
 
+// The request's limit is the command's.
+const _: () = assert!(MAX_TRIM_RANGES as usize == MAX_DSM_RANGES);
+const _: () = assert!(TrimRange::BYTES == DsmRange::BYTES);
+
+/// Turns the `count` [`TrimRange`]s laid at the start of `list` into the
+/// Dataset Management range list the device reads, in place: the two
+/// entries are the same size, and each is read whole before the device's
+/// form overwrites it. Returns the ranges' total bytes, or why the list
+/// cannot be sent.
+fn dsm_list_in_place(list: &mut [u8], count: u16, lba_shift: u32) -> Result<u64, &'static str> {
+    if count == 0 || count > MAX_TRIM_RANGES {
+        return Err("carries no range or more than 256 (what one Dataset Management can)");
+    }
+    let mask = (1u64 << lba_shift) - 1;
+    let mut total = 0;
+    for i in 0..usize::from(count) {
+        let range = TrimRange::load(list, i);
+        if range.len == 0 || (range.offset | u64::from(range.len)) & mask != 0 {
+            return Err(
+                "has a range that is not a whole number of logical blocks of the namespace",
+            );
+        }
+        let entry = DsmRange::new(range.offset >> lba_shift, range.len >> lba_shift);
+        list[i * DsmRange::BYTES..(i + 1) * DsmRange::BYTES].copy_from_slice(&entry.to_le_bytes());
+        total += u64::from(range.len);
+    }
+    Ok(total)
+}
+
 #[cold]
 fn bad_request(req: &Request, why: &str) -> io::Error {
     io::Error::new(
@@ -271,7 +301,9 @@ impl Queue for UringCmdQueue {
         }
         let slba = req.offset >> ns.lba_shift;
         let blocks = req.len >> ns.lba_shift;
-        if req.op != Op::Fsync && req.op != Op::Trim && blocks > MAX_BLOCKS {
+        // A Dataset Management range counts its blocks in 32 bits.
+        let counted_in_16_bits = matches!(req.op, Op::Read | Op::Write | Op::WriteZeroes { .. });
+        if counted_in_16_bits && blocks > MAX_BLOCKS {
             return Err(bad_request(req, "covers more than 65536 logical blocks"));
         }
         let nsid = ns.nsid;
@@ -306,12 +338,28 @@ impl Queue for UringCmdQueue {
                 command::write_zeroes(nsid, slba, blocks, deac, self.writefua)
             }
             Op::Trim => {
-                let range = DsmRange::new(slba, blocks);
-                let at = req.slot as usize * std::mem::size_of::<DsmRange>();
-                let bytes = &mut self.ranges.as_mut_slice()[at..at + 16];
-                // SAFETY: DsmRange is 16 plain bytes (checked at compile time).
-                bytes.copy_from_slice(&unsafe { std::mem::transmute::<DsmRange, [u8; 16]>(range) });
-                command::deallocate(nsid, bytes.as_ptr() as u64, 1)
+                let at = req.slot as usize * DsmRange::BYTES;
+                let entry = &mut self.ranges.as_mut_slice()[at..at + DsmRange::BYTES];
+                entry.copy_from_slice(&DsmRange::new(slba, blocks).to_le_bytes());
+                command::deallocate(nsid, entry.as_ptr() as u64, 1)
+            }
+            Op::TrimRanges { count } => {
+                let bytes = usize::from(count) * TrimRange::BYTES;
+                let Some(addr) = self.buffers.io_ptr(req.slot, bytes as u32) else {
+                    return Err(bad_request(
+                        req,
+                        "has more ranges than the slot's buffer holds",
+                    ));
+                };
+                let list = &mut self.buffers.slot(req.slot)[..bytes];
+                match dsm_list_in_place(list, count, ns.lba_shift) {
+                    Ok(total) if total == u64::from(req.len) => {}
+                    Ok(_) => {
+                        return Err(bad_request(req, "has a len other than its ranges' total"))
+                    }
+                    Err(why) => return Err(bad_request(req, why)),
+                }
+                command::deallocate(nsid, addr as u64, u32::from(count))
             }
             Op::Fsync => command::flush(nsid),
         };
@@ -405,12 +453,73 @@ mod tests {
             assert!(b.supports(Op::Read) && b.supports(Op::Write), "{b:?}");
             assert!(b.supports(Op::Trim), "{b:?}");
         }
+        let ranges = Op::TrimRanges { count: 2 };
+        for b in [
+            Backend::Sync,
+            Backend::Psync,
+            Backend::Pvsync2,
+            Backend::Libaio,
+            Backend::Mmap,
+            Backend::IoUring,
+        ] {
+            assert!(!b.supports(ranges), "{b:?} has no command for a range list");
+        }
         for b in [Backend::UringCmd, Backend::Null, Backend::Nop] {
             assert!(zeroes.iter().all(|&op| b.supports(op)), "{b:?}");
-            assert!(b.supports(Op::Trim), "{b:?}");
+            assert!(b.supports(Op::Trim) && b.supports(ranges), "{b:?}");
         }
         assert_eq!(Backend::from_name("io_uring_cmd"), Some(Backend::UringCmd));
         assert_eq!(Backend::UringCmd.name(), "io_uring_cmd");
+    }
+
+    /// The caller's ranges become the device's 16-byte entries in place:
+    /// context attributes 0, the block count (1-based) at bytes 4..8, the
+    /// starting LBA at 8..16, little-endian; the command counts them
+    /// 0-based.
+    #[test]
+    fn trim_ranges_become_the_dsm_range_list_in_place() {
+        let mut list = [0xaau8; 4 * TrimRange::BYTES];
+        let ranges = [(0x2_0000_1000u64, 4096u32), (0, 512), (1 << 20, 1 << 20)];
+        for (i, &(offset, len)) in ranges.iter().enumerate() {
+            TrimRange { offset, len }.store(&mut list, i);
+        }
+        let total = dsm_list_in_place(&mut list, 3, 9).unwrap();
+        assert_eq!(total, 4096 + 512 + (1 << 20));
+        let entry = |i: usize| &list[i * 16..(i + 1) * 16];
+        assert_eq!(&entry(0)[..4], &[0; 4]);
+        assert_eq!(&entry(0)[4..8], &8u32.to_le_bytes());
+        assert_eq!(&entry(0)[8..], &(0x2_0000_1000u64 >> 9).to_le_bytes());
+        assert_eq!(&entry(1)[4..8], &1u32.to_le_bytes());
+        assert_eq!(&entry(1)[8..], &0u64.to_le_bytes());
+        assert_eq!(&entry(2)[4..8], &2048u32.to_le_bytes());
+        assert_eq!(&entry(2)[8..], &2048u64.to_le_bytes());
+        assert!(entry(3).iter().all(|&b| b == 0xaa), "past the count");
+        let cmd = command::deallocate(1, list.as_ptr() as u64, 3);
+        assert_eq!((cmd.cdw10, cmd.data_len), (2, 48));
+    }
+
+    #[test]
+    fn a_range_list_is_1_to_256_whole_block_ranges() {
+        let mut list = vec![0u8; 257 * TrimRange::BYTES];
+        for i in 0..257 {
+            TrimRange {
+                offset: i as u64 * 4096,
+                len: 4096,
+            }
+            .store(&mut list, i);
+        }
+        let mut full = list.clone();
+        assert_eq!(dsm_list_in_place(&mut full, 256, 12), Ok(256 * 4096));
+        assert_eq!(command::deallocate(1, 0, 256).cdw10, 255, "NR is 0-based");
+        assert!(dsm_list_in_place(&mut list.clone(), 257, 12).is_err());
+        assert!(dsm_list_in_place(&mut list.clone(), 0, 12).is_err());
+        TrimRange {
+            offset: 4096,
+            len: 2048,
+        }
+        .store(&mut list, 1);
+        let err = dsm_list_in_place(&mut list, 2, 12).unwrap_err();
+        assert!(err.contains("whole number of logical blocks"), "{err}");
     }
 
     #[test]

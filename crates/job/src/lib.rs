@@ -822,14 +822,18 @@ create_on_open=1
         let err = parse_text("[j]\n\nbs=4q\n").unwrap_err().message;
         assert!(err.ends_with("job.fio:3: bs=4q: unknown size unit 'q' (use k, m, g, t, p, optionally with B or iB)"), "{err}");
         let job = &parse_text("[j]\nrw=randtrim\nnum_range=1\n").unwrap().jobs[0];
-        assert_eq!(job.rw.kind, RwKind::RandTrim);
-        let err = parse_text("[j]\nrw=trim\nnum_range=4\n")
+        assert_eq!((job.rw.kind, job.num_range), (RwKind::RandTrim, 1));
+        let job = &parse_text("[j]\nrw=trim\nnum_range=256\n").unwrap().jobs[0];
+        assert_eq!(job.num_range, 256);
+        let err = parse_text("[j]\nrw=trim\nnum_range=257\n")
             .unwrap_err()
             .message;
         assert!(
-            err.ends_with("num_range above 1 (several ranges per trim) is not supported yet"),
+            err.ends_with("num_range=257: one trim carries at most 256 ranges (an NVMe Dataset Management command's limit)"),
             "{err}"
         );
+        let err = parse_text("[j]\nnum_range=0\n").unwrap_err().message;
+        assert!(err.contains("below the minimum of 1"), "{err}");
         let err = parse_text("[j]\nrw=read\nverify=md5\n")
             .unwrap_err()
             .message;

@@ -441,7 +441,7 @@ pub(crate) static OPTIONS: &[OptionDef] = &[
     opt!(Deac, "deac", [], Kind::Bool, "0", "I/O engine", "Set DEAC (deallocate) flag for write zeroes command", engines = [IoUringCmd]),
     opt!(Readfua, "readfua", [], Kind::Bool, "0", "I/O engine", "Set FUA flag (force unit access) for all Read operations", engines = [IoUringCmd]),
     opt!(Writefua, "writefua", [], Kind::Bool, "0", "I/O engine", "Set FUA flag (force unit access) for all Write operations", engines = [IoUringCmd]),
-    opt!(NumRange, "num_range", [], Kind::Int, "1", "I/O type", "Number of ranges per trim command (ioscope sends one)"),
+    opt!(NumRange, "num_range", [], Kind::Int, "1", "I/O type", "Number of ranges per trim command (1 to 256; above 1 only with ioengine=io_uring_cmd)"),
     opt!(ForceAsync, "force_async", [], Kind::Int, "", "I/O engine", "Set IOSQE_ASYNC every N requests (0: never)", engines = [IoUring]),
     opt!(Nowait, "nowait", [], Kind::Bool, "", "I/O engine", "Use RWF_NOWAIT for reads/writes", engines = [IoUring, Libaio], not_yet = [Pvsync2]),
     opt!(Uncached, "uncached", [], Kind::Int, "", "I/O engine", "Drop buffered reads/writes from the page cache when done (any value but 0; RWF_DONTCACHE, Linux 6.14)", engines = [IoUring], not_yet = [Pvsync2]),

@@ -31,6 +31,10 @@ pub(crate) struct Settings {
     verify_interval: u64,
 }
 
+/// The most ranges `num_range` may ask for in one trim: what one NVMe
+/// Dataset Management command carries, and fio's MAX_TRIM_RANGE.
+const MAX_NUM_RANGE: u32 = 256;
+
 /// fio's `__NON_FATAL_ERR`: the errors continue_on_error goes on after
 /// unless ignore_error names others.
 const DEFAULT_IGNORED: [i32; 2] = [libc::EIO, libc::EILSEQ];
@@ -57,6 +61,7 @@ impl Settings {
                     nr: 1,
                 },
                 rwmixread: 50,
+                num_range: 1,
                 bs: PerDir::all(BlockSize::Fixed(4096)),
                 direct: false,
                 iodepth: 1,
@@ -339,11 +344,14 @@ impl Settings {
             Opt::Readfua => s.engine_options.readfua = flag(text)?,
             Opt::Writefua => s.engine_options.writefua = flag(text)?,
             Opt::NumRange => {
-                if values::uint(text, kb, 1)? != 1 {
-                    return Err(
-                        "num_range above 1 (several ranges per trim) is not supported yet".into(),
-                    );
+                let n = values::uint(text, kb, 1)?;
+                if n > MAX_NUM_RANGE {
+                    return Err(format!(
+                        "num_range={n}: one trim carries at most {MAX_NUM_RANGE} ranges \
+                         (an NVMe Dataset Management command's limit)"
+                    ));
                 }
+                s.num_range = n;
             }
             Opt::Fsync => s.fsync = values::uint(text, kb, 0)?,
             Opt::EndFsync => s.end_fsync = flag(text)?,

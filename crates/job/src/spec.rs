@@ -481,6 +481,10 @@ pub struct JobSpec {
     pub rw: RwMode,
     /// `rwmixread` (percent; `rwmixwrite` sets 100 - it), default 50.
     pub rwmixread: u32,
+    /// `num_range`: ranges per trim request, 1..=256, default 1. Above 1
+    /// the next trims of the workload go out together in one command
+    /// (NVMe Dataset Management; only engines with such a command take it).
+    pub num_range: u32,
     /// `bs` / `bsrange` / `bssplit`, default 4k for every direction.
     pub bs: PerDir<BlockSize>,
     /// `direct` (`buffered` is its inverse), default false.

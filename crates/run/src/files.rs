@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use ioscope_engine::nvme::nvme_names;
 use ioscope_engine::{
-    layout_file, poll_queue_warning, Backend, Op, OpenOptions, Target, TargetKind,
+    layout_file, poll_queue_warning, Backend, Op, OpenOptions, Target, TargetKind, MAX_TRIM_RANGES,
 };
 use ioscope_job::{FadviseHint, IoEngine, JobSpec, SizeSpec, VerifyMethod, WriteMode};
 use ioscope_workload::FileExtent;
@@ -101,6 +101,7 @@ pub(crate) fn prepare(
             ),
         ));
     }
+    check_num_range(spec)?;
     // offset_increment: each clone starts further into the target.
     let shifted;
     let spec = match spec.offset {
@@ -231,6 +232,42 @@ pub(crate) fn prepare(
         });
     }
     Ok(files)
+}
+
+/// `num_range` above 1 sends several trims as one command, which only an
+/// engine with a range-list command can, and only a job that trims has
+/// trims to send. fio refuses it with trimwrite too: each trim there is
+/// followed by its write, so no two trims would ever go out together.
+fn check_num_range(spec: &JobSpec) -> Result<(), RunError> {
+    let n = spec.num_range;
+    if n <= 1 {
+        return Ok(());
+    }
+    let refuse = |why: String| Err(RunError::job(&spec.name, format!("num_range={n}: {why}")));
+    let ranges = Op::TrimRanges {
+        count: n.min(u32::from(MAX_TRIM_RANGES)) as u16,
+    };
+    if !backend(spec).supports(ranges) {
+        return refuse(format!(
+            "ioengine={} sends one range per trim; several ranges in one trim need \
+             ioengine=io_uring_cmd (NVMe Dataset Management)",
+            spec.ioengine.name()
+        ));
+    }
+    if !spec.rw.kind.trims() {
+        return refuse(format!(
+            "rw={} does not trim; num_range is for rw=trim or randtrim",
+            spec.rw.kind.name()
+        ));
+    }
+    if spec.rw.kind.writes() {
+        return refuse(format!(
+            "rw={} writes each block right after trimming it, so its trims cannot go \
+             out together; use rw=trim or randtrim",
+            spec.rw.kind.name()
+        ));
+    }
+    Ok(())
 }
 
 /// A block device that holds a filesystem, a partition table or a volume

@@ -17,13 +17,13 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
-use ioscope_engine::{Completion, Op, Queue, QueueUser, Request, Submitted};
+use ioscope_engine::{Completion, Op, Queue, QueueUser, Request, Submitted, TrimRange};
 use ioscope_job::{ErrorClass, ErrorPolicy};
 use ioscope_stats::{
     current_tid, Clock, DepthDist, HelperCpu, HelperTracker, LatencyBuckets, LatencyHistogram,
     RateSampler, Summary, ThreadCpu,
 };
-use ioscope_workload::{BufferFiller, DataDir, Workload};
+use ioscope_workload::{BufferFiller, DataDir, IoUnit, Workload};
 
 use crate::progress::WorkerProgress;
 use crate::signal;
@@ -59,6 +59,9 @@ pub(crate) struct LoopConfig {
     /// What a write becomes: Write, or a command without data (NVMe Write
     /// Zeroes with io_uring_cmd's write_mode=zeroes).
     pub write_op: Op,
+    /// `num_range`: above 1, a trim goes out with the workload's next
+    /// trims as one request of up to this many ranges ([`Op::TrimRanges`]).
+    pub trim_ranges: u16,
     /// Some request moves data, so the buffers are filled once at the
     /// start. A job whose commands carry no data leaves them untouched.
     pub data_buffers: bool,
@@ -271,6 +274,9 @@ impl QueueUser for IoLoop<'_> {
         let mut refill = true;
         let mut writes_since_fsync = 0u32;
         let mut fsync_due: Option<u32> = None;
+        // An I/O the workload gave while trims were being gathered that
+        // could not join them: it is the next one issued.
+        let mut held: Option<IoUnit> = None;
 
         'main: loop {
             if !timing {
@@ -317,7 +323,7 @@ impl QueueUser for IoLoop<'_> {
                 } else if !writing {
                     free.push(slot);
                     break;
-                } else if let Some(unit) = self.workload.next() {
+                } else if let Some(unit) = held.take().or_else(|| self.workload.next()) {
                     let op = match unit.dir {
                         DataDir::Read => Op::Read,
                         DataDir::Write => cfg.write_op,
@@ -361,12 +367,23 @@ impl QueueUser for IoLoop<'_> {
                             fsync_due = Some(unit.file);
                         }
                     }
-                    Request {
-                        op,
-                        file: unit.file,
-                        offset: unit.offset,
-                        len: unit.len,
-                        slot,
+                    if op == Op::Trim && cfg.trim_ranges > 1 {
+                        gather_trims(
+                            &mut self.workload,
+                            &mut held,
+                            unit,
+                            cfg.trim_ranges,
+                            q.buffer(slot),
+                            slot,
+                        )
+                    } else {
+                        Request {
+                            op,
+                            file: unit.file,
+                            offset: unit.offset,
+                            len: unit.len,
+                            slot,
+                        }
                     }
                 } else {
                     free.push(slot);
@@ -537,8 +554,54 @@ fn dir_index(op: Op) -> Option<usize> {
     match op {
         Op::Read => Some(0),
         Op::Write | Op::WriteZeroes { .. } => Some(1),
-        Op::Trim => Some(2),
+        Op::Trim | Op::TrimRanges { .. } => Some(2),
         Op::Fsync => None,
+    }
+}
+
+/// fio's `num_range`: the trim `first` and up to `max - 1` trims the
+/// workload gives after it, laid as ranges in the slot's buffer `buf` and
+/// sent as one request. Gathering stops at the workload's end, or at an
+/// I/O that cannot join (another direction or file, or one that would take
+/// the total past a request's 32-bit length), which is held in `held` for
+/// the next request. fio's io_u carries the ranges' total as its length,
+/// and fio counts it as one trim of that many bytes; so does this loop (one
+/// issued trim, one completion, the summed bytes).
+fn gather_trims(
+    workload: &mut Workload,
+    held: &mut Option<IoUnit>,
+    first: IoUnit,
+    max: u16,
+    buf: &mut [u8],
+    slot: u32,
+) -> Request {
+    let range = |unit: IoUnit| TrimRange {
+        offset: unit.offset,
+        len: unit.len,
+    };
+    range(first).store(buf, 0);
+    let mut count = 1;
+    let mut total = first.len;
+    while count < max {
+        let Some(next) = workload.next() else { break };
+        match total.checked_add(next.len) {
+            Some(sum) if next.dir == DataDir::Trim && next.file == first.file => {
+                range(next).store(buf, usize::from(count));
+                count += 1;
+                total = sum;
+            }
+            _ => {
+                *held = Some(next);
+                break;
+            }
+        }
+    }
+    Request {
+        op: Op::TrimRanges { count },
+        file: first.file,
+        offset: first.offset,
+        len: total,
+        slot,
     }
 }
 

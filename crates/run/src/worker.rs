@@ -5,7 +5,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use ioscope_engine::{
-    open_queue, AioOptions, FaultConfig, FaultKind, NvmeOptions, Op, QueueConfig, UringOptions,
+    open_queue, AioOptions, FaultConfig, FaultKind, NvmeOptions, Op, QueueConfig, TrimRange,
+    UringOptions, MAX_TRIM_RANGES,
 };
 use ioscope_job::{InjectedFault, IoEngine, JobSpec, WriteMode};
 use ioscope_stats::{current_tid, Clock, HelperTracker};
@@ -119,6 +120,10 @@ fn run_inner(
     if verify.is_some() {
         // Written blocks are read back into the same buffers.
         max_bs = max_bs.max(spec.bs.write.max());
+    }
+    if config.trim_ranges > 1 {
+        // A trim of several ranges brings its range list in the buffer.
+        max_bs = max_bs.max((usize::from(config.trim_ranges) * TrimRange::BYTES) as u64);
     }
     let max_bs = max_bs.max(1);
     let align = files
@@ -317,6 +322,9 @@ fn loop_config(spec: &JobSpec, clock: &Clock) -> LoopConfig {
         depth_low: spec.iodepth_low.min(depth),
         fsync_every: spec.fsync,
         write_op,
+        // The job crate refuses num_range above 256, and files.rs above 1
+        // where it cannot be sent.
+        trim_ranges: spec.num_range.min(u32::from(MAX_TRIM_RANGES)) as u16,
         data_buffers: spec.rw.kind.reads() || (spec.rw.kind.writes() && write_op.carries_data()),
         tracking: Tracking {
             slat: !(reduce || spec.disable_slat),

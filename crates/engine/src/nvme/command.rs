@@ -41,9 +41,9 @@ pub const MAX_DSM_RANGES: usize = 256;
 /// Identify data is always this long.
 pub const IDENTIFY_LEN: u32 = 4096;
 
-/// One range of a Dataset Management command, as the device reads it from
-/// the data buffer (16 bytes, little-endian).
-#[repr(C)]
+/// One range of a Dataset Management command. The device reads the ranges
+/// from the command's data buffer, [`DsmRange::BYTES`] each, as
+/// [`DsmRange::to_le_bytes`] lays them out.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DsmRange {
     /// Context attributes (0: none).
@@ -53,15 +53,27 @@ pub struct DsmRange {
     pub slba: u64,
 }
 
-const _: () = assert!(std::mem::size_of::<DsmRange>() == 16);
-
 impl DsmRange {
+    /// Bytes one range takes in the range list.
+    pub const BYTES: usize = 16;
+
     pub fn new(slba: u64, blocks: u32) -> DsmRange {
         DsmRange {
             cattr: 0,
-            nlb: blocks.to_le(),
-            slba: slba.to_le(),
+            nlb: blocks,
+            slba,
         }
+    }
+
+    /// The range as the device reads it: context attributes, block count,
+    /// starting LBA, each little-endian.
+    #[inline]
+    pub fn to_le_bytes(self) -> [u8; DsmRange::BYTES] {
+        let mut out = [0u8; DsmRange::BYTES];
+        out[..4].copy_from_slice(&self.cattr.to_le_bytes());
+        out[4..8].copy_from_slice(&self.nlb.to_le_bytes());
+        out[8..].copy_from_slice(&self.slba.to_le_bytes());
+        out
     }
 }
 
@@ -116,7 +128,7 @@ pub fn deallocate(nsid: u32, ranges_addr: u64, count: u32) -> Command {
         opcode: opcode::DATASET_MANAGEMENT,
         nsid,
         addr: ranges_addr,
-        data_len: count * std::mem::size_of::<DsmRange>() as u32,
+        data_len: count * DsmRange::BYTES as u32,
         cdw10: count - 1,
         cdw11: CDW11_DSM_DEALLOCATE,
         ..Default::default()
@@ -192,9 +204,9 @@ mod tests {
         assert_eq!(c.opcode, 0x09);
         assert_eq!((c.cdw10, c.cdw11), (2, 1 << 2));
         assert_eq!((c.addr, c.data_len), (0x4000, 48));
-        let r = DsmRange::new(0x1_0000_0002, 8);
-        // SAFETY: DsmRange is 16 plain bytes.
-        let bytes: [u8; 16] = unsafe { std::mem::transmute(r) };
+        assert_eq!(deallocate(1, 0x4000, 256).cdw10, 255, "NR is 0-based");
+        let bytes = DsmRange::new(0x1_0000_0002, 8).to_le_bytes();
+        assert_eq!(&bytes[..4], &[0; 4], "no context attributes");
         assert_eq!(&bytes[4..8], &8u32.to_le_bytes());
         assert_eq!(&bytes[8..16], &0x1_0000_0002u64.to_le_bytes());
     }
