@@ -162,6 +162,8 @@ fn clean_runs_pass_with_numjobs_random_sizes_and_every_method() {
             written,
             "{method}: all read back"
         );
+        assert_eq!(u(j, "verify_bad"), 0, "{method}");
+        assert!(u(j, "verify_checked") > 0, "{method}");
         // As in fio, the write phase's time is the writes' runtime and the
         // verify phase's the reads'.
         let (w, r) = (u(&j["write"], "runtime"), u(&j["read"], "runtime"));
@@ -219,6 +221,11 @@ fn continue_on_error_counts_errors_as_fio_reports_them() {
     let errors = u(j, "total_err");
     let reads = u(&j["read"], "total_ios");
     assert!(errors > 0 && reads + errors == 256, "{errors} + {reads}");
+    assert_eq!(
+        u(j, "faults_injected"),
+        errors,
+        "every injected EIO counted"
+    );
 
     let normal = ioscope([
         "--name=eio".to_string(),

@@ -19,14 +19,17 @@
 //! - `--section` filters every job file (fio forgets it after the first).
 //! - A section skipped by `--section` on the command line takes the options
 //!   after its `--name` with it (fio applies them to the global defaults).
-//! - Sequential `rw=read:N` offsets and the trim and write mixes
-//!   (`trimwrite`, `randtrimwrite`) are not supported yet; `trim` and
-//!   `randtrim` need an engine that can deallocate (io_uring_cmd).
+//! - Sequential `rw=read:N` offsets are not supported yet.
+//! - A job that sets `verify_backlog`, `verify_only`, `trim_percentage` or
+//!   the like without `verify` is an error (fio checks nothing then), and
+//!   so is `verify` on a job that writes nothing without `verify_only`.
 //! - `sqthread_poll_cpu` without `sqthread_poll` is an error (fio ignores
 //!   it), and `nonvectored` below -1 is an error (fio reads it as 1).
 //!
-//! Engines: `sync`, `psync`, `pvsync2`, `null`, `libaio`, `io_uring` and
-//! `mmap` are fio's; `nop` (io_uring NOP requests, no I/O) is ioscope's own.
+//! Engines: `sync`, `psync`, `pvsync2`, `null`, `libaio`, `io_uring`,
+//! `io_uring_cmd` and `mmap` are fio's; `nop` (io_uring NOP requests, no
+//! I/O) and `faulty` (another engine with faults injected, for testing
+//! verify) are ioscope's own.
 //! Engine options follow fio's rules: in a job file they apply after the
 //! rest of their section, once its `ioengine` is known; on the command line
 //! they must follow the `--ioengine` they belong to; an option of another

@@ -40,6 +40,13 @@ pub fn job_json(job: &JobResult, o: &mut Map<String, Value>) {
     );
     o.insert("iou_wrk_threads".into(), Value::from(h.iowq_threads));
     o.insert("cpu_ns_per_io".into(), Value::from(cpu_ns_per_io(job)));
+    if let Some((checked, bad)) = job.verify {
+        o.insert("verify_checked".into(), Value::from(checked));
+        o.insert("verify_bad".into(), Value::from(bad));
+    }
+    if let Some(n) = job.faults_injected {
+        o.insert("faults_injected".into(), Value::from(n));
+    }
 }
 
 /// The line under fio's `cpu :` line, when the job had helper threads.

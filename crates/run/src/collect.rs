@@ -1,7 +1,7 @@
 //! Worker outcomes into the reported jobs: per-worker results, merged per
 //! reporting group where `group_reporting` asks for it, as fio merges them.
 
-use ioscope_job::Parsed;
+use ioscope_job::{IoEngine, Parsed};
 use ioscope_stats::{
     Clock, CpuAccounting, DirResult, DiskUtil, HelperCpu, JobResult, LatencyStat, RunResult,
     SyncResult, ThreadCpu,
@@ -86,6 +86,9 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock) -> JobResult {
     };
     if let Some(stats) = &f.outcome.stats {
         fill_from_loop(&mut result, stats, clock);
+        if spec.ioengine == IoEngine::Faulty {
+            result.faults_injected = Some(stats.faults_injected);
+        }
     }
     result
 }
@@ -114,6 +117,7 @@ fn fill_from_loop(result: &mut JobResult, stats: &LoopStats, clock: &Clock) {
     result.lat_buckets = stats.lat_buckets;
     result.total_err = stats.errors.total;
     result.first_error = stats.errors.first;
+    result.verify = stats.verify.as_ref().map(|v| (v.checked, v.bad));
 }
 
 /// A direction's runtime as fio keeps it: the write phase's time for the

@@ -77,6 +77,15 @@ pub(crate) fn prepare(
             ),
         ));
     }
+    if spec.verify.method != VerifyMethod::None
+        && spec.engine_options.write_mode == WriteMode::Zeroes
+    {
+        return Err(RunError::job(
+            &spec.name,
+            "verify with write_mode=zeroes: Write Zeroes carries no data to check (use \
+             write_mode=write, or rw=write then read the zeroes back with a read job)",
+        ));
+    }
     if spec.verify.async_threads > 0 {
         return Err(RunError::job(
             &spec.name,

@@ -158,6 +158,8 @@ pub(crate) struct LoopStats {
     /// When the verify phase began, and the I/Os of each direction by then:
     /// fio charges the phase's time to the directions it uses.
     pub verify_phase: Option<(u64, [u64; 3])>,
+    /// Faults the faulty engine injected.
+    pub faults_injected: u64,
     /// Ticks when measuring began (after the ramp) and when the loop ended.
     pub measure_start: u64,
     pub end: u64,
@@ -189,6 +191,7 @@ impl LoopStats {
             errors: ErrorCount::default(),
             verify: None,
             verify_phase: None,
+            faults_injected: 0,
             measure_start: now,
             end: now,
             loop_start: now,
@@ -515,6 +518,7 @@ impl QueueUser for IoLoop<'_> {
         }
         ledger.stats.loop_start = start;
         ledger.stats.cpu = ThreadCpu::now().since(&cpu_start);
+        ledger.stats.faults_injected = q.faults_injected();
         if let Some(v) = ledger.verify.take() {
             if stopped {
                 if let Err(e) = v.save_state(self.job) {
@@ -538,8 +542,8 @@ impl QueueUser for IoLoop<'_> {
 fn check_request(work: SlotWork, slot: u32) -> Request {
     let (op, b) = match work {
         SlotWork::Trim(b) => (Op::Trim, b),
-        SlotWork::Check(b) | SlotWork::ZeroCheck(b) | SlotWork::Write(b) => (Op::Read, b),
-        SlotWork::Plain => unreachable!("only checks are due"),
+        SlotWork::Check(b) | SlotWork::ZeroCheck(b) => (Op::Read, b),
+        SlotWork::Write(_) | SlotWork::Plain => unreachable!("only checks and trims are due"),
     };
     Request {
         op,

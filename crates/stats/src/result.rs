@@ -110,6 +110,11 @@ pub struct JobResult {
     /// Errors the job went on after, and the errno of the first.
     pub total_err: u64,
     pub first_error: i32,
+    /// Blocks read back and checked, and how many were bad, when the job
+    /// verifies.
+    pub verify: Option<(u64, u64)>,
+    /// Faults the `faulty` engine injected, when the job uses it.
+    pub faults_injected: Option<u64>,
     /// Milliseconds from start to finish of the job, ramp time excluded.
     pub runtime_ms: u64,
     /// Milliseconds from start to finish, ramp time included.
@@ -183,6 +188,14 @@ impl JobResult {
     /// the summed CPU times) while each direction keeps its longest runtime.
     pub fn merge(&mut self, other: &JobResult) {
         self.total_err += other.total_err;
+        self.faults_injected = match (self.faults_injected, other.faults_injected) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+        self.verify = match (self.verify, other.verify) {
+            (Some(a), Some(b)) => Some((a.0 + b.0, a.1 + b.1)),
+            (a, b) => a.or(b),
+        };
         if self.first_error == 0 {
             self.first_error = other.first_error;
         }
