@@ -29,17 +29,9 @@ if [ "$BUILD" = 1 ]; then
     (cd "$repo" && cargo build --release -p ioscope-engine --example raw_nop)
 fi
 
-ZRAM_SYS=/sys/block/zram0
-ZRAM_LOCK=/tmp/ioscope-zram.lock
+# ZRAM_SYS, ZRAM_LOCK and zram_reset come from lib.sh; the zram rows are
+# skipped (not the whole run) where zram cannot be had.
 zram_held=0
-zram_reset() {
-    local i
-    for i in $(seq 50); do
-        echo 1 > "$ZRAM_SYS/reset" 2>/dev/null && return 0
-        sleep 0.1
-    done
-    return 1
-}
 cleanup() {
     if [ "$zram_held" = 1 ]; then
         zram_reset || echo "$SCRIPT: could not reset zram0; the next user will" >&2
