@@ -37,7 +37,7 @@ impl AdminPath {
     }
 }
 
-/// The block layer's queue settings (/sys/block/<dev>/queue), each `None`
+/// The block layer's queue settings (`/sys/block/<dev>/queue`), each `None`
 /// where sysfs has no such file.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct QueueSettings {
