@@ -335,6 +335,7 @@ mod tests {
     use crate::backend::{open_queue, Backend, QueueConfig, QueueUser};
     use crate::sync::{SyncMode, SyncQueue};
     use crate::target::{OpenOptions, Target};
+    use crate::test_io::complete_one;
     use crate::uring::UringQueue;
     use std::os::fd::RawFd;
     use std::path::Path;
@@ -412,28 +413,6 @@ mod tests {
         fn test<Q: Queue>(self, q: FaultyQueue<Q>) -> R;
     }
 
-    /// Sends one request and waits for its result, whichever way it
-    /// completes.
-    fn io<Q: Queue>(q: &mut Q, op: Op, offset: u64, len: u32) -> i64 {
-        let req = Request {
-            op,
-            file: 0,
-            offset,
-            len,
-            slot: 0,
-        };
-        match q.submit(&req).unwrap() {
-            Submitted::Completed(result) => result,
-            Submitted::Queued => {
-                q.commit().unwrap();
-                let mut result = None;
-                assert_eq!(q.reap(1, 1, |c| result = Some(c.result)).unwrap(), 1);
-                assert_eq!(q.in_flight(), 0);
-                result.unwrap()
-            }
-        }
-    }
-
     /// What one request did to the file, and what it returned.
     struct Outcome {
         result: i64,
@@ -456,7 +435,7 @@ mod tests {
         fn test<Q: Queue>(self, mut q: FaultyQueue<Q>) -> Outcome {
             q.buffer(0)
                 .fill(if self.op == Op::Write { 0xaa } else { 0xee });
-            let result = io(&mut q, self.op, self.offset, self.len);
+            let result = complete_one(&mut q, self.op, self.offset, self.len);
             Outcome {
                 result,
                 buffer: q.buffer(0)[..self.len as usize].to_vec(),
@@ -662,7 +641,7 @@ mod tests {
             for op in [Op::Write, Op::Read] {
                 for b in 0..BLOCKS as u64 {
                     q.buffer(0).fill(0xaa);
-                    results.push(io(&mut q, op, b * BS as u64, BS as u32));
+                    results.push(complete_one(&mut q, op, b * BS as u64, BS as u32));
                 }
             }
             (results, q.faults_injected())
@@ -702,7 +681,9 @@ mod tests {
         impl Tester<(Vec<bool>, u64)> for Many {
             fn test<Q: Queue>(self, mut q: FaultyQueue<Q>) -> (Vec<bool>, u64) {
                 let failed = (0..self.0)
-                    .map(|i| io(&mut q, Op::Read, (i % BLOCKS as u64) * BS as u64, 512) == EIO)
+                    .map(|i| {
+                        complete_one(&mut q, Op::Read, (i % BLOCKS as u64) * BS as u64, 512) == EIO
+                    })
                     .collect();
                 (failed, q.faults_injected())
             }
@@ -780,7 +761,10 @@ mod tests {
         impl QueueUser for WriteOnce {
             type Output = (i64, u64);
             fn run<Q: Queue>(self, mut q: Q) -> (i64, u64) {
-                (io(&mut q, Op::Write, 0, BS as u32), q.faults_injected())
+                (
+                    complete_one(&mut q, Op::Write, 0, BS as u32),
+                    q.faults_injected(),
+                )
             }
         }
         let dir = tempfile::tempdir().unwrap();

@@ -148,6 +148,8 @@ mod signature;
 mod sync;
 mod syscall;
 mod target;
+#[cfg(test)]
+mod test_io;
 mod trim;
 mod uring;
 mod uring_cmd;

@@ -81,6 +81,7 @@ mod tests {
     use crate::queue::{Queue, Submitted};
     use crate::request::{Op, Request};
     use crate::target::{OpenOptions, Target};
+    use crate::test_io::complete_one;
     use std::path::Path;
 
     const BS: u64 = 4096;
@@ -103,27 +104,6 @@ mod tests {
             buffer_size: BS as usize,
             buffer_align: 4096,
             ..QueueConfig::default()
-        }
-    }
-
-    /// Sends one request and waits for its result, whichever way the
-    /// backend completes it.
-    fn complete<Q: Queue>(q: &mut Q, op: Op, offset: u64, len: u32) -> i64 {
-        let req = Request {
-            op,
-            file: 0,
-            offset,
-            len,
-            slot: 0,
-        };
-        match q.submit(&req).unwrap() {
-            Submitted::Completed(r) => r,
-            Submitted::Queued => {
-                q.commit().unwrap();
-                let mut result = None;
-                q.reap(1, 1, |c| result = Some(c.result)).unwrap();
-                result.expect("one completion")
-            }
         }
     }
 
@@ -155,7 +135,7 @@ mod tests {
             let mut at = self.offset;
             while zero && at < self.offset + u64::from(self.len) {
                 q.buffer(0).fill(0xff);
-                assert_eq!(complete(&mut q, Op::Read, at, BS as u32), BS as i64);
+                assert_eq!(complete_one(&mut q, Op::Read, at, BS as u32), BS as i64);
                 zero = q.buffer(0).iter().all(|&b| b == 0);
                 at += BS;
             }
