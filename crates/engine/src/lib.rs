@@ -145,6 +145,7 @@ pub mod nvme;
 mod queue;
 mod request;
 mod signature;
+mod sq_ring;
 mod sync;
 mod syscall;
 mod target;

@@ -123,13 +123,9 @@ impl Queue for NopQueue {
         if self.template.0 != len {
             self.template = (len, nop_entry(0, len, self.inject));
         }
-        let sqe = self
-            .template
-            .1
-            .clone()
-            .user_data(u64::from(req.slot) | u64::from(len) << 32);
+        let user_data = u64::from(req.slot) | u64::from(len) << 32;
         // SAFETY: a NOP names no memory and no file.
-        unsafe { self.ring.push(&sqe)? };
+        unsafe { self.ring.push_tagged(&self.template.1, user_data)? };
         Ok(Submitted::Queued)
     }
 

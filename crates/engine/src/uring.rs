@@ -22,6 +22,7 @@ use crate::buffer::SlotBuffers;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::request::{Completion, Op, Request};
+use crate::sq_ring::SqRing;
 use crate::syscall::{errno, io_result};
 use crate::trim::{trim, TrimMethod};
 
@@ -193,10 +194,9 @@ where
     registered: bool,
     flags: u32,
     depth: u32,
-    /// SQEs pushed since the last commit, copied into the SQ ring in one go
-    /// when they are handed over: one SQ ring update per batch instead of
-    /// one per request.
-    staged: Vec<S>,
+    /// The SQ ring, written in place: SQEs go straight into their slots and
+    /// the tail moves once per batch, at commit.
+    sq: SqRing<S>,
     /// In the SQ ring and not yet handed to the kernel.
     unsubmitted: u32,
     /// Pushed and not yet reaped.
@@ -255,6 +255,8 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
             }
         };
         let flags = required | optional;
+        let sq = SqRing::map(ring.as_raw_fd(), ring.params(), std::mem::size_of::<C>())
+            .map_err(|e| EngineError::Setup(format!("cannot map the io_uring SQ ring: {e}")))?;
         let mut ring = Ring {
             enter_fd: libc::c_long::from(ring.as_raw_fd()),
             ring,
@@ -262,7 +264,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
             registered: false,
             flags,
             depth,
-            staged: Vec::with_capacity(depth as usize),
+            sq,
             unsubmitted: 0,
             in_flight: 0,
             submit_calls: 0,
@@ -364,35 +366,26 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
     /// completion is reaped (or the ring is dropped).
     #[inline]
     pub(crate) unsafe fn push(&mut self, sqe: &S) -> io::Result<()> {
-        if self.in_flight == self.depth {
-            return Err(queue_full(self.depth));
-        }
-        self.staged.push(sqe.clone());
-        self.in_flight += 1;
+        let slot = self.slot()?;
+        // SAFETY: a slot of the SQ ring that the kernel does not read until
+        // the tail is published; the caller vouches for what the SQE names.
+        unsafe { slot.write(sqe.clone()) };
         Ok(())
     }
 
-    /// Copies the staged SQEs into the SQ ring.
+    /// The SQ ring slot for one more request, counted as in flight.
     #[inline]
-    fn flush(&mut self) -> io::Result<()> {
-        let mut done = 0;
-        while done < self.staged.len() {
-            let mut sq = self.ring.submission();
-            let take = (sq.capacity() - sq.len()).min(self.staged.len() - done);
-            // SAFETY: the caller of `push` keeps what each SQE names valid
-            // until it is reaped; `take` entries fit.
-            let pushed = unsafe { sq.push_multiple(&self.staged[done..done + take]) };
-            drop(sq);
-            if pushed.is_ok() {
-                done += take;
-                self.unsubmitted += take as u32;
-            }
-            if done < self.staged.len() {
-                self.wait_for_sq_space()?;
-            }
+    fn slot(&mut self) -> io::Result<*mut S> {
+        if self.in_flight == self.depth {
+            return Err(queue_full(self.depth));
         }
-        self.staged.clear();
-        Ok(())
+        let slot = match self.sq.next_slot() {
+            Some(slot) => slot,
+            None => self.wait_for_sq_space()?,
+        };
+        self.in_flight += 1;
+        self.unsubmitted += 1;
+        Ok(slot)
     }
 
     /// Waits for the kernel to free SQ entries. The SQ ring has at least
@@ -400,22 +393,30 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
     /// the SQ thread can leave it full: it posts completions before it
     /// moves the SQ head past the entries it took.
     #[cold]
-    fn wait_for_sq_space(&mut self) -> io::Result<()> {
+    fn wait_for_sq_space(&mut self) -> io::Result<*mut S> {
         if !self.sqpoll() {
             return Err(queue_full(self.depth));
         }
-        let mut flags = IORING_ENTER_SQ_WAIT;
-        if self.ring.submission().need_wakeup() {
-            flags |= IORING_ENTER_SQ_WAKEUP;
+        loop {
+            // What was written and not yet published is for the SQ thread
+            // too: it has to take it to make room.
+            self.sq.publish();
+            let mut flags = IORING_ENTER_SQ_WAIT;
+            if self.sq.need_wakeup() {
+                flags |= IORING_ENTER_SQ_WAKEUP;
+            }
+            self.submit_calls += 1;
+            self.enter(0, 0, flags)?;
+            if let Some(slot) = self.sq.next_slot() {
+                return Ok(slot);
+            }
         }
-        self.submit_calls += 1;
-        self.enter(0, 0, flags).map(drop)
     }
 
     /// Hands the pushed SQEs to the kernel. Returns how many it took.
     #[inline]
     pub(crate) fn commit(&mut self) -> io::Result<u32> {
-        self.flush()?;
+        self.sq.publish();
         let n = self.unsubmitted;
         if n == 0 {
             return Ok(0);
@@ -423,7 +424,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
         if self.sqpoll() {
             // The SQ thread takes entries as soon as the tail moves; only a
             // thread that went to sleep needs a system call.
-            if self.ring.submission().need_wakeup() {
+            if self.sq.need_wakeup() {
                 self.submit_calls += 1;
                 self.enter(0, 0, IORING_ENTER_SQ_WAKEUP)?;
             }
@@ -468,22 +469,18 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
     /// io_uring_enter, an overflowed CQ, or IOPOLL requests nobody polled.
     #[inline]
     fn completions_hidden(&mut self) -> bool {
-        if self.unsubmitted > 0 || !self.staged.is_empty() || (self.iopoll() && !self.sqpoll()) {
-            return true;
-        }
-        let sq = self.ring.submission();
-        sq.taskrun() || sq.cq_overflow()
+        self.unsubmitted > 0 || (self.iopoll() && !self.sqpoll()) || self.sq.completions_pending()
     }
 
     /// One io_uring_enter that submits what is pending and waits for `want`
     /// completions.
     fn get_events(&mut self, want: u32) -> io::Result<()> {
-        self.flush()?;
+        self.sq.publish();
         let mut flags = IORING_ENTER_GETEVENTS;
         let mut to_submit = self.unsubmitted;
         if self.sqpoll() {
             // The SQ thread submits; the call only waits (and wakes it).
-            if to_submit > 0 && self.ring.submission().need_wakeup() {
+            if to_submit > 0 && self.sq.need_wakeup() {
                 flags |= IORING_ENTER_SQ_WAKEUP;
             }
             self.unsubmitted = 0;
@@ -553,6 +550,31 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
                 return;
             }
         }
+    }
+}
+
+impl<C: cqueue::EntryMarker> Ring<squeue::Entry, C> {
+    /// Puts a copy of `template` with `user_data` on the ring, built in its
+    /// slot: one 64-byte copy per request, for callers that send the same
+    /// SQE over and over (NOPs).
+    ///
+    /// # Safety
+    ///
+    /// As [`Ring::push`].
+    #[inline]
+    pub(crate) unsafe fn push_tagged(
+        &mut self,
+        template: &squeue::Entry,
+        user_data: u64,
+    ) -> io::Result<()> {
+        let slot = self.slot()?;
+        // SAFETY: as in `push`; the slot is written whole before its
+        // user_data is set.
+        unsafe {
+            slot.write(template.clone());
+            (*slot).set_user_data(user_data);
+        }
+        Ok(())
     }
 }
 
