@@ -109,6 +109,12 @@ measure() {
 ratio() {
     awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.3f", a / b }'
 }
+# median X...: the median of the numbers given (the mean of the middle two
+# for an even count), or "-" when there are none.
+median() {
+    [ "$#" -gt 0 ] || { echo -; return; }
+    printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 # num A: A rounded to a whole number, or "-".
 num() {
     awk -v a="$1" 'BEGIN { if (a == "-" || a == "") print "-"; else printf "%.0f", a }'

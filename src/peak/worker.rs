@@ -11,7 +11,7 @@ use std::sync::mpsc::Sender;
 use std::sync::Barrier;
 
 use anyhow::bail;
-use ioscope_engine::{Op, Queue, QueueUser, Request, Submitted};
+use ioscope_engine::{Op, Queue, QueueUser, Request};
 
 use super::offsets::Offsets;
 
@@ -121,6 +121,9 @@ impl QueueUser for Worker<'_> {
         let mut free: Box<[u32]> = (0..depth).rev().collect();
         let mut free_len = depth as usize;
         let mut target = vec![(0u32, 0u64); depth as usize];
+        // Slots of requests a synchronous backend completed inside the
+        // batch, put back on `free` after it.
+        let mut returned = Vec::with_capacity(depth as usize);
         let mut counts = Counts::default();
         // A request a synchronous backend completes inside `submit` is one
         // system call that both submits and reaps.
@@ -128,36 +131,42 @@ impl QueueUser for Worker<'_> {
         let mut failed = None;
         while !stop.load(Relaxed) {
             let room = depth - queue.in_flight();
-            for _ in 0..submit_batch.min(room) {
-                free_len -= 1;
-                let slot = free[free_len];
-                // NOPs go nowhere: nothing to note for an error message.
-                let (file, offset) = match &mut offsets {
-                    Some(offsets) => {
-                        let next = offsets.next();
-                        target[slot as usize] = next;
-                        next
+            let count = submit_batch.min(room);
+            queue.submit_batch(
+                count,
+                || {
+                    free_len -= 1;
+                    let slot = free[free_len];
+                    // NOPs go nowhere: nothing to note for an error message.
+                    let (file, offset) = match &mut offsets {
+                        Some(offsets) => {
+                            let next = offsets.next();
+                            target[slot as usize] = next;
+                            next
+                        }
+                        None => (0, 0),
+                    };
+                    Request {
+                        op: Op::Read,
+                        file,
+                        offset,
+                        len: block_size,
+                        slot,
                     }
-                    None => (0, 0),
-                };
-                let req = Request {
-                    op: Op::Read,
-                    file,
-                    offset,
-                    len: block_size,
-                    slot,
-                };
-                counts.submitted += 1;
-                if let Submitted::Completed(result) = queue.submit(&req)? {
-                    sync_calls += 1;
-                    counts.completed += 1;
-                    free[free_len] = slot;
-                    free_len += 1;
+                },
+                |slot, result| {
+                    returned.push(slot);
                     if result != want {
-                        failed = Some((slot, result));
-                        break;
+                        note_failure(&mut failed, slot, result);
                     }
-                }
+                },
+            )?;
+            counts.submitted += u64::from(count);
+            sync_calls += returned.len() as u64;
+            counts.completed += returned.len() as u64;
+            for slot in returned.drain(..) {
+                free[free_len] = slot;
+                free_len += 1;
             }
             queue.commit()?;
             let in_flight = queue.in_flight();

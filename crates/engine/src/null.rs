@@ -139,6 +139,39 @@ mod tests {
         got
     }
 
+    /// The trait's own `submit_batch`: what completes inside submit goes
+    /// to `done`, the rest is queued in order, and a batch larger than the
+    /// room fails where `submit` would, keeping what went before.
+    #[test]
+    fn submit_batch_reports_what_completed_and_queues_the_rest() {
+        let mut q = NullQueue::new(&config(1)).unwrap();
+        let mut done = Vec::new();
+        q.submit_batch(1, || req(Op::Read, 512, 0), |slot, r| done.push((slot, r)))
+            .unwrap();
+        assert_eq!(done, [(0, 512)]);
+
+        let mut q = NullQueue::new(&config(8)).unwrap();
+        let mut next = 0;
+        let mut make = || {
+            next += 1;
+            req(Op::Write, 512 * next, next - 1)
+        };
+        q.submit_batch(5, &mut make, |slot, _| panic!("slot {slot} completed"))
+            .unwrap();
+        q.commit().unwrap();
+        let got: Vec<_> = reap_all(&mut q, 0, 8)
+            .iter()
+            .map(|c| (c.slot, c.result))
+            .collect();
+        assert_eq!(got, [(0, 512), (1, 1024), (2, 1536), (3, 2048), (4, 2560)]);
+        let e = q
+            .submit_batch(9, &mut make, |slot, _| panic!("slot {slot} completed"))
+            .unwrap_err();
+        assert!(e.to_string().contains("queue full"), "{e}");
+        q.commit().unwrap();
+        assert_eq!(reap_all(&mut q, 0, 8).len(), 8);
+    }
+
     #[test]
     fn depth_one_completes_in_submit() {
         let mut q = NullQueue::new(&config(1)).unwrap();

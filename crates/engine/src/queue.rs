@@ -23,6 +23,28 @@ pub trait Queue {
     /// Hands one request to the backend.
     fn submit(&mut self, req: &Request) -> io::Result<Submitted>;
 
+    /// Hands `count` requests to the backend in one go, the next made by
+    /// `make` each time; `done` gets the slot and result of each request a
+    /// synchronous backend completed on the way. The same as calling
+    /// [`Queue::submit`] `count` times, which is what this default does;
+    /// ring backends override it to keep their ring's tail in a register
+    /// for the whole batch. On `Err`, the requests made before it stay
+    /// handed over.
+    #[inline]
+    fn submit_batch<M, D>(&mut self, count: u32, mut make: M, mut done: D) -> io::Result<()>
+    where
+        M: FnMut() -> Request,
+        D: FnMut(u32, i64),
+    {
+        for _ in 0..count {
+            let req = make();
+            if let Submitted::Completed(result) = self.submit(&req)? {
+                done(req.slot, result);
+            }
+        }
+        Ok(())
+    }
+
     /// Sends every queued request to the kernel; returns how many were sent.
     fn commit(&mut self) -> io::Result<u32>;
 

@@ -191,6 +191,22 @@ impl<S: squeue::EntryMarker> SqRing<S> {
         Some(unsafe { self.sqes.add(index) })
     }
 
+    /// The slots for `count` more SQEs, or `None` when fewer are free.
+    #[inline]
+    pub(crate) fn slots(&mut self, count: u32) -> Option<impl Iterator<Item = *mut S>> {
+        if self.entries - self.local_tail.wrapping_sub(self.cached_head) < count {
+            // SAFETY: the head is a u32 of the mapped ring.
+            self.cached_head = unsafe { (*self.head).load(Ordering::Acquire) };
+            if self.entries - self.local_tail.wrapping_sub(self.cached_head) < count {
+                return None;
+            }
+        }
+        let (start, mask, sqes) = (self.local_tail, self.mask, self.sqes);
+        self.local_tail = start.wrapping_add(count);
+        // SAFETY: each index is masked to the ring's size.
+        Some((0..count).map(move |i| unsafe { sqes.add((start.wrapping_add(i) & mask) as usize) }))
+    }
+
     /// Lets the kernel see every SQE written so far. Returns how many
     /// became visible.
     #[inline]
@@ -261,8 +277,18 @@ mod tests {
             ring.submitter().submit_and_wait(8).unwrap();
             seen.extend(ring.completion().map(|c| c.user_data()));
         }
+        // A batch's slots: all of them or none.
+        assert!(sq.slots(9).is_none());
+        let slots: Vec<_> = sq.slots(6).unwrap().collect();
+        assert!(sq.slots(3).is_none());
+        for (i, slot) in slots.into_iter().enumerate() {
+            unsafe { slot.write(opcode::Nop::new().build().user_data(40 + i as u64)) };
+        }
+        assert_eq!(sq.publish(), 6);
+        ring.submitter().submit_and_wait(6).unwrap();
+        seen.extend(ring.completion().map(|c| c.user_data()));
         seen.sort_unstable();
-        assert_eq!(seen, (0..40).collect::<Vec<_>>());
+        assert_eq!(seen, (0..46).collect::<Vec<_>>());
         assert!(!sq.completions_pending());
         assert!(!sq.need_wakeup());
     }

@@ -373,6 +373,36 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
         Ok(())
     }
 
+    /// Puts `count` SQEs on the ring, each written into its slot by `fill`,
+    /// with the SQ tail kept in a register for the whole batch.
+    ///
+    /// # Safety
+    ///
+    /// `fill` must write a whole SQE, and what each names must stay valid
+    /// until its completion is reaped.
+    #[inline]
+    pub(crate) unsafe fn push_batch(
+        &mut self,
+        count: u32,
+        mut fill: impl FnMut(*mut S),
+    ) -> io::Result<()> {
+        if count > self.depth - self.in_flight {
+            return Err(queue_full(self.depth));
+        }
+        let Some(slots) = self.sq.slots(count) else {
+            // Only an SQ thread that is behind leaves too little room: wait
+            // for it one slot at a time, as `push` does.
+            for _ in 0..count {
+                fill(self.slot()?);
+            }
+            return Ok(());
+        };
+        slots.for_each(fill);
+        self.in_flight += count;
+        self.unsubmitted += count;
+        Ok(())
+    }
+
     /// The SQ ring slot for one more request, counted as in flight.
     #[inline]
     fn slot(&mut self) -> io::Result<*mut S> {
@@ -550,31 +580,6 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
                 return;
             }
         }
-    }
-}
-
-impl<C: cqueue::EntryMarker> Ring<squeue::Entry, C> {
-    /// Puts a copy of `template` with `user_data` on the ring, built in its
-    /// slot: one 64-byte copy per request, for callers that send the same
-    /// SQE over and over (NOPs).
-    ///
-    /// # Safety
-    ///
-    /// As [`Ring::push`].
-    #[inline]
-    pub(crate) unsafe fn push_tagged(
-        &mut self,
-        template: &squeue::Entry,
-        user_data: u64,
-    ) -> io::Result<()> {
-        let slot = self.slot()?;
-        // SAFETY: as in `push`; the slot is written whole before its
-        // user_data is set.
-        unsafe {
-            slot.write(template.clone());
-            (*slot).set_user_data(user_data);
-        }
-        Ok(())
     }
 }
 
