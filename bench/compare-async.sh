@@ -12,14 +12,16 @@
 #   --keep        keep the JSON results in the work directory
 # Environment: FIO, IOSCOPE, RAW_NOP (default <target>/release/examples/raw_nop),
 #   BENCH_DIR (default <target>/bench), CPU (the CPU every tool is pinned to,
-#   default 0), NOP_PAIRS (alternating peak/raw NOP runs, default 3).
+#   default 0), PAIRS (fio and ioscope take turns this many times on each
+#   row, which then shows each tool's median; default 1), NOP_PAIRS
+#   (alternating peak/raw NOP runs, default 3).
 #   The zram rows need root and the zram module; they take
 #   /dev/zram0 under the flock /tmp/ioscope-zram.lock (the tests' lock),
 #   set it up at 256 MiB, fill it, and reset it when done.
 set -euo pipefail
 
 SCRIPT=compare-async.sh
-USAGE_LINES=2,19
+USAGE_LINES=2,21
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bench_init "$@"
@@ -82,8 +84,7 @@ else
             libaio-qd1) a=(--ioengine=libaio --iodepth=1) ;;
             libaio-qd32-b8) a=(--ioengine=libaio "${batch8[@]}") ;;
         esac
-        measure "$row" fio "$FIO" "--name=$row" "${zram[@]}" "${a[@]}" "${common[@]}"
-        measure "$row" ioscope "$IOSCOPE" "--name=$row" "${zram[@]}" "${a[@]}" "${common[@]}"
+        measure_both "$row" "--name=$row" "${zram[@]}" "${a[@]}" "${common[@]}"
     done
     zram_reset || echo "$SCRIPT: could not reset zram0; the next user will" >&2
     zram_held=0
@@ -93,10 +94,8 @@ fi
 
 # ---------------------------------------------------------------- null rows
 null=(--ioengine=null --rw=randread --bs=4k --size=1g)
-measure null-qd1 fio "$FIO" --name=null-qd1 "${null[@]}" --iodepth=1 "${common[@]}"
-measure null-qd1 ioscope "$IOSCOPE" --name=null-qd1 "${null[@]}" --iodepth=1 "${common[@]}"
-measure null-qd32 fio "$FIO" --name=null-qd32 "${null[@]}" --iodepth=32 "${common[@]}"
-measure null-qd32 ioscope "$IOSCOPE" --name=null-qd32 "${null[@]}" --iodepth=32 "${common[@]}"
+measure_both null-qd1 --name=null-qd1 "${null[@]}" --iodepth=1 "${common[@]}"
+measure_both null-qd32 --name=null-qd32 "${null[@]}" --iodepth=32 "${common[@]}"
 echo
 
 # ---------------------------------------------------------------- NOP rows
@@ -141,6 +140,7 @@ rm -f "$work/peak.out" "$work/peak.err" "$work/raw_nop.out" "$work/raw_nop.err"
 echo
 
 # ---------------------------------------------------------------- tables
+[ "${PAIRS:-1}" = 1 ] || echo "(each row: the median of $PAIRS runs per tool, the tools taking turns)"
 table_header
 for row in "${zram_rows[@]}"; do
     if [ -n "$zram_skip" ]; then

@@ -105,6 +105,31 @@ measure() {
     fi
 }
 
+# measure_both ROW ARGS...: the same job through fio and through ioscope,
+# taking turns $PAIRS times (default 1); iops[ROW.tool] and lat[ROW.tool]
+# end up as the medians of each tool's runs, so one run that met a noisy
+# second on the host does not decide the row.
+measure_both() {
+    local row=$1 pair tool
+    shift
+    local -a fio_iops=() fio_lat=() io_iops=() io_lat=()
+    for pair in $(seq "${PAIRS:-1}"); do
+        [ "${PAIRS:-1}" = 1 ] || echo "  [pair $pair/$PAIRS]"
+        measure "$row" fio "$FIO" "$@"
+        measure "$row" ioscope "$IOSCOPE" "$@"
+        for tool in fio ioscope; do
+            [ "${iops[$row.$tool]}" != - ] || continue
+            if [ "$tool" = fio ]; then
+                fio_iops+=("${iops[$row.fio]}"); fio_lat+=("${lat[$row.fio]}")
+            else
+                io_iops+=("${iops[$row.ioscope]}"); io_lat+=("${lat[$row.ioscope]}")
+            fi
+        done
+    done
+    iops[$row.fio]=$(median "${fio_iops[@]}"); lat[$row.fio]=$(median "${fio_lat[@]}")
+    iops[$row.ioscope]=$(median "${io_iops[@]}"); lat[$row.ioscope]=$(median "${io_lat[@]}")
+}
+
 # ratio A B: A / B to three places, or "-" when either is missing.
 ratio() {
     awk -v a="$1" -v b="$2" 'BEGIN { if (a == "-" || b == "-" || b + 0 == 0) print "-"; else printf "%.3f", a / b }'

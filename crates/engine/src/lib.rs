@@ -64,6 +64,17 @@
 //! # }
 //! ```
 //!
+//! # Batches
+//!
+//! A loop that hands requests over in batches can give a whole batch to
+//! [`Queue::submit_batch`], which takes each request from a closure and
+//! reports the ones a synchronous backend completed on the way. By default
+//! it calls `submit` once per request. The NOP backend writes the whole
+//! batch straight into the SQ ring with the ring's tail kept in a register
+//! (that is the path `ioscope peak -N1` measures). Every io_uring queue
+//! writes its SQEs in place, through a second mapping of the SQ ring, and
+//! moves the tail the kernel sees once per [`Queue::commit`].
+//!
 //! Before reading a regular file that may be missing or short, lay it out
 //! with [`layout_file`] (as fio does); before writing to a block device, ask
 //! [`mounted_use`] whether the system is using it. For O_DIRECT, check the
