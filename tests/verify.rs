@@ -8,15 +8,21 @@ use std::path::Path;
 
 use common::{ioscope, job, tempdir, u};
 
-const METHODS: [&str; 12] = [
+const METHODS: [&str; 18] = [
     "crc32c",
     "crc32c-intel",
     "crc32",
+    "crc16",
+    "crc7",
     "crc64",
     "md5",
     "sha1",
     "sha256",
     "sha512",
+    "sha3-224",
+    "sha3-256",
+    "sha3-384",
+    "sha3-512",
     "xxhash",
     "pattern",
     "meta",

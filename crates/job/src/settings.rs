@@ -639,9 +639,15 @@ fn verify_method(text: &str) -> Option<VerifyMethod> {
         "crc32" => VerifyMethod::Crc32,
         "crc32c" => VerifyMethod::Crc32c,
         "crc32c-intel" => VerifyMethod::Crc32cIntel,
+        "crc16" => VerifyMethod::Crc16,
+        "crc7" => VerifyMethod::Crc7,
         "sha1" => VerifyMethod::Sha1,
         "sha256" => VerifyMethod::Sha256,
         "sha512" => VerifyMethod::Sha512,
+        "sha3-224" => VerifyMethod::Sha3_224,
+        "sha3-256" => VerifyMethod::Sha3_256,
+        "sha3-384" => VerifyMethod::Sha3_384,
+        "sha3-512" => VerifyMethod::Sha3_512,
         "xxhash" => VerifyMethod::Xxhash,
         "pattern" => VerifyMethod::Pattern,
         "meta" => VerifyMethod::Meta,
@@ -1244,9 +1250,19 @@ mod tests {
             s.resolve().is_ok(),
             "verify_only reads what was written before"
         );
-        assert!(set(&mut s, "verify", "crc16")
+        assert!(set(&mut s, "verify", "sha3-1024")
             .unwrap_err()
             .contains("expected one of"));
+        for (name, method) in [
+            ("crc16", VerifyMethod::Crc16),
+            ("crc7", VerifyMethod::Crc7),
+            ("sha3-224", VerifyMethod::Sha3_224),
+            ("sha3-512", VerifyMethod::Sha3_512),
+        ] {
+            set(&mut s, "verify", name).unwrap();
+            assert_eq!(s.resolve().unwrap().verify.method, method, "{name}");
+            assert_eq!(method.name(), name);
+        }
     }
 
     #[test]

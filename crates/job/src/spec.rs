@@ -320,9 +320,17 @@ pub enum VerifyMethod {
     /// `crc32c-intel`: fio's name for crc32c with the CPU instruction, which
     /// ioscope's crc32c uses whenever the CPU has it; the same checksum.
     Crc32cIntel,
+    /// CRC-16/ARC, as fio's crc16 (the Linux kernel's crc16).
+    Crc16,
+    /// CRC-7/MMC, as fio's crc7 (the Linux kernel's crc7).
+    Crc7,
     Sha1,
     Sha256,
     Sha512,
+    Sha3_224,
+    Sha3_256,
+    Sha3_384,
+    Sha3_512,
     Xxhash,
     /// `pattern`: the block holds `verify_pattern` and nothing else.
     Pattern,
@@ -342,9 +350,15 @@ impl VerifyMethod {
             VerifyMethod::Crc32 => "crc32",
             VerifyMethod::Crc32c => "crc32c",
             VerifyMethod::Crc32cIntel => "crc32c-intel",
+            VerifyMethod::Crc16 => "crc16",
+            VerifyMethod::Crc7 => "crc7",
             VerifyMethod::Sha1 => "sha1",
             VerifyMethod::Sha256 => "sha256",
             VerifyMethod::Sha512 => "sha512",
+            VerifyMethod::Sha3_224 => "sha3-224",
+            VerifyMethod::Sha3_256 => "sha3-256",
+            VerifyMethod::Sha3_384 => "sha3-384",
+            VerifyMethod::Sha3_512 => "sha3-512",
             VerifyMethod::Xxhash => "xxhash",
             VerifyMethod::Pattern => "pattern",
             VerifyMethod::Meta => "meta",

@@ -31,9 +31,10 @@ const CRC_LEN: usize = 4;
 /// The longest header (sha512's).
 const MAX_LEN: usize = FIXED + checksum::MAX_LEN + CRC_LEN;
 
-/// Method codes are positions in this list; crc32c-intel is written as
+/// Method codes are positions in this list (new methods go at the end, so
+/// blocks written before keep their meaning); crc32c-intel is written as
 /// crc32c, the same checksum.
-const CODES: [VerifyMethod; 12] = [
+const CODES: [VerifyMethod; 18] = [
     VerifyMethod::None,
     VerifyMethod::Crc32c,
     VerifyMethod::Crc32,
@@ -46,6 +47,12 @@ const CODES: [VerifyMethod; 12] = [
     VerifyMethod::Meta,
     VerifyMethod::Null,
     VerifyMethod::Pattern,
+    VerifyMethod::Crc16,
+    VerifyMethod::Crc7,
+    VerifyMethod::Sha3_224,
+    VerifyMethod::Sha3_256,
+    VerifyMethod::Sha3_384,
+    VerifyMethod::Sha3_512,
 ];
 
 pub fn code(method: VerifyMethod) -> u8 {

@@ -136,6 +136,12 @@ fn each_method_sees_what_it_can_and_names_it() {
         VerifyMethod::Sha256,
         VerifyMethod::Sha512,
         VerifyMethod::Xxhash,
+        VerifyMethod::Crc16,
+        VerifyMethod::Crc7,
+        VerifyMethod::Sha3_224,
+        VerifyMethod::Sha3_256,
+        VerifyMethod::Sha3_384,
+        VerifyMethod::Sha3_512,
     ];
     let mut table: Vec<(String, VerifyMethod, Option<Pattern>, Seen)> = checksums
         .iter()
@@ -205,7 +211,7 @@ fn each_method_sees_what_it_can_and_names_it() {
             ],
         ),
     ]);
-    assert_eq!(table.len(), 14);
+    assert_eq!(table.len(), 20);
     for (name, method, pat, seen) in table {
         let v = verifier(method, 4096, |s| s.verify.pattern = pat);
         assert_eq!(v.method(), method);
