@@ -130,27 +130,31 @@ impl Checksum {
     }
 }
 
+/// Every method with a data checksum, for the tests.
+#[cfg(test)]
+pub const METHODS: [VerifyMethod; 15] = [
+    VerifyMethod::Crc32c,
+    VerifyMethod::Crc32cIntel,
+    VerifyMethod::Crc32,
+    VerifyMethod::Crc16,
+    VerifyMethod::Crc7,
+    VerifyMethod::Crc64,
+    VerifyMethod::Md5,
+    VerifyMethod::Sha1,
+    VerifyMethod::Sha256,
+    VerifyMethod::Sha512,
+    VerifyMethod::Sha3_224,
+    VerifyMethod::Sha3_256,
+    VerifyMethod::Sha3_384,
+    VerifyMethod::Sha3_512,
+    VerifyMethod::Xxhash,
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    const ALL: [VerifyMethod; 15] = [
-        VerifyMethod::Crc32c,
-        VerifyMethod::Crc32cIntel,
-        VerifyMethod::Crc32,
-        VerifyMethod::Crc16,
-        VerifyMethod::Crc7,
-        VerifyMethod::Crc64,
-        VerifyMethod::Md5,
-        VerifyMethod::Sha1,
-        VerifyMethod::Sha256,
-        VerifyMethod::Sha512,
-        VerifyMethod::Sha3_224,
-        VerifyMethod::Sha3_256,
-        VerifyMethod::Sha3_384,
-        VerifyMethod::Sha3_512,
-        VerifyMethod::Xxhash,
-    ];
+    use super::METHODS as ALL;
 
     fn sum(method: VerifyMethod, parts: &[&[u8]]) -> Vec<u8> {
         let mut c = Checksum::new(method);

@@ -126,24 +126,7 @@ const SEES_ALL: Seen = [
 
 #[test]
 fn each_method_sees_what_it_can_and_names_it() {
-    let checksums = [
-        VerifyMethod::Crc32c,
-        VerifyMethod::Crc32cIntel,
-        VerifyMethod::Crc32,
-        VerifyMethod::Crc64,
-        VerifyMethod::Md5,
-        VerifyMethod::Sha1,
-        VerifyMethod::Sha256,
-        VerifyMethod::Sha512,
-        VerifyMethod::Xxhash,
-        VerifyMethod::Crc16,
-        VerifyMethod::Crc7,
-        VerifyMethod::Sha3_224,
-        VerifyMethod::Sha3_256,
-        VerifyMethod::Sha3_384,
-        VerifyMethod::Sha3_512,
-    ];
-    let mut table: Vec<(String, VerifyMethod, Option<Pattern>, Seen)> = checksums
+    let mut table: Vec<(String, VerifyMethod, Option<Pattern>, Seen)> = checksum::METHODS
         .iter()
         .map(|&m| (m.name().to_string(), m, None, SEES_ALL))
         .collect();
