@@ -10,11 +10,21 @@ use crate::error::EngineError;
 ///
 /// One allocation, zeroed, freed on drop. It owns its memory the way a
 /// `Box<[u8]>` does, so it can move between threads.
+///
+/// Buffers of [`MAP_THRESHOLD`] bytes or more with at most page alignment
+/// are anonymous mappings: the kernel hands out zeroed pages as they are
+/// first touched, where the allocator would write zeroes over the whole
+/// buffer up front (an aligned allocation cannot come from calloc). Large
+/// blocks at a high depth (64 × 16 MiB) are then filled once, not twice.
 pub struct AlignedBuffer {
     ptr: NonNull<u8>,
     len: usize,
     align: usize,
+    mapped: bool,
 }
+
+/// The size from which buffers are mapped rather than allocated.
+const MAP_THRESHOLD: usize = 1 << 20;
 
 // SAFETY: the buffer exclusively owns its allocation and hands out access only
 // through `&self`/`&mut self`, exactly like `Box<[u8]>`.
@@ -59,6 +69,9 @@ impl AlignedBuffer {
     }
 
     fn alloc(layout: Layout) -> Option<AlignedBuffer> {
+        if layout.size() >= MAP_THRESHOLD && layout.align() <= page_size() {
+            return Self::map(layout);
+        }
         let ptr = if layout.size() == 0 {
             // The global allocator must not be asked for zero bytes; an
             // aligned dangling pointer is a valid empty slice.
@@ -71,6 +84,32 @@ impl AlignedBuffer {
             ptr,
             len: layout.size(),
             align: layout.align(),
+            mapped: false,
+        })
+    }
+
+    /// An anonymous private mapping: page aligned, and zero until written.
+    fn map(layout: Layout) -> Option<AlignedBuffer> {
+        // SAFETY: a fresh anonymous mapping names no file and overlaps
+        // nothing; the result is checked before use.
+        let addr = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                layout.size(),
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if addr == libc::MAP_FAILED {
+            return None;
+        }
+        Some(AlignedBuffer {
+            ptr: NonNull::new(addr.cast::<u8>())?,
+            len: layout.size(),
+            align: layout.align(),
+            mapped: true,
         })
     }
 
@@ -94,9 +133,20 @@ impl AlignedBuffer {
     }
 }
 
+/// The system's page size.
+fn page_size() -> usize {
+    // SAFETY: sysconf reads a constant of the system.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(size).unwrap_or(4096)
+}
+
 impl Drop for AlignedBuffer {
     fn drop(&mut self) {
-        if self.len != 0 {
+        if self.mapped {
+            // SAFETY: mapped in `map` with exactly this length; nothing
+            // refers to it once the buffer is dropped.
+            unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
+        } else if self.len != 0 {
             // SAFETY: allocated in `alloc` with exactly this size and alignment.
             unsafe {
                 alloc::dealloc(
@@ -193,6 +243,22 @@ mod tests {
             hipri: false,
             ..QueueConfig::default()
         }
+    }
+
+    #[test]
+    fn large_buffers_are_mapped_unless_aligned_beyond_a_page() {
+        for len in [MAP_THRESHOLD, 3 * MAP_THRESHOLD + 512] {
+            for align in [512, 4096, 1 << 21] {
+                let mut b = AlignedBuffer::new(len, align);
+                assert_eq!(b.mapped, align <= page_size(), "len {len} align {align}");
+                assert_eq!(b.as_slice().as_ptr() as usize % align, 0, "align {align}");
+                assert_eq!(b.len(), len);
+                assert!(b.as_slice().iter().all(|&x| x == 0));
+                b.as_mut_slice().fill(0x5a);
+                assert!(b.as_slice().iter().all(|&x| x == 0x5a));
+            }
+        }
+        assert!(!AlignedBuffer::new(MAP_THRESHOLD - 1, 4096).mapped);
     }
 
     #[test]
