@@ -40,6 +40,15 @@ pub fn render(r: &DeviceReport) -> String {
             })).collect::<Vec<Value>>(),
         })
     });
+    let limits = r.limits.map(|l| {
+        json!({
+            "wzsl": l.wzsl,
+            "write_zeroes_max_bytes": l.write_zeroes_max_bytes(4096),
+            "dmrl": l.dmrl,
+            "dmrsl": l.dmrsl,
+            "dmsl": l.dmsl,
+        })
+    });
     let q = &r.queue;
     let report = json!({
         "device": r.path.display().to_string(),
@@ -54,6 +63,7 @@ pub fn render(r: &DeviceReport) -> String {
         "deallocate": r.deallocate,
         "controller": controller,
         "namespace": namespace,
+        "nvm_limits": limits,
         "queue": {
             "io_poll": q.io_poll,
             "nvme_poll_queues": q.nvme_poll_queues,

@@ -38,6 +38,21 @@ pub fn render(r: &DeviceReport) -> String {
             let has = if c.oncs & bit != 0 { "yes" } else { "no" };
             line(&format!("  {name}"), has.to_string());
         }
+        if let Some(l) = &r.limits {
+            line(
+                "write zeroes limit",
+                match l.write_zeroes_max_bytes(4096) {
+                    Some(b) => format!("{b} bytes (WZSL {})", l.wzsl),
+                    None => "no limit (WZSL 0)".into(),
+                },
+            );
+            line("dsm ranges", limit(u64::from(l.dmrl), "ranges", "DMRL"));
+            line(
+                "dsm range size",
+                limit(u64::from(l.dmrsl), "blocks", "DMRSL"),
+            );
+            line("dsm size", limit(l.dmsl, "blocks", "DMSL"));
+        }
     } else if let Some(b) = r.max_transfer_bytes {
         line("max transfer", format!("{b} bytes"));
     }
@@ -96,6 +111,15 @@ pub fn render(r: &DeviceReport) -> String {
         show(q.physical_block_size.map(|v| v.to_string())),
     );
     out
+}
+
+/// A limit from Identify, where 0 means none.
+fn limit(value: u64, unit: &str, field: &str) -> String {
+    if value == 0 {
+        format!("no limit ({field} 0)")
+    } else {
+        format!("{value} {unit} ({field})")
+    }
 }
 
 fn yes_no(b: bool) -> String {

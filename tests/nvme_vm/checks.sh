@@ -71,6 +71,11 @@ check info_dlfeat grep -q "dlfeat: 0x1 (deallocated blocks read as zeroes)" info
 check info_model grep -q "model: QEMU NVMe Ctrl" info.txt
 check info_names sh -c "grep -q 'char device: /dev/ng0n1' info.txt && grep -q 'block device: /dev/nvme0n1' info.txt"
 check info_size grep -q "size: 1073741824 bytes" info.txt
+# QEMU 7.2 answers the NVM command set's Identify Controller with no range
+# count or Write Zeroes limit and a range size of BDRV_REQUEST_MAX_BYTES
+# (0x7ffffe00) in blocks.
+check info_dsm_range_size grep -q "dsm range size: $((0x7ffffe00 / LBA)) blocks (DMRSL)" info.txt
+check info_dsm_no_range_limit sh -c "grep -q 'dsm ranges: no limit (DMRL 0)' info.txt && grep -q 'write zeroes limit: no limit (WZSL 0)' info.txt"
 ioscope info --output-format=json $NG >info.json 2>&1
 check info_json sh -c "grep -q '\"oncs\": 349' info.json && grep -q '\"block_size\": $LBA' info.json"
 ioscope info --admin=block $BLK >block.txt 2>&1

@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use crate::error::EngineError;
 use crate::ioctl::{BLKFLSBUF, BLKGETSIZE64};
 use crate::nvme::{
-    identify_controller_of, identify_namespace_of, namespace_id, Controller, Namespace,
+    identify_controller_of, identify_namespace_of, namespace_id, nvm_limits_of, Controller,
+    Namespace, NvmLimits,
 };
 use crate::syscall::retry_eintr;
 
@@ -74,6 +75,8 @@ pub struct NvmeIdentity {
     pub nsid: u32,
     pub controller: Controller,
     pub namespace: Namespace,
+    /// The NVM command set's Write Zeroes and Dataset Management limits.
+    pub limits: NvmLimits,
 }
 
 impl Target {
@@ -733,10 +736,12 @@ pub(crate) fn fstat(fd: RawFd) -> io::Result<libc::stat> {
 /// when it is not one (or the admin commands are not permitted).
 fn nvme_identity(fd: RawFd) -> Option<NvmeIdentity> {
     let nsid = namespace_id(fd).ok()?;
+    let controller = identify_controller_of(fd).ok()?;
     Some(NvmeIdentity {
         nsid,
-        controller: identify_controller_of(fd).ok()?,
+        limits: nvm_limits_of(fd, &controller),
         namespace: identify_namespace_of(fd, nsid).ok()?,
+        controller,
     })
 }
 

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ioscope_engine::nvme::nvme_names;
+use ioscope_engine::nvme::{nvme_names, NvmLimits};
 use ioscope_engine::{
     layout_file, poll_queue_warning, Backend, Op, OpenOptions, Target, TargetKind, MAX_TRIM_RANGES,
 };
@@ -435,6 +435,9 @@ fn check_nvme(spec: &JobSpec, path: &Path, target: &Target, offset: u64) -> Resu
             id.controller.oncs
         ));
     }
+    if spec.rw.kind.trims() {
+        check_dsm_limits(spec, &id.limits, lba).or_else(refuse)?;
+    }
     if zeroes && writes {
         if !id.controller.has_write_zeroes() {
             return refuse(format!(
@@ -448,6 +451,48 @@ fn check_nvme(spec: &JobSpec, path: &Path, target: &Target, offset: u64) -> Resu
                 spec.bs.write.max()
             ));
         }
+        if let Some(max) = id.limits.write_zeroes_max_bytes(4096) {
+            if spec.bs.write.max() > max {
+                return refuse(format!(
+                    "bs {} is more than the {max} bytes one Write Zeroes may cover on this \
+                     device (WZSL {}); lower bs",
+                    spec.bs.write.max(),
+                    id.limits.wzsl
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The device's Dataset Management limits against the job's trims: the
+/// ranges one command carries (`num_range`), the blocks in one range (the
+/// trim block size) and in one command. A device sent more would fail the
+/// first trim; the job is refused before it starts.
+fn check_dsm_limits(spec: &JobSpec, limits: &NvmLimits, lba: u64) -> Result<(), String> {
+    let ranges = u64::from(spec.num_range.max(1));
+    let per_range = spec.bs.trim.max() / lba;
+    if limits.dmrl != 0 && ranges > u64::from(limits.dmrl) {
+        return Err(format!(
+            "num_range={ranges} is more than the {} ranges the device takes in one \
+             Dataset Management (DMRL); lower num_range",
+            limits.dmrl
+        ));
+    }
+    if limits.dmrsl != 0 && per_range > u64::from(limits.dmrsl) {
+        return Err(format!(
+            "bs (trim) {} is {per_range} blocks, more than the {} blocks the device \
+             takes in one range (DMRSL); lower bs",
+            spec.bs.trim.max(),
+            limits.dmrsl
+        ));
+    }
+    if limits.dmsl != 0 && ranges * per_range > limits.dmsl {
+        return Err(format!(
+            "num_range={ranges} ranges of up to {per_range} blocks are more than the {} \
+             blocks the device takes in one Dataset Management (DMSL); lower num_range or bs",
+            limits.dmsl
+        ));
     }
     Ok(())
 }
@@ -489,6 +534,48 @@ fn preallocate(path: &Path, size: u64) -> Result<(), RunError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dsm_limits_refuse_what_the_device_would_fail() {
+        let mut spec = JobSpec::fio_defaults("t");
+        spec.bs.trim = ioscope_job::BlockSize::Fixed(64 << 10);
+        spec.num_range = 16;
+        // 512-byte blocks: 128 per range, 2048 per command.
+        let lba = 512;
+        let none = NvmLimits::default();
+        assert_eq!(check_dsm_limits(&spec, &none, lba), Ok(()));
+        let fits = NvmLimits {
+            dmrl: 16,
+            dmrsl: 128,
+            dmsl: 2048,
+            ..none
+        };
+        assert_eq!(check_dsm_limits(&spec, &fits, lba), Ok(()));
+        let e = check_dsm_limits(&spec, &NvmLimits { dmrl: 8, ..fits }, lba).unwrap_err();
+        assert!(
+            e.contains("num_range=16 is more than the 8 ranges") && e.contains("DMRL"),
+            "{e}"
+        );
+        let e = check_dsm_limits(&spec, &NvmLimits { dmrsl: 64, ..fits }, lba).unwrap_err();
+        assert!(
+            e.contains("bs (trim) 65536 is 128 blocks, more than the 64") && e.contains("DMRSL"),
+            "{e}"
+        );
+        let e = check_dsm_limits(&spec, &NvmLimits { dmsl: 2047, ..fits }, lba).unwrap_err();
+        assert!(
+            e.contains("more than the 2047 blocks") && e.contains("DMSL"),
+            "{e}"
+        );
+        // One range per command when num_range is 1: only DMRSL and DMSL apply.
+        spec.num_range = 1;
+        let tight = NvmLimits {
+            dmrl: 1,
+            dmrsl: 128,
+            dmsl: 128,
+            ..none
+        };
+        assert_eq!(check_dsm_limits(&spec, &tight, lba), Ok(()));
+    }
 
     #[test]
     fn notices_read_like_fio() {

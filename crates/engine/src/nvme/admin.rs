@@ -6,8 +6,10 @@ use std::io;
 use std::os::fd::RawFd;
 
 use super::abi::{Command, NVME_IOCTL_ADMIN_CMD, NVME_IOCTL_ID};
-use super::command::{identify_controller, identify_namespace, IDENTIFY_LEN};
-use super::identify::{Controller, Namespace};
+use super::command::{
+    identify_controller, identify_namespace, identify_nvm_controller, IDENTIFY_LEN,
+};
+use super::identify::{Controller, Namespace, NvmLimits};
 use super::status::{Outcome, Status};
 use crate::buffer::AlignedBuffer;
 
@@ -75,6 +77,25 @@ pub fn identify_controller_of(fd: RawFd) -> Result<Controller, AdminError> {
         data.as_mut_slice(),
     )?;
     Ok(Controller::parse(data.as_slice()))
+}
+
+/// The NVM command set's limits, asked of controllers of version 1.2 or
+/// later as the kernel asks them (nvme_init_non_mdts_limits); a controller
+/// that is older or refuses the command has none.
+pub fn nvm_limits_of(fd: RawFd, controller: &Controller) -> NvmLimits {
+    if controller.version < 0x0001_0200 {
+        return NvmLimits::default();
+    }
+    let mut data = AlignedBuffer::new(IDENTIFY_LEN as usize, 4096);
+    match admin_command(
+        fd,
+        "Identify Controller (NVM command set)",
+        identify_nvm_controller(0),
+        data.as_mut_slice(),
+    ) {
+        Ok(_) => NvmLimits::parse(data.as_slice()),
+        Err(_) => NvmLimits::default(),
+    }
 }
 
 /// Identify Namespace of `nsid`.

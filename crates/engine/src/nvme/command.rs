@@ -23,6 +23,9 @@ pub mod opcode {
 pub mod cns {
     pub const NAMESPACE: u32 = 0x00;
     pub const CONTROLLER: u32 = 0x01;
+    /// I/O Command Set specific Identify Controller; with CSI 0 (cdw11
+    /// bits 31:24) the NVM command set's.
+    pub const IO_COMMAND_SET_CONTROLLER: u32 = 0x06;
 }
 
 /// Command dword 12 of Read, Write and Write Zeroes: Force Unit Access.
@@ -147,6 +150,12 @@ pub fn flush(nsid: u32) -> Command {
 /// Identify Controller (CNS 1) into 4096 bytes at `addr`.
 pub fn identify_controller(addr: u64) -> Command {
     identify(0, cns::CONTROLLER, addr)
+}
+
+/// The NVM command set's Identify Controller (CNS 6, CSI 0) into 4096
+/// bytes at `addr`.
+pub fn identify_nvm_controller(addr: u64) -> Command {
+    identify(0, cns::IO_COMMAND_SET_CONTROLLER, addr)
 }
 
 /// Identify Namespace (CNS 0) of `nsid` into 4096 bytes at `addr`.

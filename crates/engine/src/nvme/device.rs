@@ -6,8 +6,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::admin::{identify_controller_of, identify_namespace_of, namespace_id};
-use super::identify::{Controller, Namespace};
+use super::admin::{identify_controller_of, identify_namespace_of, namespace_id, nvm_limits_of};
+use super::identify::{Controller, Namespace, NvmLimits};
 use crate::error::EngineError;
 use crate::target::{OpenOptions, Target, TargetKind};
 
@@ -108,6 +108,8 @@ pub struct DeviceReport {
     /// Identify data (admin path `nvme` only).
     pub controller: Option<Controller>,
     pub namespace: Option<Namespace>,
+    /// The NVM command set's limits (admin path `nvme` only).
+    pub limits: Option<NvmLimits>,
     pub queue: QueueSettings,
 }
 
@@ -140,6 +142,7 @@ impl DeviceReport {
             deallocate: false,
             controller: None,
             namespace: None,
+            limits: None,
             queue,
         };
         match admin {
@@ -163,6 +166,7 @@ impl DeviceReport {
                 report.max_transfer_bytes = ctrl.max_transfer_bytes(4096);
                 report.write_zeroes = ctrl.has_write_zeroes();
                 report.deallocate = ctrl.has_dataset_management();
+                report.limits = Some(nvm_limits_of(fd, &ctrl));
                 report.controller = Some(ctrl);
                 report.namespace = Some(ns);
             }

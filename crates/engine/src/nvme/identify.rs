@@ -1,6 +1,7 @@
 //! Parsing the Identify Controller (CNS 1) and Identify Namespace (CNS 0)
 //! data structures (NVMe base specification, figures "Identify Controller
-//! Data Structure" and NVM command set "Identify Namespace").
+//! Data Structure" and NVM command set "Identify Namespace"), and the NVM
+//! command set's own Identify Controller (CNS 6, CSI 0: its size limits).
 
 /// Optional NVM commands, the bits of the controller's ONCS field.
 pub const ONCS_BITS: [(u16, &str); 9] = [
@@ -76,6 +77,42 @@ impl Controller {
 
     pub fn has_dataset_management(&self) -> bool {
         self.oncs & ONCS_DSM != 0
+    }
+}
+
+/// The NVM command set's limits on Write Zeroes and Dataset Management
+/// (I/O Command Set specific Identify Controller, CNS 6 with CSI 0, NVMe
+/// 2.0; the kernel asks every controller of version 1.2 or later). 0 in
+/// any field means no limit, and controllers that do not answer have none.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NvmLimits {
+    /// Write Zeroes Size Limit: a power of two of the minimum memory page
+    /// size (byte 1).
+    pub wzsl: u8,
+    /// Dataset Management Ranges Limit: ranges in one command (byte 3).
+    pub dmrl: u8,
+    /// Dataset Management Range Size Limit: logical blocks in one range
+    /// (bytes 4-7).
+    pub dmrsl: u32,
+    /// Dataset Management Size Limit: logical blocks in one command, all
+    /// ranges together (bytes 8-15).
+    pub dmsl: u64,
+}
+
+impl NvmLimits {
+    pub fn parse(data: &[u8]) -> NvmLimits {
+        NvmLimits {
+            wzsl: data[1],
+            dmrl: data[3],
+            dmrsl: le32(data, 4),
+            dmsl: le64(data, 8),
+        }
+    }
+
+    /// The most bytes one Write Zeroes may cover for a memory page size of
+    /// `page_size` (as MDTS), or `None` for no limit.
+    pub fn write_zeroes_max_bytes(&self, page_size: u64) -> Option<u64> {
+        (self.wzsl != 0).then(|| page_size << self.wzsl)
     }
 }
 
@@ -227,6 +264,28 @@ mod tests {
             ]
         );
         assert!(c.has_write_zeroes() && c.has_dataset_management());
+    }
+
+    #[test]
+    fn nvm_limits_fields() {
+        let mut d = vec![0u8; 4096];
+        assert_eq!(NvmLimits::parse(&d), NvmLimits::default());
+        assert_eq!(NvmLimits::default().write_zeroes_max_bytes(4096), None);
+        d[1] = 5;
+        d[3] = 64;
+        d[4..8].copy_from_slice(&4_194_303u32.to_le_bytes());
+        d[8..16].copy_from_slice(&(1u64 << 33).to_le_bytes());
+        let l = NvmLimits::parse(&d);
+        assert_eq!(
+            l,
+            NvmLimits {
+                wzsl: 5,
+                dmrl: 64,
+                dmrsl: 4_194_303,
+                dmsl: 1 << 33
+            }
+        );
+        assert_eq!(l.write_zeroes_max_bytes(4096), Some(128 * 1024));
     }
 
     #[test]

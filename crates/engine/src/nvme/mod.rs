@@ -16,9 +16,10 @@ pub use abi::{
     NVME_URING_CMD_IO_VEC,
 };
 pub use admin::{
-    admin_command, identify_controller_of, identify_namespace_of, namespace_id, AdminError,
+    admin_command, identify_controller_of, identify_namespace_of, namespace_id, nvm_limits_of,
+    AdminError,
 };
 pub use command::DsmRange;
 pub use device::{nvme_names, AdminPath, DeviceReport, QueueSettings};
-pub use identify::{Controller, LbaFormat, Namespace, ONCS_BITS};
+pub use identify::{Controller, LbaFormat, Namespace, NvmLimits, ONCS_BITS};
 pub use status::{Outcome, Status};
