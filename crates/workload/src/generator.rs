@@ -45,6 +45,10 @@ struct FileState {
     real: u64,
     /// End of the last I/O per direction (fio's `last_pos`), absolute.
     last_pos: [u64; 3],
+    /// Blocks of the direction's smallest size in the extent (fio's
+    /// `lastb` for random offsets), worked out once rather than divided
+    /// per I/O.
+    lastb: [u64; 3],
     map: Option<RandomMap>,
     lfsr: Option<Lfsr>,
     /// No further I/O fits in this pass.
@@ -206,6 +210,8 @@ impl Workload {
                     len: e.len,
                     real: file_sizes.get(i).map_or(0, |&s| s).max(e.offset + e.len),
                     last_pos: [e.offset; 3],
+                    lastb: [&spec.bs.read, &spec.bs.write, &spec.bs.trim]
+                        .map(|bs| e.len.checked_div(bs.min()).unwrap_or(0)),
                     map: (random && !lfsr && !spec.norandommap && blocks > 0)
                         .then(|| RandomMap::new(blocks)),
                     lfsr: if lfsr {
@@ -470,9 +476,8 @@ impl Workload {
 
     #[inline]
     fn rand_offset(&mut self, f: usize, d: usize) -> Option<u64> {
-        let min_bs = self.rngs.bs[d].min();
         let file = &mut self.files[f];
-        let lastb = file.len / min_bs;
+        let lastb = file.lastb[d];
         if lastb == 0 {
             return None;
         }
