@@ -10,14 +10,16 @@
 #   --no-build    use the ioscope binary as it is (IOSCOPE=path to choose one)
 #   --keep        keep the JSON results in the work directory
 # Environment: FIO, IOSCOPE, BENCH_DIR (default <target>/bench), CPU (the CPU
-#   both tools are pinned to, default 0). Needs root and the zram module: it
+#   both tools are pinned to, default 0), METHODS (the verify methods, default
+#   "crc32c md5 sha256 xxhash"; any both tools have, e.g. "crc16 sha3-256").
+#   Needs root and the zram module: it
 #   takes /dev/zram0 under the tests' flock, sets it up at 1 GiB and resets
 #   it when done; without it, it says why and exits 0 having measured
 #   nothing. Each tool's verify phase reads back what that tool wrote.
 set -euo pipefail
 
 SCRIPT=verify-zram.sh
-USAGE_LINES=2,17
+USAGE_LINES=2,19
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bench_init "$@"
@@ -53,7 +55,7 @@ measure_verify() {
     fi
 }
 
-methods=(crc32c md5 sha256 xxhash)
+read -r -a methods <<< "${METHODS:-crc32c md5 sha256 xxhash}"
 for m in "${methods[@]}"; do
     job=(--name=verify-$m --filename=/dev/zram0 --rw=write --bs=64k --size=512m --direct=1
          --ioengine=io_uring --iodepth=8 "--verify=$m" --output-format=json "--cpus_allowed=$CPU")

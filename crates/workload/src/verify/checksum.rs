@@ -16,7 +16,7 @@ static CRC64: Crc<u64, Table<16>> = Crc::<u64, Table<16>>::new(&CRC_64_XZ);
 /// and a 1 in 128 chance of passing the data check); fio offers them, so
 /// they are here for its job files.
 static CRC16: Crc<u16, Table<16>> = Crc::<u16, Table<16>>::new(&CRC_16_ARC);
-static CRC7: Crc<u8, Table<1>> = Crc::<u8, Table<1>>::new(&CRC_7_MMC);
+static CRC7: Crc<u8, Table<16>> = Crc::<u8, Table<16>>::new(&CRC_7_MMC);
 
 /// The longest checksum (sha512, sha3-512).
 pub const MAX_LEN: usize = 64;
@@ -47,7 +47,7 @@ pub enum Checksum {
     Crc32c(u32),
     Crc32(crc32fast::Hasher),
     Crc16(crc::Digest<'static, u16, Table<16>>),
-    Crc7(crc::Digest<'static, u8, Table<1>>),
+    Crc7(crc::Digest<'static, u8, Table<16>>),
     Crc64(crc::Digest<'static, u64, Table<16>>),
     Md5(md5::Md5),
     Sha1(sha1::Sha1),
