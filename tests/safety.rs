@@ -14,15 +14,7 @@ use common::{ioscope, job, tempdir, u, Zram};
 
 /// A 1 MiB psync job on the zram device, with JSON output.
 fn dev_job(z: &Zram, name: &str, rw: &str, extra: &[&str]) -> Vec<String> {
-    let mut a = vec![
-        "--output-format=json".to_string(),
-        format!("--name={name}"),
-        format!("--filename={}", z.path()),
-        "--ioengine=psync".into(),
-        format!("--rw={rw}"),
-        "--bs=4k".into(),
-        "--size=1m".into(),
-    ];
+    let mut a = z.job_args(name, rw, &["--bs=4k", "--size=1m"]);
     a.extend(extra.iter().map(|s| s.to_string()));
     a
 }

@@ -209,17 +209,17 @@ fn continue_on_error_counts_errors_as_fio_reports_them() {
     let dir = tempdir();
     let file = dir.path().join("f");
     std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
-    let run = ioscope([
-        "--output-format=json".to_string(),
-        "--name=eio".into(),
+    let args = [
+        "--name=eio".to_string(),
         format!("--filename={}", file.display()),
         "--rw=randread".into(),
         "--ioengine=faulty".into(),
         "--fault=read_eio".into(),
         "--fault_rate=10".into(),
         "--continue_on_error=read".into(),
-    ])
-    .run();
+    ];
+    let run =
+        ioscope(std::iter::once("--output-format=json".to_string()).chain(args.clone())).run();
     let v = run.ok_json();
     let j = job(&v, "eio");
     assert_eq!(u(j, "error"), 0, "fio clears a tolerated error");
@@ -233,16 +233,7 @@ fn continue_on_error_counts_errors_as_fio_reports_them() {
         "every injected EIO counted"
     );
 
-    let normal = ioscope([
-        "--name=eio".to_string(),
-        format!("--filename={}", file.display()),
-        "--rw=randread".into(),
-        "--ioengine=faulty".into(),
-        "--fault=read_eio".into(),
-        "--fault_rate=10".into(),
-        "--continue_on_error=read".into(),
-    ])
-    .run();
+    let normal = ioscope(args).run();
     normal.assert_ok();
     assert!(
         normal.stdout.contains(&format!(

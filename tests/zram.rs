@@ -8,18 +8,6 @@ use common::{ioscope, job, u, Mounted};
 
 const SECTOR: u64 = 512;
 
-fn dev_args(z: &common::Zram, name: &str, rw: &str, extra: &[&str]) -> Vec<String> {
-    let mut a = vec![
-        "--output-format=json".to_string(),
-        format!("--name={name}"),
-        format!("--filename={}", z.path()),
-        "--ioengine=psync".into(),
-        format!("--rw={rw}"),
-    ];
-    a.extend(extra.iter().map(|s| s.to_string()));
-    a
-}
-
 fn assert_disk_util_names_zram0(v: &serde_json::Value) {
     let du = v["disk_util"]
         .as_array()
@@ -34,14 +22,9 @@ fn assert_disk_util_names_zram0(v: &serde_json::Value) {
 fn direct_write_then_read() {
     let z = zram_or_skip!();
     let (r0, w0) = z.sectors();
-    let v = ioscope(dev_args(
-        &z,
-        "w",
-        "write",
-        &["--bs=64k", "--size=16m", "--direct=1"],
-    ))
-    .run()
-    .ok_json();
+    let v = ioscope(z.job_args("w", "write", &["--bs=64k", "--size=16m", "--direct=1"]))
+        .run()
+        .ok_json();
     let w = &job(&v, "w")["write"];
     assert_eq!(u(w, "io_bytes"), 16 << 20);
     assert_eq!(u(w, "total_ios"), 256);
@@ -53,14 +36,9 @@ fn direct_write_then_read() {
         (w1 - w0) * SECTOR
     );
 
-    let v = ioscope(dev_args(
-        &z,
-        "r",
-        "randread",
-        &["--bs=4k", "--size=8m", "--direct=1"],
-    ))
-    .run()
-    .ok_json();
+    let v = ioscope(z.job_args("r", "randread", &["--bs=4k", "--size=8m", "--direct=1"]))
+        .run()
+        .ok_json();
     let r = &job(&v, "r")["read"];
     assert_eq!(u(r, "io_bytes"), 8 << 20);
     assert_eq!(u(r, "total_ios"), 2048);
@@ -76,20 +54,15 @@ fn direct_write_then_read() {
 #[test]
 fn buffered_write_then_read() {
     let z = zram_or_skip!();
-    let v = ioscope(dev_args(&z, "bw", "write", &["--bs=4k", "--size=8m"]))
+    let v = ioscope(z.job_args("bw", "write", &["--bs=4k", "--size=8m"]))
         .run()
         .ok_json();
     assert_eq!(u(&job(&v, "bw")["write"], "io_bytes"), 8 << 20);
     assert_disk_util_names_zram0(&v);
 
-    let v = ioscope(dev_args(
-        &z,
-        "br",
-        "read",
-        &["--bs=16k", "--size=8m", "--offset=4m"],
-    ))
-    .run()
-    .ok_json();
+    let v = ioscope(z.job_args("br", "read", &["--bs=16k", "--size=8m", "--offset=4m"]))
+        .run()
+        .ok_json();
     let r = &job(&v, "br")["read"];
     assert_eq!(u(r, "io_bytes"), 8 << 20);
     assert_eq!(u(r, "total_ios"), 512);
@@ -100,7 +73,7 @@ fn buffered_write_then_read() {
 fn whole_device_when_no_size_is_given() {
     // fio's default size for a block device is the whole device.
     let z = zram_or_skip!();
-    let v = ioscope(dev_args(&z, "all", "read", &["--bs=1m", "--direct=1"]))
+    let v = ioscope(z.job_args("all", "read", &["--bs=1m", "--direct=1"]))
         .run()
         .ok_json();
     let r = &job(&v, "all")["read"];
@@ -112,13 +85,7 @@ fn whole_device_when_no_size_is_given() {
 fn unaligned_direct_io_is_refused_before_the_run() {
     let z = zram_or_skip!();
     let before = z.sectors();
-    let r = ioscope(dev_args(
-        &z,
-        "odd",
-        "write",
-        &["--bs=1000", "--size=1m", "--direct=1"],
-    ))
-    .run();
+    let r = ioscope(z.job_args("odd", "write", &["--bs=1000", "--size=1m", "--direct=1"])).run();
     let err = r.assert_refused();
     let low = err.to_lowercase();
     assert!(
@@ -156,7 +123,7 @@ fn write_to_a_mounted_device_is_refused() {
     let sentinel = m.dir.path().join("keep");
     std::fs::write(&sentinel, b"still here").unwrap();
 
-    let r = ioscope(dev_args(&z, "clobber", "write", &["--bs=4k", "--size=1m"])).run();
+    let r = ioscope(z.job_args("clobber", "write", &["--bs=4k", "--size=1m"])).run();
     let err = r.assert_refused();
     assert!(
         err.contains("mounted") && err.contains("allow_mounted_write"),
@@ -166,7 +133,7 @@ fn write_to_a_mounted_device_is_refused() {
     assert!(!r.stdout.contains("\"jobs\""), "{}", r.describe());
 
     // Reading a mounted device is harmless, and allowed (as in fio).
-    let v = ioscope(dev_args(&z, "peek", "read", &["--bs=4k", "--size=1m"]))
+    let v = ioscope(z.job_args("peek", "read", &["--bs=4k", "--size=1m"]))
         .run()
         .ok_json();
     assert_eq!(u(&job(&v, "peek")["read"], "io_bytes"), 1 << 20);

@@ -377,6 +377,19 @@ impl Zram {
         self.dev.to_str().unwrap()
     }
 
+    /// A psync job on the device with JSON output, then `extra`.
+    pub fn job_args(&self, name: &str, rw: &str, extra: &[&str]) -> Vec<String> {
+        let mut a = vec![
+            "--output-format=json".to_string(),
+            format!("--name={name}"),
+            format!("--filename={}", self.path()),
+            "--ioengine=psync".into(),
+            format!("--rw={rw}"),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    }
+
     /// Sectors (512 bytes) read and written on the device so far.
     pub fn sectors(&self) -> (u64, u64) {
         self.inner.sectors()

@@ -441,6 +441,7 @@ mod tests {
             Op::WriteZeroes { deac: false },
             Op::WriteZeroes { deac: true },
         ];
+        let ranges = Op::TrimRanges { count: 2 };
         for b in [
             Backend::Sync,
             Backend::Psync,
@@ -452,16 +453,6 @@ mod tests {
             assert!(zeroes.iter().all(|&op| !b.supports(op)), "{b:?}");
             assert!(b.supports(Op::Read) && b.supports(Op::Write), "{b:?}");
             assert!(b.supports(Op::Trim), "{b:?}");
-        }
-        let ranges = Op::TrimRanges { count: 2 };
-        for b in [
-            Backend::Sync,
-            Backend::Psync,
-            Backend::Pvsync2,
-            Backend::Libaio,
-            Backend::Mmap,
-            Backend::IoUring,
-        ] {
             assert!(!b.supports(ranges), "{b:?} has no command for a range list");
         }
         for b in [Backend::UringCmd, Backend::Null, Backend::Nop] {
