@@ -215,19 +215,30 @@ fn help_lists_the_options() {
 /// seconds so far, the summary, exit 0.
 #[test]
 fn ctrl_c_ends_an_open_ended_run_cleanly() {
+    use std::io::{BufRead, BufReader, Read};
     use std::process::{Command, Stdio};
-    let child = Command::new(common::bin())
+    let mut child = Command::new(common::bin())
         .args(["peak", "-N1", "-d8", "-s4", "-c4"])
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    // SAFETY: a signal to the child this test started.
+    // Ctrl-C once the first second's line is out. A fixed sleep could land
+    // before it on a loaded machine, where the run had no second to show.
+    let mut stdout = String::new();
+    let mut lines = BufReader::new(child.stdout.take().unwrap());
+    while !stdout.contains("\nIOPS=") {
+        let mut line = String::new();
+        if lines.read_line(&mut line).unwrap() == 0 {
+            break;
+        }
+        stdout.push_str(&line);
+    }
+    // SAFETY: a signal to the child this test started and has not reaped.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    lines.read_to_string(&mut stdout).unwrap();
     let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{:?}\n{stdout}\n{stderr}", out.status);
     assert!(stderr.is_empty(), "{stderr}");

@@ -408,6 +408,50 @@ fn stale_data_is_told_from_a_lost_write() {
     assert!(err.contains("holds write #"), "{err}");
 }
 
+/// Starts ioscope with `args` in `dir` and sends it SIGINT once it has
+/// written more than `layout` bytes (the file's layout, if any, and then at
+/// least one of the job's writes), read from /proc/<pid>/io; then waits for it.
+// A fixed one-second delay once sent the signal before the job had begun
+// writing on a loaded CI machine, so no state was saved and the test failed.
+fn interrupt_once_writing(dir: &Path, args: &[String], layout: u64) {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(common::bin())
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("ioscope starts");
+    let io = format!("/proc/{}/io", child.id());
+    let written = || -> u64 {
+        std::fs::read_to_string(&io)
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .find_map(|l| l.strip_prefix("wchar: "))
+                    .and_then(|n| n.trim().parse().ok())
+            })
+            .unwrap_or(0)
+    };
+    let start = Instant::now();
+    while written() <= layout {
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("ioscope wrote no more than {layout} bytes in 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // SAFETY: a signal to the child this test started and has not reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let status = child.wait().expect("ioscope ends");
+    assert!(
+        status.code().is_some(),
+        "killed instead of exiting: {status}"
+    );
+}
+
 #[test]
 fn a_stopped_write_saves_its_state_and_a_later_verify_checks_that_much() {
     let dir = tempdir();
@@ -426,14 +470,7 @@ fn a_stopped_write_saves_its_state_and_a_later_verify_checks_that_much() {
         a
     };
     // Ctrl-C while writing: fio's verify_state_save (on by default).
-    let bin = common::bin();
-    let mut args = vec!["-s".to_string(), "INT".into(), "1".into()];
-    args.push(bin.display().to_string());
-    args.extend(job_args(&[]));
-    common::Cmd::new("timeout")
-        .args(&args)
-        .dir(dir.path())
-        .run();
+    interrupt_once_writing(dir.path(), &job_args(&[]), 1 << 20);
     let state = std::fs::read_to_string(dir.path().join("local-crashy-0-verify.state"))
         .expect("the stopped job saved its verify state");
     let writes: u64 = state
