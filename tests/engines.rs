@@ -12,7 +12,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{extract_json, f, ioscope, job, tempdir, u};
+use common::{extract_json, f, ioscope, job, punts_countable, tempdir, u};
 use serde_json::Value;
 
 const BS: u64 = 4096;
@@ -554,6 +554,59 @@ fn force_async_runs_requests_in_io_wq_workers() {
         "{:#}",
         v["cpu_accounting"]
     );
+}
+
+/// count_punts=1 counts every request force_async sends to io-wq, exactly,
+/// also when an SQ thread submits them; without it the count is -1 and the
+/// text is as before.
+#[test]
+fn count_punts_counts_each_forced_request_once() {
+    let d = tempdir();
+    let file = data_file(d.path());
+    let size = 4 << 20;
+    write_clean(&file, size);
+    let forced = ["--ioengine=io_uring", "--force_async=1", "--iodepth=8"];
+    let v = run_moves(&file, "randread", size, &forced);
+    assert_eq!(job(&v, "e")["iou_punts"], -1, "punts counted unasked");
+    let c = &v["cpu_accounting"];
+    assert!(
+        c["iou_punts_uncounted"]
+            .as_str()
+            .is_some_and(|why| why.contains("count_punts=1")),
+        "{c:#}"
+    );
+
+    if let Some(why) = punts_countable() {
+        eprintln!("skipped: counting punts: {why}");
+        return;
+    }
+    let blocks = size / 4096;
+    for sq in [&[][..], &["--sqthread_poll=1"][..]] {
+        let mut extra = forced.to_vec();
+        extra.push("--count_punts=1");
+        extra.extend_from_slice(sq);
+        let what = extra.join(" ");
+        let mut args = with(base("e", &file, "randread", size), &extra);
+        args.push("--output-format=normal,json".into());
+        let r = ioscope(args).run();
+        r.assert_ok();
+        let (v, text) = extract_json(&r.stdout).unwrap_or_else(|| panic!("{}", r.describe()));
+        let j = job(&v, "e");
+        assert_eq!(u(&j["read"], "total_ios"), blocks, "{what}");
+        assert_eq!(u(j, "iou_punts"), blocks, "{what}: {j:#}");
+        assert_eq!(u(&v["cpu_accounting"], "iou_punts"), blocks, "{what}");
+        let share = format!("punted={blocks} (100.0% of I/Os)");
+        assert!(text.contains(&share), "{what}: no `{share}` in\n{text}");
+    }
+
+    // A psync read is never punted: nothing to count, nothing refused at
+    // run time, but the option belongs to the io_uring engines.
+    let r = ioscope(with(
+        base("e", &file, "randread", size),
+        &["--ioengine=libaio", "--count_punts=1"],
+    ))
+    .run();
+    assert!(r.assert_refused().contains("count_punts"));
 }
 
 /// Pages of `path` in the page cache, by mincore(2) on a mapping of it.

@@ -9,7 +9,7 @@
 
 mod common;
 
-use common::{extract_json, f, ioscope, job, u, Zram};
+use common::{extract_json, f, ioscope, job, punts_countable, u, Zram};
 use serde_json::Value;
 
 const BS: u64 = 4096;
@@ -189,6 +189,7 @@ fn buffered_io_uring_randread_on_zram_is_served_by_io_wq_workers() {
             "--iodepth=32",
             "--time_based",
             "--runtime=1",
+            "--count_punts=1",
             "--output-format=normal,json",
         ],
     ))
@@ -196,6 +197,14 @@ fn buffered_io_uring_randread_on_zram_is_served_by_io_wq_workers() {
     r.assert_ok();
     let (v, text) = extract_json(&r.stdout).unwrap_or_else(|| panic!("no JSON: {}", r.describe()));
     let j = job(&v, "wq");
+    match punts_countable() {
+        Some(why) => eprintln!("punts not checked: {why}"),
+        None => {
+            let punts = u(j, "iou_punts");
+            assert!(punts > 0, "no request counted as punted: {j:#}");
+            assert!(punts <= u(&j["read"], "total_ios") + 32, "{j:#}");
+        }
+    }
     assert_eq!(u(j, "error"), 0);
     assert!(f(j, "iou_wrk_cpu") > 0.0, "iou_wrk_cpu is 0: {j:#}");
     assert!(

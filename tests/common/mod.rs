@@ -310,6 +310,21 @@ pub fn fio_available() -> bool {
     ok
 }
 
+/// Why this process cannot count io_uring's punts (count_punts=1 needs
+/// root and a mounted tracefs with the tracepoint; .ci/run mounts it), or
+/// None where it can.
+pub fn punts_countable() -> Option<&'static str> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Some("not root");
+    }
+    let id = "events/io_uring/io_uring_queue_async_work/id";
+    let mounted = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
+        .iter()
+        .any(|root| Path::new(root).join(id).exists());
+    (!mounted).then_some("tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)")
+}
+
 /// The job named `name` in a JSON result (panics if absent).
 pub fn job<'a>(v: &'a Value, name: &str) -> &'a Value {
     v["jobs"]

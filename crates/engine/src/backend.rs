@@ -78,6 +78,12 @@ impl Backend {
         matches!(self, Backend::Null | Backend::Nop)
     }
 
+    /// True when requests go through an io_uring, which may hand them to
+    /// its io-wq worker threads instead of completing them inline.
+    pub fn uses_io_uring(self) -> bool {
+        matches!(self, Backend::IoUring | Backend::Nop | Backend::UringCmd)
+    }
+
     /// True when requests complete inside `submit`.
     pub fn is_sync(self) -> bool {
         !matches!(

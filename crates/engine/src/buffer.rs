@@ -11,7 +11,7 @@ use crate::error::EngineError;
 /// One allocation, zeroed, freed on drop. It owns its memory the way a
 /// `Box<[u8]>` does, so it can move between threads.
 ///
-/// Buffers of [`MAP_THRESHOLD`] bytes or more with at most page alignment
+/// Buffers of 1 MiB or more (`MAP_THRESHOLD`) with at most page alignment
 /// are anonymous mappings: the kernel hands out zeroed pages as they are
 /// first touched, where the allocator would write zeroes over the whole
 /// buffer up front (an aligned allocation cannot come from calloc). Large

@@ -39,7 +39,8 @@
 //!
 //! - pvsync2: `hipri`.
 //! - io_uring: `hipri`, `sqthread_poll`, `sqthread_poll_cpu`, `fixedbufs`,
-//!   `registerfiles`, `nonvectored`, `force_async`, `nowait`, `uncached`.
+//!   `registerfiles`, `nonvectored`, `force_async`, `nowait`, `uncached`,
+//!   and ioscope's `count_punts`.
 //! - libaio: `userspace_reap`, `nowait`, and `libaio_vectored` (a newer
 //!   fio's option; fio 3.33 lacks it). libaio takes no `hipri`, as in fio.
 //!

@@ -321,6 +321,7 @@ impl Settings {
             Opt::Nowait => s.engine_options.nowait = flag(text)?,
             // fio 3.33 reads uncached as a number and tests it for non-zero.
             Opt::Uncached => s.engine_options.uncached = values::uint(text, kb, 0)? != 0,
+            Opt::CountPunts => s.engine_options.count_punts = flag(text)?,
             Opt::UserspaceReap => s.engine_options.userspace_reap = flag(text)?,
             Opt::LibaioVectored => s.engine_options.vectored = flag(text)?,
             Opt::CmdType => {
@@ -1170,6 +1171,9 @@ mod tests {
         set(&mut s, "uncached", "0").unwrap();
         assert!(!s.spec.engine_options.uncached);
         assert!(set(&mut s, "uncached", "-1").is_err());
+        set(&mut s, "count_punts", "1").unwrap();
+        assert!(s.spec.engine_options.count_punts);
+        assert!(set(&mut s, "count_punts", "2").is_err());
         set(&mut s, "force_async", "4").unwrap();
         assert_eq!(s.spec.engine_options.force_async, 4);
         assert!(set(&mut s, "force_async", "-1").is_err());

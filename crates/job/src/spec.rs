@@ -244,6 +244,9 @@ pub struct EngineOptions {
     /// io_uring `uncached` (fio 3.33 takes a number; any but 0 sets it):
     /// buffered transfers drop their pages from the page cache.
     pub uncached: bool,
+    /// `count_punts` (ioscope's): count the requests io_uring hands to
+    /// io-wq, with a kernel tracepoint counter on the worker's threads.
+    pub count_punts: bool,
     /// libaio `userspace_reap`: reap completions from the AIO ring in user
     /// space when a reap need not wait.
     pub userspace_reap: bool,

@@ -277,17 +277,18 @@ const MEAN_KEYS: [&str; 7] = [
     "bw_agg",
 ];
 
-/// Same keys in the same order, same number types (int or float), same
-/// values except those derived from means.
-/// Keys ioscope adds beside fio's (helper-thread CPU, CPU per I/O).
-const IOSCOPE_KEYS: [&str; 5] = [
+/// Keys ioscope adds beside fio's (helper-thread CPU, punts, CPU per I/O).
+const IOSCOPE_KEYS: [&str; 6] = [
     "iou_sqp_cpu",
     "iou_wrk_cpu",
     "iou_wrk_threads",
+    "iou_punts",
     "cpu_ns_per_io",
     "cpu_accounting",
 ];
 
+/// Same keys in the same order, same number types (int or float), same
+/// values except those derived from means.
 fn same_shape(ours: &Value, fio: &Value, path: &str, diffs: &mut Vec<String>) {
     match (ours, fio) {
         (Value::Object(a), Value::Object(b)) => {

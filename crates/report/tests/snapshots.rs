@@ -303,6 +303,7 @@ fn json_parses_and_has_fios_keys_in_fios_order() {
             "iou_sqp_cpu",
             "iou_wrk_cpu",
             "iou_wrk_threads",
+            "iou_punts",
             "cpu_ns_per_io"
         ]
     );

@@ -21,7 +21,7 @@ use ioscope_engine::{Completion, Op, Queue, QueueUser, Request, Submitted, TrimR
 use ioscope_job::{ErrorClass, ErrorPolicy};
 use ioscope_stats::{
     current_tid, Clock, DepthDist, HelperCpu, HelperTracker, LatencyBuckets, LatencyHistogram,
-    RateSampler, Summary, ThreadCpu,
+    PuntTally, Punts, RateSampler, Summary, ThreadCpu,
 };
 use ioscope_workload::{BufferFiller, DataDir, IoUnit, Workload};
 
@@ -168,6 +168,8 @@ pub(crate) struct LoopStats {
     pub cpu: ThreadCpu,
     /// The helper threads' CPU when measuring began (after the ramp).
     pub helpers_at_start: HelperCpu,
+    /// Requests punted to io-wq while measuring.
+    pub punts: Punts,
 }
 
 impl LoopStats {
@@ -197,6 +199,7 @@ impl LoopStats {
             loop_start: now,
             cpu: ThreadCpu::default(),
             helpers_at_start: HelperCpu::default(),
+            punts: Punts::default(),
         }
     }
 }
@@ -228,6 +231,8 @@ pub(crate) struct IoLoop<'a> {
     /// Read once more at the end, while the queue (and so its helper
     /// threads) still exists.
     pub helpers: &'a Mutex<HelperTracker>,
+    /// Counts the punts of this thread's ring (opened before the ring).
+    pub punts: PuntTally,
     /// The job's verify bookkeeping, when it verifies.
     pub verify: Option<VerifyLog>,
     /// The worker's files, for messages.
@@ -306,6 +311,7 @@ impl QueueUser for IoLoop<'_> {
                     helpers.sample();
                     ledger.stats.helpers_at_start = helpers.for_owner(current_tid());
                 }
+                self.punts.restart();
             }
 
             // Fill the queue (below the low watermark, as fio refills).
@@ -513,6 +519,7 @@ impl QueueUser for IoLoop<'_> {
         if let Ok(mut helpers) = self.helpers.lock() {
             helpers.sample();
         }
+        ledger.stats.punts = self.punts.punts();
         for dir in &mut ledger.stats.dirs {
             dir.rate.finish(ledger.stats.end);
         }

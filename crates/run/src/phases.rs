@@ -230,14 +230,13 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
                     }
                 }
             }
+            let measured = outcome.stats.as_ref();
+            let mut helper_cpu = helpers
+                .for_owner(outcome.tid)
+                .since(&measured.map(|s| s.helpers_at_start).unwrap_or_default());
+            helper_cpu.punts = measured.map(|s| s.punts).unwrap_or_default();
             finished.push(Finished {
-                helper_cpu: helpers.for_owner(outcome.tid).since(
-                    &outcome
-                        .stats
-                        .as_ref()
-                        .map(|s| s.helpers_at_start)
-                        .unwrap_or_default(),
-                ),
+                helper_cpu,
                 job: j,
                 groupid: groups[j],
                 outcome,

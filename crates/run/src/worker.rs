@@ -9,7 +9,7 @@ use ioscope_engine::{
     UringOptions, MAX_TRIM_RANGES,
 };
 use ioscope_job::{InjectedFault, IoEngine, JobSpec, WriteMode};
-use ioscope_stats::{current_tid, Clock, HelperTracker};
+use ioscope_stats::{current_tid, Clock, HelperTracker, PuntTally};
 use ioscope_workload::{BufferFiller, Workload};
 
 use crate::affinity;
@@ -150,6 +150,9 @@ fn run_inner(
         .collect();
 
     progress.set_phase(Phase::Running);
+    // Before open_queue: the ring's SQ thread and io-wq workers inherit the
+    // counter only if they are created after it.
+    let punts = PuntTally::start(backend.uses_io_uring(), spec.engine_options.count_punts);
     let io_loop = IoLoop {
         config: &config,
         clock,
@@ -158,6 +161,7 @@ fn run_inner(
         progress,
         stop,
         helpers: shared.helpers,
+        punts,
         verify,
         paths: files.iter().map(|f| f.path.clone()).collect(),
         job: &spec.name,

@@ -12,6 +12,8 @@
 
 use std::collections::HashMap;
 
+use crate::Punts;
+
 /// Which helper a thread is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum HelperKind {
@@ -21,13 +23,19 @@ pub enum HelperKind {
     IoWq,
 }
 
-/// Helper-thread CPU charged to one worker (or the sum over several).
+/// What io_uring's helper threads did for one worker (or the sum over
+/// several): their CPU, and the requests handed to io-wq.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct HelperCpu {
     pub sqpoll_ns: u64,
     pub iowq_ns: u64,
     pub sqpoll_threads: u32,
     pub iowq_threads: u32,
+    /// Requests punted to io-wq, counted per worker by a [`PuntCounter`]
+    /// rather than read off the thread list.
+    ///
+    /// [`PuntCounter`]: crate::PuntCounter
+    pub punts: Punts,
 }
 
 impl HelperCpu {
@@ -36,16 +44,19 @@ impl HelperCpu {
         self.iowq_ns += other.iowq_ns;
         self.sqpoll_threads += other.sqpoll_threads;
         self.iowq_threads += other.iowq_threads;
+        self.punts = self.punts.plus(other.punts);
     }
 
     /// What was spent since `earlier` (threads that appeared since count
-    /// whole).
+    /// whole). The punts are this reading's: their counter starts at the
+    /// same point on its own.
     pub fn since(&self, earlier: &HelperCpu) -> HelperCpu {
         HelperCpu {
             sqpoll_ns: self.sqpoll_ns.saturating_sub(earlier.sqpoll_ns),
             iowq_ns: self.iowq_ns.saturating_sub(earlier.iowq_ns),
             sqpoll_threads: self.sqpoll_threads,
             iowq_threads: self.iowq_threads,
+            punts: self.punts,
         }
     }
 
@@ -222,6 +233,7 @@ mod tests {
                 iowq_ns: 7,
                 sqpoll_threads: 1,
                 iowq_threads: 1,
+                ..HelperCpu::default()
             }
         );
         assert_eq!(t.for_owner(300).iowq_ns, 11);
@@ -234,12 +246,14 @@ mod tests {
             iowq_ns: 4,
             sqpoll_threads: 1,
             iowq_threads: 1,
+            punts: Punts::Counted(3),
         };
         let after = HelperCpu {
             sqpoll_ns: 25,
             iowq_ns: 9,
             sqpoll_threads: 1,
             iowq_threads: 2,
+            punts: Punts::Counted(8),
         };
         assert_eq!(
             after.since(&before),
@@ -248,6 +262,7 @@ mod tests {
                 iowq_ns: 5,
                 sqpoll_threads: 1,
                 iowq_threads: 2,
+                punts: Punts::Counted(8),
             }
         );
     }

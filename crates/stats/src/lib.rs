@@ -1,6 +1,6 @@
 //! Measurement: the clock, latency histograms with fio's bucket scheme,
 //! running summaries, interval sampling of bandwidth and IOPS, per-thread CPU,
-//! disk statistics, and the result types the reports render.
+//! io_uring's helper threads and punts, disk statistics, and the result types the reports render.
 
 mod clock;
 mod cpu;
@@ -10,6 +10,7 @@ mod helpers;
 mod histogram;
 mod lat_buckets;
 mod percentile;
+mod punts;
 mod rate;
 mod result;
 mod summary;
@@ -23,6 +24,7 @@ pub use helpers::{
 };
 pub use histogram::{bucket_index, bucket_value, LatencyHistogram, PLAT_NR};
 pub use lat_buckets::LatencyBuckets;
+pub use punts::{PuntCounter, PuntTally, Punts, PuntsUncounted};
 pub use rate::RateSampler;
 pub use result::{
     CpuAccounting, DirResult, JobHeader, JobResult, LatencyStat, RunResult, SyncResult,
