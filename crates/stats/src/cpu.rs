@@ -109,9 +109,19 @@ mod tests {
     #[test]
     fn another_threads_work_is_not_ours() {
         let here = ThreadCpu::now();
+        // Page faults alone are system time, and a thread that short can be
+        // charged no user time at all (the kernel splits its runtime by
+        // tick samples), so the other thread also spins until its own user
+        // time passes 10 ms.
         let theirs = std::thread::spawn(|| {
             let start = ThreadCpu::now();
             work();
+            let mut x = 0u64;
+            while ThreadCpu::now().since(&start).user_ns < 10_000_000 {
+                for i in 0..100_000u64 {
+                    x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
+                }
+            }
             ThreadCpu::now().since(&start)
         })
         .join()
@@ -119,7 +129,7 @@ mod tests {
         let ours = ThreadCpu::now().since(&here);
         // We only waited in join; the other thread did all the work.
         assert!(ours.minf < theirs.minf);
-        assert!(ours.user_ns < theirs.user_ns);
+        assert!(ours.user_ns < theirs.user_ns, "{ours:?} {theirs:?}");
     }
 
     #[test]
