@@ -599,8 +599,8 @@ fn count_punts_counts_each_forced_request_once() {
         assert!(text.contains(&share), "{what}: no `{share}` in\n{text}");
     }
 
-    // A psync read is never punted: nothing to count, nothing refused at
-    // run time, but the option belongs to the io_uring engines.
+    // libaio has no io-wq to punt to: the option belongs to the io_uring
+    // engines and is refused elsewhere, before the run.
     let r = ioscope(with(
         base("e", &file, "randread", size),
         &["--ioengine=libaio", "--count_punts=1"],

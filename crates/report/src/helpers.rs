@@ -37,8 +37,9 @@ fn punts_json(punts: Punts) -> Value {
     punts.counted().map_or(Value::from(-1), Value::from)
 }
 
-/// Whether a job or the run has anything for the helper lines to show.
-fn helpers_ran(h: &HelperCpu) -> bool {
+/// Whether a job or the run has anything for the helper lines to show:
+/// helper threads, or punts (counted without a worker seen).
+fn helper_lines_apply(h: &HelperCpu) -> bool {
     h.sqpoll_threads > 0 || h.iowq_threads > 0 || h.punts.counted().is_some_and(|n| n > 0)
 }
 
@@ -70,7 +71,7 @@ pub fn job_json(job: &JobResult, o: &mut Map<String, Value>) {
 /// punts.
 pub fn job_line(job: &JobResult) -> String {
     let h = &job.helper_cpu;
-    if !helpers_ran(h) {
+    if !helper_lines_apply(h) {
         return String::new();
     }
     let punted = match h.punts {
@@ -116,7 +117,7 @@ pub fn run_json(cpu: &CpuAccounting) -> Value {
 /// punts were not counted where they were not.
 pub fn run_line(cpu: &CpuAccounting) -> String {
     let h = &cpu.helpers;
-    if !helpers_ran(h) {
+    if !helper_lines_apply(h) {
         return String::new();
     }
     let ms = |ns: u64| fixed(ns as f64 / 1_000_000.0, 1);

@@ -79,11 +79,16 @@ impl Default for Punts {
 }
 
 impl Punts {
-    /// The sum over several workers; not counted if any one was not.
+    /// The sum over several workers; not counted if any one was not. A
+    /// failure to count outranks a job that did not ask, so the reason the
+    /// report gives is the one the user can act on.
     pub fn plus(self, other: Punts) -> Punts {
+        use PuntsUncounted::NotAsked;
         match (self, other) {
             (Punts::Counted(a), Punts::Counted(b)) => Punts::Counted(a + b),
-            (Punts::Uncounted(why), _) | (_, Punts::Uncounted(why)) => Punts::Uncounted(why),
+            (Punts::Uncounted(NotAsked), Punts::Uncounted(why))
+            | (Punts::Uncounted(why), _)
+            | (_, Punts::Uncounted(why)) => Punts::Uncounted(why),
         }
     }
 
@@ -218,6 +223,10 @@ mod tests {
         assert_eq!(c(3).plus(u), u);
         assert_eq!(u.plus(c(3)), u);
         assert_eq!(u.plus(c(3)).counted(), None);
+        let unasked = Punts::Uncounted(PuntsUncounted::NotAsked);
+        assert_eq!(unasked.plus(u), u, "the failure is the reason to give");
+        assert_eq!(u.plus(unasked), u);
+        assert_eq!(unasked.plus(c(3)), unasked);
         assert_eq!(Punts::default(), c(0));
     }
 
