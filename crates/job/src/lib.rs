@@ -838,10 +838,22 @@ create_on_open=1
         );
         let err = parse_text("[j]\nnum_range=0\n").unwrap_err().message;
         assert!(err.contains("below the minimum of 1"), "{err}");
-        let err = parse_text("[j]\nrw=read\nverify=md5\n")
-            .unwrap_err()
-            .message;
-        assert!(err.contains("verify with rw=read writes nothing"), "{err}");
+        // A read job with verify checks what an earlier job wrote: the
+        // write number and (unless asked) the seed are not checked.
+        let v = &parse_text("[j]\nrw=read\nverify=md5\n").unwrap().jobs[0].verify;
+        assert!(!v.header_seed && v.write_sequence);
+        let v = &parse_text("[j]\nrw=randread\nverify=md5\nverify_header_seed=1\n")
+            .unwrap()
+            .jobs[0]
+            .verify;
+        assert!(v.header_seed);
+        let v = &parse_text("[j]\nrw=write\nverify=md5\nverify_only=1\n")
+            .unwrap()
+            .jobs[0]
+            .verify;
+        assert!(!v.header_seed && !v.write_sequence);
+        let v = &parse_text("[j]\nrw=write\nverify=md5\n").unwrap().jobs[0].verify;
+        assert!(v.header_seed && v.write_sequence);
         let err = parse_text("[j]\nioengine=io_uring_cmd\nwrite_mode=uncor\n")
             .unwrap_err()
             .message;

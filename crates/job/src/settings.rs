@@ -29,6 +29,10 @@ pub(crate) struct Settings {
     refill_set: bool,
     /// `verify_interval` as written; 0 until set.
     verify_interval: u64,
+    /// `verify_header_seed` and `verify_write_sequence` as written: their
+    /// defaults depend on the workload.
+    verify_header_seed: Option<bool>,
+    verify_write_sequence: Option<bool>,
 }
 
 /// The most ranges `num_range` may ask for in one trim: what one NVMe
@@ -125,6 +129,9 @@ impl Settings {
                     async_threads: 0,
                     state_save: true,
                     state_load: false,
+                    experimental: false,
+                    header_seed: true,
+                    write_sequence: true,
                 },
                 trim_verify: TrimVerifySpec {
                     percentage: 0,
@@ -153,6 +160,8 @@ impl Settings {
             verify_set: false,
             refill_set: false,
             verify_interval: 0,
+            verify_header_seed: None,
+            verify_write_sequence: None,
         }
     }
 
@@ -436,6 +445,9 @@ impl Settings {
             Opt::VerifyAsync => s.verify.async_threads = values::uint(text, kb, 0)?,
             Opt::VerifyStateSave => s.verify.state_save = flag(text)?,
             Opt::VerifyStateLoad => s.verify.state_load = flag(text)?,
+            Opt::ExperimentalVerify => s.verify.experimental = flag(text)?,
+            Opt::VerifyHeaderSeed => self.verify_header_seed = Some(flag(text)?),
+            Opt::VerifyWriteSequence => self.verify_write_sequence = Some(flag(text)?),
             Opt::TrimPercentage => s.trim_verify.percentage = percent(text, kb)?,
             Opt::TrimVerifyZero => s.trim_verify.verify_zero = flag(text)?,
             Opt::TrimBacklog => s.trim_verify.backlog = values::size(text, kb)?,
@@ -592,16 +604,27 @@ impl Settings {
             }
             return Ok(());
         }
-        if !spec.rw.kind.writes() && !v.only {
-            return Err(format!(
-                "verify with rw={} writes nothing to check: use a write workload, or verify_only=1 to check what an earlier run of the same job wrote",
-                spec.rw.kind.name()
-            ));
-        }
+        // fio: a read workload checks what an earlier job wrote, so the
+        // number of the last write there is unknown and so, unless the read
+        // job repeats the writing one exactly, is the seed; verify_only
+        // and norandommap leave them unknown too.
+        let reads_back = !spec.rw.kind.writes();
+        v.header_seed = self
+            .verify_header_seed
+            .unwrap_or(!(reads_back || v.only || spec.norandommap));
+        v.write_sequence = self
+            .verify_write_sequence
+            .unwrap_or(!(v.only || v.experimental));
         // fio: the interval divides the smallest and the largest write
-        // size; otherwise it is their gcd.
-        let (min, max) = (spec.bs.write.min(), spec.bs.write.max());
-        let sizes: Vec<u64> = match &spec.bs.write {
+        // size (read size, for a job that reads back); otherwise it is
+        // their gcd.
+        let bs = if reads_back {
+            &spec.bs.read
+        } else {
+            &spec.bs.write
+        };
+        let (min, max) = (bs.min(), bs.max());
+        let sizes: Vec<u64> = match bs {
             BlockSize::Split(v) => v.iter().map(|p| p.0).collect(),
             _ => vec![min, max],
         };
@@ -1248,7 +1271,10 @@ mod tests {
             .unwrap_err()
             .contains("verify_backlog needs verify"));
         set(&mut s, "verify", "md5").unwrap();
-        assert!(s.resolve().unwrap_err().contains("writes nothing"));
+        assert!(
+            s.resolve().is_ok(),
+            "a read job checks what an earlier job wrote"
+        );
         set(&mut s, "verify_only", "1").unwrap();
         assert!(
             s.resolve().is_ok(),

@@ -407,6 +407,18 @@ pub struct VerifySpec {
     /// `verify_state_load`: a verify_only job checks only what the saved
     /// state says was written.
     pub state_load: bool,
+    /// `experimental_verify`: the verify phase replays the workload's
+    /// offsets instead of remembering each write.
+    pub experimental: bool,
+    /// `verify_header_seed`: a block's header must carry this job's seed.
+    /// fio's default is on, but off for read workloads, `verify_only`,
+    /// `norandommap` and offset modifiers, where the seed cannot be known,
+    /// unless it was written.
+    pub header_seed: bool,
+    /// `verify_write_sequence`: a block's header must carry the number of
+    /// the write the job made last there. Default on, off for `verify_only`
+    /// and `experimental_verify` unless written.
+    pub write_sequence: bool,
 }
 
 /// fio's trim-then-verify options (they act on written blocks of a verify

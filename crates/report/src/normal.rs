@@ -168,6 +168,11 @@ pub fn job_block(
             strerror(job.first_error)
         ));
     }
+    // ioscope's own line: how many blocks a verify job checked, so that
+    // a pass that checked little is seen for what it is.
+    if let Some((checked, bad)) = job.verify {
+        out.push_str(&format!("     verify    : checked={checked}, bad={bad}\n"));
+    }
     if h.iodepth != 0 {
         out.push_str(&format!(
             "     latency   : target=0, window=0, percentile=100.00%, depth={}\n",

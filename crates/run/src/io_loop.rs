@@ -23,7 +23,7 @@ use ioscope_stats::{
     current_tid, Clock, DepthDist, HelperCpu, HelperTracker, LatencyBuckets, LatencyHistogram,
     PuntTally, Punts, RateSampler, Summary, ThreadCpu,
 };
-use ioscope_workload::{BufferFiller, DataDir, IoUnit, Workload};
+use ioscope_workload::{BlockId, BufferFiller, DataDir, IoUnit, Workload};
 
 use crate::progress::WorkerProgress;
 use crate::signal;
@@ -357,7 +357,16 @@ impl QueueUser for IoLoop<'_> {
                             }
                             v.fill(&mut q.buffer(slot)[..unit.len as usize], &block);
                             work = SlotWork::Write(block);
+                        } else if op == Op::Read && v.reads_back {
+                            work = SlotWork::ReadBack(BlockId {
+                                file: unit.file,
+                                offset: unit.offset,
+                                len: unit.len,
+                                seq: 0,
+                            });
                         } else if v.only {
+                            // verify_only replays a mixed workload's
+                            // writes; its reads are not made.
                             free.push(slot);
                             continue;
                         }
@@ -539,7 +548,7 @@ impl QueueUser for IoLoop<'_> {
                     });
                 }
             }
-            ledger.stats.verify = Some(v.outcome);
+            ledger.stats.verify = Some(v.finish(stopped));
         }
         Ok(ledger.stats)
     }
@@ -550,7 +559,9 @@ fn check_request(work: SlotWork, slot: u32) -> Request {
     let (op, b) = match work {
         SlotWork::Trim(b) => (Op::Trim, b),
         SlotWork::Check(b) | SlotWork::ZeroCheck(b) => (Op::Read, b),
-        SlotWork::Write(_) | SlotWork::Plain => unreachable!("only checks and trims are due"),
+        SlotWork::Write(_) | SlotWork::ReadBack(_) | SlotWork::Plain => {
+            unreachable!("only checks and trims are due")
+        }
     };
     Request {
         op,

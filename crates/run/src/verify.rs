@@ -28,6 +28,9 @@ pub(crate) enum SlotWork {
     Write(BlockId),
     /// Reading a written block back to check it.
     Check(BlockId),
+    /// A read of a read workload, checked against the headers it finds
+    /// (the write number is unknown: seq is 0).
+    ReadBack(BlockId),
     /// Trimming a written block (trim_percentage).
     Trim(BlockId),
     /// Reading a trimmed block back: it must be zeroes.
@@ -42,6 +45,9 @@ pub(crate) struct VerifyOutcome {
     pub bad: u64,
     /// The first bad blocks, described.
     pub messages: Vec<String>,
+    /// Why a job that was to check blocks checked none: a verify that
+    /// checked nothing must not pass.
+    pub nothing_checked: Option<String>,
 }
 
 /// The result of one check.
@@ -61,6 +67,9 @@ pub(crate) struct VerifyLog {
     next_seq: u64,
     /// verify_only: the workload's writes are recorded, not issued.
     pub only: bool,
+    /// The workload only reads: each read is checked as it completes
+    /// against the headers it finds (fio's verify of a read workload).
+    pub reads_back: bool,
     /// verify_state_load: the number of writes the interrupted run made.
     pub limit: Option<u64>,
     backlog: u64,
@@ -105,6 +114,7 @@ impl VerifyLog {
             due: VecDeque::new(),
             next_seq: 1,
             only: v.only,
+            reads_back: !spec.rw.kind.writes(),
             limit,
             backlog: v.backlog,
             backlog_batch: v.backlog_batch.max(1),
@@ -236,7 +246,7 @@ impl VerifyLog {
     /// Checks a block read back (`got` bytes of it arrived).
     pub(crate) fn check(&mut self, work: SlotWork, buf: &[u8], got: u64, path: &Path) -> Verdict {
         let (block, zero) = match work {
-            SlotWork::Check(b) => (b, false),
+            SlotWork::Check(b) | SlotWork::ReadBack(b) => (b, false),
             SlotWork::ZeroCheck(b) => (b, true),
             _ => return Verdict::Good,
         };
@@ -253,6 +263,10 @@ impl VerifyLog {
             ))
         } else if zero {
             check_zeroes(&buf[..len], block.offset).map_err(|c| c.to_string())
+        } else if matches!(work, SlotWork::ReadBack(_)) {
+            self.verifier
+                .check_read(&buf[..len], block.offset)
+                .map_err(|c: Corruption| c.to_string())
         } else {
             self.verifier
                 .check(&buf[..len], &block)
@@ -262,12 +276,15 @@ impl VerifyLog {
             return Verdict::Good;
         };
         self.outcome.bad += 1;
+        let which = match work {
+            SlotWork::ReadBack(_) => String::new(),
+            _ => format!(" (write #{})", block.seq),
+        };
         let mut message = format!(
-            "verify failed on {} at offset {}, length {} (write #{}): {what}",
+            "verify failed on {} at offset {}, length {}{which}: {what}",
             path.display(),
             block.offset,
             block.len,
-            block.seq
         );
         if let Some(dir) = &self.dump_dir {
             message.push_str(&self.dump(dir, path, &block, &buf[..len], zero));
@@ -301,6 +318,32 @@ impl VerifyLog {
             ),
             Err(e) => format!("; could not dump the block to {}: {e}", dir.display()),
         }
+    }
+
+    /// The outcome, once the loop has ended (`stopped` early or not).
+    pub(crate) fn finish(mut self, stopped: bool) -> VerifyOutcome {
+        let must_check = self.reads_back || self.do_verify;
+        if must_check && self.outcome.checked == 0 {
+            let writes = self.next_seq - 1;
+            let why = if stopped {
+                "the run was stopped before any block was checked".to_string()
+            } else if self.reads_back {
+                "the job read nothing (size or io_size is 0, or the file is empty)".to_string()
+            } else if self.only && writes == 0 {
+                "verify_only replays the job's writes, and it makes none (size or io_size is 0, or verify_state_load says the earlier run wrote nothing)".to_string()
+            } else if writes == 0 {
+                "the job wrote nothing to read back (size or io_size is 0)".to_string()
+            } else if self.trim_percent > 0 && !self.trim_zero {
+                format!(
+                    "every block written was trimmed (trim_percentage={}) and trim_verify_zero=0 checks no trimmed block",
+                    self.trim_percent
+                )
+            } else {
+                format!("the job made {writes} writes and none was read back")
+            };
+            self.outcome.nothing_checked = Some(why);
+        }
+        self.outcome
     }
 
     /// The run was stopped while writing: saves how many writes it made,

@@ -222,6 +222,13 @@ fn run_inner(
                     spec.name, v.bad, v.checked
                 )),
             ),
+            Some(v) => match &v.nothing_checked {
+                Some(why) => (
+                    libc::ENODATA,
+                    Some(format!("{}: verify checked no block: {why}", spec.name)),
+                ),
+                None => (0, None),
+            },
             _ => (0, None),
         },
     };

@@ -34,6 +34,9 @@ pub enum CorruptionKind {
     PatternMismatch,
     /// trim_verify_zero: a trimmed block reads back something else.
     NotZeroed,
+    /// The block holds a whole header for its place, written with other
+    /// verify options (method, interval): it cannot be checked as asked.
+    OtherLayout,
 }
 
 impl CorruptionKind {
@@ -48,6 +51,7 @@ impl CorruptionKind {
             CorruptionKind::DataCorrupt => "corrupt data",
             CorruptionKind::PatternMismatch => "pattern mismatch",
             CorruptionKind::NotZeroed => "trimmed block not zeroed",
+            CorruptionKind::OtherLayout => "written with other verify options",
         }
     }
 }

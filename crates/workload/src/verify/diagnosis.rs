@@ -145,7 +145,7 @@ pub fn pattern(tile: &PatternTile, buf: &[u8], block: &BlockId) -> Corruption {
 }
 
 /// A valid header of some other write, found where `want` should be.
-fn other_write(found: &Header, want: &Header, offset: u64) -> Corruption {
+pub(super) fn other_write(found: &Header, want: &Header, offset: u64) -> Corruption {
     let (kind, detail) = if !found.same_job(want) {
         (
             CorruptionKind::LostWrite,

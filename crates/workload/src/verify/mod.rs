@@ -15,6 +15,7 @@ mod corruption;
 mod diagnosis;
 mod header;
 mod pattern;
+mod read_back;
 mod stream;
 mod verifier;
 mod zeroes;

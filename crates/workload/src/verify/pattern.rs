@@ -14,6 +14,7 @@ const PATTERN_MAX: usize = 512;
 const TILE_MAX: usize = TILE_MIN + PATTERN_MAX;
 
 /// The pattern repeated into one tile, with where its `%o`s fall.
+#[derive(Clone)]
 pub struct PatternTile {
     bytes: Vec<u8>,
     offsets: Vec<usize>,

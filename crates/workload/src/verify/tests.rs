@@ -216,6 +216,119 @@ fn each_method_sees_what_it_can_and_names_it() {
     }
 }
 
+/// A read job checks blocks it did not write: another worker's seed, no
+/// write number. It sees what the writer would, but stale data, which
+/// takes knowing which write came last.
+#[test]
+fn a_read_back_sees_all_but_staleness() {
+    for method in checksum::METHODS
+        .iter()
+        .copied()
+        .chain([VerifyMethod::Meta])
+    {
+        let writer = verifier(method, 4096, |_| {});
+        let mut read_job = job(method, 4096, |s| s.rw.kind = RwKind::RandRead);
+        read_job.verify.header_seed = false;
+        let reader = Verifier::new(&read_job, 5).unwrap();
+        let good = filled(&writer, &BLOCK);
+        assert_eq!(reader.check_read(&good, BLOCK.offset), Ok(()), "{method:?}");
+        for fault in FAULTS {
+            let mut buf = good.clone();
+            let offset = inject(fault, &writer, &mut buf);
+            let got = reader.check_read(&buf, BLOCK.offset);
+            let want = match (fault, method) {
+                (Fault::Stale, _) => None,
+                (Fault::DataBit | Fault::TornOlder | Fault::TornZeroes, VerifyMethod::Meta) => None,
+                (Fault::DataBit | Fault::HeaderBit, _) => Some(BitFlip),
+                (Fault::Misdirected, _) => Some(Misdirected),
+                (Fault::Zeroes, _) => Some(LostWrite),
+                (Fault::TornOlder | Fault::TornZeroes, _) => Some(Torn),
+            };
+            match want {
+                None => assert_eq!(got, Ok(()), "{method:?} {fault:?}"),
+                Some(kind) => {
+                    let c = got.expect_err(&format!("{method:?}: {fault:?} must be seen"));
+                    assert_eq!(
+                        (c.kind, c.offset),
+                        (kind, offset),
+                        "{method:?} {fault:?}: {c}"
+                    );
+                }
+            }
+        }
+        // verify_header_seed=1 asks for the reader's own seed.
+        read_job.verify.header_seed = true;
+        let strict = Verifier::new(&read_job, 5).unwrap();
+        let c = strict.check_read(&good, BLOCK.offset).unwrap_err();
+        assert_eq!(c.kind, LostWrite, "{c}");
+        assert!(c.detail.contains("verify_header_seed=0"), "{c}");
+    }
+}
+
+#[test]
+fn a_read_back_follows_the_writers_intervals() {
+    let writer = verifier(VerifyMethod::Crc32c, 4096, |_| {});
+    let mut buf = filled(&writer, &BLOCK);
+    let next = BlockId {
+        offset: BLOCK.offset + 4096,
+        seq: 40,
+        ..BLOCK
+    };
+    buf.extend(filled(&writer, &next));
+    // One read of 8 KiB over two 4 KiB writes.
+    let mut read_job = job(VerifyMethod::Crc32c, 8192, |s| s.rw.kind = RwKind::Read);
+    read_job.verify.header_seed = false;
+    let reader = Verifier::new(&read_job, 1).unwrap();
+    assert_eq!(reader.check_read(&buf, BLOCK.offset), Ok(()));
+    buf[4096 + 100] ^= 0x10;
+    let c = reader.check_read(&buf, BLOCK.offset).unwrap_err();
+    assert_eq!((c.kind, c.offset), (BitFlip, BLOCK.offset + 4196), "{c}");
+
+    // 4 KiB read of the first part of a 16 KiB interval: named, not damage.
+    let big = verifier(VerifyMethod::Crc32c, 16384, |_| {});
+    let whole = filled(
+        &big,
+        &BlockId {
+            len: 16384,
+            ..BLOCK
+        },
+    );
+    let mut small = job(VerifyMethod::Crc32c, 4096, |s| s.rw.kind = RwKind::Read);
+    small.verify.header_seed = false;
+    let small = Verifier::new(&small, 1).unwrap();
+    let c = small.check_read(&whole[..4096], BLOCK.offset).unwrap_err();
+    assert_eq!(c.kind, OtherLayout, "{c}");
+    assert!(c.detail.contains("bs=16384"), "{c}");
+    // Another method: said so, with the method that wrote it.
+    let md5 = verifier(VerifyMethod::Md5, 4096, |_| {});
+    let c = small
+        .check_read(&filled(&md5, &BLOCK), BLOCK.offset)
+        .unwrap_err();
+    assert_eq!(c.kind, OtherLayout, "{c}");
+    assert!(c.detail.contains("verify=md5"), "{c}");
+}
+
+/// With the write number or the seed unknown (verify_only's fio
+/// defaults), a remembered write is checked as a read-back is.
+#[test]
+fn relaxed_checks_ignore_what_they_cannot_know() {
+    let writer = verifier(VerifyMethod::Crc32c, 4096, |_| {});
+    let older = filled(
+        &writer,
+        &BlockId {
+            seq: OLDER_SEQ,
+            ..BLOCK
+        },
+    );
+    let relaxed = verifier(VerifyMethod::Crc32c, 4096, |s| {
+        s.verify.write_sequence = false;
+    });
+    assert_eq!(relaxed.check(&older, &BLOCK), Ok(()));
+    let seq_only = verifier(VerifyMethod::Crc32c, 4096, |s| s.verify.header_seed = false);
+    let c = seq_only.check(&older, &BLOCK).unwrap_err();
+    assert_eq!(c.kind, Stale, "{c}");
+}
+
 #[test]
 fn details_say_what_was_found() {
     let v = verifier(VerifyMethod::Crc32c, 4096, |_| {});

@@ -24,6 +24,7 @@ const _: () = assert!(PIECE.is_multiple_of(stream::ROUND));
 /// One worker's verify: the bytes each block it writes must hold, and the
 /// check of each block it reads back. Holds no state that changes, so
 /// checks may run on other threads.
+#[derive(Clone)]
 pub struct Verifier {
     pub(super) method: VerifyMethod,
     /// verify_interval: every this many bytes of a block carry a header.
@@ -36,6 +37,11 @@ pub struct Verifier {
     pub(super) seed: u64,
     /// verify_pattern: the data instead of random bytes.
     pub(super) pattern: Option<PatternTile>,
+    /// verify_header_seed: a header must carry `seed`.
+    pub(super) check_seed: bool,
+    /// verify_write_sequence: a header must carry the write number the
+    /// check names.
+    pub(super) check_seq: bool,
 }
 
 impl Verifier {
@@ -94,6 +100,8 @@ impl Verifier {
             header_len,
             seed: seeds[VERIFY_SEED_SLOT],
             pattern,
+            check_seed: v.header_seed,
+            check_seq: v.write_sequence,
         })
     }
 
@@ -151,6 +159,15 @@ impl Verifier {
             }
             return Err(diagnosis::pattern(tile, buf, block));
         }
+        if !(self.check_seed && self.check_seq) {
+            // Some field of the header cannot be known: each interval is
+            // checked against what its own header says, as a read-back is.
+            let seq = self.check_seq.then_some(block.seq);
+            for (i, interval) in buf.chunks_exact(self.interval).enumerate() {
+                self.check_interval(interval, block.offset + (i * self.interval) as u64, seq)?;
+            }
+            return Ok(());
+        }
         for (i, interval) in buf.chunks_exact(self.interval).enumerate() {
             if !self.holds(interval, &self.header(block, i * self.interval)) {
                 return Err(diagnosis::headers(self, buf, block));
@@ -179,13 +196,13 @@ impl Verifier {
     }
 
     /// The pattern, when it is all a block holds (verify=pattern).
-    fn pattern_only(&self) -> Option<&PatternTile> {
+    pub(super) fn pattern_only(&self) -> Option<&PatternTile> {
         self.pattern
             .as_ref()
             .filter(|_| self.method == VerifyMethod::Pattern)
     }
 
-    fn check_len(&self, len: usize, block: &BlockId) {
+    pub(super) fn check_len(&self, len: usize, block: &BlockId) {
         assert_eq!(
             len, block.len as usize,
             "the buffer is not the block's length"
@@ -213,10 +230,13 @@ impl Verifier {
     /// Whether an interval holds the write `want` names: its header (crc
     /// and fields), then its data checksum, without making the data again.
     fn holds(&self, interval: &[u8], want: &Header) -> bool {
+        header::read(&interval[self.header_at..]) == Some(*want) && self.data_matches(interval)
+    }
+
+    /// Whether the checksum in an interval's header (read and found whole)
+    /// is that of the interval's data.
+    pub(super) fn data_matches(&self, interval: &[u8]) -> bool {
         let at = &interval[self.header_at..];
-        if header::read(at) != Some(*want) {
-            return false;
-        }
         let n = checksum::len(self.method);
         if n == 0 {
             // meta: the header is all there is to check.

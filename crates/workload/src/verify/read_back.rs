@@ -1,0 +1,196 @@
+//! Checking a block that nobody remembers writing: a read job checking
+//! what another job, run or day wrote, and a replay whose write numbers or
+//! seed cannot be known. Each interval is checked against what its own
+//! header says (fio's way for read workloads): the header must be whole,
+//! be for this interval's offset, and carry the checksum of the data
+//! beside it. When it is not, the header (or what is left of it) names the
+//! write, so the bytes it should hold can be made again and the damage
+//! named as for a remembered write.
+
+use super::diagnosis;
+use super::header::{self, Header};
+use super::zeroes::is_zero;
+use super::{BlockId, Corruption, CorruptionKind, Verifier};
+use ioscope_job::VerifyMethod;
+
+impl Verifier {
+    /// Checks a block of `buf.len()` bytes read at file offset `offset`,
+    /// each interval against its own header. Ok, or the first bad
+    /// interval's diagnosis.
+    pub fn check_read(&self, buf: &[u8], offset: u64) -> Result<(), Corruption> {
+        let block = BlockId {
+            file: 0,
+            offset,
+            len: buf.len() as u32,
+            seq: 0,
+        };
+        self.check_len(buf.len(), &block);
+        if self.method == VerifyMethod::Null {
+            return Ok(());
+        }
+        if let Some(tile) = self.pattern_only() {
+            if tile.at(offset, buf.len()).matches(buf) {
+                return Ok(());
+            }
+            return Err(diagnosis::pattern(tile, buf, &block));
+        }
+        // The writer's interval may be a fraction of this job's (a block
+        // written 4 KiB at a time, read 64 KiB at a time): a whole header
+        // says how far its interval runs.
+        let mut pos = 0;
+        while pos < buf.len() {
+            let rest = &buf[pos..];
+            let len = self
+                .writers_interval(rest)
+                .unwrap_or(self.interval.min(rest.len()));
+            self.check_interval(&rest[..len], offset + pos as u64, None)?;
+            pos += len;
+        }
+        Ok(())
+    }
+
+    /// The length of the interval at the start of `rest` as its whole
+    /// header gives it, when it is this job's method and fits in `rest`.
+    fn writers_interval(&self, rest: &[u8]) -> Option<usize> {
+        let h = header::read(rest.get(self.header_at..)?)?;
+        let len = h.interval as usize;
+        (h.method == header::code(self.method)
+            && usize::from(h.len) == self.header_len
+            && len >= self.header_at + self.header_len
+            && len <= rest.len())
+        .then_some(len)
+    }
+
+    /// Checks one interval at file offset `at` against its own header;
+    /// `seq`, when known, is the write number it must carry. The interval
+    /// may be shorter than this job's (see `check_read`).
+    pub(super) fn check_interval(
+        &self,
+        interval: &[u8],
+        at: u64,
+        seq: Option<u64>,
+    ) -> Result<(), Corruption> {
+        let found = interval.get(self.header_at..).and_then(header::read);
+        let Some(found) = found else {
+            return Err(self.headerless(interval, at));
+        };
+        if found.method != header::code(self.method)
+            || usize::from(found.len) != self.header_len
+            || found.interval as usize != interval.len()
+        {
+            return Err(self.other_layout(&found, interval.len(), at));
+        }
+        if found.offset != at {
+            return Err(Corruption {
+                kind: CorruptionKind::Misdirected,
+                offset: at,
+                detail: format!(
+                    "holds the write meant for offset {} (write #{})",
+                    found.offset, found.seq
+                ),
+            });
+        }
+        if self.check_seed && found.seed != self.seed {
+            return Err(Corruption {
+                kind: CorruptionKind::LostWrite,
+                offset: at,
+                detail: format!(
+                    "holds a block of another job or run (seed {:#x}, write #{}), not this job's (seed {:#x}); verify_header_seed=0 checks blocks whoever wrote them",
+                    found.seed, found.seq, self.seed
+                ),
+            });
+        }
+        if let Some(seq) = seq.filter(|&s| s != found.seq) {
+            let want = Header { seq, ..found };
+            return Err(diagnosis::other_write(&found, &want, at));
+        }
+        if self.data_matches(interval) {
+            return Ok(());
+        }
+        Err(self.as_written_by(&found, interval, at))
+    }
+
+    /// The diagnosis of an interval whose header names its write but whose
+    /// data is not that write's.
+    fn as_written_by(&self, h: &Header, interval: &[u8], at: u64) -> Corruption {
+        let writer = Verifier {
+            seed: h.seed,
+            interval: interval.len(),
+            ..self.clone()
+        };
+        let block = BlockId {
+            file: h.file,
+            offset: at,
+            len: interval.len() as u32,
+            seq: h.seq,
+        };
+        diagnosis::headers(&writer, interval, &block)
+    }
+
+    /// An interval with no whole header where this job's options put it.
+    fn headerless(&self, interval: &[u8], at: u64) -> Corruption {
+        if is_zero(interval) {
+            return Corruption {
+                kind: CorruptionKind::LostWrite,
+                offset: at,
+                detail: "reads back zeroes: never written".into(),
+            };
+        }
+        let head = interval.get(self.header_at..).unwrap_or_default();
+        // A damaged header that still reads as one of this layout: the
+        // write it names (at this place: a damaged offset field is damage,
+        // not a misdirected write) says what the interval should hold.
+        if let Some(h) = header::read_unchecked(head).filter(|h| {
+            h.method == header::code(self.method)
+                && usize::from(h.len) == self.header_len
+                && h.interval as usize == interval.len()
+        }) {
+            return self.as_written_by(&Header { offset: at, ..h }, interval, at);
+        }
+        if header::has_magic(head) {
+            return Corruption {
+                kind: CorruptionKind::HeaderDamaged,
+                offset: at + self.header_at as u64,
+                detail:
+                    "the header is damaged past reading: which write the interval holds is unknown"
+                        .into(),
+            };
+        }
+        Corruption {
+            kind: CorruptionKind::LostWrite,
+            offset: at,
+            detail: format!(
+                "holds data without an ioscope header{}: no verify job wrote it, or it was written with another verify_offset",
+                if self.header_at > 0 {
+                    format!(" at verify_offset={}", self.header_at)
+                } else {
+                    String::new()
+                }
+            ),
+        }
+    }
+
+    /// A whole header for this place, written with other verify options:
+    /// not damage, but a check that cannot work as asked.
+    fn other_layout(&self, found: &Header, len: usize, at: u64) -> Corruption {
+        let method = header::method_name(found.method);
+        let detail = if method == self.method.name() && found.interval as usize > len {
+            format!(
+                "holds the start of a {}-byte verify interval of which this read has {len} bytes: read it back with bs={} (or a multiple), at offsets aligned to it",
+                found.interval, found.interval
+            )
+        } else {
+            format!(
+                "was written with verify={method} and verify_interval={} (this job checks verify={}, verify_interval={}): check it with the options that wrote it",
+                found.interval,
+                self.method.name(),
+                self.interval
+            )
+        };
+        Corruption {
+            kind: CorruptionKind::OtherLayout,
+            offset: at,
+            detail,
+        }
+    }
+}
