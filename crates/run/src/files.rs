@@ -93,6 +93,13 @@ pub(crate) fn prepare(
              thread; leave verify_async at 0)",
         ));
     }
+    if spec.verify.experimental && spec.trim_verify.percentage > 0 {
+        // The replay cannot know which writes were trimmed instead.
+        return Err(RunError::job(
+            &spec.name,
+            "experimental_verify with trim_percentage: the replayed writes cannot tell which              blocks were trimmed (leave experimental_verify at 0 to trim and verify)",
+        ));
+    }
     if spec.verify.only && spec.time_based && !spec.verify.state_load {
         // The writing run stopped at its runtime; nothing says where.
         return Err(RunError::job(

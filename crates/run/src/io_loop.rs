@@ -478,6 +478,10 @@ impl QueueUser for IoLoop<'_> {
                 match ledger.verify.as_mut() {
                     Some(v) if !v.phase_started => {
                         v.start_phase();
+                        if let Err(e) = v.save_state(self.job) {
+                            ledger.stats.failure.get_or_insert(state_failure(e));
+                            break 'main;
+                        }
                         let ios = ledger.stats.dirs.each_ref().map(|d| d.ios);
                         ledger.stats.verify_phase = Some((clock.now(), ios));
                         continue;
@@ -536,21 +540,28 @@ impl QueueUser for IoLoop<'_> {
         ledger.stats.cpu = ThreadCpu::now().since(&cpu_start);
         ledger.stats.faults_injected = q.faults_injected();
         if let Some(v) = ledger.verify.take() {
-            if stopped {
+            // Stopped while writing: the write phase's end never came.
+            if stopped && !v.phase_started {
                 if let Err(e) = v.save_state(self.job) {
-                    ledger.stats.failure.get_or_insert(IoFailure {
-                        errno: libc::EIO,
-                        op: Op::Write,
-                        file: 0,
-                        offset: 0,
-                        len: 0,
-                        detail: Some(e),
-                    });
+                    ledger.stats.failure.get_or_insert(state_failure(e));
                 }
             }
             ledger.stats.verify = Some(v.finish(stopped));
         }
         Ok(ledger.stats)
+    }
+}
+
+/// A verify state that could not be saved fails the job: a later
+/// verify_state_load would check the wrong writes.
+fn state_failure(detail: String) -> IoFailure {
+    IoFailure {
+        errno: libc::EIO,
+        op: Op::Write,
+        file: 0,
+        offset: 0,
+        len: 0,
+        detail: Some(detail),
     }
 }
 

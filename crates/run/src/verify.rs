@@ -13,7 +13,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use ioscope_job::{JobSpec, VerifyMethod};
-use ioscope_workload::{check_zeroes, BlockId, Corruption, Verifier};
+use ioscope_workload::{check_zeroes, BlockId, Corruption, DataDir, Verifier, Workload};
 
 /// At most this many bad blocks are described; the rest are counted.
 const MESSAGES_KEPT: usize = 64;
@@ -35,6 +35,41 @@ pub(crate) enum SlotWork {
     Trim(BlockId),
     /// Reading a trimmed block back: it must be zeroes.
     ZeroCheck(BlockId),
+}
+
+/// experimental_verify's verify phase: the workload replayed, `left` of
+/// its writes still to check (as many as the write phase made), the next
+/// one numbered `seq`.
+struct Replay {
+    workload: Workload,
+    left: u64,
+    seq: u64,
+}
+
+impl Replay {
+    /// The next write of the replayed workload as a check, None once the
+    /// writes the job made are all checked.
+    fn next_check(&mut self) -> Option<SlotWork> {
+        while self.left > 0 {
+            let Some(unit) = self.workload.next() else {
+                self.left = 0;
+                break;
+            };
+            if unit.dir != DataDir::Write {
+                continue;
+            }
+            let block = BlockId {
+                file: unit.file,
+                offset: unit.offset,
+                len: unit.len,
+                seq: self.seq,
+            };
+            self.seq += 1;
+            self.left -= 1;
+            return Some(SlotWork::Check(block));
+        }
+        None
+    }
 }
 
 /// What the checks found, reported with the job.
@@ -64,6 +99,9 @@ pub(crate) struct VerifyLog {
     to_trim: Vec<BlockId>,
     /// Checks to issue before anything else.
     due: VecDeque<SlotWork>,
+    /// experimental_verify: the workload again from its start, whose
+    /// writes are the blocks to check, instead of a list of every write.
+    replay: Option<Replay>,
     next_seq: u64,
     /// verify_only: the workload's writes are recorded, not issued.
     pub only: bool,
@@ -93,8 +131,14 @@ pub(crate) struct VerifyLog {
 
 impl VerifyLog {
     /// The verify state of worker `number` (clone `clone` of its job), or
-    /// None when the job does not verify.
-    pub(crate) fn new(spec: &JobSpec, number: u32, clone: u32) -> Result<Option<Self>, String> {
+    /// None when the job does not verify. `replay` makes the workload anew
+    /// from its start, for experimental_verify.
+    pub(crate) fn new(
+        spec: &JobSpec,
+        number: u32,
+        clone: u32,
+        replay: impl FnOnce() -> Workload,
+    ) -> Result<Option<Self>, String> {
         let v = &spec.verify;
         if v.method == VerifyMethod::None {
             return Ok(None);
@@ -112,6 +156,11 @@ impl VerifyLog {
             written: Vec::new(),
             to_trim: Vec::new(),
             due: VecDeque::new(),
+            replay: v.experimental.then(|| Replay {
+                workload: replay(),
+                left: 0,
+                seq: 1,
+            }),
             next_seq: 1,
             only: v.only,
             reads_back: !spec.rw.kind.writes(),
@@ -133,7 +182,7 @@ impl VerifyLog {
                     .map_or_else(|| PathBuf::from("."), PathBuf::from)
             }),
             state_path,
-            state_save: v.state_save && !v.only,
+            state_save: v.state_save && !v.only && spec.rw.kind.writes(),
             outcome: VerifyOutcome::default(),
         }))
     }
@@ -141,13 +190,15 @@ impl VerifyLog {
     /// The next check to issue, if one is due.
     #[inline]
     pub(crate) fn next_due(&mut self) -> Option<SlotWork> {
-        self.due.pop_front()
+        self.due
+            .pop_front()
+            .or_else(|| self.replay.as_mut().and_then(Replay::next_check))
     }
 
     /// Whether no check waits to be issued.
     #[inline]
     pub(crate) fn nothing_due(&self) -> bool {
-        self.due.is_empty()
+        self.due.is_empty() && self.replay.as_ref().is_none_or(|r| r.left == 0)
     }
 
     /// Numbers a write of the workload, or None when verify_state_load
@@ -180,6 +231,10 @@ impl VerifyLog {
                 let n = (self.trim_batch as usize).min(self.to_trim.len());
                 self.due.extend(self.to_trim.drain(..n).map(SlotWork::Trim));
             }
+            return;
+        }
+        if self.replay.is_some() && self.backlog == 0 {
+            // The verify phase replays the workload: no list to keep.
             return;
         }
         self.written.push(block);
@@ -216,6 +271,12 @@ impl VerifyLog {
             return;
         }
         self.due.extend(self.to_trim.drain(..).map(SlotWork::Trim));
+        if let Some(replay) = &mut self.replay {
+            replay.left = self.next_seq - 1;
+            // A backlog checked as it went; the replay checks it again.
+            self.written.clear();
+            return;
+        }
         let mut blocks = std::mem::take(&mut self.written);
         blocks.sort_unstable_by_key(|b| (b.file, b.offset, b.seq));
         let mut kept: Vec<BlockId> = Vec::with_capacity(blocks.len());
@@ -346,10 +407,12 @@ impl VerifyLog {
         self.outcome
     }
 
-    /// The run was stopped while writing: saves how many writes it made,
-    /// so that `verify_only=1 verify_state_load=1` checks no more.
+    /// At the end of the write phase, or when the run was stopped while
+    /// writing: saves how many writes the job made (as fio does after each
+    /// write phase), so that a later `verify_only=1 verify_state_load=1`
+    /// checks no more, even if this run's own verify phase is cut short.
     pub(crate) fn save_state(&self, job: &str) -> Result<(), String> {
-        if !self.state_save || self.phase_started {
+        if !self.state_save {
             return Ok(());
         }
         let writes = self.next_seq - 1;

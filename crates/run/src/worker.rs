@@ -103,7 +103,8 @@ fn run_inner(
     let sizes: Vec<_> = files.iter().map(|f| f.file_size).collect();
     let workload = Workload::with_file_sizes(spec, &extents, &sizes, id.number);
     let filler = BufferFiller::new(spec, id.number);
-    let verify = match VerifyLog::new(spec, id.number, id.clone) {
+    let replay = || Workload::with_file_sizes(spec, &extents, &sizes, id.number);
+    let verify = match VerifyLog::new(spec, id.number, id.clone, replay) {
         Ok(v) => v,
         Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
     };

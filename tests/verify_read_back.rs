@@ -1,0 +1,360 @@
+//! Checking what an earlier job wrote, as fio users do: a write job with
+//! `verify=`, damage done behind ioscope's back, then a read job (or
+//! `verify_only`) with the same `verify=`. Every kind of damage must be
+//! found, named and placed; a clean target must pass with every block
+//! counted; a check that checked nothing must fail.
+
+mod common;
+
+use std::fs::{File, OpenOptions};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use common::*;
+
+/// Bytes each writer covers, and the block every reader reads.
+const SIZE: u64 = 4 << 20;
+const BLOCK: u64 = 4096;
+
+/// The ways a target is written: the args after --name/--filename.
+const WRITERS: [(&str, &[&str]); 4] = [
+    ("seq", &["--rw=write", "--bs=4k"]),
+    ("random", &["--rw=randwrite", "--bs=4k"]),
+    ("bsrange", &["--rw=randwrite", "--bsrange=4k-16k"]),
+    (
+        "clones",
+        &[
+            "--rw=randwrite",
+            "--bs=4k",
+            "--numjobs=2",
+            "--size=2m",
+            "--offset_increment=2m",
+        ],
+    ),
+];
+
+/// The ways it is checked: another job name each time, other block sizes.
+const READERS: [(&str, &[&str]); 4] = [
+    ("read", &["--rw=read", "--bs=4k"]),
+    ("randread", &["--rw=randread", "--bsrange=4k-16k"]),
+    ("verify_only", &["--rw=read", "--bs=4k", "--verify_only=1"]),
+    ("other-name", &["--rw=randread", "--bs=16k"]),
+];
+
+/// Damage done to one written target; returns what the check must say:
+/// the kind and the offset.
+#[derive(Clone, Copy, Debug)]
+enum Damage {
+    FlipByte,
+    ZeroBlock,
+    CopyBlock,
+    HalfOlder,
+}
+
+const DAMAGE: [Damage; 4] = [
+    Damage::FlipByte,
+    Damage::ZeroBlock,
+    Damage::CopyBlock,
+    Damage::HalfOlder,
+];
+
+/// A block in the middle of the target, where every writer wrote.
+const AT: u64 = 1 << 20;
+
+impl Damage {
+    /// Does the damage to `target`; `older` holds what an earlier write of
+    /// the same target left (for half a block from an older write).
+    fn apply(self, target: &Path, older: &[u8]) -> (&'static str, u64) {
+        let f = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(target)
+            .unwrap();
+        let mut block = vec![0u8; BLOCK as usize];
+        f.read_exact_at(&mut block, AT).unwrap();
+        let said = match self {
+            Damage::FlipByte => {
+                block[777] ^= 0x40;
+                ("bit flip", AT + 777)
+            }
+            Damage::ZeroBlock => {
+                block.fill(0);
+                ("lost write", AT)
+            }
+            Damage::CopyBlock => {
+                f.read_exact_at(&mut block, AT + 64 * BLOCK).unwrap();
+                ("misdirected write", AT)
+            }
+            Damage::HalfOlder => {
+                let half = BLOCK as usize / 2;
+                let old = &older[AT as usize..(AT + BLOCK) as usize];
+                block[half..].copy_from_slice(&old[half..]);
+                ("torn write", AT + half as u64)
+            }
+        };
+        f.write_all_at(&block, AT).unwrap();
+        f.sync_all().unwrap();
+        said
+    }
+}
+
+fn write_target(target: &str, name: &str, args: &[&str], seed: u32, extra: &[&str]) {
+    let mut a = vec![
+        format!("--name={name}"),
+        format!("--filename={target}"),
+        format!("--size={SIZE}"),
+        "--verify=crc32c".into(),
+        "--do_verify=0".into(),
+        format!("--randseed={seed}"),
+        "--verify_state_save=0".into(),
+    ];
+    a.extend(args.iter().map(|s| s.to_string()));
+    a.extend(extra.iter().map(|s| s.to_string()));
+    ioscope(a).run().assert_ok();
+}
+
+fn check(dir: &Path, target: &str, reader: (&str, &[&str]), extra: &[&str]) -> Run {
+    let mut a = vec![
+        format!("--name=check-{}", reader.0),
+        format!("--filename={target}"),
+        format!("--size={SIZE}"),
+        "--verify=crc32c".into(),
+        "--output-format=json".into(),
+    ];
+    a.extend(reader.1.iter().map(|s| s.to_string()));
+    a.extend(extra.iter().map(|s| s.to_string()));
+    ioscope(a).dir(dir).run()
+}
+
+/// Writes, damages and checks `target` for every writer, damage and reader.
+fn matrix(dir: &Path, target: &str, extra: &[&str]) {
+    for (wname, wargs) in WRITERS {
+        // An older write of the whole target, kept for the torn block.
+        write_target(target, "older", &["--rw=write", "--bs=4k"], 1, extra);
+        let older = read_target(target);
+        write_target(target, wname, wargs, 2, extra);
+        for reader in READERS {
+            let r = check(dir, target, reader, extra);
+            let what = format!("{wname} checked by {}", reader.0);
+            let v = r.ok_json();
+            let job = &v["jobs"][0];
+            assert_eq!(u(job, "verify_bad"), 0, "{what}: {}", r.describe());
+            assert_eq!(
+                u(&job["read"], "io_bytes"),
+                SIZE,
+                "{what}: every byte read: {}",
+                r.describe()
+            );
+            assert!(u(job, "verify_checked") > 0, "{what}");
+        }
+        let pristine = read_target(target);
+        for damage in DAMAGE {
+            let (kind, offset) = damage.apply(Path::new(target), &older);
+            for reader in READERS {
+                let r = check(dir, target, reader, extra);
+                let what = format!("{wname}, {damage:?}, checked by {}", reader.0);
+                let err = r.assert_refused();
+                let said = format!("{kind} at offset {offset}");
+                assert!(
+                    err.contains(&said),
+                    "{what}: expected '{said}': {}",
+                    r.describe()
+                );
+            }
+            restore(target, &pristine);
+        }
+    }
+}
+
+/// The first SIZE bytes of a file or device.
+fn read_target(path: &str) -> Vec<u8> {
+    let mut v = vec![0u8; SIZE as usize];
+    File::open(path).unwrap().read_exact_at(&mut v, 0).unwrap();
+    v
+}
+
+/// Puts the damaged block back as it was.
+fn restore(target: &str, pristine: &[u8]) {
+    let f = OpenOptions::new().write(true).open(target).unwrap();
+    f.write_all_at(&pristine[AT as usize..(AT + BLOCK) as usize], AT)
+        .unwrap();
+    f.sync_all().unwrap();
+}
+
+#[test]
+fn every_damage_is_found_by_every_reader_on_a_file() {
+    let dir = tempdir();
+    let target = dir.path().join("target");
+    matrix(dir.path(), target.to_str().unwrap(), &[]);
+}
+
+#[test]
+fn every_damage_is_found_by_every_reader_on_zram() {
+    let zram = zram_or_skip!();
+    let dir = tempdir();
+    matrix(dir.path(), zram.path(), &["--direct=1"]);
+}
+
+/// The first case: a flipped byte, found by a verify_only read.
+#[test]
+fn verify_only_on_a_read_workload_reads_and_checks() {
+    let dir = tempdir();
+    let f = dir.path().join("f");
+    let target = f.to_str().unwrap();
+    write_target(target, "v", &["--rw=write", "--bs=4k"], 3, &[]);
+    let clean = check(
+        dir.path(),
+        target,
+        ("read", &["--rw=read", "--bs=4k", "--verify_only=1"]),
+        &[],
+    );
+    let v = clean.ok_json();
+    assert_eq!(u(&v["jobs"][0], "verify_checked"), SIZE / BLOCK);
+    let normal = ioscope([
+        "--name=v",
+        &format!("--filename={target}"),
+        "--bs=4k",
+        &format!("--size={SIZE}"),
+        "--rw=read",
+        "--verify=crc32c",
+    ])
+    .run();
+    normal.assert_ok();
+    let line = format!("verify    : checked={}, bad=0", SIZE / BLOCK);
+    assert!(normal.stdout.contains(&line), "{}", normal.describe());
+    let file = OpenOptions::new().write(true).open(&f).unwrap();
+    file.write_all_at(&[0xff], 5000).unwrap();
+    let bad = check(
+        dir.path(),
+        target,
+        ("read", &["--rw=read", "--bs=4k", "--verify_only=1"]),
+        &[],
+    );
+    let err = bad.assert_refused();
+    assert!(
+        err.contains("bit flip at offset 5000"),
+        "{}",
+        bad.describe()
+    );
+}
+
+#[test]
+fn a_read_back_with_other_verify_options_says_which_to_use() {
+    let dir = tempdir();
+    let f = dir.path().join("f");
+    let target = f.to_str().unwrap();
+    write_target(target, "w", &["--rw=write", "--bs=64k"], 3, &[]);
+    let r = check(
+        dir.path(),
+        target,
+        ("small", &["--rw=read", "--bs=4k"]),
+        &[],
+    );
+    let err = r.assert_refused();
+    assert!(
+        err.contains("written with other verify options") && err.contains("bs=65536"),
+        "{}",
+        r.describe()
+    );
+    let mut a = vec![
+        "--name=md5".to_string(),
+        format!("--filename={target}"),
+        format!("--size={SIZE}"),
+        "--rw=read".into(),
+        "--bs=64k".into(),
+        "--verify=md5".into(),
+    ];
+    let r = ioscope(a.clone()).run();
+    assert!(
+        r.assert_refused().contains("verify=crc32c"),
+        "{}",
+        r.describe()
+    );
+    // verify_header_seed=1 holds a read job to the seed it would write with.
+    a[5] = "--verify=crc32c".into();
+    a.push("--verify_header_seed=1".into());
+    let r = ioscope(a).run();
+    assert!(
+        r.assert_refused().contains("verify_header_seed=0"),
+        "{}",
+        r.describe()
+    );
+}
+
+#[test]
+fn experimental_verify_replays_the_writes_instead_of_listing_them() {
+    let dir = tempdir();
+    let f = dir.path().join("f");
+    for extra in [&["--loops=2"][..], &["--rw=randrw"], &["--norandommap=1"]] {
+        let mut a = vec![
+            "--name=e".to_string(),
+            format!("--filename={}", f.display()),
+            "--size=2m".into(),
+            "--rw=randwrite".into(),
+            "--verify=crc32c".into(),
+            "--experimental_verify=1".into(),
+            "--output-format=json".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        let r = ioscope(a).dir(dir.path()).run();
+        let v = r.ok_json();
+        let job = &v["jobs"][0];
+        assert_eq!(
+            u(job, "verify_checked"),
+            u(&job["write"], "total_ios"),
+            "every write is checked once: {}",
+            r.describe()
+        );
+    }
+    // A fault the replay must see.
+    let r = ioscope([
+        "--name=e",
+        &format!("--filename={}", f.display()),
+        "--size=2m",
+        "--rw=randwrite",
+        "--verify=crc32c",
+        "--experimental_verify=1",
+        "--ioengine=faulty",
+        "--fault=bitflip",
+        "--fault_rate=5",
+    ])
+    .dir(dir.path())
+    .run();
+    assert!(r.assert_refused().contains("bit flip"), "{}", r.describe());
+}
+
+#[test]
+fn the_state_is_saved_after_every_write_phase() {
+    let dir = tempdir();
+    let f = dir.path().join("f");
+    let args = |only: bool| {
+        let mut a = vec![
+            "--name=s".to_string(),
+            format!("--filename={}", f.display()),
+            "--size=1m".into(),
+            "--rw=randwrite".into(),
+            "--verify=crc32c".into(),
+            "--output-format=json".into(),
+        ];
+        if only {
+            a.extend(["--verify_only=1".into(), "--verify_state_load=1".into()]);
+        }
+        a
+    };
+    ioscope(args(false)).dir(dir.path()).run().assert_ok();
+    let state = dir.path().join("local-s-0-verify.state");
+    let text = std::fs::read_to_string(&state).expect("the state of a finished write phase");
+    assert!(text.contains("writes=256"), "{text}");
+    let v = ioscope(args(true)).dir(dir.path()).run().ok_json();
+    assert_eq!(u(&v["jobs"][0], "verify_checked"), 256);
+    // A state that says nothing was written: a verify that checks nothing
+    // fails, and says why.
+    std::fs::write(&state, "ioscope verify state 1\njob=s\nwrites=0\n").unwrap();
+    let r = ioscope(args(true)).dir(dir.path()).run();
+    let err = r.assert_refused();
+    assert!(
+        err.contains("verify checked no block") && err.contains("verify_state_load"),
+        "{}",
+        r.describe()
+    );
+}
