@@ -59,7 +59,6 @@ fn expect(method: &str, fault: &str) -> Expect {
     const LOST: &[&str] = &["lost write"];
     const MISDIRECTED: &[&str] = &["misdirected write"];
     const TORN: &[&str] = &["torn write"];
-    const SHORT: &[&str] = &["short read"];
     // %o puts the offset in the pattern, so a block at the wrong place
     // differs from what belongs there in a few bits of that offset.
     const PATTERN_MISDIRECTED: &[&str] = &[
@@ -69,7 +68,8 @@ fn expect(method: &str, fault: &str) -> Expect {
         "misdirected write",
     ];
     match (method, fault) {
-        (_, "read_eio" | "write_eio") => IoError,
+        // A short read is an I/O error (fio's EIO), seen by every method.
+        (_, "read_eio" | "write_eio" | "short_read") => IoError,
         ("null", _) => Missed,
         // meta checks the header alone: a flip lands there rarely.
         ("meta", "bitflip") => Maybe(&["bit flip", "damaged header"]),
@@ -82,7 +82,6 @@ fn expect(method: &str, fault: &str) -> Expect {
         (_, "misdirect") => Caught(MISDIRECTED),
         ("pattern", "torn") => Caught(&["torn write", "lost write"]),
         (_, "torn") => Caught(TORN),
-        (_, "short_read") => Caught(SHORT),
         _ => unreachable!("{method} × {fault}"),
     }
 }

@@ -552,6 +552,14 @@ impl QueueUser for IoLoop<'_> {
     }
 }
 
+/// Whether a read or write moved fewer bytes than it asked for.
+#[inline]
+fn is_short(slot: &Slot, result: i64) -> bool {
+    matches!(slot.op, Some(Op::Read | Op::Write))
+        && result >= 0
+        && (result as u64) < u64::from(slot.len)
+}
+
 /// A verify state that could not be saved fails the job: a later
 /// verify_state_load would check the wrong writes.
 fn state_failure(detail: String) -> IoFailure {
@@ -716,7 +724,9 @@ impl Ledger<'_> {
         if !self.finish(slot, result, t_done) {
             return false;
         }
-        if slot.work == SlotWork::Plain || result < 0 {
+        // A failed or short transfer was an error (counted, or the end of
+        // the job): there is nothing to check or log.
+        if slot.work == SlotWork::Plain || result < 0 || is_short(slot, result) {
             return true;
         }
         let Ledger {
@@ -735,7 +745,7 @@ impl Ledger<'_> {
             work => {
                 let path = paths.get(slot.file as usize).map_or(Path::new(""), |p| p);
                 let buf = q.buffer(slot_id);
-                if let Verdict::Bad(message) = v.check(work, buf, result as u64, path) {
+                if let Verdict::Bad(message) = v.check(work, buf, path) {
                     let go_on = !v.fatal && cfg.errors.tolerates(ErrorClass::Verify, libc::EILSEQ);
                     if go_on {
                         stats.errors.add(libc::EILSEQ);
@@ -767,11 +777,21 @@ impl Ledger<'_> {
             progress,
             clock,
             cfg,
+            paths,
             ..
         } = self;
         let Some(op) = slot.op else { return true };
-        if result < 0 {
-            let errno = i32::try_from(-result).unwrap_or(i32::MAX);
+        // A read or write that moved fewer bytes than asked (a file that
+        // shrank under the job, a device that ended) is an error, as fio's
+        // "full resid" EIO: counting it as an I/O would report empty reads
+        // as IOPS.
+        let short = is_short(slot, result);
+        if result < 0 || short {
+            let errno = if short {
+                libc::EIO
+            } else {
+                i32::try_from(-result).unwrap_or(i32::MAX)
+            };
             let class = if op == Op::Read {
                 ErrorClass::Read
             } else {
@@ -782,13 +802,24 @@ impl Ledger<'_> {
                 return true;
             }
             if stats.failure.is_none() {
+                let detail = short.then(|| {
+                    let path = paths.get(slot.file as usize).map_or(Path::new(""), |p| p);
+                    format!(
+                        "short {} on {} at offset {}: {result} of {} bytes (did the file shrink, or the device end?): {}",
+                        op.name(),
+                        path.display(),
+                        slot.offset,
+                        slot.len,
+                        ioscope_engine::describe_error(i64::from(libc::EIO))
+                    )
+                });
                 stats.failure = Some(IoFailure {
                     errno,
                     op,
                     file: slot.file,
                     offset: slot.offset,
                     len: slot.len,
-                    detail: None,
+                    detail,
                 });
             }
             return false;
