@@ -210,7 +210,7 @@ fn the_parser_never_panics() {
     let job: PathBuf = dir.path().join("job.fio");
     let inc = dir.path().join("inc.fio");
     fs::write(dir.path().join("loop.fio"), "include loop.fio\n").expect("writing loop.fio");
-    let mut rng = Rng(0x10_5c0_9e);
+    let mut rng = Rng(0x0105_c09e);
     for case in 0..CASES {
         let text = if rng.below(10) == 0 {
             (0..rng.below(512)).map(|_| rng.next() as u8).collect()
