@@ -675,8 +675,8 @@ fn check_extent(spec: &JobSpec) -> Result<(), String> {
     };
     let shifted = if clones > 0 && spec.offset_increment > 0 {
         format!(
-            " (offset={offset}, offset_increment={}, numjobs={})",
-            spec.offset_increment, spec.numjobs
+            " (the last clone's: offset={offset} + {clones} * offset_increment={})",
+            spec.offset_increment
         )
     } else {
         String::new()
@@ -690,7 +690,7 @@ fn check_extent(spec: &JobSpec) -> Result<(), String> {
     }
     for (name, len) in lengths {
         if last_offset.checked_add(len).is_none_or(|end| end > max) {
-            return too_large(format!("{name}={len} from offset {last_offset}{shifted}"));
+            return too_large(format!("offset={last_offset}{shifted} plus {name}={len}"));
         }
     }
     Ok(())
