@@ -173,7 +173,10 @@ EOF
     cat <<EOF
 Engine options of other engines are refused too: a \`pvsync2\` job with
 \`nowait\` or \`uncached\` (which fio's pvsync2 takes) is refused as not
-supported yet; see the engines column above.
+supported yet; see the engines column above. The options of fio's engines
+that ioscope does not have (\`program\` of \`exec\`, \`hostname\` of \`net\`...)
+are refused naming their engine; they are listed in
+\`crates/job/src/fio_only.rs\` (\`FIO_ENGINE_OPTIONS\`).
 
 ### Refused program options
 

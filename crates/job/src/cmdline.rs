@@ -51,6 +51,8 @@ pub(crate) fn sections(options: &[String]) -> Result<Vec<Section>, ParseError> {
                 key: key.to_string(),
                 value,
                 place: place.clone(),
+                // The shell has made its substitutions already.
+                unset_vars: Vec::new(),
             });
         }
     }

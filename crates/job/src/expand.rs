@@ -5,9 +5,15 @@
 use crate::arith;
 
 /// `${VAR}` replaced by the variable's value; an undefined variable becomes
-/// the empty string, as in fio. A `${` without a closing `}` stays as it is.
-pub(crate) fn env_vars(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> String {
+/// the empty string, as in fio, and is named in the second part of the
+/// result so that the caller can refuse it where fio's result would do harm.
+/// A `${` without a closing `}` stays as it is.
+pub(crate) fn env_vars(
+    text: &str,
+    lookup: &dyn Fn(&str) -> Option<String>,
+) -> (String, Vec<String>) {
     let mut out = String::with_capacity(text.len());
+    let mut unset = Vec::new();
     let mut rest = text;
     while let Some(start) = rest.find("${") {
         let Some(len) = rest[start + 2..].find('}') else {
@@ -15,11 +21,14 @@ pub(crate) fn env_vars(text: &str, lookup: &dyn Fn(&str) -> Option<String>) -> S
         };
         out.push_str(&rest[..start]);
         let name = &rest[start + 2..start + 2 + len];
-        out.push_str(&lookup(name).unwrap_or_default());
+        match lookup(name) {
+            Some(value) => out.push_str(&value),
+            None => unset.push(name.to_string()),
+        }
         rest = &rest[start + 2 + len + 1..];
     }
     out.push_str(rest);
-    out
+    (out, unset)
 }
 
 /// The values fio's keywords stand for on this machine.
@@ -92,14 +101,16 @@ mod tests {
 
     #[test]
     fn env_vars_are_replaced_and_undefined_ones_are_empty() {
-        assert_eq!(env_vars("filename=${DEV}", &env), "filename=/dev/nvme0n1");
-        assert_eq!(env_vars("${NOPE}x", &env), "x");
+        let text = |t: &str| env_vars(t, &env).0;
+        assert_eq!(text("filename=${DEV}"), "filename=/dev/nvme0n1");
         assert_eq!(
-            env_vars("a${DEV}b${DEV}", &env),
-            "a/dev/nvme0n1b/dev/nvme0n1"
+            env_vars("${NOPE}x", &env),
+            ("x".to_string(), vec!["NOPE".to_string()])
         );
-        assert_eq!(env_vars("${DEV", &env), "${DEV");
-        assert_eq!(env_vars("$DEV", &env), "$DEV");
+        assert_eq!(text("a${DEV}b${DEV}"), "a/dev/nvme0n1b/dev/nvme0n1");
+        assert!(env_vars("a${DEV}b", &env).1.is_empty());
+        assert_eq!(text("${DEV"), "${DEV");
+        assert_eq!(text("$DEV"), "$DEV");
     }
 
     #[test]

@@ -1,13 +1,14 @@
 //! The names of fio options (and fio engine options) that ioscope does not
 //! support yet, so that a job using one is told so rather than "unknown
 //! option". Taken from fio 3.33's option tables (plus a few newer names).
+//! The options of engines ioscope does not have are in
+//! [`FIO_ENGINE_OPTIONS`], so that the refusal can name the engine.
 
 pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "allow_file_create",
     "allrandrepeat",
     "atomic",
     "ba",
-    "bindname",
     "block_error_percentiles",
     "blockalign",
     "blocksize_unaligned",
@@ -54,10 +55,8 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "gid",
     "gtod_cpu",
     "hipri_percentage",
-    "hostname",
     "hugepage-size",
     "ignore_zone_limits",
-    "interface",
     "io_submit_mode",
     "iomem",
     "iomem_align",
@@ -69,7 +68,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "latency_run",
     "latency_target",
     "latency_window",
-    "listen",
     "lockfile",
     "lockmem",
     "log_alternate_epoch",
@@ -92,9 +90,7 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "merge_blktrace_file",
     "merge_blktrace_iters",
     "merge_blktrace_scalars",
-    "mss",
     "nice",
-    "nodelay",
     "numa_cpu_nodes",
     "numa_mem_policy",
     "number_ios",
@@ -104,15 +100,12 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "overwrite",
     "per_job_logs",
     "percentage_random",
-    "pingpong",
     "plid_select",
     "plids",
-    "port",
     "pre_read",
     "prio",
     "prioclass",
     "profile",
-    "protocol",
     "random_distribution",
     "rate",
     "rate_cycle",
@@ -134,7 +127,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "replay_time_scale",
     "rw_sequencer",
     "serialize_overlap",
-    "sg_write_mode",
     "significant_figures",
     "softrandommap",
     "ss",
@@ -144,7 +136,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "steadystate",
     "steadystate_duration",
     "steadystate_ramp_time",
-    "stream_id",
     "sync",
     "sync_file_range",
     "thinkcycles",
@@ -154,17 +145,13 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "thinktime_iotime",
     "thinktime_spin",
     "thp",
-    "ttl",
     "uid",
     "unified_rw_reporting",
     "unique_filename",
     "unit_base",
     "unlink_each_loop",
-    "uri",
-    "verb",
     "verify_async_cpus",
     "wait_for",
-    "window_size",
     "write_barrier",
     "write_bw_log",
     "write_hint",
@@ -180,3 +167,132 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "zonesize",
     "zoneskip",
 ];
+
+/// The options of fio 3.33's engines that ioscope does not have (its
+/// `engines/*.c` option tables), with the engines that take each: a job
+/// that sets one is told which engine it belongs to rather than "unknown
+/// option". Options these engines share with ioscope's own engines
+/// (`hipri`, `readfua`, `sqthread_poll`...) are in the option table.
+pub(crate) const FIO_ENGINE_OPTIONS: &[(&[&str], &[&str])] = &[
+    (
+        &["cpuio"],
+        &["cpuchunks", "cpuload", "cpumode", "exit_on_io_done"],
+    ),
+    (
+        &["dfs"],
+        &["chunk_size", "cont", "object_class", "pool", "svcl"],
+    ),
+    (&["e4defrag"], &["donorname", "inplace"]),
+    (
+        &["exec"],
+        &["arguments", "grace_time", "program", "std_redirect"],
+    ),
+    (&["filecreate", "filestat", "filedelete"], &["stat_type"]),
+    (
+        &["gfapi", "gfapi_async"],
+        &["brick", "single-instance", "volume"],
+    ),
+    (
+        &["http"],
+        &[
+            "http_host",
+            "http_mode",
+            "http_pass",
+            "http_s3_key",
+            "http_s3_keyid",
+            "http_s3_region",
+            "http_s3_sse_customer_algorithm",
+            "http_s3_sse_customer_key",
+            "http_s3_storage_class",
+            "http_swift_auth_token",
+            "http_user",
+            "http_verbose",
+            "https",
+        ],
+    ),
+    (&["libcufile"], &["cuda_io", "gpu_dev_ids"]),
+    (
+        &["libhdfs"],
+        &[
+            "chunk_size",
+            "hdfs_use_direct",
+            "hdfsdirectory",
+            "hostname",
+            "namenode",
+            "port",
+            "single_instance",
+        ],
+    ),
+    (&["libiscsi"], &["initiator"]),
+    (
+        &[
+            "librpma_apm_client",
+            "librpma_apm_server",
+            "librpma_gpspm_client",
+            "librpma_gpspm_server",
+        ],
+        &[
+            "busy_wait_polling",
+            "direct_write_to_pmem",
+            "port",
+            "serverip",
+        ],
+    ),
+    (&["mtd"], &["skip_bad"]),
+    (&["nbd"], &["uri"]),
+    (&["nfs"], &["nfs_url"]),
+    (
+        &["net", "netsplice"],
+        &[
+            "hostname",
+            "interface",
+            "listen",
+            "mss",
+            "nodelay",
+            "pingpong",
+            "port",
+            "protocol",
+            "ttl",
+            "window_size",
+        ],
+    ),
+    (
+        &["rados"],
+        &[
+            "busy_poll",
+            "clientname",
+            "clustername",
+            "conf",
+            "pool",
+            "touch_objects",
+        ],
+    ),
+    (
+        &["rbd"],
+        &["busy_poll", "clientname", "clustername", "pool", "rbdname"],
+    ),
+    (&["rdma"], &["bindname", "hostname", "port", "verb"]),
+    (&["sg"], &["sg_write_mode", "stream_id"]),
+    (&["windowsaio"], &["no_completion_thread"]),
+    (
+        &["xnvme"],
+        &[
+            "xnvme_admin",
+            "xnvme_async",
+            "xnvme_be",
+            "xnvme_dev_nsid",
+            "xnvme_iovec",
+            "xnvme_sync",
+        ],
+    ),
+];
+
+/// The fio engines (none of them ioscope's) whose option `name` is, or None.
+pub(crate) fn fio_engines_of(name: &str) -> Option<Vec<&'static str>> {
+    let engines: Vec<&str> = FIO_ENGINE_OPTIONS
+        .iter()
+        .filter(|(_, options)| options.contains(&name))
+        .flat_map(|(engines, _)| engines.iter().copied())
+        .collect();
+    (!engines.is_empty()).then_some(engines)
+}

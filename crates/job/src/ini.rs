@@ -17,6 +17,9 @@ pub(crate) struct Entry {
     pub key: String,
     pub value: Option<String>,
     pub place: Place,
+    /// The `${VAR}`s in the line that are not set (and became empty), for
+    /// the options where that is an error.
+    pub unset_vars: Vec<String>,
 }
 
 /// A `[name]` section with its options in order.
@@ -36,6 +39,11 @@ pub(crate) struct Substitutions<'a> {
 /// Includes nest at most this deep, which also stops include loops.
 const MAX_INCLUDE_DEPTH: usize = 16;
 
+/// The largest job file (or included file) read: far above any real one,
+/// and low enough that `include /dev/zero` or a job file from a stream that
+/// never ends is refused instead of filling memory.
+const MAX_FILE_BYTES: u64 = 16 << 20;
+
 /// Reads a job file into its sections.
 pub(crate) fn read(path: &Path, subs: &Substitutions) -> Result<Vec<Section>, ParseError> {
     let mut sections = Vec::new();
@@ -49,19 +57,26 @@ fn read_into(
     sections: &mut Vec<Section>,
     depth: usize,
 ) -> Result<(), ParseError> {
-    let text = read_text(path).map_err(|e| {
-        ParseError::new(format!("unable to open job file '{}': {e}", path.display()))
+    let bytes = read_bytes(path, depth > 0).map_err(|e| {
+        // An include's error is told at the include line, with its name.
+        if depth > 0 {
+            ParseError::new(e)
+        } else {
+            ParseError::new(format!("job file '{}': {e}", path.display()))
+        }
     })?;
     // Editors on some systems start files with a byte-order mark.
-    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
     let shown = path.display().to_string();
     let nested = depth > 0;
-    for (index, raw) in text.lines().enumerate() {
+    // Lines are bytes, as fio reads them: a comment may be in any encoding
+    // (a Latin-1 `; café`); only the text before it must be UTF-8.
+    for (index, raw) in bytes.split(|&b| b == b'\n').enumerate() {
         let place = Place::File {
             path: shown.clone(),
             line: index + 1,
         };
-        let line = strip_comment(raw);
+        let line = strip_comment(raw).map_err(|e| ParseError::at(&place, e))?;
         if line.is_empty() {
             continue;
         }
@@ -101,7 +116,7 @@ fn read_into(
             }
             let included = resolve_include(path, target);
             read_into(&included, subs, sections, depth + 1).map_err(|e| {
-                ParseError::at(&place, format!("in include '{target}': {}", e.message))
+                ParseError::at(&place, format!("include '{target}': {}", e.message))
             })?;
             continue;
         }
@@ -113,20 +128,83 @@ fn read_into(
     Ok(())
 }
 
-/// A job file, or standard input for `-` as in fio.
-fn read_text(path: &Path) -> std::io::Result<String> {
-    if path == Path::new("-") {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)?;
-        return Ok(text);
+/// A job file, or standard input for `-` as in fio, at most
+/// [`MAX_FILE_BYTES`]. A job file may be a pipe (`ioscope <(make-job)`); an
+/// included file must be a regular file, checked before it is opened, since
+/// opening a FIFO waits for a writer.
+fn read_bytes(path: &Path, included: bool) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    if included {
+        let meta = std::fs::metadata(path).map_err(|e| format!("unable to open: {e}"))?;
+        if !meta.is_file() {
+            return Err(format!(
+                "not a regular file (a {}); include takes a job file",
+                file_kind(&meta)
+            ));
+        }
     }
-    std::fs::read_to_string(path)
+    let reader: Box<dyn Read> = if path == Path::new("-") {
+        Box::new(std::io::stdin())
+    } else {
+        let file = std::fs::File::open(path).map_err(|e| format!("unable to open: {e}"))?;
+        let meta = file
+            .metadata()
+            .map_err(|e| format!("unable to open: {e}"))?;
+        if meta.is_dir() {
+            return Err("is a directory, not a job file".to_string());
+        }
+        Box::new(file)
+    };
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("unable to read: {e}"))?;
+    if bytes.len() as u64 > MAX_FILE_BYTES {
+        return Err(format!(
+            "larger than {} MiB; no job file is that big (is it the right file?)",
+            MAX_FILE_BYTES >> 20
+        ));
+    }
+    Ok(bytes)
+}
+
+/// What a file that is not a regular file is, for messages.
+fn file_kind(meta: &std::fs::Metadata) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    let t = meta.file_type();
+    if t.is_dir() {
+        "directory"
+    } else if t.is_fifo() {
+        "FIFO"
+    } else if t.is_char_device() {
+        "character device"
+    } else if t.is_block_device() {
+        "block device"
+    } else if t.is_socket() {
+        "socket"
+    } else {
+        "special file"
+    }
 }
 
 /// fio cuts a line at its first `;` or `#` and trims the blanks around it.
-fn strip_comment(line: &str) -> &str {
-    let end = line.find([';', '#']).unwrap_or(line.len());
-    line[..end].trim()
+/// What is left must be UTF-8 (ioscope's option values are text).
+fn strip_comment(line: &[u8]) -> Result<&str, String> {
+    let end = line
+        .iter()
+        .position(|&b| b == b';' || b == b'#')
+        .unwrap_or(line.len());
+    let text = std::str::from_utf8(&line[..end]).map_err(|e| {
+        let at = e.valid_up_to();
+        format!(
+            "byte 0x{:02x} at column {} is not UTF-8; options must be UTF-8 text \
+             (comments after ';' or '#' may hold any bytes)",
+            line[at],
+            at + 1
+        )
+    })?;
+    Ok(text.trim())
 }
 
 fn include_target(line: &str) -> Option<&str> {
@@ -150,15 +228,19 @@ fn resolve_include(including: &Path, target: &str) -> PathBuf {
 }
 
 fn entry(line: &str, place: Place, subs: &Substitutions) -> Result<Entry, ParseError> {
-    let line = expand::env_vars(line, subs.env);
+    let (line, unset_vars) = expand::env_vars(line, subs.env);
     let (key, value) = match line.split_once('=') {
         Some((k, v)) => (k.trim(), Some(v.trim())),
         None => (line.trim(), None),
     };
     if key.is_empty() {
+        let why = match unset_vars.first() {
+            Some(var) => format!(" (the environment variable {var} is not set)"),
+            None => String::new(),
+        };
         return Err(ParseError::at(
             &place,
-            format!("'{line}' has no option name"),
+            format!("'{line}' has no option name{why}"),
         ));
     }
     let value = match value {
@@ -173,6 +255,7 @@ fn entry(line: &str, place: Place, subs: &Substitutions) -> Result<Entry, ParseE
         key: key.to_string(),
         value,
         place,
+        unset_vars,
     })
 }
 
@@ -313,6 +396,56 @@ mod tests {
             fs::write(&path, format!("[j]\n{line}\n")).unwrap();
             let _ = read(&path, &subs());
         }
+    }
+
+    #[test]
+    fn comments_may_hold_any_bytes_options_must_be_utf8() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("latin1.fio");
+        fs::write(&path, b"; caf\xe9\n[j]\nbs=4k # d\xe9j\xe0\r\n").unwrap();
+        let sections = read(&path, &subs()).unwrap();
+        assert_eq!(
+            keys(&sections[0]),
+            vec![("bs".to_string(), Some("4k".to_string()))]
+        );
+        fs::write(&path, b"[j]\nfilename=caf\xe9\n").unwrap();
+        let err = read(&path, &subs()).unwrap_err().message;
+        assert!(
+            err.contains("latin1.fio:2: byte 0xe9 at column 13 is not UTF-8"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn includes_must_be_regular_files_of_sane_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("main.fio");
+        for (target, kind) in [("/dev/zero", "character device"), ("/", "directory")] {
+            fs::write(&path, format!("[j]\ninclude {target}\n")).unwrap();
+            let err = read(&path, &subs()).unwrap_err().message;
+            assert!(
+                err.contains("main.fio:2: include") && err.contains(kind),
+                "{err}"
+            );
+        }
+        let fifo = dir.path().join("fifo");
+        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        fs::write(&path, "[j]\ninclude fifo\n").unwrap();
+        let err = read(&path, &subs()).unwrap_err().message;
+        assert!(err.contains("FIFO"), "{err}");
+        let big = dir.path().join("big.inc");
+        let file = fs::File::create(&big).unwrap();
+        file.set_len(MAX_FILE_BYTES + 1).unwrap();
+        fs::write(&path, "[j]\ninclude big.inc\n").unwrap();
+        let err = read(&path, &subs()).unwrap_err().message;
+        assert!(err.contains("larger than 16 MiB"), "{err}");
+        // The job file itself: the same limit, and a directory is refused.
+        let err = read(&big, &subs()).unwrap_err().message;
+        assert!(err.contains("larger than 16 MiB"), "{err}");
+        let err = read(dir.path(), &subs()).unwrap_err().message;
+        assert!(err.contains("directory"), "{err}");
     }
 
     #[test]

@@ -10,8 +10,14 @@
 //! - Within a job-file section `kb_base` is applied first (fio gives it
 //!   priority, so sizes in the same section use it) and engine options
 //!   last, once the section's engine is known. Command-line options apply
-//!   strictly in order, as fio's getopt loop takes them: an engine option
-//!   must follow the `--ioengine` it belongs to.
+//!   in order, as fio's getopt loop takes them, except that an engine
+//!   option that the engine in effect does not take waits for the end of
+//!   its section (fio refuses `--sqthread_poll` before `--ioengine=io_uring`
+//!   as unrecognized; the order carries no meaning, so ioscope takes it).
+//! - An engine option in a global section that the global's engine does not
+//!   take waits for the jobs: each job applies it after its own section,
+//!   checked against the job's engine (fio refuses it in the global), unless
+//!   the job sets the same option itself.
 
 use crate::error::{ParseError, Place};
 use crate::ini::{Entry, Section};
@@ -22,6 +28,8 @@ use crate::Parsed;
 
 pub(crate) struct Builder<'a> {
     defaults: Settings,
+    /// Engine options of global sections waiting for a job's engine.
+    pending: Vec<(Entry, &'static OptionDef)>,
     /// The global options as written, for fio's "global options" echo.
     global_echo: Vec<(String, String)>,
     jobs: Vec<JobSpec>,
@@ -32,6 +40,7 @@ impl<'a> Builder<'a> {
     pub(crate) fn new(filter: &'a [String]) -> Builder<'a> {
         Builder {
             defaults: Settings::defaults(),
+            pending: Vec::new(),
             global_echo: Vec::new(),
             jobs: Vec::new(),
             filter,
@@ -41,6 +50,7 @@ impl<'a> Builder<'a> {
     /// Back to fio's defaults, as before every job file after the first.
     pub(crate) fn reset_defaults(&mut self) {
         self.defaults = Settings::defaults();
+        self.pending.clear();
         self.global_echo.clear();
     }
 
@@ -66,12 +76,13 @@ impl<'a> Builder<'a> {
                 &section.entries[..]
             };
             if global {
-                apply_section(
+                let waiting = apply_section(
                     &mut self.defaults,
                     entries,
                     from_command_line,
                     &mut self.global_echo,
                 )?;
+                self.pending.extend(waiting);
                 continue;
             }
             if !self.filter.is_empty() && !self.filter.contains(&section.name) {
@@ -83,7 +94,19 @@ impl<'a> Builder<'a> {
                 stonewall_first = false;
             }
             let mut echo = Vec::new();
-            apply_section(&mut settings, entries, from_command_line, &mut echo)?;
+            let waiting = apply_section(&mut settings, entries, from_command_line, &mut echo)?;
+            // The global's waiting engine options first, then the job's own;
+            // an option the job sets itself overrides the global's.
+            let inherited = self.pending.iter().filter(|(_, def)| {
+                !entries
+                    .iter()
+                    .any(|e| options::find(&e.key).is_some_and(|d| d.id == def.id))
+            });
+            for (entry, def) in inherited.chain(waiting.iter()) {
+                def.check_engine(settings.spec.ioengine)
+                    .map_err(|e| ParseError::at(&entry.place, e))?;
+                apply_entry(&mut settings, entry, def)?;
+            }
             let mut spec = settings.resolve().map_err(|e| {
                 ParseError::at(&section.place, format!("job '{}': {e}", section.name))
             })?;
@@ -122,17 +145,20 @@ impl<'a> Builder<'a> {
 
 /// Applies a section's entries to `settings` and records the options it set
 /// in `echo` (canonical names, a repeated option keeping its first place and
-/// its last value, as fio's JSON does).
+/// its last value, as fio's JSON does). Returns the engine options that the
+/// section's engine does not take, for the caller to apply once the job's
+/// engine is known.
 fn apply_section(
     settings: &mut Settings,
     entries: &[Entry],
     in_order: bool,
     echo: &mut Vec<(String, String)>,
-) -> Result<(), ParseError> {
+) -> Result<Vec<(Entry, &'static OptionDef)>, ParseError> {
     let mut resolved: Vec<(&Entry, &'static OptionDef)> = Vec::with_capacity(entries.len());
     for entry in entries {
         let def = options::find(&entry.key)
             .ok_or_else(|| ParseError::at(&entry.place, options::not_an_option(&entry.key)))?;
+        check_unset_vars(entry, def)?;
         resolved.push((entry, def));
     }
     let rank = |def: &OptionDef| match def.id {
@@ -144,15 +170,8 @@ fn apply_section(
         // A stable sort keeps the written order within each rank.
         resolved.sort_by_key(|(_, def)| rank(def));
     }
+    let mut waiting = Vec::new();
     for (entry, def) in resolved {
-        def.check_engine(settings.spec.ioengine)
-            .map_err(|e| ParseError::at(&entry.place, e))?;
-        settings
-            .apply(def, entry.value.as_deref())
-            .map_err(|e| match &entry.value {
-                Some(v) => ParseError::at(&entry.place, format!("{}={v}: {e}", entry.key)),
-                None => ParseError::at(&entry.place, format!("{}: {e}", entry.key)),
-            })?;
         // fio echoes options given with a value, engine options included
         // (after the others in a job file, as they are parsed last), and
         // no bare flags.
@@ -162,6 +181,58 @@ fn apply_section(
                 None => echo.push((def.name.to_string(), value.clone())),
             }
         }
+        if def.check_engine(settings.spec.ioengine).is_err() {
+            waiting.push((entry.clone(), def));
+            continue;
+        }
+        apply_entry(settings, entry, def)?;
     }
-    Ok(())
+    // On the command line an engine option may come before its --ioengine;
+    // the section's engine is known now.
+    let mut later = Vec::new();
+    for (entry, def) in waiting {
+        if def.check_engine(settings.spec.ioengine).is_ok() {
+            apply_entry(settings, &entry, def)?;
+        } else {
+            later.push((entry, def));
+        }
+    }
+    Ok(later)
+}
+
+fn apply_entry(settings: &mut Settings, entry: &Entry, def: &OptionDef) -> Result<(), ParseError> {
+    settings
+        .apply(def, entry.value.as_deref())
+        .map_err(|e| match &entry.value {
+            Some(v) => ParseError::at(&entry.place, format!("{}={v}: {e}", entry.key)),
+            None => ParseError::at(&entry.place, format!("{}: {e}", entry.key)),
+        })
+}
+
+/// fio replaces an unset `${VAR}` with nothing. In a file or directory
+/// name that silently names another target (`filename=${DEV}` becomes the
+/// job's default file, `${DIR}/f` becomes `/f`), so it is an error there;
+/// elsewhere it is an error where the value is left empty, as in fio.
+fn check_unset_vars(entry: &Entry, def: &OptionDef) -> Result<(), ParseError> {
+    let Some(var) = entry.unset_vars.first() else {
+        return Ok(());
+    };
+    let value = entry.value.as_deref().unwrap_or("");
+    let names_a_target = matches!(def.id, options::Opt::Filename | options::Opt::Directory);
+    if !names_a_target && !value.is_empty() {
+        return Ok(());
+    }
+    let got = if value.is_empty() {
+        "no value".to_string()
+    } else {
+        format!("'{value}'")
+    };
+    Err(ParseError::at(
+        &entry.place,
+        format!(
+            "{}: the environment variable {var} is not set, which leaves {got} \
+             (set it, or write the value itself)",
+            entry.key
+        ),
+    ))
 }

@@ -25,16 +25,27 @@
 //!   so is `verify` on a job that writes nothing without `verify_only`.
 //! - `sqthread_poll_cpu` without `sqthread_poll` is an error (fio ignores
 //!   it), and `nonvectored` below -1 is an error (fio reads it as 1).
+//! - An unset `${VAR}` in `filename` or `directory` is an error (fio
+//!   substitutes nothing: `${DIR}/f` becomes `/f`); elsewhere it is one
+//!   where it leaves the value empty, as in fio.
+//! - A region ending past 2^63-1 bytes (`offset` + `size`, with each
+//!   clone's `offset_increment`) is an error rather than wrapping around.
+//! - `filename=-` (fio: standard input or output) is an error.
+//! - A job file or include above 16 MiB, and an include that is not a
+//!   regular file, are errors.
 //!
 //! Engines: `sync`, `psync`, `pvsync2`, `null`, `libaio`, `io_uring`,
 //! `io_uring_cmd` and `mmap` are fio's; `nop` (io_uring NOP requests, no
 //! I/O) and `faulty` (another engine with faults injected, for testing
 //! verify) are ioscope's own.
 //! Engine options follow fio's rules: in a job file they apply after the
-//! rest of their section, once its `ioengine` is known; on the command line
-//! they must follow the `--ioengine` they belong to; an option of another
+//! rest of their section, once its `ioengine` is known; an option of another
 //! engine than the one in effect is an error, as in fio; a new engine starts
-//! from its options' defaults. They land in [`JobSpec::hipri`] and
+//! from its options' defaults. Where fio refuses an engine option only for
+//! its place (before `--ioengine` on the command line, or in a global
+//! section whose engine does not take it), ioscope waits for the job's
+//! engine and checks it then. An option of an engine ioscope lacks
+//! (`program` of `exec`) is refused naming that engine. They land in [`JobSpec::hipri`] and
 //! [`JobSpec::engine_options`]:
 //!
 //! - pvsync2: `hipri`.
@@ -463,10 +474,26 @@ create_on_open=1
     fn environment_variables() {
         let home = std::env::var("HOME").unwrap_or_default();
         let parsed =
-            parse_text("[j]\ndescription=${HOME}\nfilename=${IOSCOPE_TEST_SURELY_UNDEFINED}/x\n")
+            parse_text("[j]\ndescription=${HOME}\nsize=1${IOSCOPE_TEST_SURELY_UNDEFINED}m\n")
                 .unwrap();
         assert_eq!(parsed.jobs[0].description, Some(home));
-        assert_eq!(parsed.jobs[0].filenames, vec!["/x"]);
+        // fio substitutes nothing for an unset variable.
+        assert_eq!(parsed.jobs[0].size, Some(SizeSpec::Bytes(1 << 20)));
+        // fio would write to /x and ./j.0.0 here: refused. fio refuses an
+        // empty value itself.
+        for line in [
+            "filename=${IOSCOPE_TEST_SURELY_UNDEFINED}/x",
+            "filename=${IOSCOPE_TEST_SURELY_UNDEFINED}",
+            "directory=${IOSCOPE_TEST_SURELY_UNDEFINED}",
+            "description=${IOSCOPE_TEST_SURELY_UNDEFINED}",
+        ] {
+            let err = parse_text(&format!("[j]\n{line}\n")).unwrap_err().message;
+            assert!(
+                err.contains("job.fio:2: ")
+                    && err.contains("IOSCOPE_TEST_SURELY_UNDEFINED is not set"),
+                "{err}"
+            );
+        }
     }
 
     #[test]
@@ -587,12 +614,33 @@ create_on_open=1
         };
         let parsed = parse(&input(&["--name=a", "--ioengine=pvsync2", "--hipri"])).unwrap();
         assert!(parsed.jobs[0].hipri);
-        let err = parse(&input(&["--name=a", "--hipri", "--ioengine=pvsync2"]))
+        // fio refuses an engine option before its --ioengine; the order
+        // means nothing, so ioscope takes it, in a job or before --name.
+        let parsed = parse(&input(&["--name=a", "--hipri", "--ioengine=pvsync2"])).unwrap();
+        assert!(parsed.jobs[0].hipri);
+        let parsed = parse(&input(&[
+            "--sqthread_poll",
+            "--ioengine=io_uring",
+            "--name=a",
+        ]))
+        .unwrap();
+        assert!(parsed.jobs[0].engine_options.sqthread_poll);
+        // An option set under one engine is reset by a switch to another,
+        // as fio loads a fresh engine.
+        let parsed = parse(&input(&[
+            "--name=a",
+            "--ioengine=io_uring",
+            "--fixedbufs",
+            "--ioengine=libaio",
+        ]))
+        .unwrap();
+        assert!(!parsed.jobs[0].engine_options.fixedbufs);
+        let err = parse(&input(&["--name=a", "--hipri", "--ioengine=libaio"]))
             .unwrap_err()
             .message;
         assert!(
             err.starts_with(
-                "command line: 'hipri' is an option of ioengine=pvsync2, io_uring or io_uring_cmd"
+                "command line: 'hipri' is an option of ioengine=pvsync2, io_uring or io_uring_cmd, but ioengine=libaio"
             ),
             "{err}"
         );
@@ -699,16 +747,36 @@ create_on_open=1
         assert!(parsed.jobs[0].engine_options.fixedbufs);
         // A job that changes the engine starts from that engine's defaults.
         assert_eq!(parsed.jobs[1].engine_options, EngineOptions::default());
-        // fio refuses an engine option in a global section without its engine.
-        let err = parse_text("[global]\nsqthread_poll=1\n[j]\nioengine=io_uring\n")
+        // fio refuses an engine option in a global section without its
+        // engine; ioscope applies it to the jobs whose engine takes it.
+        let parsed = parse_text(
+            "[global]\nsqthread_poll=1\nfixedbufs=1\n[j]\nioengine=io_uring\n[k]\nioengine=io_uring\nsqthread_poll=0\n",
+        )
+        .unwrap();
+        assert!(parsed.jobs[0].engine_options.sqthread_poll);
+        assert!(parsed.jobs[0].engine_options.fixedbufs);
+        // A job's own setting wins over the global's.
+        assert!(!parsed.jobs[1].engine_options.sqthread_poll);
+        assert!(parsed.jobs[1].engine_options.fixedbufs);
+        let err = parse_text("[global]\nsqthread_poll=1\n[j]\nioengine=libaio\n")
             .unwrap_err()
             .message;
         assert!(
             err.ends_with(
-                "job.fio:2: 'sqthread_poll' is an option of ioengine=io_uring or io_uring_cmd, but ioengine=psync is in effect here"
+                "job.fio:2: 'sqthread_poll' is an option of ioengine=io_uring or io_uring_cmd, but ioengine=libaio is in effect here"
             ),
             "{err}"
         );
+        // An engine option of an engine ioscope lacks names that engine,
+        // before or after its ioengine=.
+        for text in [
+            "[j]\nprogram=/bin/true\nioengine=exec\n",
+            "[j]\nioengine=exec\nprogram=/bin/true\n",
+        ] {
+            let err = parse_text(text).unwrap_err().message;
+            assert!(err.contains("ioengine=exec"), "{err}");
+            assert!(!err.contains("unknown option"), "{err}");
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! same entry drives parsing (its kind), engine checks, `--cmdhelp` and the
 //! JSON options echo (its canonical name).
 
-use crate::fio_only::FIO_ONLY_OPTIONS;
+use crate::fio_only::{fio_engines_of, FIO_ONLY_OPTIONS};
 use crate::spec::IoEngine;
 
 /// Identifies an option, so that applying a value is one `match`.
@@ -514,14 +514,22 @@ pub(crate) fn find(name: &str) -> Option<&'static OptionDef> {
 /// refuses as not supported yet (the binary uses this to tell job options
 /// from mistyped program options).
 pub fn is_job_option(name: &str) -> bool {
-    find(name).is_some() || FIO_ONLY_OPTIONS.contains(&name)
+    find(name).is_some() || FIO_ONLY_OPTIONS.contains(&name) || fio_engines_of(name).is_some()
 }
 
-/// Why `name` is not an option: fio has it but ioscope does not yet, or it
-/// is unknown (with the closest known name, when one is close).
+/// Why `name` is not an option: fio has it but ioscope does not yet (for an
+/// engine's option, naming the engine), or it is unknown (with the closest
+/// option ioscope takes, when one is close).
 pub(crate) fn not_an_option(name: &str) -> String {
     if FIO_ONLY_OPTIONS.contains(&name) {
         return format!("fio option '{name}' is not supported by ioscope yet");
+    }
+    if let Some(engines) = fio_engines_of(name) {
+        let names: Vec<String> = engines.iter().map(|e| format!("ioengine={e}")).collect();
+        return format!(
+            "'{name}' is an option of fio's {}, which ioscope does not support",
+            names.join(" and ")
+        );
     }
     match closest(name) {
         Some(best) => format!("unknown option '{name}' (did you mean '{best}'?)"),
@@ -529,13 +537,13 @@ pub(crate) fn not_an_option(name: &str) -> String {
     }
 }
 
-/// The known name (ioscope's or fio's) nearest to `name`, if it is near
-/// enough to be a likely typo.
+/// The option ioscope takes whose name is nearest to `name`, if it is near
+/// enough to be a likely typo. fio's options that ioscope refuses are no
+/// candidates: following such a suggestion would only lead to a refusal.
 fn closest(name: &str) -> Option<&'static str> {
     let candidates = OPTIONS
         .iter()
-        .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
-        .chain(FIO_ONLY_OPTIONS.iter().copied());
+        .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()));
     let (best, distance) = candidates
         .map(|c| (c, strsim::levenshtein(name, c)))
         .min_by_key(|&(_, d)| d)?;
@@ -592,5 +600,38 @@ mod tests {
             "unknown option 'iodepht' (did you mean 'iodepth'?)"
         );
         assert_eq!(not_an_option("zzzzzzzzzz"), "unknown option 'zzzzzzzzzz'");
+    }
+
+    #[test]
+    fn suggestions_are_only_options_ioscope_takes() {
+        // fio's iomem_align and port are refused by ioscope: suggesting them
+        // would send the user from one refusal to another.
+        for (typo, refused) in [("mem_align", "iomem_align"), ("pool", "port")] {
+            let msg = not_an_option(typo);
+            assert!(!msg.contains(&format!("'{refused}'")), "{msg}");
+        }
+        assert!(not_an_option("pool").contains("ioengine=rados"));
+        for def in OPTIONS {
+            let typo = format!("{}x", def.name);
+            if let Some(best) = closest(&typo) {
+                assert!(find(best).is_some(), "{typo} -> {best}");
+            }
+        }
+    }
+
+    #[test]
+    fn options_of_engines_ioscope_lacks_name_the_engine() {
+        assert_eq!(
+            not_an_option("program"),
+            "'program' is an option of fio's ioengine=exec, which ioscope does not support"
+        );
+        assert!(not_an_option("hostname").contains("ioengine=net and ioengine=netsplice"));
+        assert!(is_job_option("program"));
+        for (_, names) in crate::fio_only::FIO_ENGINE_OPTIONS {
+            for name in *names {
+                assert!(find(name).is_none(), "{name} is ioscope's");
+                assert!(!FIO_ONLY_OPTIONS.contains(name), "{name} is listed twice");
+            }
+        }
     }
 }

@@ -192,12 +192,34 @@ impl Settings {
         }
         let kb = self.spec.kb_base;
         let s = &mut self.spec;
-        let flag = |t: &str| values::boolean(t);
+        // fio's "empty or boolean" options take any number; its booleans
+        // only 0 or 1.
+        let any_number = def.kind == Kind::Flag;
+        let flag = |t: &str| {
+            if any_number {
+                values::flag(t)
+            } else {
+                values::boolean(t)
+            }
+        };
         let seconds = |t: &str| values::time_us(t, 1_000_000).map(Duration::from_micros);
         match def.id {
             Opt::Name => s.name = text.to_string(),
             Opt::Description => s.description = Some(text.to_string()),
-            Opt::Filename => s.filenames = values::filenames(text),
+            Opt::Filename => {
+                let names = values::filenames(text);
+                if names.iter().any(|n| n == "-") {
+                    // fio reads standard input for reads and writes standard
+                    // output for writes; ioscope's targets are files and
+                    // devices it can open, size and lay out.
+                    return Err(
+                        "'-' (fio: standard input or output) is not supported by ioscope; \
+                         name a file or device"
+                            .to_string(),
+                    );
+                }
+                s.filenames = names;
+            }
             Opt::Directory => s.directory = Some(text.to_string()),
             // fio reads size=0 and io_size=0 as "not set".
             Opt::Size => {
@@ -549,6 +571,7 @@ impl Settings {
                 "sqthread_poll_cpu={cpu} needs sqthread_poll (without it there is no SQ thread to place)"
             ));
         }
+        check_extent(&spec)?;
         if spec.time_based && spec.runtime.is_none() {
             // fio drops time_based with a complaint; refusing says it louder.
             return Err("time_based needs a runtime".to_string());
@@ -645,6 +668,55 @@ impl Settings {
         }
         Ok(())
     }
+}
+
+/// Refuses a region that ends past the largest offset a file can have
+/// (2^63-1): offsets and sizes add up (`offset + size`, and each clone's
+/// `offset_increment`), and a sum past it would wrap around to the start of
+/// the target.
+fn check_extent(spec: &JobSpec) -> Result<(), String> {
+    let SizeSpec::Bytes(offset) = spec.offset else {
+        return Ok(());
+    };
+    let max = values::MAX_NUMBER;
+    let too_large = |what: String| {
+        Err(format!(
+            "{what} is too large: it ends past the largest file offset, {max} bytes (2^63-1)"
+        ))
+    };
+    let clones = u64::from(spec.numjobs.saturating_sub(1));
+    let Some(last_offset) = spec
+        .offset_increment
+        .checked_mul(clones)
+        .and_then(|shift| shift.checked_add(offset))
+        .filter(|&o| o <= max)
+    else {
+        return too_large(format!(
+            "offset={offset} plus offset_increment={} for each of {clones} more clones (numjobs={})",
+            spec.offset_increment, spec.numjobs
+        ));
+    };
+    let shifted = if clones > 0 && spec.offset_increment > 0 {
+        format!(
+            " (the last clone's: offset={offset} + {clones} * offset_increment={})",
+            spec.offset_increment
+        )
+    } else {
+        String::new()
+    };
+    let mut lengths = Vec::new();
+    if let Some(SizeSpec::Bytes(size)) = spec.size {
+        lengths.push(("size", size));
+    }
+    if let Some((_, largest)) = spec.filesize {
+        lengths.push(("filesize", largest));
+    }
+    for (name, len) in lengths {
+        if last_offset.checked_add(len).is_none_or(|end| end > max) {
+            return too_large(format!("offset={last_offset}{shifted} plus {name}={len}"));
+        }
+    }
+    Ok(())
 }
 
 fn gcd(a: u64, b: u64) -> u64 {
@@ -913,6 +985,11 @@ const FIO_ENGINES: &[&str] = &[
     "solarisaio",
     "guasi",
     "binject",
+    "libhdfs",
+    "librpma_apm_client",
+    "librpma_apm_server",
+    "librpma_gpspm_client",
+    "librpma_gpspm_server",
     "external",
 ];
 
@@ -989,6 +1066,80 @@ mod tests {
 
     fn set(s: &mut Settings, name: &str, value: &str) -> Result<(), String> {
         s.apply(find(name).unwrap(), Some(value))
+    }
+
+    #[test]
+    fn extents_past_the_largest_offset_are_refused() {
+        let resolve = |opts: &[(&str, &str)]| {
+            let mut s = Settings::defaults();
+            for (k, v) in opts {
+                set(&mut s, k, v).unwrap();
+            }
+            s.resolve()
+        };
+        // 2^64-4096 would wrap to the start of the device (fio refuses it
+        // as a number already); 2^63-4096 fits as a number but not with a size.
+        let err = resolve(&[("offset", "9223372036854771712"), ("size", "16m")]).unwrap_err();
+        assert!(
+            err.contains("size=16777216") && err.contains("too large"),
+            "{err}"
+        );
+        let err = resolve(&[
+            ("offset_increment", "4611686018427387904"),
+            ("numjobs", "3"),
+            ("size", "4k"),
+        ])
+        .unwrap_err();
+        assert!(
+            err.contains("offset_increment") && err.contains("too large"),
+            "{err}"
+        );
+        let err = resolve(&[
+            ("offset_increment", "4611686018427387903"),
+            ("numjobs", "3"),
+            ("size", "1g"),
+        ])
+        .unwrap_err();
+        assert!(
+            err.contains("numjobs=3") && err.contains("too large"),
+            "{err}"
+        );
+        let err = resolve(&[("offset", "9223372036854775807"), ("filesize", "4k")]).unwrap_err();
+        assert!(err.contains("filesize=4096"), "{err}");
+        resolve(&[("offset", "9223372036854771711"), ("size", "4k")]).unwrap();
+        resolve(&[
+            ("offset_increment", "1g"),
+            ("numjobs", "64"),
+            ("size", "1g"),
+        ])
+        .unwrap();
+    }
+
+    #[test]
+    fn filename_dash_is_refused() {
+        let mut s = Settings::defaults();
+        for text in ["-", "a:-"] {
+            let err = set(&mut s, "filename", text).unwrap_err();
+            assert!(err.contains("standard input"), "{err}");
+        }
+        set(&mut s, "filename", "a-b:-c").unwrap();
+    }
+
+    #[test]
+    fn booleans_and_flags_as_fio_reads_them() {
+        let mut s = Settings::defaults();
+        set(&mut s, "time_based", "2").unwrap();
+        assert!(s.spec.time_based, "fio: any number but 0 turns a flag on");
+        set(&mut s, "time_based", "0").unwrap();
+        assert!(!s.spec.time_based);
+        for word in ["yes", "no", "on", "off", "true", "false"] {
+            assert!(set(&mut s, "direct", word).is_err(), "{word}");
+            assert!(set(&mut s, "time_based", word).is_err(), "{word}");
+        }
+        assert!(
+            set(&mut s, "direct", "2").is_err(),
+            "fio: a boolean is 0 or 1"
+        );
     }
 
     #[test]
@@ -1200,7 +1351,12 @@ mod tests {
         set(&mut s, "force_async", "4").unwrap();
         assert_eq!(s.spec.engine_options.force_async, 4);
         assert!(set(&mut s, "force_async", "-1").is_err());
-        assert!(set(&mut s, "sqthread_poll", "2").is_err());
+        // fio's "empty or boolean" options take any number, 0 being off.
+        set(&mut s, "sqthread_poll", "2").unwrap();
+        assert!(s.spec.engine_options.sqthread_poll);
+        set(&mut s, "sqthread_poll", "0").unwrap();
+        assert!(!s.spec.engine_options.sqthread_poll);
+        assert!(set(&mut s, "sqthread_poll", "yes").is_err());
         // nowait takes a value in fio (a bool, not a flag).
         assert!(s.apply(find("nowait").unwrap(), None).is_err());
         s.apply(find("fixedbufs").unwrap(), None).unwrap();

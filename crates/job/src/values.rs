@@ -11,16 +11,18 @@ use crate::spec::{PerDir, SizeSpec};
 /// The multiplier of a size suffix, fio's rules: with `kb_base=1024` (the
 /// default, kept for old job files) `k`/`kb` mean 1024 and the IEC `KiB`
 /// means 1000; with `kb_base=1000` it is the other way round. Case does not
-/// matter, so `kB` is `kb`. A lone `b` means bytes.
+/// matter, so `kB` is `kb`. A lone `b` means bytes. fio matches `kib`
+/// first and then only the first letter, so `Ki` (no `B`) is `k`: 1024
+/// with the default kb_base, as a user writing `4Ki` means.
 fn size_factor(suffix: &str, kb_base: u32) -> Result<f64, String> {
     let lower = suffix.to_ascii_lowercase();
     let (power, iec) = match lower.as_str() {
         "" | "b" => return Ok(1.0),
-        "k" | "kb" => (1, false),
-        "m" | "mb" => (2, false),
-        "g" | "gb" => (3, false),
-        "t" | "tb" => (4, false),
-        "p" | "pb" => (5, false),
+        "k" | "kb" | "ki" => (1, false),
+        "m" | "mb" | "mi" => (2, false),
+        "g" | "gb" | "gi" => (3, false),
+        "t" | "tb" | "ti" => (4, false),
+        "p" | "pb" | "pi" => (5, false),
         "kib" => (1, true),
         "mib" => (2, true),
         "gib" => (3, true),
@@ -47,18 +49,27 @@ fn split_number(text: &str) -> (&str, &str) {
     text.split_at(end)
 }
 
+/// The largest number fio reads (it parses with `strtoll`), which is also
+/// the largest offset Linux can address in a file (`loff_t`).
+pub(crate) const MAX_NUMBER: u64 = i64::MAX as u64;
+
+fn too_large(text: &str) -> String {
+    format!("'{text}' is too large (at most {MAX_NUMBER}, 2^63-1)")
+}
+
 fn to_u64(value: f64, text: &str) -> Result<u64, String> {
     if value < 0.0 {
         return Err(format!("'{text}' is negative"));
     }
-    if value >= u64::MAX as f64 {
-        return Err(format!("'{text}' is too large"));
+    // 2^63 as f64 is exact; anything at or above it does not fit.
+    if value >= MAX_NUMBER as f64 {
+        return Err(too_large(text));
     }
     Ok(value as u64)
 }
 
 /// A size in bytes: `4096`, `4k`, `1MiB`, `0x1000`, or an expression in
-/// parentheses such as `(1+2)*4k`.
+/// parentheses such as `(1+2)*4k`. At most [`MAX_NUMBER`], as in fio.
 pub(crate) fn size(text: &str, kb_base: u32) -> Result<u64, String> {
     match size_or_percent(text, kb_base)? {
         SizeSpec::Bytes(b) => Ok(b),
@@ -77,9 +88,14 @@ pub(crate) fn size_or_percent(text: &str, kb_base: u32) -> Result<SizeSpec, Stri
         return to_u64(value, text).map(SizeSpec::Bytes);
     }
     if let Some(hex) = text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        if hex.is_empty() || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!("'{text}' is not a hexadecimal number"));
+        }
         return u64::from_str_radix(hex, 16)
+            .ok()
+            .filter(|&v| v <= MAX_NUMBER)
             .map(SizeSpec::Bytes)
-            .map_err(|_| format!("'{text}' is not a hexadecimal number"));
+            .ok_or_else(|| too_large(text));
     }
     if let Some(percent) = text.strip_suffix('%') {
         let p: f64 = percent
@@ -102,20 +118,20 @@ pub(crate) fn size_or_percent(text: &str, kb_base: u32) -> Result<SizeSpec, Stri
             text_no_unit = text.trim_end_matches(|c: char| c.is_ascii_alphabetic())
         ));
     }
-    let number: u64 = digits
-        .parse()
-        .map_err(|_| format!("'{text}' is too large"))?;
+    let number: u64 = digits.parse().map_err(|_| too_large(text))?;
     let factor = size_factor(suffix, kb_base)? as u64;
     number
         .checked_mul(factor)
+        .filter(|&v| v <= MAX_NUMBER)
         .map(SizeSpec::Bytes)
-        .ok_or_else(|| format!("'{text}' is too large"))
+        .ok_or_else(|| too_large(text))
 }
 
 /// An integer option: fio reads these like sizes, so `iodepth=1k` is 1024.
 pub(crate) fn uint(text: &str, kb_base: u32, min: u32) -> Result<u32, String> {
     let value = size(text, kb_base)?;
-    let value = u32::try_from(value).map_err(|_| format!("'{text}' is too large"))?;
+    let value = u32::try_from(value)
+        .map_err(|_| format!("'{text}' is too large (at most {})", u32::MAX))?;
     if value < min {
         return Err(format!("'{text}' is below the minimum of {min}"));
     }
@@ -169,22 +185,42 @@ pub(crate) fn time_us(text: &str, default_us: u64) -> Result<u64, String> {
     if digits.is_empty() {
         return Err(format!("'{text}' is not a time"));
     }
-    let number: u64 = digits
-        .parse()
-        .map_err(|_| format!("'{text}' is too large"))?;
+    let number: u64 = digits.parse().map_err(|_| too_large(text))?;
     let factor = time_factor(suffix, default_us)? as u64;
     number
         .checked_mul(factor)
-        .ok_or_else(|| format!("'{text}' is too large"))
+        .filter(|&v| v <= MAX_NUMBER)
+        .ok_or_else(|| too_large(text))
 }
 
-/// fio's booleans are numbers: 0 or 1, also in hex (`true`/`yes` are
-/// refused by fio too).
+/// fio's booleans are numbers: 0 or 1, also in hex (`true`/`yes`/`on` are
+/// refused by fio 3.33 too, and so is 2).
 pub(crate) fn boolean(text: &str) -> Result<bool, String> {
-    match text.trim() {
-        "0" | "0x0" | "0X0" => Ok(false),
-        "1" | "0x1" | "0X1" => Ok(true),
-        other => Err(format!("'{other}' is not a boolean (use 0 or 1)")),
+    match flag_number(text) {
+        Some(0) => Ok(false),
+        Some(1) => Ok(true),
+        _ => Err(format!("'{}' is not a boolean (use 0 or 1)", text.trim())),
+    }
+}
+
+/// fio's "empty or boolean" options (`time_based`, `thread`, `hipri`...)
+/// take any unsigned number and are on when it is not 0: fio 3.33 runs
+/// `time_based=2` as time-based. Words (`yes`, `true`) are refused, as fio
+/// refuses them.
+pub(crate) fn flag(text: &str) -> Result<bool, String> {
+    flag_number(text)
+        .map(|n| n != 0)
+        .ok_or_else(|| format!("'{}' is not 0 or 1 (or another number)", text.trim()))
+}
+
+/// A decimal or 0x-hexadecimal number that fits fio's `unsigned int`.
+fn flag_number(text: &str) -> Option<u32> {
+    let text = text.trim();
+    match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+        Some(hex) if !hex.starts_with('+') => u32::from_str_radix(hex, 16).ok(),
+        Some(_) => None,
+        None if text.starts_with('+') => None,
+        None => text.parse().ok(),
     }
 }
 
@@ -336,6 +372,12 @@ mod tests {
         assert_eq!(size("1MiB", 1000), Ok(1 << 20));
         assert_eq!(size("0x1000", 1024), Ok(4096));
         assert_eq!(size("8b", 1024), Ok(8));
+        // fio reads `Ki` as `k` (only `KiB` is IEC): 4096 with kb_base=1024.
+        assert_eq!(size("4ki", 1024), Ok(4096));
+        assert_eq!(size("4Ki", 1024), Ok(4096));
+        assert_eq!(size("1Gi", 1024), Ok(1 << 30));
+        assert_eq!(size("4KiB", 1024), Ok(4000));
+        assert_eq!(size("4ki", 1000), Ok(4000));
     }
 
     #[test]
@@ -353,6 +395,27 @@ mod tests {
         assert!(size("4x", 1024).unwrap_err().contains("unknown size unit"));
         assert!(size("1.5k", 1024).unwrap_err().contains("fractions"));
         assert!(size("99999999999p", 1024)
+            .unwrap_err()
+            .contains("too large"));
+        // fio parses with strtoll: nothing above 2^63-1, in any notation.
+        for huge in [
+            "18446744073709551615",
+            "99999999999999999999",
+            "9223372036854775808",
+            "16777216t",
+            "8388608t",
+            "0xffffffffffffffff",
+            "0x8000000000000000",
+            "(2^63)",
+        ] {
+            assert!(
+                size(huge, 1024).unwrap_err().contains("too large"),
+                "{huge}"
+            );
+        }
+        assert_eq!(size("9223372036854775807", 1024), Ok(i64::MAX as u64));
+        assert_eq!(size("0x7fffffffffffffff", 1024), Ok(i64::MAX as u64));
+        assert!(time_us("9223372036854775807s", 1)
             .unwrap_err()
             .contains("too large"));
         assert!(size("50%", 1024).unwrap_err().contains("percentage"));
@@ -401,8 +464,23 @@ mod tests {
     fn booleans_are_0_or_1() {
         assert_eq!(boolean("1"), Ok(true));
         assert_eq!(boolean(" 0 "), Ok(false));
-        assert!(boolean("true").is_err());
-        assert!(boolean("2").is_err());
+        assert_eq!(boolean("0x1"), Ok(true));
+        for bad in [
+            "true", "false", "yes", "no", "on", "off", "2", "-1", "", "0x",
+        ] {
+            assert!(boolean(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn flags_are_any_number() {
+        assert_eq!(flag("1"), Ok(true));
+        assert_eq!(flag("2"), Ok(true));
+        assert_eq!(flag("0x10"), Ok(true));
+        assert_eq!(flag("0"), Ok(false));
+        for bad in ["yes", "true", "on", "-1", "+1", "4294967296", "1x"] {
+            assert!(flag(bad).is_err(), "{bad}");
+        }
     }
 
     #[test]
