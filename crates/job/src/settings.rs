@@ -1101,7 +1101,9 @@ mod tests {
         ])
         .unwrap_err();
         assert!(
-            err.contains("numjobs=3") && err.contains("too large"),
+            err.contains("the last clone's")
+                && err.contains("2 * offset_increment")
+                && err.contains("too large"),
             "{err}"
         );
         let err = resolve(&[("offset", "9223372036854775807"), ("filesize", "4k")]).unwrap_err();
