@@ -1,24 +1,17 @@
 //! fio's fill patterns (`verify_pattern`, `buffer_pattern`): a sequence of
 //! hex numbers (`0xdeadbeef`, bytes in the order written), decimal numbers
 //! (`-12`, `66`: little-endian, as few bytes as the value needs), strings in
-//! double quotes, a file's contents in single quotes (buffer_pattern only)
-//! and `%o`, eight bytes that take each block's offset when a buffer is
+//! double quotes, a file's contents in single quotes and `%o`, eight bytes that take each block's offset when a buffer is
 //! filled. The pattern is repeated over the whole buffer.
+
+use std::io::Read as _;
 
 use crate::spec::Pattern;
 
 /// fio's `MAX_PATTERN_SIZE`.
 pub const MAX_PATTERN_BYTES: usize = 512;
 
-/// Whether a `'file'` token is allowed (fio reads files for buffer_pattern
-/// only; for verify_pattern the quote would be a parse error there too).
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Files {
-    Allowed,
-    Refused,
-}
-
-pub(crate) fn parse(text: &str, files: Files) -> Result<Pattern, String> {
+pub(crate) fn parse(text: &str) -> Result<Pattern, String> {
     let mut bytes = Vec::new();
     let mut offsets = Vec::new();
     let mut rest = text.trim();
@@ -38,20 +31,23 @@ pub(crate) fn parse(text: &str, files: Files) -> Result<Pattern, String> {
                 bytes.extend_from_slice(&body.as_bytes()[..end]);
                 &body[end + 1..]
             }
-            b'\'' if files == Files::Allowed => {
+            b'\'' => {
                 let body = &rest[1..];
                 let end = body
                     .find('\'')
                     .ok_or_else(|| format!("the file name in '{text}' has no closing '''"))?;
                 let name = &body[..end];
-                let data = std::fs::read(name)
+                // fio reads no more than the pattern can hold; reading no
+                // more also keeps '/dev/zero' from filling the memory.
+                let room = MAX_PATTERN_BYTES.saturating_sub(bytes.len());
+                let mut data = Vec::with_capacity(room);
+                std::fs::File::open(name)
+                    .and_then(|f| f.take(room as u64).read_to_end(&mut data))
                     .map_err(|e| format!("cannot read pattern file {name}: {e}"))?;
                 if data.is_empty() {
                     return Err(format!("pattern file {name} is empty"));
                 }
-                // fio reads no more than the pattern can hold.
-                let room = MAX_PATTERN_BYTES.saturating_sub(bytes.len());
-                bytes.extend_from_slice(&data[..data.len().min(room)]);
+                bytes.extend_from_slice(&data);
                 &body[end + 1..]
             }
             b'%' => {
@@ -138,7 +134,7 @@ mod tests {
     use super::*;
 
     fn bytes(text: &str) -> Vec<u8> {
-        parse(text, Files::Refused).unwrap().bytes
+        parse(text).unwrap().bytes
     }
 
     // The examples of fio's lib/pattern.c.
@@ -152,13 +148,13 @@ mod tests {
             bytes("\"123\"0xFFeeCC"),
             [0x31, 0x32, 0x33, 0xff, 0xee, 0xcc]
         );
-        let p = parse("-100xab\"1\"%o\"2\"", Files::Refused).unwrap();
+        let p = parse("-100xab\"1\"%o\"2\"").unwrap();
         assert_eq!(
             p.bytes,
             [0xf6, 0xff, 0xff, 0xff, 0xab, 0x31, 0, 0, 0, 0, 0, 0, 0, 0, 0x32]
         );
         assert_eq!(p.offsets, [6]);
-        let p = parse("%o0xdeadbeef%o", Files::Refused).unwrap();
+        let p = parse("%o0xdeadbeef%o").unwrap();
         assert_eq!(p.bytes.len(), 20);
         assert_eq!(&p.bytes[8..12], [0xde, 0xad, 0xbe, 0xef]);
         assert_eq!(p.offsets, [0, 12]);
@@ -172,32 +168,27 @@ mod tests {
 
     #[test]
     fn bad_patterns_say_why() {
-        assert!(parse("", Files::Refused).is_err());
-        assert!(parse("\"abc", Files::Refused)
-            .unwrap_err()
-            .contains("closing"));
-        assert!(parse("%x", Files::Refused).unwrap_err().contains("%o"));
-        assert!(parse("zz", Files::Refused)
-            .unwrap_err()
-            .contains("not a number"));
-        assert!(parse("99999999999", Files::Refused)
-            .unwrap_err()
-            .contains("32-bit"));
-        assert!(parse("'f'", Files::Refused).is_err());
-        assert!(parse(&format!("0x{}", "ab".repeat(600)), Files::Refused)
+        assert!(parse("").is_err());
+        assert!(parse("\"abc").unwrap_err().contains("closing"));
+        assert!(parse("%x").unwrap_err().contains("%o"));
+        assert!(parse("zz").unwrap_err().contains("not a number"));
+        assert!(parse("99999999999").unwrap_err().contains("32-bit"));
+        assert!(parse(&format!("0x{}", "ab".repeat(600)))
             .unwrap_err()
             .contains("longer than"));
     }
 
     #[test]
-    fn files_are_read_for_buffer_patterns() {
+    fn files_are_read_up_to_the_longest_pattern() {
         let dir = std::env::temp_dir().join(format!("ioscope-pattern-{}", std::process::id()));
         std::fs::write(&dir, b"xyz").unwrap();
-        let p = parse(&format!("'{}'0x01", dir.display()), Files::Allowed).unwrap();
+        let p = parse(&format!("'{}'0x01", dir.display())).unwrap();
         std::fs::remove_file(&dir).unwrap();
         assert_eq!(p.bytes, b"xyz\x01");
-        assert!(parse("'/nonexistent/ioscope'", Files::Allowed)
+        assert!(parse("'/nonexistent/ioscope'")
             .unwrap_err()
             .contains("cannot read"));
+        // A file without end gives what a pattern holds, not all it has.
+        assert_eq!(parse("'/dev/zero'").unwrap().bytes.len(), MAX_PATTERN_BYTES);
     }
 }

@@ -124,6 +124,7 @@ impl Settings {
                     interval: 0,
                     offset: 0,
                     pattern: None,
+                    pattern_interval: 0,
                     fatal: false,
                     dump: false,
                     async_threads: 0,
@@ -431,9 +432,7 @@ impl Settings {
             }
             Opt::AllowMountedWrite => s.allow_mounted_write = flag(text)?,
             Opt::AllowSignatureWrite => s.allow_signature_write = flag(text)?,
-            Opt::BufferPattern => {
-                s.buffer_pattern = Some(pattern::parse(text, pattern::Files::Allowed)?)
-            }
+            Opt::BufferPattern => s.buffer_pattern = Some(pattern::parse(text)?),
             Opt::BufferCompressPercentage => {
                 s.buffer_compress_percentage = Some(percent(text, kb)?)
             }
@@ -459,9 +458,8 @@ impl Settings {
                 }
             }
             Opt::VerifyOffset => s.verify.offset = values::size(text, kb)?,
-            Opt::VerifyPattern => {
-                s.verify.pattern = Some(pattern::parse(text, pattern::Files::Refused)?)
-            }
+            Opt::VerifyPattern => s.verify.pattern = Some(pattern::parse(text)?),
+            Opt::VerifyPatternInterval => s.verify.pattern_interval = values::size(text, kb)?,
             Opt::VerifyFatal => s.verify.fatal = flag(text)?,
             Opt::VerifyDump => s.verify.dump = flag(text)?,
             Opt::VerifyAsync => s.verify.async_threads = values::uint(text, kb, 0)?,

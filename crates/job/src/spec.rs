@@ -407,6 +407,9 @@ pub struct VerifySpec {
     /// `verify_state_load`: a verify_only job checks only what the saved
     /// state says was written.
     pub state_load: bool,
+    /// `verify_pattern_interval`: the pattern starts again (its `%o` the
+    /// offset of that byte) every this many bytes; 0 lays it once per block.
+    pub pattern_interval: u64,
     /// `experimental_verify`: the verify phase replays the workload's
     /// offsets instead of remembering each write.
     pub experimental: bool,

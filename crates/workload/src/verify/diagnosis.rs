@@ -96,7 +96,7 @@ pub fn pattern(tile: &PatternTile, buf: &[u8], block: &BlockId) -> Corruption {
     // With %o the block says which offset its pattern was laid for.
     if let Some(o) = tile.first_offset().filter(|o| o + 8 <= len) {
         let there = u64::from_ne_bytes(buf[o..o + 8].try_into().expect("8 bytes"));
-        if there != block.offset && tile.at(there, len).matches(buf) {
+        if there != block.offset && tile.matches_block(buf, there) {
             return Corruption {
                 kind: CorruptionKind::Misdirected,
                 offset: at(0),
@@ -112,7 +112,7 @@ pub fn pattern(tile: &PatternTile, buf: &[u8], block: &BlockId) -> Corruption {
         };
     }
     let mut exp = vec![0u8; len];
-    tile.at(block.offset, len).fill(&mut exp, 0);
+    tile.fill_block(&mut exp, block.offset, len, 0);
     let first =
         first_difference(buf, &exp).expect("a block that fails its check differs from the pattern");
     let bits = differing_bits(buf, &exp);

@@ -18,10 +18,14 @@ const TILE_MAX: usize = TILE_MIN + PATTERN_MAX;
 pub struct PatternTile {
     bytes: Vec<u8>,
     offsets: Vec<usize>,
+    /// verify_pattern_interval: the pattern starts again, with the offset
+    /// of that byte in its `%o`s, every this many bytes of a block; 0 lays
+    /// it once from the block's start.
+    restart: usize,
 }
 
 impl PatternTile {
-    pub fn new(pattern: &Pattern) -> Result<PatternTile, String> {
+    pub fn new(pattern: &Pattern, restart: usize) -> Result<PatternTile, String> {
         let len = pattern.bytes.len();
         if len == 0 {
             return Err("verify_pattern is empty".to_string());
@@ -41,7 +45,47 @@ impl PatternTile {
         let offsets = (0..reps)
             .flat_map(|r| pattern.offsets.iter().map(move |o| r * len + o))
             .collect();
-        Ok(PatternTile { bytes, offsets })
+        Ok(PatternTile {
+            bytes,
+            offsets,
+            restart,
+        })
+    }
+
+    /// Whether the pattern starts again within a block
+    /// (verify_pattern_interval), so one paste per block will not do.
+    pub fn restarts(&self) -> bool {
+        self.restart > 0
+    }
+
+    /// Fills `out`, which starts at byte `pos` of the `len`-byte block at
+    /// file offset `offset`, restarting the pattern every
+    /// verify_pattern_interval bytes.
+    pub fn fill_block(&self, mut out: &mut [u8], offset: u64, len: usize, mut pos: usize) {
+        if self.restart == 0 {
+            return self.at(offset, len).fill(out, pos);
+        }
+        while !out.is_empty() {
+            let start = pos - pos % self.restart;
+            let chunk = self.restart.min(len - start);
+            let n = out.len().min(start + chunk - pos);
+            let (now, later) = out.split_at_mut(n);
+            self.at(offset + start as u64, chunk).fill(now, pos - start);
+            out = later;
+            pos += n;
+        }
+    }
+
+    /// Whether `data`, the whole block at file offset `offset`, holds the
+    /// pattern as `fill_block` lays it.
+    pub fn matches_block(&self, data: &[u8], offset: u64) -> bool {
+        if self.restart == 0 {
+            return self.at(offset, data.len()).matches(data);
+        }
+        data.chunks(self.restart).enumerate().all(|(i, c)| {
+            self.at(offset + (i * self.restart) as u64, c.len())
+                .matches(c)
+        })
     }
 
     /// Where the first `%o` of a block lies, if the pattern has one.
@@ -101,10 +145,13 @@ mod tests {
     use super::*;
 
     fn tile(bytes: &[u8], offsets: &[usize]) -> PatternTile {
-        PatternTile::new(&Pattern {
-            bytes: bytes.to_vec(),
-            offsets: offsets.to_vec(),
-        })
+        PatternTile::new(
+            &Pattern {
+                bytes: bytes.to_vec(),
+                offsets: offsets.to_vec(),
+            },
+            0,
+        )
         .unwrap()
     }
 
@@ -137,8 +184,32 @@ mod tests {
     }
 
     #[test]
+    fn verify_pattern_interval_starts_the_pattern_again_with_its_offset() {
+        let pattern = Pattern {
+            bytes: vec![0xee, 0, 0, 0, 0, 0, 0, 0, 0],
+            offsets: vec![1],
+        };
+        let t = PatternTile::new(&pattern, 512).unwrap();
+        let mut block = vec![0u8; 2048];
+        // In two pieces that split a restart, as a block is filled.
+        t.fill_block(&mut block[..700], 1 << 20, 2048, 0);
+        t.fill_block(&mut block[700..], 1 << 20, 2048, 700);
+        for (i, chunk) in block.chunks(512).enumerate() {
+            let offset = (1u64 << 20) + 512 * i as u64;
+            assert_eq!(chunk[0], 0xee, "chunk {i}");
+            assert_eq!(chunk[1..9], offset.to_ne_bytes(), "chunk {i}");
+            // The repetition that straddles nothing: 512 = 56 * 9 + 8.
+            assert_eq!(chunk[504], 0xee, "chunk {i}");
+        }
+        assert!(t.matches_block(&block, 1 << 20));
+        assert!(!t.matches_block(&block, 2 << 20));
+        let once = PatternTile::new(&pattern, 0).unwrap();
+        assert!(!once.matches_block(&block, 1 << 20));
+    }
+
+    #[test]
     fn refuses_patterns_it_cannot_lay() {
-        let new = |bytes: Vec<u8>, offsets| PatternTile::new(&Pattern { bytes, offsets }).err();
+        let new = |bytes: Vec<u8>, offsets| PatternTile::new(&Pattern { bytes, offsets }, 0).err();
         assert!(new(vec![], vec![]).unwrap().contains("empty"));
         assert!(new(vec![0; 513], vec![]).unwrap().contains("at most 512"));
         assert!(new(vec![0; 9], vec![2]).unwrap().contains("%o at byte 2"));

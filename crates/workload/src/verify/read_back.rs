@@ -29,7 +29,7 @@ impl Verifier {
             return Ok(());
         }
         if let Some(tile) = self.pattern_only() {
-            if tile.at(offset, buf.len()).matches(buf) {
+            if tile.matches_block(buf, offset) {
                 return Ok(());
             }
             return Err(diagnosis::pattern(tile, buf, &block));

@@ -60,7 +60,11 @@ impl Verifier {
         if method == VerifyMethod::None {
             return Err("verify is off (verify=0): there is nothing to write or check".into());
         }
-        let pattern = v.pattern.as_ref().map(PatternTile::new).transpose()?;
+        let pattern = v
+            .pattern
+            .as_ref()
+            .map(|p| PatternTile::new(p, v.pattern_interval as usize))
+            .transpose()?;
         if method == VerifyMethod::Pattern && pattern.is_none() {
             return Err(
                 "verify=pattern needs verify_pattern, the bytes every block must hold".into(),
@@ -116,16 +120,28 @@ impl Verifier {
     pub fn fill(&self, buf: &mut [u8], block: &BlockId) {
         self.check_len(buf.len(), block);
         if let Some(tile) = self.pattern_only() {
-            tile.at(block.offset, buf.len()).fill(buf, 0);
+            tile.fill_block(buf, block.offset, buf.len(), 0);
             return;
         }
-        let pasted = self.pattern.as_ref().map(|p| p.at(block.offset, buf.len()));
+        let len = buf.len();
+        // One paste serves the whole block unless the pattern restarts.
+        let pasted = self
+            .pattern
+            .as_ref()
+            .filter(|p| !p.restarts())
+            .map(|p| p.at(block.offset, len));
         for (i, interval) in buf.chunks_exact_mut(self.interval).enumerate() {
             let start = i * self.interval;
             let header = self.header(block, start);
-            let mut source = match &pasted {
-                Some(tile) => Source::Pattern { tile, pos: start },
-                None => Source::Random(Stream::new(stream::key(
+            let mut source = match (&pasted, &self.pattern) {
+                (Some(tile), _) => Source::Pattern { tile, pos: start },
+                (None, Some(tile)) => Source::Restarting {
+                    tile,
+                    offset: block.offset,
+                    len,
+                    pos: start,
+                },
+                (None, None) => Source::Random(Stream::new(stream::key(
                     self.seed,
                     header.file,
                     header.offset,
@@ -154,7 +170,7 @@ impl Verifier {
             return Ok(());
         }
         if let Some(tile) = self.pattern_only() {
-            if tile.at(block.offset, buf.len()).matches(buf) {
+            if tile.matches_block(buf, block.offset) {
                 return Ok(());
             }
             return Err(diagnosis::pattern(tile, buf, block));
@@ -258,6 +274,14 @@ enum Source<'a> {
         tile: &'a Pasted,
         pos: usize,
     },
+    /// verify_pattern with verify_pattern_interval: laid again every
+    /// interval of the `len`-byte block at file offset `offset`.
+    Restarting {
+        tile: &'a PatternTile,
+        offset: u64,
+        len: usize,
+        pos: usize,
+    },
     Random(Stream),
 }
 
@@ -266,6 +290,15 @@ impl Source<'_> {
         match self {
             Source::Pattern { tile, pos } => {
                 tile.fill(out, *pos);
+                *pos += out.len();
+            }
+            Source::Restarting {
+                tile,
+                offset,
+                len,
+                pos,
+            } => {
+                tile.fill_block(out, *offset, *len, *pos);
                 *pos += out.len();
             }
             Source::Random(stream) => stream.fill(out),
