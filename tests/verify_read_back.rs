@@ -358,3 +358,58 @@ fn the_state_is_saved_after_every_write_phase() {
         r.describe()
     );
 }
+
+#[test]
+fn verify_async_checks_every_block_off_the_worker() {
+    let dir = tempdir();
+    let f = dir.path().join("f");
+    let target = f.to_str().unwrap();
+    for extra in [
+        &["--verify_async=2"][..],
+        &["--verify_async=1", "--ioengine=io_uring", "--iodepth=8"],
+    ] {
+        let mut a = vec![
+            "--name=a".to_string(),
+            format!("--filename={target}"),
+            "--size=4m".into(),
+            "--rw=randwrite".into(),
+            "--verify=sha256".into(),
+            "--verify_state_save=0".into(),
+            "--output-format=json".into(),
+        ];
+        a.extend(extra.iter().map(|s| s.to_string()));
+        let v = ioscope(a.clone()).run().ok_json();
+        assert_eq!(u(&v["jobs"][0], "verify_checked"), 1024, "{extra:?}");
+        // A read job checks through the same threads.
+        a[3] = "--rw=randread".into();
+        let v = ioscope(a).run().ok_json();
+        assert_eq!(u(&v["jobs"][0], "verify_checked"), 1024, "{extra:?}");
+    }
+    // Every fault is counted, whichever thread found it.
+    let r = ioscope([
+        "--name=a",
+        &format!("--filename={target}"),
+        "--size=4m",
+        "--rw=randwrite",
+        "--verify=crc32c",
+        "--verify_async=2",
+        "--ioengine=faulty",
+        "--fault=bitflip",
+        "--fault_rate=3",
+        "--continue_on_error=verify",
+        "--verify_state_save=0",
+        "--output-format=json",
+    ])
+    .run();
+    r.assert_refused();
+    let (v, _) = extract_json(&r.stdout).expect("the report is printed");
+    let job = &v["jobs"][0];
+    assert_eq!(u(job, "verify_checked"), 1024, "{}", r.describe());
+    assert!(u(job, "verify_bad") > 0, "{}", r.describe());
+    assert_eq!(
+        u(job, "verify_bad"),
+        u(job, "total_err"),
+        "{}",
+        r.describe()
+    );
+}

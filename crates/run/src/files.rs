@@ -86,13 +86,6 @@ pub(crate) fn prepare(
              write_mode=write, or rw=write then read the zeroes back with a read job)",
         ));
     }
-    if spec.verify.async_threads > 0 {
-        return Err(RunError::job(
-            &spec.name,
-            "verify_async is not supported by ioscope yet (blocks are checked in the worker \
-             thread; leave verify_async at 0)",
-        ));
-    }
     if spec.verify.experimental && spec.trim_verify.percentage > 0 {
         // The replay cannot know which writes were trimmed instead.
         return Err(RunError::job(

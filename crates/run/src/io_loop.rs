@@ -28,6 +28,7 @@ use ioscope_workload::{BlockId, BufferFiller, DataDir, IoUnit, Workload};
 use crate::progress::WorkerProgress;
 use crate::signal;
 use crate::verify::{SlotWork, Verdict, VerifyLog, VerifyOutcome};
+use crate::verify_async::AsyncChecks;
 
 /// Which latencies to measure and which get histograms.
 #[derive(Clone, Copy, Debug, Default)]
@@ -73,6 +74,9 @@ pub(crate) struct LoopConfig {
     pub sample_ms: u64,
     /// Which errors the job counts and goes on after.
     pub errors: ErrorPolicy,
+    /// verify_async: threads that check blocks read back; 0 checks them
+    /// in the worker.
+    pub verify_async: u32,
 }
 
 /// One direction's measurements.
@@ -261,6 +265,11 @@ impl QueueUser for IoLoop<'_> {
 
         let mut cpu_start = ThreadCpu::now();
         let start = clock.now();
+        let verify = self.verify.take();
+        let checks = match verify.as_ref().filter(|_| cfg.verify_async > 0) {
+            Some(v) => Some(AsyncChecks::start(v.verifier(), cfg.verify_async)?),
+            None => None,
+        };
         let mut ledger = Ledger {
             stats: LoopStats::new(cfg, &clock, start),
             // Bytes and I/Os for the status line, which ignores the ramp reset.
@@ -268,7 +277,8 @@ impl QueueUser for IoLoop<'_> {
             progress: self.progress,
             clock,
             cfg,
-            verify: self.verify.take(),
+            verify,
+            checks,
             paths: std::mem::take(&mut self.paths),
         };
         let ramp_end = start + cfg.ramp_ticks;
@@ -301,6 +311,14 @@ impl QueueUser for IoLoop<'_> {
                     break;
                 }
                 writing = false;
+            }
+            if ledger.checks.is_some() {
+                // Verdicts back from verify_async free their slots; with
+                // every slot held and nothing in flight, wait for one.
+                let wait = free.is_empty() && q.in_flight() == 0;
+                if !ledger.take_verdicts(&mut q, &slots, &mut free, wait) {
+                    break 'main;
+                }
             }
             if ramping && now >= ramp_end {
                 ramping = false;
@@ -428,8 +446,11 @@ impl QueueUser for IoLoop<'_> {
                         ledger.stats.depth.add_depth(1, 1);
                         ledger.stats.submit.add_batch(1);
                         ledger.stats.complete.add_batch(1);
-                        let ok = ledger.settle(&mut q, slot, &slots[slot as usize], result, t_done);
-                        free.push(slot);
+                        let (ok, held) =
+                            ledger.settle(&mut q, slot, &slots[slot as usize], result, t_done);
+                        if !held {
+                            free.push(slot);
+                        }
                         if !ok {
                             break 'main;
                         }
@@ -470,7 +491,11 @@ impl QueueUser for IoLoop<'_> {
             let nothing_due = ledger.verify.as_ref().is_none_or(VerifyLog::nothing_due);
             let in_flight = q.in_flight();
             if in_flight == 0 {
-                if writing || !nothing_due {
+                let checking = ledger.checks.as_ref().is_some_and(|c| c.pending > 0);
+                if checking && !ledger.take_verdicts(&mut q, &slots, &mut free, true) {
+                    break 'main;
+                }
+                if writing || !nothing_due || checking {
                     continue;
                 }
                 // Every write has completed (and so is logged): the verify
@@ -528,6 +553,13 @@ impl QueueUser for IoLoop<'_> {
         while q.in_flight() > 0 {
             ledger.reap(&mut q, 1, depth, &mut reaped, &slots, &mut free)?;
         }
+        // Blocks handed to verify_async are checked and counted too.
+        while ledger.checks.as_ref().is_some_and(|c| c.pending > 0) {
+            if !ledger.take_verdicts(&mut q, &slots, &mut free, true) {
+                break;
+            }
+        }
+        ledger.checks = None;
         ledger.stats.end = clock.now();
         if let Ok(mut helpers) = self.helpers.lock() {
             helpers.sample();
@@ -550,6 +582,13 @@ impl QueueUser for IoLoop<'_> {
         }
         Ok(ledger.stats)
     }
+}
+
+/// The path of file `file` of the worker, for messages.
+fn file_path(paths: &[PathBuf], file: u32) -> &Path {
+    paths
+        .get(file as usize)
+        .map_or(Path::new(""), PathBuf::as_path)
 }
 
 /// Whether a read or write moved fewer bytes than it asked for.
@@ -679,6 +718,8 @@ struct Ledger<'a> {
     clock: Clock,
     cfg: &'a LoopConfig,
     verify: Option<VerifyLog>,
+    /// verify_async's checkers, when the job has them.
+    checks: Option<AsyncChecks>,
     paths: Vec<PathBuf>,
 }
 
@@ -704,14 +745,18 @@ impl Ledger<'_> {
         self.stats.complete.add_batch(n);
         let mut ok = true;
         for c in reaped.iter() {
-            ok &= self.settle(q, c.slot, &slots[c.slot as usize], c.result, t_done);
-            free.push(c.slot);
+            let (settled, held) = self.settle(q, c.slot, &slots[c.slot as usize], c.result, t_done);
+            ok &= settled;
+            if !held {
+                free.push(c.slot);
+            }
         }
         Ok((n, ok, t_done))
     }
 
     /// Accounts one completion and does what verify needs done with it.
-    /// Returns false when the worker must stop.
+    /// Returns false when the worker must stop, and whether the slot is
+    /// held (its block handed to a verify_async checker).
     #[inline]
     fn settle<Q: Queue>(
         &mut self,
@@ -720,50 +765,92 @@ impl Ledger<'_> {
         slot: &Slot,
         result: i64,
         t_done: u64,
-    ) -> bool {
+    ) -> (bool, bool) {
         if !self.finish(slot, result, t_done) {
-            return false;
+            return (false, false);
         }
         // A failed or short transfer was an error (counted, or the end of
         // the job): there is nothing to check or log.
         if slot.work == SlotWork::Plain || result < 0 || is_short(slot, result) {
-            return true;
+            return (true, false);
         }
-        let Ledger {
-            stats,
-            cfg,
-            verify,
-            paths,
-            ..
-        } = self;
-        let Some(v) = verify.as_mut() else {
-            return true;
+        let Some(v) = self.verify.as_mut() else {
+            return (true, false);
         };
         match slot.work {
             SlotWork::Write(block) => v.written(block),
             SlotWork::Trim(block) => v.trimmed(block),
             work => {
-                let path = paths.get(slot.file as usize).map_or(Path::new(""), |p| p);
-                let buf = q.buffer(slot_id);
-                if let Verdict::Bad(message) = v.check(work, buf, path) {
-                    let go_on = !v.fatal && cfg.errors.tolerates(ErrorClass::Verify, libc::EILSEQ);
-                    if go_on {
-                        stats.errors.add(libc::EILSEQ);
-                        return true;
-                    }
-                    stats.failure.get_or_insert(IoFailure {
-                        errno: libc::EILSEQ,
-                        op: Op::Read,
-                        file: slot.file,
-                        offset: slot.offset,
-                        len: slot.len,
-                        detail: Some(message),
-                    });
-                    return false;
+                if let Some(checks) = &mut self.checks {
+                    checks.send(slot_id, work, q.buffer(slot_id));
+                    return (true, true);
                 }
+                let path = file_path(&self.paths, slot.file);
+                let verdict = v.check(work, q.buffer(slot_id), path);
+                return (self.judge(verdict, slot), false);
             }
         }
-        true
+        (true, false)
+    }
+
+    /// Acts on a bad block: counted when the job goes on after verify
+    /// errors, the job's failure otherwise. Returns false when the worker
+    /// must stop.
+    fn judge(&mut self, verdict: Verdict, slot: &Slot) -> bool {
+        let Verdict::Bad(message) = verdict else {
+            return true;
+        };
+        let fatal = self.verify.as_ref().is_some_and(|v| v.fatal);
+        if !fatal && self.cfg.errors.tolerates(ErrorClass::Verify, libc::EILSEQ) {
+            self.stats.errors.add(libc::EILSEQ);
+            return true;
+        }
+        self.stats.failure.get_or_insert(IoFailure {
+            errno: libc::EILSEQ,
+            op: Op::Read,
+            file: slot.file,
+            offset: slot.offset,
+            len: slot.len,
+            detail: Some(message),
+        });
+        false
+    }
+
+    /// Takes back the verdicts of verify_async checks (waiting for one when
+    /// `wait`), records them and frees their slots. Returns false when the
+    /// worker must stop.
+    fn take_verdicts<Q: Queue>(
+        &mut self,
+        q: &mut Q,
+        slots: &[Slot],
+        free: &mut Vec<u32>,
+        mut wait: bool,
+    ) -> bool {
+        let mut ok = true;
+        loop {
+            let Some(checks) = self.checks.as_mut() else {
+                return ok;
+            };
+            let pending = checks.pending;
+            let Some(done) = checks.take(wait) else {
+                if wait && pending > 0 {
+                    // Every checker is gone with blocks unchecked.
+                    self.stats.failure.get_or_insert(state_failure(
+                        "the verify_async threads stopped before checking every block".into(),
+                    ));
+                    return false;
+                }
+                return ok;
+            };
+            wait = false;
+            let slot = &slots[done.slot as usize];
+            let path = file_path(&self.paths, slot.file);
+            if let Some(v) = self.verify.as_mut() {
+                let verdict = v.record(done.work, q.buffer(done.slot), path, done.found);
+                ok &= self.judge(verdict, slot);
+            }
+            free.push(done.slot);
+        }
     }
 
     /// Accounts one completion. Returns false when the worker must stop (an
@@ -803,7 +890,7 @@ impl Ledger<'_> {
             }
             if stats.failure.is_none() {
                 let detail = short.then(|| {
-                    let path = paths.get(slot.file as usize).map_or(Path::new(""), |p| p);
+                    let path = file_path(paths, slot.file);
                     format!(
                         "short {} on {} at offset {}: {result} of {} bytes (did the file shrink, or the device end?): {}",
                         op.name(),

@@ -16,6 +16,7 @@ mod phases;
 mod progress;
 mod signal;
 mod verify;
+mod verify_async;
 mod worker;
 
 pub use error::RunError;

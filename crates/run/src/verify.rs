@@ -306,28 +306,28 @@ impl VerifyLog {
 
     /// Checks a block read back whole (a short read is an I/O error).
     pub(crate) fn check(&mut self, work: SlotWork, buf: &[u8], path: &Path) -> Verdict {
-        let (block, zero) = match work {
-            SlotWork::Check(b) | SlotWork::ReadBack(b) => (b, false),
-            SlotWork::ZeroCheck(b) => (b, true),
-            _ => return Verdict::Good,
+        let found = examine(&self.verifier, work, buf);
+        self.record(work, buf, path, found)
+    }
+
+    /// The verifier, for checks made on other threads (verify_async).
+    pub(crate) fn verifier(&self) -> &Verifier {
+        &self.verifier
+    }
+
+    /// Counts a check's outcome and, for a bad block, describes it (and
+    /// dumps it when asked). `buf` holds the block as read.
+    pub(crate) fn record(
+        &mut self,
+        work: SlotWork,
+        buf: &[u8],
+        path: &Path,
+        found: Result<(), Corruption>,
+    ) -> Verdict {
+        let Some((block, zero)) = checked_block(work) else {
+            return Verdict::Good;
         };
         self.outcome.checked += 1;
-        if self.verifier.method() == VerifyMethod::Null {
-            // verify=null pretends: it measures the cost of the reads.
-            return Verdict::Good;
-        }
-        let len = block.len as usize;
-        let found = if zero {
-            check_zeroes(&buf[..len], block.offset).map_err(|c| c.to_string())
-        } else if matches!(work, SlotWork::ReadBack(_)) {
-            self.verifier
-                .check_read(&buf[..len], block.offset)
-                .map_err(|c: Corruption| c.to_string())
-        } else {
-            self.verifier
-                .check(&buf[..len], &block)
-                .map_err(|c: Corruption| c.to_string())
-        };
         let Err(what) = found else {
             return Verdict::Good;
         };
@@ -342,6 +342,7 @@ impl VerifyLog {
             block.offset,
             block.len,
         );
+        let len = block.len as usize;
         if let Some(dir) = &self.dump_dir {
             message.push_str(&self.dump(dir, path, &block, &buf[..len], zero));
         }
@@ -420,6 +421,36 @@ impl VerifyLog {
                     self.state_path.display()
                 )
             })
+    }
+}
+
+/// The block a check reads, and whether it must read back zeroes; None
+/// for work that checks nothing.
+fn checked_block(work: SlotWork) -> Option<(BlockId, bool)> {
+    match work {
+        SlotWork::Check(b) | SlotWork::ReadBack(b) => Some((b, false)),
+        SlotWork::ZeroCheck(b) => Some((b, true)),
+        SlotWork::Plain | SlotWork::Write(_) | SlotWork::Trim(_) => None,
+    }
+}
+
+/// The check itself, on whichever thread makes it: Ok, or what the block
+/// holds instead. `buf` starts with the block as read.
+pub(crate) fn examine(verifier: &Verifier, work: SlotWork, buf: &[u8]) -> Result<(), Corruption> {
+    let Some((block, zero)) = checked_block(work) else {
+        return Ok(());
+    };
+    let buf = &buf[..block.len as usize];
+    if verifier.method() == VerifyMethod::Null {
+        // verify=null pretends: it measures the cost of the reads.
+        return Ok(());
+    }
+    if zero {
+        check_zeroes(buf, block.offset)
+    } else if matches!(work, SlotWork::ReadBack(_)) {
+        verifier.check_read(buf, block.offset)
+    } else {
+        verifier.check(buf, &block)
     }
 }
 

@@ -352,5 +352,6 @@ fn loop_config(spec: &JobSpec, clock: &Clock) -> LoopConfig {
             .map(|r| clock.ticks_for_ns(r.as_nanos() as u64)),
         sample_ms: SAMPLE_MS,
         errors: spec.errors.clone(),
+        verify_async: spec.verify.async_threads,
     }
 }
