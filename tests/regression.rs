@@ -285,3 +285,154 @@ fn suggestions_name_only_options_ioscope_takes() {
         assert!(!err.contains(refused), "{typo}: {err}");
     }
 }
+
+/// A 1 MiB file written 4 KiB at a time with verify=crc32c by a job named
+/// `w`; returns its path.
+fn verified_file(dir: &Path) -> std::path::PathBuf {
+    let f = dir.join("verified");
+    ioscope([
+        "--name=w",
+        &format!("--filename={}", f.display()),
+        "--size=1m",
+        "--bs=4k",
+        "--rw=write",
+        "--verify=crc32c",
+        "--verify_state_save=0",
+    ])
+    .run()
+    .assert_ok();
+    f
+}
+
+// Before: `rw=read --verify=crc32c --verify_only=1` read 0 bytes, printed
+// an empty report and exited 0 on a file with a flipped byte.
+#[test]
+fn verify_only_read_jobs_read_and_check() {
+    use std::os::unix::fs::FileExt;
+    let dir = tempdir();
+    let f = verified_file(dir.path());
+    let args = [
+        "--name=v".to_string(),
+        format!("--filename={}", f.display()),
+        "--bs=4k".into(),
+        "--size=1m".into(),
+        "--rw=read".into(),
+        "--verify=crc32c".into(),
+        "--verify_only=1".into(),
+        "--output-format=json".into(),
+    ];
+    let v = ioscope(&args).run().ok_json();
+    assert_eq!(u(&job(&v, "v")["read"], "io_bytes"), 1 << 20);
+    assert_eq!(u(job(&v, "v"), "verify_checked"), 256);
+    let file = std::fs::OpenOptions::new().write(true).open(&f).unwrap();
+    file.write_all_at(&[0xff], 5000).unwrap();
+    let r = ioscope(&args).run();
+    assert!(
+        r.assert_refused().contains("bit flip at offset 5000"),
+        "{}",
+        r.describe()
+    );
+}
+
+// Before: `rw=read --verify=crc32c` was refused with advice (verify_only)
+// that led to the silent case above; fio checks every block it reads.
+#[test]
+fn read_jobs_with_verify_check_what_they_read() {
+    let dir = tempdir();
+    let f = verified_file(dir.path());
+    let v = ioscope([
+        "--name=check",
+        &format!("--filename={}", f.display()),
+        "--bs=16k",
+        "--size=1m",
+        "--rw=randread",
+        "--verify=crc32c",
+        "--output-format=json",
+    ])
+    .run()
+    .ok_json();
+    assert_eq!(u(job(&v, "check"), "verify_checked"), 64);
+}
+
+// Before: a verify that checked no block (here: a saved state saying the
+// writing run made no writes) passed with exit 0.
+#[test]
+fn a_verify_that_checked_nothing_fails() {
+    let dir = tempdir();
+    let f = verified_file(dir.path());
+    std::fs::write(
+        dir.path().join("local-w-0-verify.state"),
+        "ioscope verify state 1\njob=w\nwrites=0\n",
+    )
+    .unwrap();
+    let r = ioscope([
+        "--name=w",
+        &format!("--filename={}", f.display()),
+        "--bs=4k",
+        "--size=1m",
+        "--rw=write",
+        "--verify=crc32c",
+        "--verify_only=1",
+        "--verify_state_load=1",
+    ])
+    .dir(dir.path())
+    .run();
+    let err = r.assert_refused();
+    assert!(err.contains("verify checked no block"), "{}", r.describe());
+}
+
+// Before: a file that shrank under a read job gave millions of zero-byte
+// "reads", counted as IOPS, and exit 0.
+#[test]
+fn reads_past_a_shrunk_file_are_errors() {
+    let dir = tempdir();
+    let f = dir.path().join("shrinks");
+    std::fs::write(&f, vec![1u8; 1 << 20]).unwrap();
+    let child = std::process::Command::new(common::bin())
+        .args([
+            "--name=s",
+            &format!("--filename={}", f.display()),
+            "--size=1m",
+            "--bs=4k",
+            "--rw=read",
+            "--time_based=1",
+            "--runtime=20",
+            "--output-format=json",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Once it reads (its read count moves), cut the file away under it.
+    let io = format!("/proc/{}/io", child.id());
+    let rchar = || {
+        std::fs::read_to_string(&io)
+            .ok()
+            .and_then(|t| {
+                t.lines()
+                    .find_map(|l| l.strip_prefix("rchar: ")?.parse::<u64>().ok())
+            })
+            .unwrap_or(0)
+    };
+    let start = std::time::Instant::now();
+    while rchar() < 4 << 20 && start.elapsed() < std::time::Duration::from_secs(30) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    std::fs::File::create(&f).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("short read") && stderr.contains("Input/output error"),
+        "{stderr}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let read = &job(&v, "s")["read"];
+    assert_eq!(u(read, "short_ios"), 0, "no empty read is counted");
+    assert_eq!(
+        u(read, "io_bytes") % 4096,
+        0,
+        "only whole reads are counted"
+    );
+    assert_eq!(u(job(&v, "s"), "error"), 5);
+}
