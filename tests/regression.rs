@@ -158,7 +158,7 @@ fn a_write_job_does_not_create_files_under_dev() {
 }
 
 /// Starts ioscope with `args` in `dir`, waits until `reached` says the run
-/// got to the phase under test, then sends `signal`.
+/// got to the phase under test, then sends `signal` (none when 0).
 fn interrupt_when(
     dir: &Path,
     args: &[&str],
@@ -186,8 +186,10 @@ fn interrupt_when(
         }
         std::thread::sleep(Duration::from_millis(10));
     }
-    // SAFETY: a signal to the child this test started and has not reaped.
-    assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+    if signal != 0 {
+        // SAFETY: a signal to the child this test started and has not reaped.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, signal) }, 0);
+    }
     child.wait_with_output().unwrap()
 }
 
@@ -279,4 +281,50 @@ fn an_interrupted_verify_says_so() {
         libc::SIGINT,
     );
     assert_interrupted(&out, "SIGINT", true);
+}
+
+// A file truncated by another process while an mmap job ran killed ioscope
+// with SIGBUS: no report, no message, no exit status of its own.
+#[test]
+fn a_file_shrunk_under_an_mmap_job_fails_the_job_not_the_process() {
+    for rw in ["randread", "randwrite"] {
+        let dir = tempdir();
+        let file = dir.path().join("m");
+        let out = interrupt_when(
+            dir.path(),
+            &[
+                "--name=m",
+                "--filename=m",
+                "--ioengine=mmap",
+                &format!("--rw={rw}"),
+                "--size=16m",
+                "--time_based",
+                "--runtime=60",
+            ],
+            // The job has mapped its file: cut it short under the mapping.
+            |c| {
+                let maps = std::fs::read_to_string(format!("/proc/{}/maps", c.id()));
+                if !maps.is_ok_and(|m| m.contains(file.to_str().unwrap())) {
+                    return false;
+                }
+                let f = std::fs::OpenOptions::new().write(true).open(&file).unwrap();
+                f.set_len(4096).unwrap();
+                true
+            },
+            // Nothing to send: the truncation is the interruption.
+            0,
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "{rw}: {:?}\n{stderr}",
+            out.status
+        );
+        assert!(
+            stderr.contains("io_u error on file m: Input/output error"),
+            "{rw}: {stderr}"
+        );
+        assert!(stderr.contains("offset="), "{rw}: {stderr}");
+    }
 }

@@ -155,6 +155,7 @@ mod null;
 pub mod nvme;
 mod queue;
 mod request;
+mod sigbus;
 mod signature;
 mod sq_ring;
 mod sync;
