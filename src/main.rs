@@ -77,10 +77,10 @@ fn run() -> anyhow::Result<ExitCode> {
         readonly: args.readonly,
     };
     let result = ioscope_run::run(&parsed, &options)?;
-    // What ran is reported even when the run was cut short; a failure to
-    // write it outranks the rest, which the report would have told.
-    out.write(&ioscope_report::render(&result, &args.formats))?;
-
+    // What ran is reported even when the run was cut short. Why it was cut
+    // short goes to stderr even when the report could not be written; the
+    // exit status then tells of the lost report, the worse news.
+    let written = out.write(&ioscope_report::render(&result, &args.formats));
     if let Some(why) = &result.aborted {
         output::warn(&format!("ioscope: {why}"));
     }
@@ -89,6 +89,9 @@ fn run() -> anyhow::Result<ExitCode> {
             "ioscope: interrupted by {}: the results cover only what ran until then",
             signal_name(signal)
         ));
+    }
+    written?;
+    if result.interrupted.is_some() {
         return Ok(ExitCode::from(INTERRUPTED));
     }
     let failed = result.aborted.is_some() || result.jobs.iter().any(|j| j.error != 0);

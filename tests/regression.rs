@@ -240,6 +240,16 @@ fn an_interrupted_run_says_so_and_exits_128() {
         );
         assert_interrupted(&out, name, true);
     }
+    // A report that cannot be written is the worse news (exit 1), but the
+    // interruption is still told. JSON: no preamble fails before the run.
+    let out = interrupt_when(
+        dir.path(),
+        &[&args[..], &["--output-format=json", "--output=/dev/full"]].concat(),
+        |c| io_counter(c, "wchar") > 2 << 20,
+        libc::SIGINT,
+    );
+    assert_failed_saying(&out, "cannot write to /dev/full");
+    assert_failed_saying(&out, "interrupted by SIGINT");
 }
 
 // Ctrl-C while a large file was laid out waited for the whole layout, then
