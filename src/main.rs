@@ -2,13 +2,18 @@
 
 mod args;
 mod info;
+mod output;
 mod peak;
 
-use std::io::Write;
 use std::process::ExitCode;
 
-use anyhow::Context;
 use ioscope_report::Format;
+
+use output::Output;
+
+/// fio's exit status when SIGINT or SIGTERM stopped the run (its
+/// `exit_value = 128` in sig_int), so scripts that check for it still work.
+const INTERRUPTED: u8 = 128;
 
 fn main() -> ExitCode {
     // `ioscope peak` is a front end of its own, with its own options.
@@ -21,10 +26,7 @@ fn main() -> ExitCode {
     }
     match run() {
         Ok(code) => code,
-        Err(e) => {
-            eprintln!("ioscope: {e:#}");
-            ExitCode::from(1)
-        }
+        Err(e) => output::fail("ioscope", &e),
     }
 }
 
@@ -32,15 +34,15 @@ fn run() -> anyhow::Result<ExitCode> {
     let args = args::parse(std::env::args().skip(1))?;
     match &args.action {
         args::Action::Version => {
-            println!("ioscope-{}", env!("CARGO_PKG_VERSION"));
+            output::print(&format!("ioscope-{}\n", env!("CARGO_PKG_VERSION")))?;
             return Ok(ExitCode::SUCCESS);
         }
         args::Action::Help => {
-            print!("{}", args::USAGE);
+            output::print(args::USAGE)?;
             return Ok(ExitCode::SUCCESS);
         }
         args::Action::CmdHelp(name) => {
-            print!("{}", ioscope_job::cmdhelp(name)?);
+            output::print(&ioscope_job::cmdhelp(name)?)?;
             return Ok(ExitCode::SUCCESS);
         }
         args::Action::Run => {}
@@ -54,12 +56,9 @@ fn run() -> anyhow::Result<ExitCode> {
         anyhow::bail!("no jobs defined: give a job file or --name=JOB with job options");
     }
 
-    let mut out: Box<dyn Write> = match &args.output {
-        Some(path) => Box::new(
-            std::fs::File::create(path)
-                .with_context(|| format!("--output: cannot create {}", path.display()))?,
-        ),
-        None => Box::new(std::io::stdout()),
+    let mut out = match &args.output {
+        Some(path) => Output::create(path)?,
+        None => Output::stdout(),
     };
     let normal = args.formats.contains(&Format::Normal);
     if normal {
@@ -69,8 +68,7 @@ fn run() -> anyhow::Result<ExitCode> {
             kb_base,
             &ioscope_report::version(),
         );
-        out.write_all(preamble.as_bytes())?;
-        out.flush()?;
+        out.write(&preamble)?;
     }
     let options = ioscope_run::RunOptions {
         eta: args.eta,
@@ -79,11 +77,22 @@ fn run() -> anyhow::Result<ExitCode> {
         readonly: args.readonly,
     };
     let result = ioscope_run::run(&parsed, &options)?;
-    out.write_all(ioscope_report::render(&result, &args.formats).as_bytes())?;
-    out.flush()?;
-
+    // What ran is reported even when the run was cut short. Why it was cut
+    // short goes to stderr even when the report could not be written; the
+    // exit status then tells of the lost report, the worse news.
+    let written = out.write(&ioscope_report::render(&result, &args.formats));
     if let Some(why) = &result.aborted {
-        eprintln!("ioscope: {why}");
+        output::warn(&format!("ioscope: {why}"));
+    }
+    if let Some(signal) = result.interrupted {
+        output::warn(&format!(
+            "ioscope: interrupted by {}: the results cover only what ran until then",
+            signal_name(signal)
+        ));
+    }
+    written?;
+    if result.interrupted.is_some() {
+        return Ok(ExitCode::from(INTERRUPTED));
     }
     let failed = result.aborted.is_some() || result.jobs.iter().any(|j| j.error != 0);
     Ok(if failed {
@@ -91,4 +100,14 @@ fn run() -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// "SIGINT (signal 2)", as a user would name it to `kill`.
+fn signal_name(signal: i32) -> String {
+    let name = match signal {
+        libc::SIGINT => "SIGINT",
+        libc::SIGTERM => "SIGTERM",
+        _ => "a signal",
+    };
+    format!("{name} (signal {signal})")
 }

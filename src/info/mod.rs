@@ -16,8 +16,7 @@ use ioscope_engine::nvme::DeviceReport;
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let options = match options::parse(args) {
         Ok(options) => options,
-        // clap prints usage errors (exit 2) and --help (exit 0) itself.
-        Err(e) => e.exit(),
+        Err(e) => return crate::output::usage("ioscope info", &e),
     };
     match DeviceReport::probe(&options.device, options.admin) {
         Ok(report) => {
@@ -25,12 +24,11 @@ pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
                 options::Format::Normal => normal::render(&report),
                 options::Format::Json => json::render(&report),
             };
-            print!("{text}");
-            ExitCode::SUCCESS
+            match crate::output::print(&text) {
+                Ok(()) => ExitCode::SUCCESS,
+                Err(e) => crate::output::fail("ioscope info", &e.into()),
+            }
         }
-        Err(e) => {
-            eprintln!("ioscope info: {e}");
-            ExitCode::from(1)
-        }
+        Err(e) => crate::output::fail("ioscope info", &e.into()),
     }
 }

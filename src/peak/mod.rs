@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 use anyhow::Context;
 use ioscope_engine::{open_queue, QueueConfig, UringOptions};
 
+use crate::output;
 use options::Settings;
 use report::{Ending, Interval};
 use worker::{Counts, Progress, Ready, Worker};
@@ -35,15 +36,11 @@ const POLL: Duration = Duration::from_millis(20);
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     let options = match options::parse(args) {
         Ok(options) => options,
-        // clap prints usage errors (exit 2) and --help (exit 0) itself.
-        Err(e) => e.exit(),
+        Err(e) => return output::usage("ioscope peak", &e),
     };
     match options.settle().and_then(|s| run(&s)) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("ioscope peak: {e:#}");
-            ExitCode::from(1)
-        }
+        Err(e) => output::fail("ioscope peak", &e),
     }
 }
 
@@ -72,7 +69,7 @@ fn run(s: &Settings) -> anyhow::Result<()> {
     let start = Barrier::new(threads + 1);
     let (ready_tx, ready_rx) = mpsc::channel::<Ready>();
     interrupt::catch_sigint().context("cannot catch Ctrl-C")?;
-    println!("{}", report::header(s));
+    output::print(&format!("{}\n", report::header(s)))?;
 
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
@@ -114,31 +111,35 @@ fn run(s: &Settings) -> anyhow::Result<()> {
                 Err(()) => failed = true,
             }
         }
-        if failed {
-            stop.store(true, Relaxed);
-        } else {
+        // A line stdout cannot take stops the run as a failed thread does;
+        // its error is reported once the threads are joined.
+        let mut shown = Ok(());
+        if !failed {
             for (index, note) in notes.into_iter().enumerate() {
                 let cpu = (!s.cpus.is_empty()).then(|| s.cpus[index % s.cpus.len()]);
-                println!(
-                    "{}",
-                    report::thread_line(index, cpu, note.flatten().as_deref(), s)
-                );
+                let line = report::thread_line(index, cpu, note.flatten().as_deref(), s);
+                shown = shown.and_then(|()| output::print(&format!("{line}\n")));
             }
         }
+        if failed || shown.is_err() {
+            stop.store(true, Relaxed);
+        }
         start.wait();
-        let outcome = (!failed).then(|| measure(s, &progress, &stop));
+        let outcome = (!failed && shown.is_ok()).then(|| measure(s, &progress, &stop));
         stop.store(true, Relaxed);
         for handle in handles {
             handle
                 .join()
                 .unwrap_or_else(|_| Err(anyhow::anyhow!("a thread panicked")))?;
         }
-        if let Some((ending, seconds)) = outcome {
+        shown?;
+        if let Some(measured) = outcome {
+            let (ending, seconds) = measured?;
             let total = progress
                 .iter()
                 .map(Progress::read)
                 .fold(Counts::default(), |a, b| a + b);
-            print!("{}", report::summary(ending, &seconds, &total));
+            output::print(&report::summary(ending, &seconds, &total))?;
         }
         Ok(())
     })
@@ -191,8 +192,13 @@ impl Drop for StopOnPanic<'_> {
 }
 
 /// Prints a line each second until the run time is up, Ctrl-C is pressed or
-/// a thread fails; returns why it stopped and each full second's IOPS.
-fn measure(s: &Settings, progress: &[Progress], stop: &AtomicBool) -> (Ending, Vec<u64>) {
+/// a thread fails; returns why it stopped and each full second's IOPS, or
+/// the failure to print a line.
+fn measure(
+    s: &Settings,
+    progress: &[Progress],
+    stop: &AtomicBool,
+) -> Result<(Ending, Vec<u64>), output::WriteFailed> {
     let begin = Instant::now();
     let mut seconds = Vec::new();
     let mut last = Counts::default();
@@ -202,7 +208,7 @@ fn measure(s: &Settings, progress: &[Progress], stop: &AtomicBool) -> (Ending, V
             // A thread that failed set `stop`; its error is what the run
             // reports, not this ending.
             if interrupt::interrupted() || stop.load(Relaxed) {
-                return (Ending::Signal, seconds);
+                return Ok((Ending::Signal, seconds));
             }
             let now = Instant::now();
             if now >= tick {
@@ -215,11 +221,12 @@ fn measure(s: &Settings, progress: &[Progress], stop: &AtomicBool) -> (Ending, V
             .map(Progress::read)
             .fold(Counts::default(), |a, b| a + b);
         let interval = Interval::between(last, now);
-        println!("{}", report::second_line(&interval, s.block_size, s.nop()));
+        let line = report::second_line(&interval, s.block_size, s.nop());
+        output::print(&format!("{line}\n"))?;
         seconds.push(interval.completed);
         last = now;
         if s.runtime > 0 && seconds.len() as u64 >= s.runtime {
-            return (Ending::Timeout, seconds);
+            return Ok((Ending::Timeout, seconds));
         }
     }
 }

@@ -15,6 +15,9 @@ pub enum EngineError {
     },
     #[error("{path}: {message}")]
     Target { path: PathBuf, message: String },
+    /// The caller asked a long operation (a layout) to stop before its end.
+    #[error("{path}: stopped before the layout was complete")]
+    Stopped { path: PathBuf },
     #[error("{0}")]
     Setup(String),
 }

@@ -155,6 +155,7 @@ mod null;
 pub mod nvme;
 mod queue;
 mod request;
+mod sigbus;
 mod signature;
 mod sq_ring;
 mod sync;
@@ -181,8 +182,8 @@ pub use request::{
 pub use signature::{find_signature, Signature};
 pub use sync::{SyncMode, SyncQueue};
 pub use target::{
-    layout_file, layout_file_with, mounted_use, needs_layout, NvmeIdentity, OpenOptions, Target,
-    TargetKind,
+    layout_file, layout_file_until, layout_file_with, mounted_use, needs_layout, preallocate_file,
+    NvmeIdentity, OpenOptions, Target, TargetKind,
 };
 pub use uring::{poll_queue_warning, setup_flag_names, UringOptions, UringQueue};
 pub use uring_cmd::{NvmeOptions, UringCmdQueue};

@@ -9,6 +9,7 @@ use crate::buffer::SlotBuffers;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::request::{Completion, Op, Request};
+use crate::sigbus::{self, Guard};
 use crate::target::{block_device_size, fstat};
 use crate::trim::{trim, TrimMethod};
 
@@ -25,9 +26,14 @@ use crate::trim::{trim, TrimMethod};
 ///   past the end), as pread does;
 /// - a write that runs past the end fails with -EINVAL: a mapping cannot
 ///   extend a file (fio's mmap engine never extends files either);
-/// - a file shrunk by someone else while the queue lives still raises
-///   SIGBUS on the next access to the lost pages; nothing in user space
-///   can prevent that.
+/// - a file shrunk by someone else while the queue lives raises SIGBUS at
+///   the next access to a lost page. A process-wide handler ([`sigbus`])
+///   maps a zero page over it so the copy completes, and the request fails
+///   with -EIO; every later request to that file fails the same way, since
+///   the mapping no longer shows the file there. Checking for it costs one
+///   atomic load per request.
+///
+/// [`sigbus`]: crate::sigbus
 ///
 /// The protection follows the descriptor's open mode: read-only
 /// descriptors are mapped PROT_READ and writes through them fail with
@@ -62,6 +68,9 @@ struct Mapping {
     /// theirs; none for a read-only file, which cannot be trimmed.
     trim_fd: Option<OwnedFd>,
     trim_method: TrimMethod,
+    /// Turns a fault on a page the file lost into an error; None when the
+    /// mapping is empty or could not be guarded.
+    guard: Option<Guard>,
 }
 
 // SAFETY: the mappings belong to the process and are used through
@@ -70,6 +79,9 @@ unsafe impl Send for MmapQueue {}
 
 impl Drop for Mapping {
     fn drop(&mut self) {
+        // Unguarded first: once unmapped, the addresses may be reused by
+        // a mapping whose faults are not ours to handle.
+        self.guard = None;
         if self.len != 0 {
             // SAFETY: mapped in `Mapping::new` with exactly this length.
             unsafe { libc::munmap(self.ptr.cast(), self.len) };
@@ -134,6 +146,7 @@ impl Mapping {
                 direct,
                 trim_fd,
                 trim_method,
+                guard: None,
             });
         }
         // SAFETY: a new shared mapping of `len` bytes of the file, which is
@@ -152,6 +165,7 @@ impl Mapping {
             direct,
             trim_fd,
             trim_method,
+            guard: sigbus::guard(ptr.cast(), len),
         })
     }
 
@@ -268,6 +282,9 @@ impl Queue for MmapQueue {
             } else {
                 std::ptr::copy_nonoverlapping(file, buf, n);
             }
+        }
+        if map.guard.as_ref().is_some_and(Guard::faulted) {
+            return Ok(Submitted::Completed(-i64::from(libc::EIO)));
         }
         if map.direct {
             let r = map.sync(start.min(map.len), n, true);
@@ -397,6 +414,44 @@ mod tests {
             assert!(on_disk[..4093].iter().all(|&b| b == 0x10));
             assert!(on_disk[4103..2 * BS].iter().all(|&b| b == 0x11));
             assert!(on_disk[3 * BS..].iter().all(|&b| b == 0x13));
+        }
+    }
+
+    /// A file cut short by someone else while mapped: the next touch of a
+    /// lost page fails the request with -EIO instead of killing the process
+    /// with SIGBUS, and so does every later request; the pages that remain
+    /// in the file were read and written as usual before.
+    #[test]
+    fn a_file_shrunk_under_the_mapping_fails_requests_not_the_process() {
+        for write in [false, true] {
+            let dir = tempfile::tempdir().unwrap();
+            let path = dir.path().join("f");
+            std::fs::write(&path, vec![7u8; 4 * BS]).unwrap();
+            let t = open(&path, true, true, false);
+            let mut q = MmapQueue::new(&config(1), &[t.fd()]).unwrap();
+            let op = if write { Op::Write } else { Op::Read };
+            assert_eq!(completed(&mut q, req(op, 0, BS as u32, 0)), BS as i64);
+            std::fs::OpenOptions::new()
+                .write(true)
+                .open(&path)
+                .unwrap()
+                .set_len(BS as u64)
+                .unwrap();
+            let lost = completed(&mut q, req(op, 2 * BS as u64, BS as u32, 0));
+            assert_eq!(lost, -i64::from(libc::EIO), "write {write}");
+            if !write {
+                assert!(
+                    q.buffer(0).iter().all(|&b| b == 0),
+                    "a lost page reads as zeroes"
+                );
+            }
+            let kept = completed(&mut q, req(op, 0, BS as u32, 0));
+            assert_eq!(
+                kept,
+                -i64::from(libc::EIO),
+                "write {write}: the fault sticks"
+            );
+            assert_eq!(std::fs::metadata(&path).unwrap().len(), BS as u64);
         }
     }
 

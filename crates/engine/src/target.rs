@@ -543,7 +543,47 @@ pub fn needs_layout(path: &Path, size: u64) -> Result<bool, EngineError> {
 /// storage that compresses or deduplicates cannot skip them. See
 /// [`layout_file_with`] for other contents.
 pub fn layout_file(path: &Path, size: u64, block: usize) -> Result<(), EngineError> {
-    layout_file_with(path, size, block, fill_pseudo_random)
+    layout(path, size, block, &mut fill_pseudo_random, &|| false)
+}
+
+/// [`layout_file`] that asks `stopped` before each piece and gives up with
+/// [`EngineError::Stopped`] once it says so, so a long layout can be
+/// interrupted (Ctrl-C) instead of running to its end. The file is cut back
+/// to what was written, as after any failed layout.
+pub fn layout_file_until(
+    path: &Path,
+    size: u64,
+    block: usize,
+    stopped: &dyn Fn() -> bool,
+) -> Result<(), EngineError> {
+    layout(path, size, block, &mut fill_pseudo_random, stopped)
+}
+
+/// Creates `path` (when missing) as a file of at least `size` bytes without
+/// writing it, for a job that only writes: its blocks are allocated with
+/// fallocate where the filesystem can, so the job's writes do not also pay
+/// for allocation (as fio does); elsewhere the file is extended. Never
+/// creates a file under /dev, where a missing name is a mistyped device.
+pub fn preallocate_file(path: &Path, size: u64) -> Result<(), EngineError> {
+    let cpath = c_path(path)?;
+    match stat_path(&cpath) {
+        Ok(_) => {}
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => refuse_creating_in_dev(path)?,
+        Err(e) => return Err(io_error(path, "stat", e)),
+    }
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|e| io_error(path, "cannot create", e))?;
+    // SAFETY: the fd is open for writing; fallocate only changes the file.
+    let rc = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, size as libc::off_t) };
+    if rc != 0 {
+        file.set_len(size)
+            .map_err(|e| io_error(path, "cannot extend", e))?;
+    }
+    Ok(())
 }
 
 /// [`layout_file`] with the contents chosen by `fill`, which is called with
@@ -561,6 +601,16 @@ pub fn layout_file_with<F: FnMut(u64, &mut [u8])>(
     size: u64,
     block: usize,
     mut fill: F,
+) -> Result<(), EngineError> {
+    layout(path, size, block, &mut fill, &|| false)
+}
+
+fn layout(
+    path: &Path,
+    size: u64,
+    block: usize,
+    fill: &mut dyn FnMut(u64, &mut [u8]),
+    stopped: &dyn Fn() -> bool,
 ) -> Result<(), EngineError> {
     if block == 0 {
         return Err(target_error(
@@ -604,7 +654,15 @@ pub fn layout_file_with<F: FnMut(u64, &mut [u8])>(
     let fd = unsafe { OwnedFd::from_raw_fd(fd) };
 
     let mut written = 0u64;
-    let result = write_layout(path, fd.as_raw_fd(), size, block, &mut written, &mut fill);
+    let result = write_layout(
+        path,
+        fd.as_raw_fd(),
+        size,
+        block,
+        &mut written,
+        fill,
+        stopped,
+    );
     if result.is_err() {
         // Best effort: the error being reported matters more than this one.
         unsafe { libc::ftruncate(fd.as_raw_fd(), written as libc::off_t) };
@@ -619,6 +677,7 @@ fn write_layout(
     block: usize,
     written: &mut u64,
     fill: &mut dyn FnMut(u64, &mut [u8]),
+    stopped: &dyn Fn() -> bool,
 ) -> Result<(), EngineError> {
     let out_of_space = |done: u64| {
         target_error(
@@ -643,6 +702,11 @@ fn write_layout(
     }
     let mut buf = vec![0u8; block.min(usize::try_from(size).unwrap_or(usize::MAX))];
     while *written < size {
+        if stopped() {
+            return Err(EngineError::Stopped {
+                path: path.to_path_buf(),
+            });
+        }
         let piece = (size - *written).min(buf.len() as u64) as usize;
         let chunk = &mut buf[..piece];
         fill(*written, chunk);
@@ -697,7 +761,8 @@ fn refuse_creating_in_dev(path: &Path) -> Result<(), EngineError> {
     if path.starts_with("/dev") && !filesystem {
         return Err(target_error(
             path,
-            "no such device; refusing to create a regular file under /dev (check the device name)",
+            "no such device; ioscope does not create files under /dev, where a missing name \
+             is a mistyped device (check the device name with lsblk)",
         ));
     }
     Ok(())
@@ -934,10 +999,35 @@ mod tests {
     fn never_creates_files_under_dev() {
         let path = Path::new("/dev/ioscope-no-such-device");
         let msg = Target::open(path, &rw_create()).unwrap_err().to_string();
-        assert!(msg.contains("refusing to create"), "{msg}");
+        assert!(msg.contains("does not create files under /dev"), "{msg}");
         assert!(!path.exists());
         let msg = layout_file(path, 4096, 4096).unwrap_err().to_string();
-        assert!(msg.contains("refusing to create"), "{msg}");
+        assert!(msg.contains("does not create files under /dev"), "{msg}");
+        let msg = preallocate_file(path, 4096).unwrap_err().to_string();
+        assert!(msg.contains("does not create files under /dev"), "{msg}");
+        assert!(!path.exists());
+    }
+
+    #[test]
+    fn preallocated_files_have_their_size() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        preallocate_file(&path, 10000).unwrap();
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 10000);
+    }
+
+    #[test]
+    fn a_stopped_layout_leaves_what_it_wrote() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("f");
+        let asked = std::cell::Cell::new(0);
+        let stop_at_third = || {
+            asked.set(asked.get() + 1);
+            asked.get() > 2
+        };
+        let e = layout_file_until(&path, 8 * 4096, 4096, &stop_at_third).unwrap_err();
+        assert!(matches!(e, EngineError::Stopped { .. }), "{e}");
+        assert_eq!(std::fs::metadata(&path).unwrap().len(), 2 * 4096);
     }
 
     #[test]

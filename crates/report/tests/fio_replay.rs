@@ -231,6 +231,7 @@ fn replay(doc: &Value, headers: Vec<JobHeader>, kb_base: u32) -> RunResult {
         kb_base,
         cpu: Default::default(),
         aborted: None,
+        interrupted: None,
     }
 }
 

@@ -156,6 +156,7 @@ fn randrw_result() -> RunResult {
         kb_base: 1024,
         cpu: Default::default(),
         aborted: None,
+        interrupted: None,
     }
 }
 
@@ -204,6 +205,7 @@ fn groups_result() -> RunResult {
         kb_base: 1000,
         cpu: Default::default(),
         aborted: None,
+        interrupted: None,
         jobs: vec![a, b],
         global_options: vec![],
         ..randrw_result()

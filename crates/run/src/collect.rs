@@ -64,6 +64,7 @@ pub(crate) fn build(
         kb_base: parsed.jobs.first().map_or(1024, |j| j.kb_base),
         cpu,
         aborted: None,
+        interrupted: None,
     }
 }
 

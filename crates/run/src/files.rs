@@ -5,12 +5,14 @@ use std::path::{Path, PathBuf};
 
 use ioscope_engine::nvme::{nvme_names, NvmLimits};
 use ioscope_engine::{
-    layout_file, poll_queue_warning, Backend, Op, OpenOptions, Target, TargetKind, MAX_TRIM_RANGES,
+    layout_file_until, poll_queue_warning, preallocate_file, Backend, Op, OpenOptions, Target,
+    TargetKind, MAX_TRIM_RANGES,
 };
 use ioscope_job::{FadviseHint, IoEngine, JobSpec, SizeSpec, VerifyMethod, WriteMode};
 use ioscope_workload::FileExtent;
 
 use crate::error::RunError;
+use crate::{signal, warn};
 
 /// One file or device a worker does I/O to.
 pub(crate) struct WorkerFile {
@@ -174,9 +176,10 @@ pub(crate) fn prepare(
         let block = spec.bs.write.max().max(4096) as usize;
         for (path, size) in &laid_out {
             if reads {
-                layout_file(path, *size, block)?;
+                // Ctrl-C stops a long layout; the run then reports the stop.
+                layout_file_until(path, *size, block, &signal::interrupted)?;
             } else {
-                preallocate(path, *size)?;
+                preallocate_file(path, *size)?;
             }
         }
     }
@@ -367,12 +370,12 @@ fn check_polling(spec: &JobSpec, path: &Path) -> Result<(), RunError> {
             format!("hipri=1 cannot poll: {why}"),
         )),
         _ => {
-            eprintln!(
+            warn(format_args!(
                 "ioscope: {}: hipri=1 will not poll {}: its device has no poll queues, so \
                  preadv2 completes RWF_HIPRI I/O by interrupt",
                 spec.name,
                 path.display()
-            );
+            ));
             Ok(())
         }
     }
@@ -509,26 +512,6 @@ fn layout_notice(job: &str, files: usize, total: u64) -> String {
     } else {
         format!("{job}: Laying out IO files ({files} files / total {size})")
     }
-}
-
-/// Creates a file for a write-only job at its full size without writing it,
-/// as fio does (blocks are allocated with fallocate where the filesystem
-/// supports it, so the job's writes do not also pay for allocation).
-fn preallocate(path: &Path, size: u64) -> Result<(), RunError> {
-    use std::os::fd::AsRawFd;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(path)
-        .map_err(|e| RunError::Other(format!("{}: cannot create: {e}", path.display())))?;
-    // SAFETY: the fd is open for writing; fallocate only changes the file.
-    let rc = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, size as libc::off_t) };
-    if rc != 0 {
-        file.set_len(size)
-            .map_err(|e| RunError::Other(format!("{}: cannot extend: {e}", path.display())))?;
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -49,6 +49,13 @@ pub fn run(parsed: &Parsed, options: &RunOptions) -> Result<RunResult, RunError>
     phases::run_all(parsed, options)
 }
 
+/// Writes a line about a job to stderr. `eprintln!` would panic when stderr
+/// cannot take it (2>/dev/full); the run's exit status still tells then.
+pub(crate) fn warn(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 /// Under `--readonly`, the first job that would change a target, named with
 /// what it does, as fio refuses it.
 fn refuse_changes(parsed: &Parsed) -> Result<(), RunError> {

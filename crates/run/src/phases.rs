@@ -5,6 +5,7 @@
 //! laid out phase by phase, just before the phase starts, so a read job that
 //! follows a write job behind a stonewall finds the file already written.
 
+use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -18,7 +19,7 @@ use crate::error::RunError;
 use crate::files::{self, WorkerFile};
 use crate::progress::{self, Eta, WorkerProgress, WorkerShape};
 use crate::worker::{run_worker, Shared, WorkerId};
-use crate::{signal, RunOptions};
+use crate::{signal, warn, RunOptions};
 
 /// The header of every job, for the lines printed before the run.
 pub fn headers(parsed: &Parsed) -> Vec<JobHeader> {
@@ -125,11 +126,17 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
                 };
                 let mut notice = |line: String| {
                     if options.notices {
-                        println!("{line}");
+                        // The notice goes where the report goes (stdout);
+                        // if stdout cannot take it, writing the report
+                        // fails too and says so.
+                        let _ = writeln!(std::io::stdout(), "{line}");
                     }
                 };
                 let files = match files::prepare(spec, w, &mut notice) {
                     Ok(files) => files,
+                    // Ctrl-C stopped the layout: report what ran, and the
+                    // signal, as for a stop during the I/O.
+                    Err(_) if signal::interrupted() => break 'phases,
                     // Nothing ran yet: refuse the run as a whole.
                     Err(e) if finished.is_empty() => return Err(e),
                     // Earlier phases ran: report them, then the refusal.
@@ -202,14 +209,14 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
                 .map(|v| (v.messages.as_slice(), v.bad))
                 .unwrap_or_default();
             for m in described.0 {
-                eprintln!("ioscope: {}: {m}", spec.name);
+                warn(format_args!("ioscope: {}: {m}", spec.name));
             }
             if described.1 > described.0.len() as u64 {
-                eprintln!(
+                warn(format_args!(
                     "ioscope: {}: ... and {} more bad blocks",
                     spec.name,
                     described.1 - described.0.len() as u64
-                );
+                ));
             }
             if let Some(m) = &outcome.message {
                 // A verify failure that stopped the job was described above.
@@ -218,14 +225,17 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
                     .iter()
                     .any(|d| *m == format!("{}: {d}", spec.name))
                 {
-                    eprintln!("ioscope: {m}");
+                    warn(format_args!("ioscope: {m}"));
                 }
             }
             if spec.unlink {
                 for f in &files {
                     if f.target.is_some() && f.path.is_file() {
                         if let Err(e) = std::fs::remove_file(&f.path) {
-                            eprintln!("ioscope: {}: cannot unlink: {e}", f.path.display());
+                            warn(format_args!(
+                                "ioscope: {}: cannot unlink: {e}",
+                                f.path.display()
+                            ));
                         }
                     }
                 }
@@ -247,6 +257,7 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
     let process = process_cpu().since(&cpu_start);
     let mut result = collect::build(parsed, finished, disks.finish(), &clock, process);
     result.aborted = aborted;
+    result.interrupted = signal::caught();
     Ok(result)
 }
 

@@ -1,13 +1,15 @@
-//! Ctrl-C stops the workers cleanly: the first SIGINT/SIGTERM sets a flag the
-//! workers poll, so the results of what ran are still reported. The handler
-//! restores the default action, so a second Ctrl-C kills the process.
+//! Ctrl-C stops the workers cleanly: the first SIGINT/SIGTERM records the
+//! signal in a flag the workers poll, so the results of what ran are still
+//! reported, and the run says which signal stopped it. The handler restores
+//! the default action, so a second Ctrl-C kills the process.
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicI32, Ordering};
 
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// The signal that asked the run to stop; 0 while none has.
+static CAUGHT: AtomicI32 = AtomicI32::new(0);
 
 extern "C" fn on_signal(sig: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::Relaxed);
+    CAUGHT.store(sig, Ordering::Relaxed);
     // SAFETY: signal() is async-signal-safe; restoring SIG_DFL makes the next
     // signal of this kind end the process as usual.
     unsafe {
@@ -28,5 +30,13 @@ pub(crate) fn install() {
 /// True once the user asked the run to stop.
 #[inline]
 pub(crate) fn interrupted() -> bool {
-    INTERRUPTED.load(Ordering::Relaxed)
+    CAUGHT.load(Ordering::Relaxed) != 0
+}
+
+/// The signal that asked the run to stop, if one did.
+pub(crate) fn caught() -> Option<i32> {
+    match CAUGHT.load(Ordering::Relaxed) {
+        0 => None,
+        sig => Some(sig),
+    }
 }

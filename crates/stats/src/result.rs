@@ -25,6 +25,9 @@ pub struct RunResult {
     /// Why the run stopped before its last phase (a job behind a stonewall
     /// that could not be set up); the jobs that ran are still reported.
     pub aborted: Option<String>,
+    /// The signal (SIGINT, SIGTERM) that stopped the run early; the jobs
+    /// report what they did until then.
+    pub interrupted: Option<i32>,
 }
 
 /// The process's CPU over the run, split into what the reports attribute
