@@ -229,8 +229,8 @@ pub(crate) struct IoLoop<'a> {
     /// Set by another worker's `exitall`.
     pub stop: &'a AtomicBool,
     /// Read once more at the end, while the queue (and so its helper
-    /// threads) still exists.
-    pub helpers: &'a Mutex<HelperTracker>,
+    /// threads) still exists. None when the queue is not a ring.
+    pub helpers: Option<&'a Mutex<HelperTracker>>,
     /// Counts the punts of this thread's ring (opened before the ring).
     pub punts: PuntTally,
     /// The job's verify bookkeeping, when it verifies.
@@ -307,7 +307,7 @@ impl QueueUser for IoLoop<'_> {
                 ledger.stats = LoopStats::new(cfg, &clock, now);
                 cpu_start = ThreadCpu::now();
                 // Helper threads, like this one, are charged from here on.
-                if let Ok(mut helpers) = self.helpers.lock() {
+                if let Some(Ok(mut helpers)) = self.helpers.map(Mutex::lock) {
                     helpers.sample();
                     ledger.stats.helpers_at_start = helpers.for_owner(current_tid());
                 }
@@ -516,7 +516,7 @@ impl QueueUser for IoLoop<'_> {
             ledger.reap(&mut q, 1, depth, &mut reaped, &slots, &mut free)?;
         }
         ledger.stats.end = clock.now();
-        if let Ok(mut helpers) = self.helpers.lock() {
+        if let Some(Ok(mut helpers)) = self.helpers.map(Mutex::lock) {
             helpers.sample();
         }
         ledger.stats.punts = self.punts.punts();

@@ -17,7 +17,7 @@ use crate::disks::DiskTracker;
 use crate::error::RunError;
 use crate::files::{self, WorkerFile};
 use crate::progress::{self, Eta, WorkerProgress, WorkerShape};
-use crate::worker::{run_worker, Shared, WorkerId};
+use crate::worker::{run_worker, Shared, StartGate, WorkerId};
 use crate::{signal, RunOptions};
 
 /// The header of every job, for the lines printed before the run.
@@ -152,22 +152,31 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
         // Helper threads are looked up by their owner's tid, which a later
         // phase may reuse: each phase keeps its own record.
         let helpers = Mutex::new(HelperTracker::default());
+        let gate = StartGate::default();
         let shared = Shared {
             clock,
             stop: &stop,
             helpers: &helpers,
+            gate: &gate,
         };
         let outcomes = std::thread::scope(|s| -> Result<Vec<_>, RunError> {
             let mut handles = Vec::with_capacity(workers.len());
+            let closed = gate.close();
             for ((j, w, files), progress) in workers.iter().zip(&progresses) {
                 let spec = &parsed.jobs[*j];
                 let shared = &shared;
                 let handle = std::thread::Builder::new()
                     .name(format!("{}.{}", spec.name, w.clone))
                     .spawn_scoped(s, move || run_worker(spec, *w, files, shared, progress))
-                    .map_err(|e| RunError::Other(format!("cannot start a worker thread: {e}")))?;
+                    .map_err(|e| {
+                        // The run is refused: those already started stop
+                        // as soon as the gate opens.
+                        stop.store(true, Ordering::Relaxed);
+                        RunError::Other(format!("cannot start a worker thread: {e}"))
+                    })?;
                 handles.push(handle);
             }
+            drop(closed);
             let reporter = show_progress.then(|| {
                 let shapes: Vec<(WorkerShape, &WorkerProgress)> = workers
                     .iter()
@@ -178,13 +187,20 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
                 let done = &done;
                 s.spawn(move || progress::report_loop(&shapes, done, kb, to_stderr))
             });
-            let sampler = s.spawn(|| sample_helpers(&helpers, &done));
+            // Helper threads serve rings only; without one there is
+            // nothing to find.
+            let rings = workers
+                .iter()
+                .any(|(j, _, _)| files::backend(&parsed.jobs[*j]).uses_io_uring());
+            let sampler = rings.then(|| s.spawn(|| sample_helpers(&helpers, &done)));
             let outcomes: Vec<_> = handles
                 .into_iter()
                 .map(|h| h.join().expect("worker threads do not panic"))
                 .collect();
             done.store(true, Ordering::Relaxed);
-            sampler.join().expect("the helper sampler does not panic");
+            if let Some(sampler) = sampler {
+                sampler.join().expect("the helper sampler does not panic");
+            }
             if let Some(r) = reporter {
                 r.join().expect("the status line does not panic");
             }

@@ -1,7 +1,7 @@
 //! One worker thread: pin, wait its start delay, run the loop on its queue.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock, RwLockWriteGuard};
 use std::time::Duration;
 
 use ioscope_engine::{
@@ -49,6 +49,32 @@ pub(crate) struct Shared<'a> {
     /// Set by a worker's `exitall`.
     pub stop: &'a AtomicBool,
     pub helpers: &'a Mutex<HelperTracker>,
+    pub gate: &'a StartGate,
+}
+
+/// Holds every worker of a phase until the last one has been started, as
+/// fio's startup semaphore does. Without it the thread that starts the
+/// workers shares the CPUs with those already running, so on a machine
+/// with fewer CPUs than workers each start takes longer than the last and
+/// the early workers run (and are measured) mostly alone.
+///
+/// The gate is a lock held for writing while workers are started: a worker
+/// passes once it can take it for reading. The write guard opens the gate
+/// when it is dropped, on every path, so a failed start cannot leave the
+/// workers already started waiting.
+#[derive(Default)]
+pub(crate) struct StartGate(RwLock<()>);
+
+impl StartGate {
+    /// Closes the gate until the returned guard is dropped.
+    pub fn close(&self) -> RwLockWriteGuard<'_, ()> {
+        self.0.write().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits until the gate is open.
+    fn pass(&self) {
+        drop(self.0.read().unwrap_or_else(|e| e.into_inner()));
+    }
 }
 
 /// Runs worker `id` of `spec` over `files`.
@@ -60,6 +86,7 @@ pub(crate) fn run_worker(
     progress: &WorkerProgress,
 ) -> WorkerOutcome {
     let stop = shared.stop;
+    shared.gate.pass();
     let outcome = run_inner(spec, id, files, shared, progress);
     progress.set_phase(Phase::Done);
     if spec.exitall {
@@ -160,7 +187,9 @@ fn run_inner(
         filler,
         progress,
         stop,
-        helpers: shared.helpers,
+        // Only a ring has helper threads: any other worker would scan the
+        // whole thread list for nothing, every worker of the phase in turn.
+        helpers: backend.uses_io_uring().then_some(shared.helpers),
         punts,
         verify,
         paths: files.iter().map(|f| f.path.clone()).collect(),
