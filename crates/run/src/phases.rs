@@ -6,7 +6,6 @@
 //! follows a write job behind a stonewall finds the file already written.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 use std::time::Duration;
 
 use ioscope_job::{ClockSourceOpt, JobSpec, Parsed};
@@ -17,7 +16,8 @@ use crate::disks::DiskTracker;
 use crate::error::RunError;
 use crate::files::{self, WorkerFile};
 use crate::progress::{self, Eta, WorkerProgress, WorkerShape};
-use crate::worker::{run_worker, Shared, StartGate, WorkerId};
+use crate::start_gate::StartGate;
+use crate::worker::{run_worker, Shared, WorkerId};
 use crate::{signal, RunOptions};
 
 /// The header of every job, for the lines printed before the run.
@@ -151,32 +151,33 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
         let done = AtomicBool::new(false);
         // Helper threads are looked up by their owner's tid, which a later
         // phase may reuse: each phase keeps its own record.
-        let helpers = Mutex::new(HelperTracker::default());
-        let gate = StartGate::default();
+        let helpers = HelperTracker::default();
+        let gate = StartGate::new(workers.len());
         let shared = Shared {
             clock,
             stop: &stop,
             helpers: &helpers,
-            gate: &gate,
         };
         let outcomes = std::thread::scope(|s| -> Result<Vec<_>, RunError> {
             let mut handles = Vec::with_capacity(workers.len());
-            let closed = gate.close();
             for ((j, w, files), progress) in workers.iter().zip(&progresses) {
                 let spec = &parsed.jobs[*j];
                 let shared = &shared;
+                let ticket = gate.ticket();
                 let handle = std::thread::Builder::new()
                     .name(format!("{}.{}", spec.name, w.clone))
-                    .spawn_scoped(s, move || run_worker(spec, *w, files, shared, progress))
+                    .spawn_scoped(s, move || {
+                        run_worker(spec, *w, files, shared, progress, ticket)
+                    })
                     .map_err(|e| {
                         // The run is refused: those already started stop
-                        // as soon as the gate opens.
+                        // at once rather than wait for the missing ones.
                         stop.store(true, Ordering::Relaxed);
+                        gate.open();
                         RunError::Other(format!("cannot start a worker thread: {e}"))
                     })?;
                 handles.push(handle);
             }
-            drop(closed);
             let reporter = show_progress.then(|| {
                 let shapes: Vec<(WorkerShape, &WorkerProgress)> = workers
                     .iter()
@@ -208,7 +209,6 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
         })?;
         let elapsed_ms = phase_start.elapsed().as_millis() as u64;
 
-        let helpers = helpers.into_inner().unwrap_or_default();
         for ((j, _, files), outcome) in workers.into_iter().zip(outcomes) {
             let spec = &parsed.jobs[j];
             let described = outcome
@@ -268,11 +268,9 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
 
 /// Reads the helper threads every 100 ms until the phase is done, so io-wq
 /// workers that exit mid-run are still counted.
-fn sample_helpers(helpers: &Mutex<HelperTracker>, done: &AtomicBool) {
+fn sample_helpers(helpers: &HelperTracker, done: &AtomicBool) {
     while !done.load(Ordering::Relaxed) {
-        if let Ok(mut h) = helpers.lock() {
-            h.sample();
-        }
+        helpers.sample();
         std::thread::sleep(Duration::from_millis(100));
     }
 }

@@ -1,7 +1,6 @@
 //! One worker thread: pin, wait its start delay, run the loop on its queue.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Mutex, RwLock, RwLockWriteGuard};
 use std::time::Duration;
 
 use ioscope_engine::{
@@ -17,6 +16,7 @@ use crate::files::WorkerFile;
 use crate::io_loop::{IoFailure, IoLoop, LoopConfig, LoopStats, Tracking};
 use crate::progress::{Phase, WorkerProgress};
 use crate::signal;
+use crate::start_gate::Ticket;
 use crate::verify::VerifyLog;
 
 /// fio's bandwidth and IOPS sampling interval (bw_avg_time, iops_avg_time).
@@ -48,33 +48,7 @@ pub(crate) struct Shared<'a> {
     pub clock: Clock,
     /// Set by a worker's `exitall`.
     pub stop: &'a AtomicBool,
-    pub helpers: &'a Mutex<HelperTracker>,
-    pub gate: &'a StartGate,
-}
-
-/// Holds every worker of a phase until the last one has been started, as
-/// fio's startup semaphore does. Without it the thread that starts the
-/// workers shares the CPUs with those already running, so on a machine
-/// with fewer CPUs than workers each start takes longer than the last and
-/// the early workers run (and are measured) mostly alone.
-///
-/// The gate is a lock held for writing while workers are started: a worker
-/// passes once it can take it for reading. The write guard opens the gate
-/// when it is dropped, on every path, so a failed start cannot leave the
-/// workers already started waiting.
-#[derive(Default)]
-pub(crate) struct StartGate(RwLock<()>);
-
-impl StartGate {
-    /// Closes the gate until the returned guard is dropped.
-    pub fn close(&self) -> RwLockWriteGuard<'_, ()> {
-        self.0.write().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Waits until the gate is open.
-    fn pass(&self) {
-        drop(self.0.read().unwrap_or_else(|e| e.into_inner()));
-    }
+    pub helpers: &'a HelperTracker,
 }
 
 /// Runs worker `id` of `spec` over `files`.
@@ -84,10 +58,10 @@ pub(crate) fn run_worker(
     files: &[WorkerFile],
     shared: &Shared,
     progress: &WorkerProgress,
+    ticket: Ticket,
 ) -> WorkerOutcome {
     let stop = shared.stop;
-    shared.gate.pass();
-    let outcome = run_inner(spec, id, files, shared, progress);
+    let outcome = run_inner(spec, id, files, shared, progress, ticket);
     progress.set_phase(Phase::Done);
     if spec.exitall {
         stop.store(true, Ordering::Relaxed);
@@ -101,9 +75,11 @@ fn run_inner(
     files: &[WorkerFile],
     shared: &Shared,
     progress: &WorkerProgress,
+    mut ticket: Ticket,
 ) -> WorkerOutcome {
     let (clock, stop) = (shared.clock, shared.stop);
     let tid = current_tid();
+    shared.helpers.not_a_helper();
     let fail = |errno: i32, message: String| WorkerOutcome {
         tid,
         stats: None,
@@ -116,6 +92,11 @@ fn run_inner(
             e.raw_os_error().unwrap_or(libc::EINVAL),
             format!("{}: cpus_allowed: cannot pin to {cpus:?}: {e}", spec.name),
         );
+    }
+    if spec.startdelay != (Duration::ZERO, Duration::ZERO) {
+        // fio starts a delayed job late, on its own: the others do not
+        // wait for it.
+        ticket.leave();
     }
     if !sleep_start_delay(spec, id.number, stop) {
         return WorkerOutcome {
@@ -190,6 +171,7 @@ fn run_inner(
         // Only a ring has helper threads: any other worker would scan the
         // whole thread list for nothing, every worker of the phase in turn.
         helpers: backend.uses_io_uring().then_some(shared.helpers),
+        ticket,
         punts,
         verify,
         paths: files.iter().map(|f| f.path.clone()).collect(),
