@@ -84,8 +84,8 @@ pub struct HelperTracker {
 struct Known {
     seen: HashMap<i32, Seen>,
     /// Living threads known not to be helpers (the workers), whose names
-    /// are not read: with a thousand workers each reading the whole list,
-    /// those reads were most of the run.
+    /// are not read: every ring's worker reads the list as it ends, so
+    /// reading every name costs workers × threads reads.
     not_helpers: HashSet<i32>,
 }
 
