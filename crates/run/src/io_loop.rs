@@ -15,7 +15,6 @@
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 
 use ioscope_engine::{Completion, Op, Queue, QueueUser, Request, Submitted, TrimRange};
 use ioscope_job::{ErrorClass, ErrorPolicy};
@@ -27,6 +26,7 @@ use ioscope_workload::{BlockId, BufferFiller, DataDir, IoUnit, Workload};
 
 use crate::progress::WorkerProgress;
 use crate::signal;
+use crate::start_gate::Ticket;
 use crate::verify::{SlotWork, Verdict, VerifyLog, VerifyOutcome};
 use crate::verify_async::AsyncChecks;
 
@@ -233,8 +233,11 @@ pub(crate) struct IoLoop<'a> {
     /// Set by another worker's `exitall`.
     pub stop: &'a AtomicBool,
     /// Read once more at the end, while the queue (and so its helper
-    /// threads) still exists.
-    pub helpers: &'a Mutex<HelperTracker>,
+    /// threads) still exists. None when the queue is not a ring.
+    pub helpers: Option<&'a HelperTracker>,
+    /// Where the worker waits for the others of its phase before its clock
+    /// starts.
+    pub ticket: Ticket<'a>,
     /// Counts the punts of this thread's ring (opened before the ring).
     pub punts: PuntTally,
     /// The job's verify bookkeeping, when it verifies.
@@ -263,6 +266,7 @@ impl QueueUser for IoLoop<'_> {
         let mut pending: Vec<u32> = Vec::with_capacity(depth as usize);
         let mut reaped: Vec<Completion> = Vec::with_capacity(depth as usize);
 
+        self.ticket.wait();
         let mut cpu_start = ThreadCpu::now();
         let start = clock.now();
         let verify = self.verify.take();
@@ -325,7 +329,7 @@ impl QueueUser for IoLoop<'_> {
                 ledger.stats = LoopStats::new(cfg, &clock, now);
                 cpu_start = ThreadCpu::now();
                 // Helper threads, like this one, are charged from here on.
-                if let Ok(mut helpers) = self.helpers.lock() {
+                if let Some(helpers) = self.helpers {
                     helpers.sample();
                     ledger.stats.helpers_at_start = helpers.for_owner(current_tid());
                 }
@@ -561,7 +565,7 @@ impl QueueUser for IoLoop<'_> {
         }
         ledger.checks = None;
         ledger.stats.end = clock.now();
-        if let Ok(mut helpers) = self.helpers.lock() {
+        if let Some(helpers) = self.helpers {
             helpers.sample();
         }
         ledger.stats.punts = self.punts.punts();

@@ -15,6 +15,7 @@ mod io_loop;
 mod phases;
 mod progress;
 mod signal;
+mod start_gate;
 mod verify;
 mod verify_async;
 mod worker;

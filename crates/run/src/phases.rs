@@ -7,7 +7,6 @@
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 use std::time::Duration;
 
 use ioscope_job::{ClockSourceOpt, JobSpec, Parsed};
@@ -18,6 +17,7 @@ use crate::disks::DiskTracker;
 use crate::error::RunError;
 use crate::files::{self, WorkerFile};
 use crate::progress::{self, Eta, WorkerProgress, WorkerShape};
+use crate::start_gate::StartGate;
 use crate::worker::{run_worker, Shared, WorkerId};
 use crate::{signal, warn, RunOptions};
 
@@ -158,7 +158,8 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
         let done = AtomicBool::new(false);
         // Helper threads are looked up by their owner's tid, which a later
         // phase may reuse: each phase keeps its own record.
-        let helpers = Mutex::new(HelperTracker::default());
+        let helpers = HelperTracker::default();
+        let gate = StartGate::new(workers.len());
         let shared = Shared {
             clock,
             stop: &stop,
@@ -169,10 +170,19 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
             for ((j, w, files), progress) in workers.iter().zip(&progresses) {
                 let spec = &parsed.jobs[*j];
                 let shared = &shared;
+                let ticket = gate.ticket();
                 let handle = std::thread::Builder::new()
                     .name(format!("{}.{}", spec.name, w.clone))
-                    .spawn_scoped(s, move || run_worker(spec, *w, files, shared, progress))
-                    .map_err(|e| RunError::Other(format!("cannot start a worker thread: {e}")))?;
+                    .spawn_scoped(s, move || {
+                        run_worker(spec, *w, files, shared, progress, ticket)
+                    })
+                    .map_err(|e| {
+                        // The run is refused: those already started stop
+                        // at once rather than wait for the missing ones.
+                        stop.store(true, Ordering::Relaxed);
+                        gate.open();
+                        RunError::Other(format!("cannot start a worker thread: {e}"))
+                    })?;
                 handles.push(handle);
             }
             let reporter = show_progress.then(|| {
@@ -185,13 +195,20 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
                 let done = &done;
                 s.spawn(move || progress::report_loop(&shapes, done, kb, to_stderr))
             });
-            let sampler = s.spawn(|| sample_helpers(&helpers, &done));
+            // Helper threads serve rings only; without one there is
+            // nothing to find.
+            let rings = workers
+                .iter()
+                .any(|(j, _, _)| files::backend(&parsed.jobs[*j]).uses_io_uring());
+            let sampler = rings.then(|| s.spawn(|| sample_helpers(&helpers, &done)));
             let outcomes: Vec<_> = handles
                 .into_iter()
                 .map(|h| h.join().expect("worker threads do not panic"))
                 .collect();
             done.store(true, Ordering::Relaxed);
-            sampler.join().expect("the helper sampler does not panic");
+            if let Some(sampler) = sampler {
+                sampler.join().expect("the helper sampler does not panic");
+            }
             if let Some(r) = reporter {
                 r.join().expect("the status line does not panic");
             }
@@ -199,7 +216,6 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
         })?;
         let elapsed_ms = phase_start.elapsed().as_millis() as u64;
 
-        let helpers = helpers.into_inner().unwrap_or_default();
         for ((j, _, files), outcome) in workers.into_iter().zip(outcomes) {
             let spec = &parsed.jobs[j];
             let described = outcome
@@ -263,11 +279,9 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
 
 /// Reads the helper threads every 100 ms until the phase is done, so io-wq
 /// workers that exit mid-run are still counted.
-fn sample_helpers(helpers: &Mutex<HelperTracker>, done: &AtomicBool) {
+fn sample_helpers(helpers: &HelperTracker, done: &AtomicBool) {
     while !done.load(Ordering::Relaxed) {
-        if let Ok(mut h) = helpers.lock() {
-            h.sample();
-        }
+        helpers.sample();
         std::thread::sleep(Duration::from_millis(100));
     }
 }

@@ -1,7 +1,6 @@
 //! One worker thread: pin, wait its start delay, run the loop on its queue.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 use std::time::Duration;
 
 use ioscope_engine::{
@@ -17,6 +16,7 @@ use crate::files::WorkerFile;
 use crate::io_loop::{IoFailure, IoLoop, LoopConfig, LoopStats, Tracking};
 use crate::progress::{Phase, WorkerProgress};
 use crate::signal;
+use crate::start_gate::Ticket;
 use crate::verify::VerifyLog;
 
 /// fio's bandwidth and IOPS sampling interval (bw_avg_time, iops_avg_time).
@@ -48,7 +48,7 @@ pub(crate) struct Shared<'a> {
     pub clock: Clock,
     /// Set by a worker's `exitall`.
     pub stop: &'a AtomicBool,
-    pub helpers: &'a Mutex<HelperTracker>,
+    pub helpers: &'a HelperTracker,
 }
 
 /// Runs worker `id` of `spec` over `files`.
@@ -58,9 +58,10 @@ pub(crate) fn run_worker(
     files: &[WorkerFile],
     shared: &Shared,
     progress: &WorkerProgress,
+    ticket: Ticket,
 ) -> WorkerOutcome {
     let stop = shared.stop;
-    let outcome = run_inner(spec, id, files, shared, progress);
+    let outcome = run_inner(spec, id, files, shared, progress, ticket);
     progress.set_phase(Phase::Done);
     if spec.exitall {
         stop.store(true, Ordering::Relaxed);
@@ -74,9 +75,11 @@ fn run_inner(
     files: &[WorkerFile],
     shared: &Shared,
     progress: &WorkerProgress,
+    mut ticket: Ticket,
 ) -> WorkerOutcome {
     let (clock, stop) = (shared.clock, shared.stop);
     let tid = current_tid();
+    shared.helpers.not_a_helper();
     let fail = |errno: i32, message: String| WorkerOutcome {
         tid,
         stats: None,
@@ -89,6 +92,11 @@ fn run_inner(
             e.raw_os_error().unwrap_or(libc::EINVAL),
             format!("{}: cpus_allowed: cannot pin to {cpus:?}: {e}", spec.name),
         );
+    }
+    if spec.startdelay != (Duration::ZERO, Duration::ZERO) {
+        // fio starts a delayed job late, on its own: the others do not
+        // wait for it.
+        ticket.leave();
     }
     if !sleep_start_delay(spec, id.number, stop) {
         return WorkerOutcome {
@@ -161,7 +169,10 @@ fn run_inner(
         filler,
         progress,
         stop,
-        helpers: shared.helpers,
+        // Only a ring has helper threads: any other worker would scan the
+        // whole thread list for nothing, every worker of the phase in turn.
+        helpers: backend.uses_io_uring().then_some(shared.helpers),
+        ticket,
         punts,
         verify,
         paths: files.iter().map(|f| f.path.clone()).collect(),

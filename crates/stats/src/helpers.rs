@@ -10,7 +10,8 @@
 //! reading is kept. CPU time comes from `/proc/self/task/<tid>/schedstat`,
 //! which counts nanoseconds where `stat`'s utime/stime count clock ticks.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use crate::Punts;
 
@@ -73,18 +74,49 @@ struct Seen {
 }
 
 /// Every helper thread seen in this process, with its latest CPU reading.
+/// Shared by every worker of a phase and the thread that samples it.
 #[derive(Debug, Default)]
 pub struct HelperTracker {
+    known: Mutex<Known>,
+}
+
+#[derive(Debug, Default)]
+struct Known {
     seen: HashMap<i32, Seen>,
+    /// Living threads known not to be helpers (the workers), whose names
+    /// are not read: every ring's worker reads the list as it ends, so
+    /// reading every name costs workers × threads reads.
+    not_helpers: HashSet<i32>,
+}
+
+/// A helper thread found by one reading of the list.
+struct Found {
+    tid: i32,
+    seen: Seen,
 }
 
 impl HelperTracker {
+    /// Marks the calling thread as no helper: [`sample`](Self::sample)
+    /// skips it while it lives. Only a thread can say this of itself, as a
+    /// helper starts with its creator's name and renames itself once it
+    /// runs, so a name read from outside can be a helper's first one.
+    pub fn not_a_helper(&self) {
+        self.known().not_helpers.insert(current_tid());
+    }
+
     /// Reads the process's thread list once. Cheap enough to call every
     /// 100 ms; never called per I/O.
-    pub fn sample(&mut self) {
+    ///
+    /// The list is read without holding the lock: on CPUs shared with a
+    /// thousand busy workers one reading can wait long for its turns, and
+    /// every worker that starts or ends would wait with it.
+    pub fn sample(&self) {
+        let skip = self.known().not_helpers.clone();
         let Ok(dir) = std::fs::read_dir("/proc/self/task") else {
             return;
         };
+        let mut living = HashSet::with_capacity(skip.len());
+        let mut found = Vec::new();
         for entry in dir.flatten() {
             let Some(tid) = entry
                 .file_name()
@@ -93,6 +125,10 @@ impl HelperTracker {
             else {
                 continue;
             };
+            if skip.contains(&tid) {
+                living.insert(tid);
+                continue;
+            }
             let Ok(comm) = std::fs::read_to_string(entry.path().join("comm")) else {
                 continue;
             };
@@ -105,20 +141,39 @@ impl HelperTracker {
             else {
                 continue;
             };
-            let e = self.seen.entry(tid).or_insert(Seen {
-                kind,
-                owner,
-                cpu_ns,
+            found.push(Found {
+                tid,
+                seen: Seen {
+                    kind,
+                    owner,
+                    cpu_ns,
+                },
             });
-            e.cpu_ns = e.cpu_ns.max(cpu_ns);
         }
+        let mut known = self.known();
+        for f in found {
+            let e = known.seen.entry(f.tid).or_insert(f.seen);
+            e.cpu_ns = e.cpu_ns.max(f.seen.cpu_ns);
+        }
+        // A thread that has exited leaves its id free for the kernel to
+        // give to a new helper once its pid counter wraps. Those marked
+        // while the list was read were not looked for: they stay.
+        known
+            .not_helpers
+            .retain(|tid| living.contains(tid) || !skip.contains(tid));
+    }
+
+    fn known(&self) -> MutexGuard<'_, Known> {
+        // The tracker's data stays whole if a holder panicked.
+        self.known.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// What the helpers created by thread `owner` spent. With SQ polling
     /// the SQ thread issues the requests, so the io-wq workers it spawns
     /// are named after it: they are charged to the SQ thread's owner too.
     pub fn for_owner(&self, owner: i32) -> HelperCpu {
-        let sq_threads: Vec<i32> = self
+        let known = self.known();
+        let sq_threads: Vec<i32> = known
             .seen
             .iter()
             .filter(|(_, s)| s.kind == HelperKind::SqPoll && s.owner == owner)
@@ -126,7 +181,7 @@ impl HelperTracker {
             .collect();
         let mut cpu = HelperCpu::default();
         let mine = |s: &&Seen| s.owner == owner || sq_threads.contains(&s.owner);
-        for s in self.seen.values().filter(mine) {
+        for s in known.seen.values().filter(mine) {
             match s.kind {
                 HelperKind::SqPoll => {
                     cpu.sqpoll_ns += s.cpu_ns;
@@ -217,15 +272,18 @@ mod tests {
 
     #[test]
     fn io_wq_workers_of_an_sq_thread_belong_to_its_owner() {
-        let mut t = HelperTracker::default();
+        let t = HelperTracker::default();
         let seen = |kind, owner, cpu_ns| Seen {
             kind,
             owner,
             cpu_ns,
         };
-        t.seen.insert(200, seen(HelperKind::SqPoll, 100, 5));
-        t.seen.insert(201, seen(HelperKind::IoWq, 200, 7));
-        t.seen.insert(301, seen(HelperKind::IoWq, 300, 11));
+        {
+            let mut known = t.known();
+            known.seen.insert(200, seen(HelperKind::SqPoll, 100, 5));
+            known.seen.insert(201, seen(HelperKind::IoWq, 200, 7));
+            known.seen.insert(301, seen(HelperKind::IoWq, 300, 11));
+        }
         assert_eq!(
             t.for_owner(100),
             HelperCpu {
@@ -269,9 +327,35 @@ mod tests {
 
     #[test]
     fn sampling_an_ordinary_process_finds_no_helpers() {
-        let mut t = HelperTracker::default();
+        let t = HelperTracker::default();
         t.sample();
         assert_eq!(t.for_owner(current_tid()), HelperCpu::default());
+    }
+
+    #[test]
+    fn a_thread_that_said_it_is_no_helper_is_forgotten_once_it_exits() {
+        let t = HelperTracker::default();
+        t.not_a_helper();
+        let gone = std::thread::scope(|s| {
+            s.spawn(|| {
+                t.not_a_helper();
+                current_tid()
+            })
+            .join()
+            .expect("the thread does not panic")
+        });
+        // join returns once the thread is done with its work, a moment
+        // before the kernel drops it from the list.
+        for _ in 0..1000 {
+            t.sample();
+            if !t.known().not_helpers.contains(&gone) {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let known = t.known();
+        assert!(!known.not_helpers.contains(&gone), "{gone} still skipped");
+        assert!(known.not_helpers.contains(&current_tid()));
     }
 
     #[test]
