@@ -413,3 +413,42 @@ fn verify_async_checks_every_block_off_the_worker() {
         r.describe()
     );
 }
+
+#[test]
+fn verify_interval_and_verify_offset_are_honoured_on_read_back() {
+    let dir = tempdir();
+    let f = dir.path().join("f");
+    let target = f.to_str().unwrap();
+    let layout = [
+        "--verify=md5",
+        "--verify_interval=4k",
+        "--verify_offset=512",
+    ];
+    write_target(
+        target,
+        "w",
+        &["--rw=randwrite", "--bsrange=4k-32k"],
+        4,
+        &layout,
+    );
+    let r = check(
+        dir.path(),
+        target,
+        ("r", &["--rw=randread", "--bs=8k"]),
+        &layout,
+    );
+    assert_eq!(u(&r.ok_json()["jobs"][0], "verify_checked"), SIZE / 8192);
+    // Read without the writer's verify_offset: the header is not where the
+    // job looks, and the message says what may be wrong.
+    let r = check(
+        dir.path(),
+        target,
+        ("r", &["--rw=randread", "--bs=8k"]),
+        &["--verify=md5"],
+    );
+    assert!(
+        r.assert_refused().contains("verify_offset"),
+        "{}",
+        r.describe()
+    );
+}
