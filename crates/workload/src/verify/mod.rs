@@ -14,6 +14,7 @@ mod checksum;
 mod corruption;
 mod diagnosis;
 mod header;
+mod md5;
 mod pattern;
 mod read_back;
 mod stream;
