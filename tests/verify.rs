@@ -114,7 +114,7 @@ fn every_fault_is_caught_by_every_method_that_can_see_it() {
                 "--continue_on_error=verify".into(),
             ];
             args.extend(verify_args(method));
-            let run = ioscope(&args).run();
+            let run = ioscope(&args).dir(dir.path()).run();
             let expected = expect(method, fault);
             let named = |kinds: &[&str]| kinds.iter().any(|k| run.stderr.contains(k));
             let outcome = match (expected, run.status.success()) {
@@ -157,7 +157,7 @@ fn clean_runs_pass_with_numjobs_random_sizes_and_every_method() {
             "--iodepth=8".into(),
         ];
         args.extend(verify_args(method));
-        let v = ioscope(&args).run().ok_json();
+        let v = ioscope(&args).dir(dir.path()).run().ok_json();
         let j = job(&v, "clean");
         let written = u(&j["write"], "io_bytes");
         assert_eq!(written, 3 * (4 << 20), "{method}: every byte written");
@@ -194,6 +194,7 @@ fn a_bad_block_is_described_and_fails_the_job() {
         "--fault_rate=100".into(),
         "--verify=crc32c".into(),
     ])
+    .dir(dir.path())
     .run();
     let err = run.assert_refused();
     // Without continue_on_error the first bad block ends the job.
@@ -217,8 +218,9 @@ fn continue_on_error_counts_errors_as_fio_reports_them() {
         "--fault_rate=10".into(),
         "--continue_on_error=read".into(),
     ];
-    let run =
-        ioscope(std::iter::once("--output-format=json".to_string()).chain(args.clone())).run();
+    let run = ioscope(std::iter::once("--output-format=json".to_string()).chain(args.clone()))
+        .dir(dir.path())
+        .run();
     let v = run.ok_json();
     let j = job(&v, "eio");
     assert_eq!(u(j, "error"), 0, "fio clears a tolerated error");
@@ -232,7 +234,7 @@ fn continue_on_error_counts_errors_as_fio_reports_them() {
         "every injected EIO counted"
     );
 
-    let normal = ioscope(args).run();
+    let normal = ioscope(args).dir(dir.path()).run();
     normal.assert_ok();
     assert!(
         normal.stdout.contains(&format!(
@@ -259,6 +261,7 @@ fn verify_dump_writes_the_bad_and_the_expected_block() {
         "--verify=md5".into(),
         "--verify_dump=1".into(),
     ])
+    .dir(dir.path())
     .run();
     let err = run.assert_refused();
     assert!(err.contains("dumped to"), "{err}");
@@ -292,6 +295,7 @@ fn backlog_verify_only_and_trims() {
         "--verify_backlog=16".into(),
         "--verify_backlog_batch=8".into(),
     ])
+    .dir(dir.path())
     .run()
     .ok_json();
     let j = job(&v, "backlog");
@@ -314,7 +318,10 @@ fn backlog_verify_only_and_trims() {
         a.extend(extra.iter().map(|s| s.to_string()));
         a
     };
-    let v = ioscope(job_args(&["--output-format=json"])).run().ok_json();
+    let v = ioscope(job_args(&["--output-format=json"]))
+        .dir(dir.path())
+        .run()
+        .ok_json();
     let j = job(&v, "again");
     assert_eq!(u(&j["write"], "io_bytes"), 0, "verify_only writes nothing");
     assert_eq!(u(&j["read"], "io_bytes"), 1 << 20);
@@ -326,7 +333,7 @@ fn backlog_verify_only_and_trims() {
         .unwrap();
     use std::os::unix::fs::FileExt;
     f.write_at(b"x", 300_000).unwrap();
-    let run = ioscope(job_args(&[])).run();
+    let run = ioscope(job_args(&[])).dir(dir.path()).run();
     let err = run.assert_refused();
     assert!(
         err.contains("offset 299008"),
@@ -343,6 +350,7 @@ fn backlog_verify_only_and_trims() {
         "--verify=crc32c".into(),
         "--trim_percentage=20".into(),
     ])
+    .dir(dir.path())
     .run()
     .ok_json();
     let j = job(&v, "trims");
@@ -359,6 +367,7 @@ fn backlog_verify_only_and_trims() {
 #[test]
 fn clean_run_on_zram_with_clones_side_by_side() {
     let z = zram_or_skip!();
+    let dir = tempdir();
     let v = ioscope([
         "--output-format=json".to_string(),
         "--name=zv".into(),
@@ -374,6 +383,7 @@ fn clean_run_on_zram_with_clones_side_by_side() {
         "--verify=crc32c".into(),
         "--verify_interval=4k".into(),
     ])
+    .dir(dir.path())
     .run()
     .ok_json();
     let jobs = v["jobs"].as_array().expect("jobs");
@@ -401,6 +411,7 @@ fn stale_data_is_told_from_a_lost_write() {
         "--continue_on_error=verify".into(),
         "--verify=crc32c".into(),
     ])
+    .dir(dir.path())
     .run();
     let err = run.assert_refused();
     assert!(err.contains("stale data"), "{err}");
@@ -487,6 +498,7 @@ fn a_stopped_write_saves_its_state_and_a_later_verify_checks_that_much() {
         "--output-format=json",
     ]))
     .dir(dir.path())
+    .dir(dir.path())
     .run()
     .ok_json();
     let j = job(&v, "crashy");
@@ -498,6 +510,7 @@ fn a_stopped_write_saves_its_state_and_a_later_verify_checks_that_much() {
 
     // Without the state a time-based verify_only cannot know where to stop.
     let run = ioscope(job_args(&["--verify_only=1"]))
+        .dir(dir.path())
         .dir(dir.path())
         .run();
     assert!(run.assert_refused().contains("verify_state_load"));
@@ -544,10 +557,11 @@ fn verify_only_runs_under_readonly() {
         a.extend(extra.iter().map(|s| s.to_string()));
         a
     };
-    ioscope(args(&[])).run().assert_ok();
+    ioscope(args(&[])).dir(dir.path()).run().assert_ok();
     ioscope(args(&["--readonly", "--verify_only=1"]))
+        .dir(dir.path())
         .run()
         .assert_ok();
-    let run = ioscope(args(&["--readonly"])).run();
+    let run = ioscope(args(&["--readonly"])).dir(dir.path()).run();
     assert!(run.assert_refused().contains("--readonly"));
 }
