@@ -508,7 +508,7 @@ impl QueueUser for IoLoop<'_> {
                     Some(v) if !v.phase_started => {
                         v.start_phase();
                         if let Err(e) = v.save_state(self.job) {
-                            ledger.stats.failure.get_or_insert(state_failure(e));
+                            ledger.stats.failure.get_or_insert(verify_failure(e));
                             break 'main;
                         }
                         let ios = ledger.stats.dirs.each_ref().map(|d| d.ios);
@@ -579,7 +579,7 @@ impl QueueUser for IoLoop<'_> {
             // Stopped while writing: the write phase's end never came.
             if stopped && !v.phase_started {
                 if let Err(e) = v.save_state(self.job) {
-                    ledger.stats.failure.get_or_insert(state_failure(e));
+                    ledger.stats.failure.get_or_insert(verify_failure(e));
                 }
             }
             ledger.stats.verify = Some(v.finish(stopped));
@@ -603,9 +603,10 @@ fn is_short(slot: &Slot, result: i64) -> bool {
         && (result as u64) < u64::from(slot.len)
 }
 
-/// A verify state that could not be saved fails the job: a later
-/// verify_state_load would check the wrong writes.
-fn state_failure(detail: String) -> IoFailure {
+/// A failure of verify itself (a state that could not be saved, so a
+/// later verify_state_load would check the wrong writes; checker threads
+/// gone) fails the job with EIO and `detail`.
+fn verify_failure(detail: String) -> IoFailure {
     IoFailure {
         errno: libc::EIO,
         op: Op::Write,
@@ -786,8 +787,13 @@ impl Ledger<'_> {
             SlotWork::Trim(block) => v.trimmed(block),
             work => {
                 if let Some(checks) = &mut self.checks {
-                    checks.send(slot_id, work, q.buffer(slot_id));
-                    return (true, true);
+                    if checks.send(slot_id, work, q.buffer(slot_id)) {
+                        return (true, true);
+                    }
+                    self.stats.failure.get_or_insert(verify_failure(
+                        "the verify_async threads stopped before checking every block".into(),
+                    ));
+                    return (false, false);
                 }
                 let path = file_path(&self.paths, slot.file);
                 let verdict = v.check(work, q.buffer(slot_id), path);
@@ -839,7 +845,7 @@ impl Ledger<'_> {
             let Some(done) = checks.take(wait) else {
                 if wait && pending > 0 {
                     // Every checker is gone with blocks unchecked.
-                    self.stats.failure.get_or_insert(state_failure(
+                    self.stats.failure.get_or_insert(verify_failure(
                         "the verify_async threads stopped before checking every block".into(),
                     ));
                     return false;

@@ -90,8 +90,8 @@ impl AsyncChecks {
     }
 
     /// Hands the block in `buf` (slot `slot`, held until its verdict is
-    /// taken) to a checker.
-    pub(crate) fn send(&mut self, slot: u32, work: SlotWork, buf: &[u8]) {
+    /// taken) to a checker. False when no checker is left to take it.
+    pub(crate) fn send(&mut self, slot: u32, work: SlotWork, buf: &[u8]) -> bool {
         let job = Job {
             slot,
             work,
@@ -100,13 +100,13 @@ impl AsyncChecks {
                 len: buf.len(),
             },
         };
-        if let Some(jobs) = &self.jobs {
-            // The checkers live as long as the sender: a send cannot fail
-            // while `self` holds it.
-            if jobs.send(job).is_ok() {
-                self.pending += 1;
-            }
-        }
+        // A send fails only when every checker thread has ended.
+        let sent = self
+            .jobs
+            .as_ref()
+            .is_some_and(|jobs| jobs.send(job).is_ok());
+        self.pending += u32::from(sent);
+        sent
     }
 
     /// A verdict, waiting for one when `wait` (and one is pending).
