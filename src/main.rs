@@ -49,6 +49,8 @@ fn run() -> anyhow::Result<ExitCode> {
     }
 
     let parsed = ioscope_job::parse(&args.job_input)?;
+    // A run refuses before opening anything exactly what --parse-only does.
+    let plan = ioscope_run::plan(&parsed, args.readonly)?;
     if args.parse_only {
         return Ok(ExitCode::SUCCESS);
     }
@@ -74,9 +76,8 @@ fn run() -> anyhow::Result<ExitCode> {
         eta: args.eta,
         notices: normal && args.output.is_none(),
         stdout_is_data: args.output.is_none() && !normal,
-        readonly: args.readonly,
     };
-    let result = ioscope_run::run(&parsed, &options)?;
+    let result = ioscope_run::run(&parsed, &plan, &options)?;
     // What ran is reported even when the run was cut short. Why it was cut
     // short goes to stderr even when the report could not be written; the
     // exit status then tells of the lost report, the worse news.

@@ -142,7 +142,9 @@ fn a_refused_later_phase_still_reports_the_phases_that_ran() {
     let job = common::write_file(
         dir.path(),
         "two.fio",
-        "[first]\nioengine=null\nsize=1m\n\n[second]\nstonewall\nioengine=io_uring\nhipri=1\nsize=1m\n",
+        // A refusal that needs the target (a missing file and no size): one
+        // that needs none refuses the whole run before anything runs.
+        "[first]\nioengine=null\nsize=1m\n\n[second]\nstonewall\nrw=read\nfilename=missing\n",
     );
     let r = ioscope([job.to_str().unwrap(), "--output-format=json"])
         .dir(dir.path())
@@ -150,5 +152,9 @@ fn a_refused_later_phase_still_reports_the_phases_that_ran() {
     assert_eq!(r.status.code(), Some(1), "{}", r.describe());
     let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("the first phase's JSON");
     assert_eq!(u(&common::job(&v, "first")["read"], "io_bytes"), 1 << 20);
-    assert!(r.stderr.contains("hipri"), "{}", r.describe());
+    assert!(
+        r.stderr.contains("you need to specify size="),
+        "{}",
+        r.describe()
+    );
 }

@@ -214,6 +214,7 @@ fn booleans_and_units_follow_fio() {
     parse_only(&[
         "--name=x",
         "--ioengine=null",
+        "--size=1m",
         "--time_based=2",
         "--runtime=1",
     ])

@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 
 use ioscope_engine::nvme::{nvme_names, NvmLimits};
 use ioscope_engine::{
-    layout_file_until, poll_queue_warning, preallocate_file, Backend, Op, OpenOptions, Target,
-    TargetKind, MAX_TRIM_RANGES,
+    layout_file_until, poll_queue_warning, preallocate_file, OpenOptions, Target, TargetKind,
 };
 use ioscope_job::{FadviseHint, IoEngine, JobSpec, SizeSpec, VerifyMethod, WriteMode};
 use ioscope_workload::FileExtent;
 
 use crate::error::RunError;
+use crate::plan::JobPlan;
 use crate::{signal, warn};
 
 /// One file or device a worker does I/O to.
@@ -67,52 +67,10 @@ fn existing_size(path: &Path) -> Result<Option<u64>, RunError> {
 /// `notice` receives fio's "Laying out IO file" line when a file is made.
 pub(crate) fn prepare(
     spec: &JobSpec,
+    plan: &JobPlan,
     worker: u32,
     notice: &mut dyn FnMut(String),
 ) -> Result<Vec<WorkerFile>, RunError> {
-    if spec.verify.method != VerifyMethod::None && backend(spec).is_diskless() {
-        return Err(RunError::job(
-            &spec.name,
-            format!(
-                "verify needs an engine that stores what it writes; ioengine={} does no I/O",
-                spec.ioengine.name()
-            ),
-        ));
-    }
-    if spec.verify.method != VerifyMethod::None
-        && spec.engine_options.write_mode == WriteMode::Zeroes
-    {
-        return Err(RunError::job(
-            &spec.name,
-            "verify with write_mode=zeroes: Write Zeroes carries no data to check (use \
-             write_mode=write, or rw=write then read the zeroes back with a read job)",
-        ));
-    }
-    if spec.verify.experimental && spec.trim_verify.percentage > 0 {
-        // The replay cannot know which writes were trimmed instead.
-        return Err(RunError::job(
-            &spec.name,
-            "experimental_verify with trim_percentage: the replayed writes cannot tell which              blocks were trimmed (leave experimental_verify at 0 to trim and verify)",
-        ));
-    }
-    if spec.verify.only && spec.time_based && !spec.verify.state_load {
-        // The writing run stopped at its runtime; nothing says where.
-        return Err(RunError::job(
-            &spec.name,
-            "verify_only with time_based needs verify_state_load=1 (the state the \
-             interrupted writing run saved says how far it got)",
-        ));
-    }
-    if spec.trim_verify.percentage > 0 && !backend(spec).supports(Op::Trim) {
-        return Err(RunError::job(
-            &spec.name,
-            format!(
-                "trim_percentage needs an engine that can trim; ioengine={} cannot",
-                spec.ioengine.name()
-            ),
-        ));
-    }
-    check_num_range(spec)?;
     // offset_increment: each clone starts further into the target.
     let shifted;
     let spec = match spec.offset {
@@ -124,7 +82,7 @@ pub(crate) fn prepare(
         }
         _ => spec,
     };
-    if backend(spec).is_diskless() {
+    if plan.backend.is_diskless() {
         let plans = ioscope_workload::plan_files(spec, &[None])
             .map_err(|m| RunError::job(&spec.name, m))?;
         return Ok(plans
@@ -146,18 +104,7 @@ pub(crate) fn prepare(
         ioscope_workload::plan_files(spec, &existing).map_err(|m| RunError::job(&spec.name, m))?;
 
     // Trimming changes the target as writing does.
-    let writes = changes_target(spec);
-    if spec.rw.kind.trims() && !backend(spec).supports(Op::Trim) {
-        return Err(RunError::job(
-            &spec.name,
-            format!(
-                "rw={} needs an engine that can deallocate (ioengine=io_uring_cmd: NVMe \
-                 Dataset Management); ioengine={} cannot",
-                spec.rw.kind.name(),
-                spec.ioengine.name()
-            ),
-        ));
-    }
+    let writes = crate::plan::changes_target(spec);
     // A shared mapping of a file must be readable even to be written.
     let reads = spec.rw.kind.reads() || spec.ioengine == IoEngine::Mmap;
     // create_on_open: a write-only job's files are not made beforehand but
@@ -246,42 +193,6 @@ pub(crate) fn prepare(
     Ok(files)
 }
 
-/// `num_range` above 1 sends several trims as one command, which only an
-/// engine with a range-list command can, and only a job that trims has
-/// trims to send. fio refuses it with trimwrite too: each trim there is
-/// followed by its write, so no two trims would ever go out together.
-fn check_num_range(spec: &JobSpec) -> Result<(), RunError> {
-    let n = spec.num_range;
-    if n <= 1 {
-        return Ok(());
-    }
-    let refuse = |why: String| Err(RunError::job(&spec.name, format!("num_range={n}: {why}")));
-    let ranges = Op::TrimRanges {
-        count: n.min(u32::from(MAX_TRIM_RANGES)) as u16,
-    };
-    if !backend(spec).supports(ranges) {
-        return refuse(format!(
-            "ioengine={} sends one range per trim; several ranges in one trim need \
-             ioengine=io_uring_cmd (NVMe Dataset Management)",
-            spec.ioengine.name()
-        ));
-    }
-    if !spec.rw.kind.trims() {
-        return refuse(format!(
-            "rw={} does not trim; num_range is for rw=trim or randtrim",
-            spec.rw.kind.name()
-        ));
-    }
-    if spec.rw.kind.writes() {
-        return refuse(format!(
-            "rw={} writes each block right after trimming it, so its trims cannot go \
-             out together; use rw=trim or randtrim",
-            spec.rw.kind.name()
-        ));
-    }
-    Ok(())
-}
-
 /// A block device that holds a filesystem, a partition table or a volume
 /// signature is not written (nor trimmed) unless the job sets
 /// `allow_signature_write=1`, mounted or not: what it holds is not what the
@@ -322,40 +233,12 @@ fn refuse_signature(spec: &JobSpec, path: &Path, size: u64) -> Result<(), RunErr
     }
 }
 
-/// The engine crate's backend for the job's ioengine.
-pub(crate) fn backend(spec: &JobSpec) -> Backend {
-    // The faulty engine is another engine's queue with faults injected.
-    let engine = match spec.ioengine {
-        IoEngine::Faulty => spec.engine_options.fault_engine.unwrap_or(IoEngine::Psync),
-        engine => engine,
-    };
-    Backend::from_name(engine.name()).expect("every ioengine the job crate accepts has a backend")
-}
-
-/// Whether the job writes, trims or zeroes its targets. verify_only sends
-/// reads alone (unless it trims blocks to check that they read back zeroes).
-pub(crate) fn changes_target(spec: &JobSpec) -> bool {
-    let trims_to_verify = spec.trim_verify.percentage > 0;
-    if spec.verify.only {
-        return trims_to_verify;
-    }
-    spec.rw.kind.writes() || spec.rw.kind.trims() || trims_to_verify
-}
-
 /// Polled completions need a device with poll queues. io_uring refuses
 /// IOPOLL without them (every polled read would fail), so the job is
 /// refused here, before the run; preadv2 quietly completes RWF_HIPRI I/O by
 /// interrupt instead, so a pvsync2 job runs with a warning that it is not
 /// polling.
 fn check_polling(spec: &JobSpec, path: &Path) -> Result<(), RunError> {
-    // IOPOLL works only on I/O that bypasses the page cache: the kernel
-    // fails every buffered polled request with EOPNOTSUPP.
-    if spec.ioengine == IoEngine::IoUring && !spec.direct {
-        return Err(RunError::job(
-            &spec.name,
-            "hipri=1 with ioengine=io_uring needs direct=1: the kernel cannot poll buffered I/O",
-        ));
-    }
     // Passthrough polls the queues of the namespace's block device.
     let block = match spec.ioengine {
         IoEngine::IoUringCmd => nvme_names(path, TargetKind::CharDevice).1,

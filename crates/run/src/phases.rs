@@ -16,6 +16,7 @@ use crate::collect::{self, Finished};
 use crate::disks::DiskTracker;
 use crate::error::RunError;
 use crate::files::{self, WorkerFile};
+use crate::plan::Plan;
 use crate::progress::{self, Eta, WorkerProgress, WorkerShape};
 use crate::start_gate::StartGate;
 use crate::worker::{run_worker, Shared, WorkerId};
@@ -85,7 +86,11 @@ fn clock_source(jobs: &[JobSpec]) -> ClockSource {
     }
 }
 
-pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult, RunError> {
+pub(crate) fn run_all(
+    parsed: &Parsed,
+    plan: &Plan,
+    options: &RunOptions,
+) -> Result<RunResult, RunError> {
     signal::install();
     let cpu_start = process_cpu();
     let clock = Clock::new(clock_source(&parsed.jobs));
@@ -132,7 +137,7 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
                         let _ = writeln!(std::io::stdout(), "{line}");
                     }
                 };
-                let files = match files::prepare(spec, w, &mut notice) {
+                let files = match files::prepare(spec, &plan.jobs[j], w, &mut notice) {
                     Ok(files) => files,
                     // Ctrl-C stopped the layout: report what ran, and the
                     // signal, as for a stop during the I/O.
@@ -169,12 +174,13 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
             let mut handles = Vec::with_capacity(workers.len());
             for ((j, w, files), progress) in workers.iter().zip(&progresses) {
                 let spec = &parsed.jobs[*j];
+                let job_plan = &plan.jobs[*j];
                 let shared = &shared;
                 let ticket = gate.ticket();
                 let handle = std::thread::Builder::new()
                     .name(format!("{}.{}", spec.name, w.clone))
                     .spawn_scoped(s, move || {
-                        run_worker(spec, *w, files, shared, progress, ticket)
+                        run_worker(spec, job_plan, *w, files, shared, progress, ticket)
                     })
                     .map_err(|e| {
                         // The run is refused: those already started stop
@@ -199,7 +205,7 @@ pub(crate) fn run_all(parsed: &Parsed, options: &RunOptions) -> Result<RunResult
             // nothing to find.
             let rings = workers
                 .iter()
-                .any(|(j, _, _)| files::backend(&parsed.jobs[*j]).uses_io_uring());
+                .any(|(j, _, _)| plan.jobs[*j].backend.uses_io_uring());
             let sampler = rings.then(|| s.spawn(|| sample_helpers(&helpers, &done)));
             let outcomes: Vec<_> = handles
                 .into_iter()

@@ -3,24 +3,19 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use ioscope_engine::{
-    open_queue, AioOptions, FaultConfig, FaultKind, NvmeOptions, Op, QueueConfig, TrimRange,
-    UringOptions, MAX_TRIM_RANGES,
-};
-use ioscope_job::{InjectedFault, IoEngine, JobSpec, WriteMode};
+use ioscope_engine::{open_queue, FaultConfig, FaultKind, QueueConfig};
+use ioscope_job::{InjectedFault, IoEngine, JobSpec};
 use ioscope_stats::{current_tid, Clock, HelperTracker, PuntTally};
 use ioscope_workload::{BufferFiller, Workload};
 
 use crate::affinity;
 use crate::files::WorkerFile;
-use crate::io_loop::{IoFailure, IoLoop, LoopConfig, LoopStats, Tracking};
+use crate::io_loop::{IoFailure, IoLoop, LoopStats};
+use crate::plan::JobPlan;
 use crate::progress::{Phase, WorkerProgress};
 use crate::signal;
 use crate::start_gate::Ticket;
 use crate::verify::VerifyLog;
-
-/// fio's bandwidth and IOPS sampling interval (bw_avg_time, iops_avg_time).
-const SAMPLE_MS: u64 = 500;
 
 /// What one worker brought back.
 pub(crate) struct WorkerOutcome {
@@ -51,9 +46,10 @@ pub(crate) struct Shared<'a> {
     pub helpers: &'a HelperTracker,
 }
 
-/// Runs worker `id` of `spec` over `files`.
+/// Runs worker `id` of `spec` over `files`, as `plan` says.
 pub(crate) fn run_worker(
     spec: &JobSpec,
+    plan: &JobPlan,
     id: WorkerId,
     files: &[WorkerFile],
     shared: &Shared,
@@ -61,7 +57,7 @@ pub(crate) fn run_worker(
     ticket: Ticket,
 ) -> WorkerOutcome {
     let stop = shared.stop;
-    let outcome = run_inner(spec, id, files, shared, progress, ticket);
+    let outcome = run_inner(spec, plan, id, files, shared, progress, ticket);
     progress.set_phase(Phase::Done);
     if spec.exitall {
         stop.store(true, Ordering::Relaxed);
@@ -71,6 +67,7 @@ pub(crate) fn run_worker(
 
 fn run_inner(
     spec: &JobSpec,
+    plan: &JobPlan,
     id: WorkerId,
     files: &[WorkerFile],
     shared: &Shared,
@@ -116,42 +113,16 @@ fn run_inner(
         Ok(v) => v,
         Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
     };
-    let config = loop_config(spec, &clock);
-    let backend = crate::files::backend(spec);
-    // Commands without data (Write Zeroes) need no room in the buffers.
-    let mut max_bs = 0;
-    if spec.rw.kind.reads() {
-        max_bs = spec.bs.read.max();
-    }
-    if spec.rw.kind.writes() && config.write_op.carries_data() {
-        max_bs = max_bs.max(spec.bs.write.max());
-    }
-    if verify.is_some() {
-        // Written blocks are read back into the same buffers.
-        max_bs = max_bs.max(spec.bs.write.max());
-    }
-    if config.trim_ranges > 1 {
-        // A trim of several ranges brings its range list in the buffer.
-        max_bs = max_bs.max((usize::from(config.trim_ranges) * TrimRange::BYTES) as u64);
-    }
-    let max_bs = max_bs.max(1);
-    let align = files
-        .iter()
-        .filter_map(|f| f.target.as_ref())
-        .map(|t| t.logical_block_size() as usize)
-        .fold(page_size(), usize::max);
+    let config = plan.loop_config(&clock);
+    let backend = plan.backend;
     let queue_config = QueueConfig {
-        depth: spec.iodepth.max(1),
-        buffer_size: max_bs as usize,
-        buffer_align: align,
-        hipri: spec.hipri,
-        uring: uring_options(spec),
-        aio: AioOptions {
-            userspace_reap: spec.engine_options.userspace_reap,
-            vectored: spec.engine_options.vectored,
-            nowait: spec.engine_options.nowait,
-        },
+        buffer_align: files
+            .iter()
+            .filter_map(|f| f.target.as_ref())
+            .map(|t| t.logical_block_size() as usize)
+            .fold(plan.queue.buffer_align, usize::max),
         fault: fault_config(spec, id.number),
+        ..plan.queue.clone()
     };
     let fds: Vec<_> = files
         .iter()
@@ -252,16 +223,6 @@ fn run_inner(
     }
 }
 
-fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if p > 0 {
-        p as usize
-    } else {
-        4096
-    }
-}
-
 /// Waits `startdelay` (a random point in its range), polling for a stop.
 /// Returns false when the run was stopped meanwhile.
 fn sleep_start_delay(spec: &JobSpec, worker: u32, stop: &AtomicBool) -> bool {
@@ -304,65 +265,4 @@ fn fault_config(spec: &JobSpec, worker: u32) -> Option<FaultConfig> {
         percent: e.fault_rate_micro.map_or(1.0, |m| m as f64 / 1e6),
         seed: spec.randseed.unwrap_or(0x89) ^ u64::from(worker).rotate_left(32),
     })
-}
-
-fn uring_options(spec: &JobSpec) -> UringOptions {
-    let e = &spec.engine_options;
-    UringOptions {
-        sqpoll: e.sqthread_poll,
-        sqpoll_cpu: e.sqthread_poll_cpu,
-        fixed_buffers: e.fixedbufs,
-        register_files: e.registerfiles,
-        nonvectored: e.nonvectored,
-        force_async: e.force_async,
-        nowait: e.nowait,
-        uncached: e.uncached,
-        nvme: NvmeOptions {
-            readfua: e.readfua,
-            writefua: e.writefua,
-        },
-        ..UringOptions::default()
-    }
-}
-
-fn loop_config(spec: &JobSpec, clock: &Clock) -> LoopConfig {
-    let reduce = spec.gtod_reduce;
-    let depth = spec.iodepth.max(1);
-    let write_op = if spec.ioengine == IoEngine::IoUringCmd
-        && spec.engine_options.write_mode == WriteMode::Zeroes
-    {
-        Op::WriteZeroes {
-            deac: spec.engine_options.deac,
-        }
-    } else {
-        Op::Write
-    };
-    LoopConfig {
-        depth,
-        batch_submit: spec.iodepth_batch_submit.clamp(1, depth),
-        complete_min: spec.iodepth_batch_complete_min.min(depth),
-        complete_max: spec.iodepth_batch_complete_max.clamp(1, depth),
-        depth_low: spec.iodepth_low.min(depth),
-        fsync_every: spec.fsync,
-        write_op,
-        // The job crate refuses num_range above 256, and files.rs above 1
-        // where it cannot be sent.
-        trim_ranges: spec.num_range.min(u32::from(MAX_TRIM_RANGES)) as u16,
-        data_buffers: spec.rw.kind.reads() || (spec.rw.kind.writes() && write_op.carries_data()),
-        tracking: Tracking {
-            slat: !(reduce || spec.disable_slat),
-            clat: !(reduce || spec.disable_clat),
-            lat: !(reduce || spec.disable_lat),
-            slat_hist: spec.slat_percentiles,
-            clat_hist: spec.clat_percentiles,
-            lat_hist: spec.lat_percentiles,
-        },
-        ramp_ticks: clock.ticks_for_ns(spec.ramp_time.as_nanos() as u64),
-        runtime_ticks: spec
-            .runtime
-            .map(|r| clock.ticks_for_ns(r.as_nanos() as u64)),
-        sample_ms: SAMPLE_MS,
-        errors: spec.errors.clone(),
-        verify_async: spec.verify.async_threads,
-    }
 }

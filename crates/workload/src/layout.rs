@@ -31,7 +31,7 @@ pub struct FilePlan {
 pub fn plan_files(spec: &JobSpec, existing: &[Option<u64>]) -> Result<Vec<FilePlan>, String> {
     let nr = existing.len() as u64;
     if nr == 0 {
-        return Err(format!("{}: no files to do I/O to", spec.name));
+        return Err("no files to do I/O to".to_string());
     }
     let min_bs = min_bs(spec);
     if min_bs == 0 {
@@ -51,13 +51,12 @@ pub fn plan_files(spec: &JobSpec, existing: &[Option<u64>]) -> Result<Vec<FilePl
         _ => None,
     };
     if total_real == 0 && size_bytes.is_none() && spec.filesize.is_none() {
-        return Err(format!("{}: you need to specify size=", spec.name));
+        return Err("you need to specify size=".to_string());
     }
     if let Some(b) = size_bytes {
         if b < min_bs {
             return Err(format!(
-                "{}: size too small, must not be less than minimum block size: {b} < {min_bs}",
-                spec.name
+                "size too small, must not be less than minimum block size: {b} < {min_bs}"
             ));
         }
     }
@@ -68,8 +67,7 @@ pub fn plan_files(spec: &JobSpec, existing: &[Option<u64>]) -> Result<Vec<FilePl
         let start = start_offset(spec, real, min_bs);
         let offset_error = || {
             format!(
-                "{}: you need to specify valid offset= (offset {start} is beyond the end of file {i}, {real} bytes)",
-                spec.name
+                "you need to specify valid offset= (offset {start} is beyond the end of file {i}, {real} bytes)"
             )
         };
         let mut len = match spec.filesize {
@@ -108,8 +106,7 @@ pub fn plan_files(spec: &JobSpec, existing: &[Option<u64>]) -> Result<Vec<FilePl
     let total: u64 = plans.iter().map(|p| p.extent.len).sum();
     if total < min_bs {
         return Err(format!(
-            "{}: blocksize too large for data set ({total} bytes to do I/O in, minimum block size {min_bs})",
-            spec.name
+            "blocksize too large for data set ({total} bytes to do I/O in, minimum block size {min_bs})"
         ));
     }
     Ok(plans)

@@ -1,0 +1,317 @@
+//! A job's plan: what a run needs from the job alone, worked out once before
+//! any target is opened, with every check that needs no target.
+//!
+//! `--parse-only` stops after this step, so it refuses exactly the jobs a run
+//! would refuse before touching a file. The checks that need a target (its
+//! size, block size, poll queues, NVMe limits, what it holds) run once per
+//! target in `files.rs`, after it is opened.
+
+use std::time::Duration;
+
+use ioscope_engine::{
+    AioOptions, Backend, NvmeOptions, Op, QueueConfig, TrimRange, UringOptions, MAX_TRIM_RANGES,
+};
+use ioscope_job::{IoEngine, JobSpec, Parsed, VerifyMethod, WriteMode};
+use ioscope_stats::Clock;
+
+use crate::error::RunError;
+use crate::io_loop::{LoopConfig, Tracking};
+
+/// fio's bandwidth and IOPS sampling interval (bw_avg_time, iops_avg_time).
+const SAMPLE_MS: u64 = 500;
+
+/// What every worker of one job is built from.
+#[derive(Clone, Debug)]
+pub struct JobPlan {
+    /// The engine crate's backend (the faulty engine's is the one it wraps).
+    pub(crate) backend: Backend,
+    /// The queue every worker builds: its buffers are aligned to the page
+    /// here, to a target's logical block where that is larger, and faults
+    /// are seeded per worker.
+    pub(crate) queue: QueueConfig,
+    /// The I/O loop's knobs, with the depth clamps done once; the ramp and
+    /// run times are turned into ticks of the run's clock by
+    /// [`JobPlan::loop_config`].
+    looping: LoopConfig,
+    ramp_time: Duration,
+    runtime: Option<Duration>,
+}
+
+/// The plans of every job of a run, in job order.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub(crate) jobs: Vec<JobPlan>,
+}
+
+impl JobPlan {
+    /// The loop's knobs with the job's times in `clock`'s ticks.
+    pub(crate) fn loop_config(&self, clock: &Clock) -> LoopConfig {
+        LoopConfig {
+            ramp_ticks: clock.ticks_for_ns(self.ramp_time.as_nanos() as u64),
+            runtime_ticks: self
+                .runtime
+                .map(|r| clock.ticks_for_ns(r.as_nanos() as u64)),
+            ..self.looping.clone()
+        }
+    }
+}
+
+/// Plans every job of `parsed`, or refuses the first that cannot run.
+/// `readonly` is fio's `--readonly`: a job that writes or trims is refused.
+pub fn plan(parsed: &Parsed, readonly: bool) -> Result<Plan, RunError> {
+    if readonly {
+        if let Some(spec) = parsed.jobs.iter().find(|s| changes_target(s)) {
+            return Err(RunError::job(&spec.name, readonly_refusal(spec)));
+        }
+    }
+    let jobs = parsed
+        .jobs
+        .iter()
+        .map(|spec| plan_job(spec).map_err(|m| RunError::job(&spec.name, m)))
+        .collect::<Result<_, _>>()?;
+    Ok(Plan { jobs })
+}
+
+fn plan_job(spec: &JobSpec) -> Result<JobPlan, String> {
+    let backend = backend(spec);
+    check(spec, backend)?;
+    let depth = spec.iodepth.max(1);
+    let write_op = if spec.ioengine == IoEngine::IoUringCmd
+        && spec.engine_options.write_mode == WriteMode::Zeroes
+    {
+        Op::WriteZeroes {
+            deac: spec.engine_options.deac,
+        }
+    } else {
+        Op::Write
+    };
+    let reduce = spec.gtod_reduce;
+    let looping = LoopConfig {
+        depth,
+        batch_submit: spec.iodepth_batch_submit.clamp(1, depth),
+        complete_min: spec.iodepth_batch_complete_min.min(depth),
+        complete_max: spec.iodepth_batch_complete_max.clamp(1, depth),
+        depth_low: spec.iodepth_low.min(depth),
+        fsync_every: spec.fsync,
+        write_op,
+        // check() refused num_range above 1 where it cannot be sent.
+        trim_ranges: spec.num_range.min(u32::from(MAX_TRIM_RANGES)) as u16,
+        data_buffers: spec.rw.kind.reads() || (spec.rw.kind.writes() && write_op.carries_data()),
+        tracking: Tracking {
+            slat: !(reduce || spec.disable_slat),
+            clat: !(reduce || spec.disable_clat),
+            lat: !(reduce || spec.disable_lat),
+            slat_hist: spec.slat_percentiles,
+            clat_hist: spec.clat_percentiles,
+            lat_hist: spec.lat_percentiles,
+        },
+        ramp_ticks: 0,
+        runtime_ticks: None,
+        sample_ms: SAMPLE_MS,
+        errors: spec.errors.clone(),
+        verify_async: spec.verify.async_threads,
+    };
+    let e = &spec.engine_options;
+    let queue = QueueConfig {
+        depth,
+        buffer_size: buffer_size(spec, &looping) as usize,
+        buffer_align: page_size(),
+        hipri: spec.hipri,
+        uring: UringOptions {
+            sqpoll: e.sqthread_poll,
+            sqpoll_cpu: e.sqthread_poll_cpu,
+            fixed_buffers: e.fixedbufs,
+            register_files: e.registerfiles,
+            nonvectored: e.nonvectored,
+            force_async: e.force_async,
+            nowait: e.nowait,
+            uncached: e.uncached,
+            nvme: NvmeOptions {
+                readfua: e.readfua,
+                writefua: e.writefua,
+            },
+            ..UringOptions::default()
+        },
+        aio: AioOptions {
+            userspace_reap: e.userspace_reap,
+            vectored: e.vectored,
+            nowait: e.nowait,
+        },
+        fault: None,
+    };
+    Ok(JobPlan {
+        backend,
+        queue,
+        looping,
+        ramp_time: spec.ramp_time,
+        runtime: spec.runtime,
+    })
+}
+
+/// The bytes of each buffer slot: the largest block the job moves through
+/// one. Commands without data (Write Zeroes) need no room.
+fn buffer_size(spec: &JobSpec, looping: &LoopConfig) -> u64 {
+    let mut max_bs = 0;
+    if spec.rw.kind.reads() {
+        max_bs = spec.bs.read.max();
+    }
+    if spec.rw.kind.writes() && looping.write_op.carries_data() {
+        max_bs = max_bs.max(spec.bs.write.max());
+    }
+    if spec.verify.method != VerifyMethod::None {
+        // Written blocks are read back into the same buffers.
+        max_bs = max_bs.max(spec.bs.write.max());
+    }
+    if looping.trim_ranges > 1 {
+        // A trim of several ranges brings its range list in the buffer.
+        max_bs = max_bs.max((usize::from(looping.trim_ranges) * TrimRange::BYTES) as u64);
+    }
+    max_bs.max(1)
+}
+
+/// Everything about the job that can be refused without its targets.
+fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
+    let verifies = spec.verify.method != VerifyMethod::None;
+    if verifies && backend.is_diskless() {
+        return Err(format!(
+            "verify needs an engine that stores what it writes; ioengine={} does no I/O",
+            spec.ioengine.name()
+        ));
+    }
+    if verifies && spec.engine_options.write_mode == WriteMode::Zeroes {
+        return Err(
+            "verify with write_mode=zeroes: Write Zeroes carries no data to check (use \
+             write_mode=write, or rw=write then read the zeroes back with a read job)"
+                .into(),
+        );
+    }
+    if spec.verify.experimental && spec.trim_verify.percentage > 0 {
+        // The replay cannot know which writes were trimmed instead.
+        return Err(
+            "experimental_verify with trim_percentage: the replayed writes cannot tell which \
+             blocks were trimmed (leave experimental_verify at 0 to trim and verify)"
+                .into(),
+        );
+    }
+    if spec.verify.only && spec.time_based && !spec.verify.state_load {
+        // The writing run stopped at its runtime; nothing says where.
+        return Err(
+            "verify_only with time_based needs verify_state_load=1 (the state the \
+             interrupted writing run saved says how far it got)"
+                .into(),
+        );
+    }
+    if verifies {
+        // The verify options themselves (interval, offset, pattern).
+        ioscope_workload::Verifier::new(spec, 0)?;
+    }
+    if spec.trim_verify.percentage > 0 && !backend.supports(Op::Trim) {
+        return Err(format!(
+            "trim_percentage needs an engine that can trim; ioengine={} cannot",
+            spec.ioengine.name()
+        ));
+    }
+    if spec.rw.kind.trims() && !backend.supports(Op::Trim) {
+        return Err(format!(
+            "rw={} needs an engine that can deallocate (ioengine=io_uring_cmd: NVMe \
+             Dataset Management); ioengine={} cannot",
+            spec.rw.kind.name(),
+            spec.ioengine.name()
+        ));
+    }
+    check_num_range(spec, backend)?;
+    // IOPOLL works only on I/O that bypasses the page cache: the kernel
+    // fails every buffered polled request with EOPNOTSUPP.
+    if spec.hipri && spec.ioengine == IoEngine::IoUring && !spec.direct {
+        return Err(
+            "hipri=1 with ioengine=io_uring needs direct=1: the kernel cannot poll buffered I/O"
+                .into(),
+        );
+    }
+    if backend.is_diskless() {
+        // No target to size the workload by: the job's own size must do.
+        ioscope_workload::plan_files(spec, &[None]).map(drop)?;
+    }
+    Ok(())
+}
+
+/// `num_range` above 1 sends several trims as one command, which only an
+/// engine with a range-list command can, and only a job that trims has
+/// trims to send. fio refuses it with trimwrite too: each trim there is
+/// followed by its write, so no two trims would ever go out together.
+fn check_num_range(spec: &JobSpec, backend: Backend) -> Result<(), String> {
+    let n = spec.num_range;
+    if n <= 1 {
+        return Ok(());
+    }
+    let ranges = Op::TrimRanges {
+        count: n.min(u32::from(MAX_TRIM_RANGES)) as u16,
+    };
+    let why = if !backend.supports(ranges) {
+        format!(
+            "ioengine={} sends one range per trim; several ranges in one trim need \
+             ioengine=io_uring_cmd (NVMe Dataset Management)",
+            spec.ioengine.name()
+        )
+    } else if !spec.rw.kind.trims() {
+        format!(
+            "rw={} does not trim; num_range is for rw=trim or randtrim",
+            spec.rw.kind.name()
+        )
+    } else if spec.rw.kind.writes() {
+        format!(
+            "rw={} writes each block right after trimming it, so its trims cannot go \
+             out together; use rw=trim or randtrim",
+            spec.rw.kind.name()
+        )
+    } else {
+        return Ok(());
+    };
+    Err(format!("num_range={n}: {why}"))
+}
+
+/// The engine crate's backend for the job's ioengine.
+fn backend(spec: &JobSpec) -> Backend {
+    // The faulty engine is another engine's queue with faults injected.
+    let engine = match spec.ioengine {
+        IoEngine::Faulty => spec.engine_options.fault_engine.unwrap_or(IoEngine::Psync),
+        engine => engine,
+    };
+    Backend::from_name(engine.name()).expect("every ioengine the job crate accepts has a backend")
+}
+
+/// Whether the job writes, trims or zeroes its targets. verify_only sends
+/// reads alone (unless it trims blocks to check that they read back zeroes).
+pub(crate) fn changes_target(spec: &JobSpec) -> bool {
+    let trims_to_verify = spec.trim_verify.percentage > 0;
+    if spec.verify.only {
+        return trims_to_verify;
+    }
+    spec.rw.kind.writes() || spec.rw.kind.trims() || trims_to_verify
+}
+
+/// Why `--readonly` refuses `spec`, named with what it does, as fio words it.
+fn readonly_refusal(spec: &JobSpec) -> String {
+    let kind = spec.rw.kind;
+    let does = match (kind.writes() && !spec.verify.only, kind.trims()) {
+        // trim_percentage of a verify job.
+        (false, false) => "trims",
+        (true, false) => "writes",
+        (false, true) => "trims",
+        (true, true) => "trims and writes",
+    };
+    format!(
+        "{does} (rw={}), but ioscope runs with --readonly",
+        kind.name()
+    )
+}
+
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as usize
+    } else {
+        4096
+    }
+}
