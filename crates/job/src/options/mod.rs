@@ -13,6 +13,8 @@
 mod block_size;
 mod buffers;
 mod cpu;
+#[cfg(test)]
+mod default_tests;
 mod depth;
 mod engine;
 mod errors;
