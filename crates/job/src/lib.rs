@@ -62,6 +62,7 @@
 mod arith;
 mod cmdhelp;
 mod cmdline;
+mod docs;
 mod error;
 mod expand;
 mod fio_only;
@@ -128,6 +129,14 @@ pub fn parse(input: &ParseInput) -> Result<Parsed, ParseError> {
         builder.add_sections(&ini::read(path, &subs)?, false, i > 0)?;
     }
     builder.finish()
+}
+
+/// `docs/options.md`: every option from the option table, and the fio
+/// options refused as not supported yet. `version` is what `--version`
+/// prints; `refused_program_options` are the fio program options the
+/// caller refuses.
+pub fn options_markdown(version: &str, refused_program_options: &[&str]) -> String {
+    docs::options_markdown(version, refused_program_options)
 }
 
 /// The text of `--cmdhelp=NAME` (`all` lists every option).
