@@ -206,7 +206,10 @@ mod tests {
 
     #[test]
     fn wrap_breaks_after_the_last_space_that_fits() {
-        assert_eq!(wrap("aa bb cc", 5), "aa bb\ncc");
+        // As fold -s: a word that ends a full line moves on when a space
+        // follows it.
+        assert_eq!(wrap("aa bb cc", 5), "aa\nbb cc");
+        assert_eq!(wrap("aa bb", 5), "aa bb");
         assert_eq!(wrap("aa bbb cc", 5), "aa\nbbb\ncc");
         assert_eq!(wrap("abcdefg", 3), "abc\ndef\ng");
         assert_eq!(wrap("", 3), "");
