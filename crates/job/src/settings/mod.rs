@@ -47,7 +47,9 @@ impl Settings {
 
     /// Every field zero, empty or off, as fio's options are before its
     /// defaults are filled in. The fields an option's default sets get
-    /// their value from the table; the rest keep these.
+    /// their value from the table; the rest keep these. (The enums have no
+    /// zero: the variant here is any, as ioengine's and the others' defaults
+    /// replace it.)
     fn blank() -> Settings {
         Settings {
             spec: JobSpec {
