@@ -16,6 +16,10 @@ pub enum Action {
     Help,
     /// `--cmdhelp[=NAME]`.
     CmdHelp(String),
+    /// `--doc=PAGE`: ioscope's own, not a fio option, and left out of
+    /// `--help`: prints a page of docs/ generated from the binary's
+    /// tables (`--doc=options` is docs/options.md).
+    Doc(String),
 }
 
 #[derive(Debug)]
@@ -121,6 +125,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             "parse-only" => out.parse_only = true,
             "readonly" => out.readonly = true,
             "cmdhelp" => out.action = Action::CmdHelp(value.unwrap_or_else(|| "all".into())),
+            "doc" => out.action = Action::Doc(value_of(name)?),
             "version" | "v" => out.action = Action::Version,
             "help" | "h" => out.action = Action::Help,
             n if UNSUPPORTED_PROGRAM_OPTIONS.contains(&n) => {
@@ -138,7 +143,19 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
     Ok(out)
 }
 
-/// The program options ioscope knows, for suggestions.
+/// The text of `--doc=PAGE`.
+pub fn doc(page: &str) -> anyhow::Result<String> {
+    match page {
+        "options" => Ok(ioscope_job::options_markdown(
+            &format!("ioscope-{}", env!("CARGO_PKG_VERSION")),
+            UNSUPPORTED_PROGRAM_OPTIONS,
+        )),
+        other => bail!("--doc: unknown page '{other}' (expected options)"),
+    }
+}
+
+/// The program options ioscope knows, for suggestions (`--doc`, a
+/// maintainer's option, is left out).
 const PROGRAM_OPTIONS: &[&str] = &[
     "output",
     "output-format",
@@ -255,6 +272,17 @@ mod tests {
         assert!(a.readonly);
         assert_eq!(a.job_input.cli_options, vec!["--name=x", "--rw=read"]);
         assert!(!args(&["--name=x"]).unwrap().readonly);
+    }
+
+    #[test]
+    fn doc_is_hidden_from_help() {
+        assert_eq!(
+            args(&["--doc=options"]).unwrap().action,
+            Action::Doc("options".into())
+        );
+        assert!(!USAGE.contains("--doc"));
+        assert!(doc("options").unwrap().starts_with("# Job options\n"));
+        assert!(doc("engines").is_err());
     }
 
     #[test]

@@ -45,6 +45,10 @@ fn run() -> anyhow::Result<ExitCode> {
             output::print(&ioscope_job::cmdhelp(name)?)?;
             return Ok(ExitCode::SUCCESS);
         }
+        args::Action::Doc(page) => {
+            output::print(&args::doc(page)?)?;
+            return Ok(ExitCode::SUCCESS);
+        }
         args::Action::Run => {}
     }
 

@@ -100,7 +100,7 @@ impl<'a> Builder<'a> {
             let inherited = self.pending.iter().filter(|(_, def)| {
                 !entries
                     .iter()
-                    .any(|e| options::find(&e.key).is_some_and(|d| d.id == def.id))
+                    .any(|e| options::find(&e.key).is_some_and(|d| d.name == def.name))
             });
             for (entry, def) in inherited.chain(waiting.iter()) {
                 def.check_engine(settings.spec.ioengine)
@@ -161,8 +161,8 @@ fn apply_section(
         check_unset_vars(entry, def)?;
         resolved.push((entry, def));
     }
-    let rank = |def: &OptionDef| match def.id {
-        options::Opt::KbBase => 0,
+    let rank = |def: &OptionDef| match def.name {
+        "kb_base" => 0,
         _ if def.is_engine_option() => 2,
         _ => 1,
     };
@@ -200,7 +200,11 @@ fn apply_section(
     Ok(later)
 }
 
-fn apply_entry(settings: &mut Settings, entry: &Entry, def: &OptionDef) -> Result<(), ParseError> {
+fn apply_entry(
+    settings: &mut Settings,
+    entry: &Entry,
+    def: &'static OptionDef,
+) -> Result<(), ParseError> {
     settings
         .apply(def, entry.value.as_deref())
         .map_err(|e| match &entry.value {
@@ -218,7 +222,7 @@ fn check_unset_vars(entry: &Entry, def: &OptionDef) -> Result<(), ParseError> {
         return Ok(());
     };
     let value = entry.value.as_deref().unwrap_or("");
-    let names_a_target = matches!(def.id, options::Opt::Filename | options::Opt::Directory);
+    let names_a_target = matches!(def.name, "filename" | "directory");
     if !names_a_target && !value.is_empty() {
         return Ok(());
     }

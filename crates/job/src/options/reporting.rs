@@ -1,0 +1,159 @@
+//! What is measured and how it is reported: units, percentiles, which
+//! latencies are clocked, the clock, and group reports.
+
+use super::{Kind, OptionDef};
+use crate::spec::ClockSourceOpt;
+use crate::values;
+
+const REPORTING: OptionDef = OptionDef::of("Measurements and reporting");
+
+const CLOCK_VALUES: &[(&str, &str)] = &[
+    ("gettimeofday", "Use gettimeofday(2) for timing (ioscope reads CLOCK_MONOTONIC instead: wall-clock time can jump during a run)"),
+    ("clock_gettime", "Use clock_gettime(2) for timing"),
+    ("cpu", "Use the CPU's time stamp counter"),
+];
+const KB_BASE_VALUES: &[(&str, &str)] = &[
+    (
+        "1024",
+        "Inputs invert IEC and SI prefixes (fio's compatibility mode)",
+    ),
+    ("1000", "Inputs use IEC and SI prefixes as defined"),
+];
+
+pub(super) const OPTIONS: &[OptionDef] = &[
+    OptionDef {
+        name: "kb_base",
+        kind: Kind::Choice(KB_BASE_VALUES),
+        default: "1024",
+        help: "Unit prefix interpretation for quantities of data (IEC and SI)",
+        // A job file section applies it before its other options (jobs.rs).
+        apply: |s, v| {
+            s.spec.kb_base = v.pick(&[("1024", 1024), ("1000", 1000)])?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "percentile_list",
+        kind: Kind::FloatList,
+        default: "1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.95:99.99",
+        help: "Specify a custom list of percentiles to report for completion latency",
+        apply: |s, v| {
+            s.spec.percentile_list = values::percentile_list(v.text)?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "clat_percentiles",
+        kind: Kind::Bool,
+        default: "1",
+        help: "Enable the reporting of completion latency percentiles",
+        apply: |s, v| {
+            s.spec.clat_percentiles = v.bool()?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "lat_percentiles",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Enable the reporting of I/O latency percentiles",
+        apply: |s, v| {
+            s.spec.lat_percentiles = v.bool()?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "slat_percentiles",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Enable the reporting of submission latency percentiles",
+        apply: |s, v| {
+            s.spec.slat_percentiles = v.bool()?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "disable_lat",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Disable latency numbers",
+        apply: |s, v| {
+            s.spec.disable_lat = v.bool()?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "disable_clat",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Disable completion latency numbers",
+        apply: |s, v| {
+            s.spec.disable_clat = v.bool()?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "disable_slat",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Disable submission latency numbers",
+        apply: |s, v| {
+            s.spec.disable_slat = v.bool()?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "gtod_reduce",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Greatly reduce number of clock reads (sets the disable_* options)",
+        // fio's gtod_reduce switches the latency clocks off and with them
+        // the completion latency percentiles (or back on).
+        apply: |s, v| {
+            let on = v.bool()?;
+            s.spec.gtod_reduce = on;
+            s.spec.disable_lat = on;
+            s.spec.disable_clat = on;
+            s.spec.disable_slat = on;
+            s.spec.clat_percentiles = !on;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "clocksource",
+        kind: Kind::Choice(CLOCK_VALUES),
+        // fio 3.33 shows no default and picks one when it starts (the CPU's
+        // counter where it is reliable); ioscope's clock does the same
+        // under this name.
+        default: "cpu",
+        help: "What type of timing source to use",
+        apply: |s, v| {
+            s.spec.clocksource = v.pick(&[
+                ("gettimeofday", ClockSourceOpt::Gettimeofday),
+                ("clock_gettime", ClockSourceOpt::ClockGettime),
+                ("cpu", ClockSourceOpt::Cpu),
+            ])?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "group_reporting",
+        kind: Kind::Flag,
+        help: "Do reporting on a per-group basis",
+        apply: |s, v| {
+            s.spec.group_reporting = v.bool()?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+];
