@@ -75,7 +75,10 @@ fn run_checks(lba: u32) {
         .filter_map(|l| l.strip_prefix("CHECK "))
         .collect();
     // Checks the guest could not make (the example was not in the payload).
-    for why in stdout.lines().filter_map(|l| l.strip_prefix("CHECK-SKIPPED ")) {
+    for why in stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("CHECK-SKIPPED "))
+    {
         ioscope_testutil::report(&test_name(module_path!()), &Missing::soft(why));
     }
     let failed: Vec<&&str> = checks.iter().filter(|c| !c.ends_with(" ok")).collect();

@@ -118,10 +118,13 @@ pub fn uring_setup(flags: u32) -> Result<(), Missing> {
 /// The tracefs directory with the kernel's trace events, where it is
 /// mounted (/sys/kernel/tracing, or the older debugfs place).
 pub fn tracefs_events() -> Option<PathBuf> {
-    ["/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events"]
-        .into_iter()
-        .map(PathBuf::from)
-        .find(|p| p.is_dir())
+    [
+        "/sys/kernel/tracing/events",
+        "/sys/kernel/debug/tracing/events",
+    ]
+    .into_iter()
+    .map(PathBuf::from)
+    .find(|p| p.is_dir())
 }
 
 /// tracefs mounted, with its events readable. Strict: .ci/run mounts it.
@@ -140,7 +143,10 @@ pub fn punt_counter() -> Result<(), Missing> {
     if id.exists() {
         Ok(())
     } else {
-        Err(Missing::strict(format!("no tracepoint: {} is missing", id.display())))
+        Err(Missing::strict(format!(
+            "no tracepoint: {} is missing",
+            id.display()
+        )))
     }
 }
 
@@ -257,4 +263,3 @@ pub fn uncached_buffered_io(dir: &Path) -> Result<(), Missing> {
         ))
     })
 }
-
