@@ -12,7 +12,8 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{extract_json, f, ioscope, job, punts_countable, tempdir, u};
+use common::{extract_json, f, ioscope, job, tempdir, u};
+use ioscope_testutil::{punt_counter, require, resident_pages, uncached_buffered_io};
 use serde_json::Value;
 
 const BS: u64 = 4096;
@@ -576,10 +577,7 @@ fn count_punts_counts_each_forced_request_once() {
         "{c:#}"
     );
 
-    if let Some(why) = punts_countable() {
-        eprintln!("skipped: counting punts: {why}");
-        return;
-    }
+    require!(punt_counter());
     let blocks = size / 4096;
     for sq in [&[][..], &["--sqthread_poll=1"][..]] {
         let mut extra = forced.to_vec();
@@ -609,35 +607,12 @@ fn count_punts_counts_each_forced_request_once() {
     assert!(r.assert_refused().contains("count_punts"));
 }
 
-/// Pages of `path` in the page cache, by mincore(2) on a mapping of it.
-fn resident_pages(path: &Path) -> usize {
-    use std::os::fd::AsRawFd;
-    let file = std::fs::File::open(path).unwrap();
-    let len = file.metadata().unwrap().len() as usize;
-    // SAFETY: a fresh read-only shared mapping of the whole file, only
-    // inspected by mincore and unmapped before returning.
-    unsafe {
-        let p = libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ,
-            libc::MAP_SHARED,
-            file.as_raw_fd(),
-            0,
-        );
-        assert_ne!(p, libc::MAP_FAILED);
-        let mut vec = vec![0u8; len.div_ceil(4096)];
-        assert_eq!(libc::mincore(p, len, vec.as_mut_ptr()), 0);
-        libc::munmap(p, len);
-        vec.iter().filter(|&&b| b & 1 != 0).count()
-    }
-}
-
 /// uncached=1 (RWF_DONTCACHE, Linux 6.14): buffered reads leave the file's
 /// pages out of the page cache; the same read without it fills the cache.
 #[test]
 fn uncached_buffered_reads_leave_the_page_cache_empty() {
     let d = tempdir();
+    require!(uncached_buffered_io(d.path()));
     let file = data_file(d.path());
     let size = 4 << 20;
     let pages = (size / 4096) as usize;
@@ -648,13 +623,6 @@ fn uncached_buffered_reads_leave_the_page_cache_empty() {
         &["--ioengine=io_uring", "--uncached=1", "--iodepth=8"],
     ))
     .run();
-    if !r.status.success() && r.stderr.contains("uncached") {
-        eprintln!(
-            "skipped: this kernel or file system has no RWF_DONTCACHE: {}",
-            r.stderr
-        );
-        return;
-    }
     assert_moved(&r.ok_json(), "e", "read", size, "uncached read");
     let after_uncached = resident_pages(&file);
     run_moves(&file, "read", size, &["--ioengine=io_uring", "--iodepth=8"]);

@@ -4,12 +4,14 @@
 //! threads spend for a job: the SQ-poll thread (sqthread_poll) and io-wq
 //! workers (zram completes io_uring reads through io-wq, as it cannot take
 //! them without blocking), charged to the job and reconciled with the
-//! process total. Skipped where zram0 is missing or the tests are not root.
+//! process total. Skipped (`SKIP <test>: <reason>`) where zram0 is missing or
+//! the tests are not root.
 //! Timed runs are 1 s each.
 
 mod common;
 
-use common::{extract_json, f, ioscope, job, punts_countable, u, Zram};
+use common::{extract_json, f, ioscope, job, u, Zram};
+use ioscope_testutil::{part, punt_counter, require};
 use serde_json::Value;
 
 const BS: u64 = 4096;
@@ -82,7 +84,7 @@ fn io_uring_cpu_line(text: &str) -> Option<&str> {
 
 #[test]
 fn async_engines_and_their_options_move_the_expected_bytes_on_zram() {
-    let z = zram_or_skip!();
+    let z = require!(Zram::acquire());
     let uring: &[&[&str]] = &[
         &[],
         &["--sqthread_poll=1"],
@@ -129,7 +131,7 @@ fn async_engines_and_their_options_move_the_expected_bytes_on_zram() {
 
 #[test]
 fn sqthread_poll_cpu_is_charged_to_the_job_and_shown() {
-    let z = zram_or_skip!();
+    let z = require!(Zram::acquire());
     for direct in ["--direct=1", "--direct=0"] {
         let r = ioscope(args(
             &z,
@@ -168,7 +170,7 @@ fn sqthread_poll_cpu_is_charged_to_the_job_and_shown() {
 /// each one to an io-wq worker: their CPU is the job's, and shown.
 #[test]
 fn buffered_io_uring_randread_on_zram_is_served_by_io_wq_workers() {
-    let z = zram_or_skip!();
+    let z = require!(Zram::acquire());
     // Something to read: 16 MiB written first.
     let v = ioscope(args(
         &z,
@@ -197,13 +199,10 @@ fn buffered_io_uring_randread_on_zram_is_served_by_io_wq_workers() {
     r.assert_ok();
     let (v, text) = extract_json(&r.stdout).unwrap_or_else(|| panic!("no JSON: {}", r.describe()));
     let j = job(&v, "wq");
-    match punts_countable() {
-        Some(why) => eprintln!("punts not checked: {why}"),
-        None => {
-            let punts = u(j, "iou_punts");
-            assert!(punts > 0, "no request counted as punted: {j:#}");
-            assert!(punts <= u(&j["read"], "total_ios") + 32, "{j:#}");
-        }
+    if part!("the punt count", punt_counter()).is_some() {
+        let punts = u(j, "iou_punts");
+        assert!(punts > 0, "no request counted as punted: {j:#}");
+        assert!(punts <= u(&j["read"], "total_ios") + 32, "{j:#}");
     }
     assert_eq!(u(j, "error"), 0);
     assert!(f(j, "iou_wrk_cpu") > 0.0, "iou_wrk_cpu is 0: {j:#}");
@@ -228,7 +227,7 @@ fn buffered_io_uring_randread_on_zram_is_served_by_io_wq_workers() {
 /// (main thread, setup), and still never less than its parts.
 #[test]
 fn cpu_accounting_adds_up_for_libaio_and_psync_on_zram() {
-    let z = zram_or_skip!();
+    let z = require!(Zram::acquire());
     for engine in ["--ioengine=libaio", "--ioengine=psync"] {
         let v = ioscope(args(
             &z,
@@ -255,7 +254,7 @@ fn cpu_accounting_adds_up_for_libaio_and_psync_on_zram() {
 
 #[test]
 fn options_zram_cannot_honour_are_refused_or_fail_as_fio() {
-    let z = zram_or_skip!();
+    let z = require!(Zram::acquire());
     let before = z.sectors();
     // No poll queues on zram: polled io_uring I/O is refused before the run.
     for direct in ["--direct=1", "--direct=0"] {

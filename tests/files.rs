@@ -3,35 +3,10 @@
 
 mod common;
 
-use std::os::fd::AsRawFd;
 use std::path::Path;
 
 use common::{ioscope, job, tempdir, u};
-
-/// Pages of `path` resident in the page cache (mincore over a mapping).
-fn resident_pages(path: &Path) -> usize {
-    let file = std::fs::File::open(path).unwrap();
-    let len = file.metadata().unwrap().len() as usize;
-    // SAFETY: a read-only shared mapping of the whole file, unmapped below.
-    let addr = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ,
-            libc::MAP_SHARED,
-            file.as_raw_fd(),
-            0,
-        )
-    };
-    assert_ne!(addr, libc::MAP_FAILED);
-    let mut pages = vec![0u8; len.div_ceil(4096)];
-    // SAFETY: one byte per page of the mapping.
-    let rc = unsafe { libc::mincore(addr, len, pages.as_mut_ptr()) };
-    // SAFETY: the mapping made above.
-    unsafe { libc::munmap(addr, len) };
-    assert_eq!(rc, 0);
-    pages.iter().filter(|&&p| p & 1 == 1).count()
-}
+use ioscope_testutil::resident_pages;
 
 /// Writes `bytes` to `path` and makes sure they are on disk and cached.
 fn cached_file(path: &Path, bytes: usize) {

@@ -8,36 +8,36 @@
 //! NVMe status, and the refusals made before a run. One guest per LBA size
 //! runs every check (tests/nvme_vm/checks.sh), so the lane is two boots.
 //!
-//! Skips, saying why, where the harness is missing or cannot boot a guest
-//! (it exits 125), so `cargo test --workspace` passes on any machine.
+//! Skips (`SKIP <test>: <reason>`, strict mode or not) where the harness is
+//! missing or cannot boot a guest (it exits 125), so `cargo test
+//! --workspace` passes on any machine.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The harness: NVME_VM_SCRIPT, or the shared copy next to the repository.
-fn harness() -> Option<PathBuf> {
-    let path = std::env::var_os("NVME_VM_SCRIPT")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| {
-            Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/nvme-vm/run-in-nvme-vm.sh")
-        });
-    path.is_file().then_some(path)
-}
+use ioscope_testutil::{nvme_guest, require, skip, test_name, Missing};
 
-/// The engine example cargo test builds beside the binary, if it did.
+/// The engine example cargo test builds beside the binary, if it did
+/// (`cargo test --workspace` does; `cargo test --test nvme_vm` does not).
+/// Without it the guest skips its checks and says so (CHECK-SKIPPED).
 fn example(name: &str) -> Option<PathBuf> {
     let bin = Path::new(env!("CARGO_BIN_EXE_ioscope"));
     let path = bin.parent()?.join("examples").join(name);
     path.is_file().then_some(path)
 }
 
+/// The harness exits 125 when it could not boot a guest at all.
+fn not_booted(stderr: &str) -> Missing {
+    Missing::soft(format!(
+        "the nvme-vm harness could not boot a guest (exit 125): {}",
+        tail(stderr, 3).replace('\n', " | ")
+    ))
+}
+
 /// Boots one guest with namespaces of `lba` bytes per block, runs the
 /// checks there and asserts that each passed.
 fn run_checks(lba: u32) {
-    let Some(script) = harness() else {
-        eprintln!("skipped: no nvme-vm harness (set NVME_VM_SCRIPT to run-in-nvme-vm.sh)");
-        return;
-    };
+    let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
     let payload = tempfile::tempdir().expect("temporary payload directory");
     let copy = |from: &Path, name: &str| {
         std::fs::copy(from, payload.path().join(name))
@@ -48,9 +48,8 @@ fn run_checks(lba: u32) {
         &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nvme_vm/checks.sh"),
         "checks.sh",
     );
-    match example("nvme_read") {
-        Some(path) => copy(&path, "nvme_read"),
-        None => eprintln!("note: the nvme_read example was not built; its checks are skipped"),
+    if let Some(path) = example("nvme_read") {
+        copy(&path, "nvme_read");
     }
     let out = Command::new("bash")
         .arg(&script)
@@ -63,13 +62,7 @@ fn run_checks(lba: u32) {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     match out.status.code() {
-        Some(125) => {
-            eprintln!(
-                "skipped: the nvme-vm harness could not boot a guest (exit 125):\n{}",
-                tail(&stderr, 10)
-            );
-            return;
-        }
+        Some(125) => skip!(not_booted(&stderr)),
         Some(0) => {}
         other => panic!(
             "the guest run failed ({other:?}):\n{}\n{}",
@@ -81,8 +74,12 @@ fn run_checks(lba: u32) {
         .lines()
         .filter_map(|l| l.strip_prefix("CHECK "))
         .collect();
-    for line in stdout.lines().filter(|l| l.starts_with("CHECK-SKIPPED")) {
-        eprintln!("{line}");
+    // Checks the guest could not make (the example was not in the payload).
+    for why in stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("CHECK-SKIPPED "))
+    {
+        ioscope_testutil::report(&test_name(module_path!()), &Missing::soft(why));
     }
     let failed: Vec<&&str> = checks.iter().filter(|c| !c.ends_with(" ok")).collect();
     assert!(
@@ -114,10 +111,7 @@ fn tail(text: &str, lines: usize) -> String {
 /// I/O: the job must be refused before it runs, saying why.
 #[test]
 fn hipri_without_poll_queues_is_refused_before_the_run() {
-    let Some(script) = harness() else {
-        eprintln!("skipped: no nvme-vm harness (set NVME_VM_SCRIPT to run-in-nvme-vm.sh)");
-        return;
-    };
+    let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
     let out = Command::new("bash")
         .arg(&script)
         .arg(env!("CARGO_BIN_EXE_ioscope"))
@@ -131,8 +125,7 @@ fn hipri_without_poll_queues_is_refused_before_the_run() {
         .expect("cannot run the nvme-vm harness");
     let stdout = String::from_utf8_lossy(&out.stdout);
     if out.status.code() == Some(125) {
-        eprintln!("skipped: the nvme-vm harness could not boot a guest (exit 125)");
-        return;
+        skip!(not_booted(&String::from_utf8_lossy(&out.stderr)));
     }
     assert!(
         stdout.contains("hipri=1 cannot poll")

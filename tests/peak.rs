@@ -6,6 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{ioscope, tempdir, Run};
+use ioscope_testutil::{o_direct, part};
 
 /// The IOPS figures of the once-a-second lines.
 fn seconds(stdout: &str) -> Vec<u64> {
@@ -57,20 +58,6 @@ fn data_file(dir: &Path, blocks: usize) -> PathBuf {
     path
 }
 
-/// Whether the file system under `path` takes O_DIRECT; prints why not.
-fn direct_io_works(path: &Path) -> bool {
-    use std::os::unix::fs::OpenOptionsExt;
-    let ok = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECT)
-        .open(path)
-        .is_ok();
-    if !ok {
-        eprintln!("skipping O_DIRECT: {} refuses it", path.display());
-    }
-    ok
-}
-
 #[test]
 fn nop_prints_seconds_and_a_maximum() {
     let run = peak_ok(&["-N1"]);
@@ -103,7 +90,7 @@ fn reads_a_file_with_and_without_o_direct() {
     let p = path.to_str().unwrap();
     peak_ok(&["-O0", p]);
     peak_ok(&["-O0", "-R0", "-b", "8192", p]);
-    if direct_io_works(&path) {
+    if part!("the O_DIRECT run", o_direct(dir.path())).is_some() {
         peak_ok(&["-O1", p]);
     }
 }
@@ -127,7 +114,10 @@ fn aio_and_pvsync2_engines() {
     let dir = tempdir();
     let path = data_file(dir.path(), 64);
     let p = path.to_str().unwrap();
-    let direct = if direct_io_works(&path) { "-O1" } else { "-O0" };
+    let direct = match part!("O_DIRECT (buffered instead)", o_direct(dir.path())) {
+        Some(()) => "-O1",
+        None => "-O0",
+    };
     let run = peak_ok(&["-e", "aio", direct, p]);
     assert!(run.stdout.contains("engine=libaio"), "{}", run.describe());
     let run = peak_ok(&["-e", "pvsync2", direct, p]);

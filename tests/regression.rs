@@ -13,6 +13,7 @@ use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use common::{bin, ioscope, job, tempdir, u, write_file, Mounted};
+use ioscope_testutil::{require, root};
 
 /// `--parse-only` on a job given on the command line.
 fn parse_only(args: &[&str]) -> common::Run {
@@ -531,15 +532,17 @@ fn a_closed_pipe_ends_the_run_quietly() {
 // attempted, and a failure to write it told rather than lost.
 #[test]
 fn a_report_on_a_disk_the_job_filled_fails_aloud() {
+    require!(root());
     let dir = tempdir();
     let mount = Command::new("mount")
         .args(["-t", "tmpfs", "-o", "size=1m", "tmpfs"])
         .arg(dir.path())
         .status();
-    if !mount.is_ok_and(|s| s.success()) {
-        println!("skipped: cannot mount a tmpfs (needs root)");
-        return;
-    }
+    assert!(
+        mount.as_ref().is_ok_and(|s| s.success()),
+        "mounting a 1 MiB tmpfs on {} as root: {mount:?}",
+        dir.path().display()
+    );
     let small = Mounted { dir };
     let report = small.dir.path().join("report.json");
     let out = run_to(

@@ -11,6 +11,7 @@ use std::os::unix::fs::FileExt;
 use std::process::{Command, Stdio};
 
 use common::{ioscope, job, tempdir, u, Zram};
+use ioscope_testutil::{program, require};
 
 /// A 1 MiB psync job on the zram device, with JSON output.
 fn dev_job(z: &Zram, name: &str, rw: &str, extra: &[&str]) -> Vec<String> {
@@ -40,26 +41,19 @@ const EXT_MAGIC: [u8; 2] = [0x53, 0xEF];
 
 #[test]
 fn a_device_holding_ext4_is_not_written_unless_allowed() {
-    let z = zram_or_skip!();
-    let mkfs = Command::new("mkfs.ext4")
+    let z = require!(Zram::acquire());
+    let mkfs = require!(program("mkfs.ext4"));
+    let o = Command::new(mkfs)
         .args(["-q", "-F"])
         .arg(&z.dev)
         .stdin(Stdio::null())
-        .output();
-    match mkfs {
-        Ok(o) if o.status.success() => {}
-        Ok(o) => {
-            eprintln!(
-                "skipped: mkfs.ext4 failed: {}",
-                String::from_utf8_lossy(&o.stderr)
-            );
-            return;
-        }
-        Err(e) => {
-            eprintln!("skipped: cannot run mkfs.ext4 ({e}); apt-get install e2fsprogs");
-            return;
-        }
-    }
+        .output()
+        .expect("cannot run mkfs.ext4");
+    assert!(
+        o.status.success(),
+        "mkfs.ext4 failed: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     assert_eq!(device_bytes(&z, 1080, 2), EXT_MAGIC);
     let superblock = device_bytes(&z, 0, 4096);
     let (_, written) = z.sectors();
@@ -115,7 +109,7 @@ fn mbr() -> Vec<u8> {
 
 #[test]
 fn a_device_holding_a_partition_table_is_not_written() {
-    let z = zram_or_skip!();
+    let z = require!(Zram::acquire());
     write_device(&z, 0, &mbr());
     let r = ioscope(dev_job(&z, "clobber", "randwrite", &["--direct=1"])).run();
     let err = r.assert_refused();
@@ -140,7 +134,7 @@ fn a_device_holding_a_partition_table_is_not_written() {
 
 #[test]
 fn an_empty_device_is_written_without_asking() {
-    let z = zram_or_skip!();
+    let z = require!(Zram::acquire());
     let v = ioscope(dev_job(&z, "w", "write", &[])).run().ok_json();
     assert_eq!(u(&job(&v, "w")["write"], "io_bytes"), 1 << 20);
 }

@@ -6,7 +6,8 @@ mod common;
 
 use std::path::Path;
 
-use common::{ioscope, job, tempdir, u};
+use common::{ioscope, job, tempdir, u, Zram};
+use ioscope_testutil::require;
 
 const METHODS: [&str; 18] = [
     "crc32c",
@@ -366,7 +367,7 @@ fn backlog_verify_only_and_trims() {
 
 #[test]
 fn clean_run_on_zram_with_clones_side_by_side() {
-    let z = zram_or_skip!();
+    let z = require!(Zram::acquire());
     let dir = tempdir();
     let v = ioscope([
         "--output-format=json".to_string(),

@@ -11,6 +11,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use common::*;
+use ioscope_testutil::require;
 
 /// Bytes each writer covers, and the block every reader reads.
 const SIZE: u64 = 4 << 20;
@@ -190,7 +191,7 @@ fn every_damage_is_found_by_every_reader_on_a_file() {
 
 #[test]
 fn every_damage_is_found_by_every_reader_on_zram() {
-    let zram = zram_or_skip!();
+    let zram = require!(Zram::acquire());
     let dir = tempdir();
     matrix(dir.path(), zram.path(), &["--direct=1"]);
 }

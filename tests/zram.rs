@@ -4,7 +4,8 @@
 
 mod common;
 
-use common::{ioscope, job, u, Mounted};
+use common::{ioscope, job, u, Mounted, Zram};
+use ioscope_testutil::require;
 
 const SECTOR: u64 = 512;
 
@@ -20,7 +21,7 @@ fn assert_disk_util_names_zram0(v: &serde_json::Value) {
 
 #[test]
 fn direct_write_then_read() {
-    let z = zram_or_skip!();
+    let z = require!(Zram::acquire());
     let (r0, w0) = z.sectors();
     let v = ioscope(z.job_args("w", "write", &["--bs=64k", "--size=16m", "--direct=1"]))
         .run()
@@ -53,7 +54,7 @@ fn direct_write_then_read() {
 
 #[test]
 fn buffered_write_then_read() {
-    let z = zram_or_skip!();
+    let z = require!(Zram::acquire());
     let v = ioscope(z.job_args("bw", "write", &["--bs=4k", "--size=8m"]))
         .run()
         .ok_json();
@@ -72,7 +73,7 @@ fn buffered_write_then_read() {
 #[test]
 fn whole_device_when_no_size_is_given() {
     // fio's default size for a block device is the whole device.
-    let z = zram_or_skip!();
+    let z = require!(Zram::acquire());
     let v = ioscope(z.job_args("all", "read", &["--bs=1m", "--direct=1"]))
         .run()
         .ok_json();
@@ -83,7 +84,7 @@ fn whole_device_when_no_size_is_given() {
 
 #[test]
 fn unaligned_direct_io_is_refused_before_the_run() {
-    let z = zram_or_skip!();
+    let z = require!(Zram::acquire());
     let before = z.sectors();
     let r = ioscope(z.job_args("odd", "write", &["--bs=1000", "--size=1m", "--direct=1"])).run();
     let err = r.assert_refused();
@@ -112,14 +113,8 @@ fn unaligned_direct_io_is_refused_before_the_run() {
 
 #[test]
 fn write_to_a_mounted_device_is_refused() {
-    let z = zram_or_skip!();
-    let m = match Mounted::ext4(&z.dev) {
-        Ok(m) => m,
-        Err(why) => {
-            eprintln!("skipped: {why}");
-            return;
-        }
-    };
+    let z = require!(Zram::acquire());
+    let m = require!(Mounted::ext4(&z.dev));
     let sentinel = m.dir.path().join("keep");
     std::fs::write(&sentinel, b"still here").unwrap();
 

@@ -3,7 +3,9 @@
 //! directories on a real file system, and borrowing the zram device.
 //!
 //! Tests that need something the machine may lack (fio, zram, root, mkfs)
-//! print why and return early; they never fail for a missing feature.
+//! ask for it with `ioscope_testutil::require!`, which prints one
+//! `SKIP <test>: <reason>` line and returns where it is missing (or fails
+//! the test, in strict mode, for what CI always has).
 #![allow(dead_code)]
 
 use std::ffi::OsString;
@@ -15,6 +17,7 @@ use std::process::{Command, ExitStatus, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use ioscope_testutil::Missing;
 use serde_json::Value;
 use tempfile::TempDir;
 
@@ -289,42 +292,6 @@ pub fn write_file(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
-/// Whether fio can be run. When it cannot, prints why (the caller skips),
-/// unless IOSCOPE_REQUIRE_FIO=1, where its absence fails the test (CI
-/// installs fio, so there a missing fio is a broken setup, not a skip).
-pub fn fio_available() -> bool {
-    let ok = Command::new("fio")
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .output()
-        .map(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).starts_with("fio-"))
-        .unwrap_or(false);
-    if !ok {
-        if std::env::var("IOSCOPE_REQUIRE_FIO").as_deref() == Ok("1") {
-            panic!("fio is not on PATH but IOSCOPE_REQUIRE_FIO=1");
-        }
-        eprintln!("skipped: fio is not installed (apt-get install fio), so there is nothing to compare with");
-    }
-    ok
-}
-
-/// Why this process cannot count io_uring's punts (count_punts=1 needs
-/// root and a mounted tracefs with the tracepoint; .ci/run mounts it), or
-/// None where it can.
-pub fn punts_countable() -> Option<&'static str> {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        return Some("not root");
-    }
-    let id = "events/io_uring/io_uring_queue_async_work/id";
-    let mounted = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"]
-        .iter()
-        .any(|root| Path::new(root).join(id).exists());
-    (!mounted).then_some("tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)")
-}
-
 /// The job named `name` in a JSON result (panics if absent).
 pub fn job<'a>(v: &'a Value, name: &str) -> &'a Value {
     v["jobs"]
@@ -379,9 +346,9 @@ impl Zram {
     /// Size of the device once set up.
     pub const SIZE: u64 = 256 << 20;
 
-    /// Borrows zram0, or says why it cannot (the caller prints and skips).
-    pub fn acquire() -> Result<Zram, String> {
-        let inner = ioscope_testutil::Zram::acquire(Self::SIZE)?;
+    /// Borrows zram0, or says why it cannot: `require!(Zram::acquire())`.
+    pub fn acquire() -> Result<Zram, Missing> {
+        let inner = ioscope_testutil::zram(Self::SIZE)?;
         Ok(Zram {
             dev: inner.path().to_path_buf(),
             inner,
@@ -411,53 +378,43 @@ impl Zram {
     }
 }
 
-/// Borrows zram0 or prints why not and returns from the test.
-#[macro_export]
-macro_rules! zram_or_skip {
-    () => {
-        match common::Zram::acquire() {
-            Ok(z) => z,
-            Err(why) => {
-                eprintln!("skipped: {why}");
-                return;
-            }
-        }
-    };
-}
-
 /// A file system mounted on a temporary directory; unmounted when dropped.
 pub struct Mounted {
     pub dir: TempDir,
 }
 
 impl Mounted {
-    /// `mkfs.ext4 -q` on `dev` and mounts it, or says why it cannot.
-    pub fn ext4(dev: &Path) -> Result<Mounted, String> {
-        let mkfs = Command::new("mkfs.ext4")
+    /// `mkfs.ext4 -q` on `dev` and mounts it: `require!(Mounted::ext4(dev))`.
+    /// Missing only where mkfs.ext4 or mount is not installed; a failure of
+    /// either on a device the test holds fails the test.
+    pub fn ext4(dev: &Path) -> Result<Mounted, Missing> {
+        let mkfs = ioscope_testutil::program("mkfs.ext4")?;
+        ioscope_testutil::program("mount")?;
+        let out = Command::new(mkfs)
             .args(["-q", "-F"])
             .arg(dev)
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| format!("cannot run mkfs.ext4 ({e}); apt-get install e2fsprogs"))?;
-        if !mkfs.status.success() {
-            return Err(format!(
-                "mkfs.ext4 failed: {}",
-                String::from_utf8_lossy(&mkfs.stderr)
-            ));
-        }
+            .unwrap_or_else(|e| panic!("cannot run mkfs.ext4: {e}"));
+        assert!(
+            out.status.success(),
+            "mkfs.ext4 {} failed: {}",
+            dev.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
         let dir = tempdir();
         let m = Command::new("mount")
             .arg(dev)
             .arg(dir.path())
             .stdin(Stdio::null())
             .output()
-            .map_err(|e| format!("cannot run mount ({e})"))?;
-        if !m.status.success() {
-            return Err(format!(
-                "mount failed: {}",
-                String::from_utf8_lossy(&m.stderr)
-            ));
-        }
+            .unwrap_or_else(|e| panic!("cannot run mount: {e}"));
+        assert!(
+            m.status.success(),
+            "mount {} failed: {}",
+            dev.display(),
+            String::from_utf8_lossy(&m.stderr)
+        );
         Ok(Mounted { dir })
     }
 }

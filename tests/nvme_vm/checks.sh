@@ -94,7 +94,7 @@ if [ -x ./nvme_read ]; then
     *) fail nvme_status_named "$out" ;;
     esac
 else
-    echo "CHECK-SKIPPED example checks: nvme_read was not built (cargo test builds examples)"
+    echo "CHECK-SKIPPED the nvme_read example's checks: it was not built (cargo test --workspace builds it)"
 fi
 
 # --- reads and writes through jobs -----------------------------------------

@@ -1,36 +1,12 @@
 //! Trims on a block device: BLKDISCARD on a zram device made for the test,
 //! through every backend that trims with it, buffered and with O_DIRECT.
-//! Needs root and the zram module; skips with the reason otherwise.
+//! Needs root and the zram module: `require!(zram(..))` skips otherwise.
 
-use std::path::Path;
-
-use ioscope_engine::{
-    open_queue, Backend, Op, OpenOptions, Queue, QueueConfig, QueueUser, Request, Submitted,
-    Target, TargetKind,
-};
+use ioscope_engine::{open_queue, Backend, Op, Queue, QueueUser, Request, Submitted, TargetKind};
+use ioscope_testutil::{complete_one as complete, open_rw, queue_config, require, zram};
 
 const SIZE: u64 = 16 << 20;
 const BS: u64 = 4096;
-
-/// Sends one request and waits for its result.
-fn complete<Q: Queue>(q: &mut Q, op: Op, offset: u64, len: u32) -> i64 {
-    let req = Request {
-        op,
-        file: 0,
-        offset,
-        len,
-        slot: 0,
-    };
-    match q.submit(&req).unwrap() {
-        Submitted::Completed(r) => r,
-        Submitted::Queued => {
-            q.commit().unwrap();
-            let mut result = None;
-            q.reap(1, 1, |c| result = Some(c.result)).unwrap();
-            result.expect("one completion")
-        }
-    }
-}
 
 /// Fills blocks `first..first + 8` with 0x77, trims the middle four (whole
 /// pages: zram ignores the parts of a discard smaller than a page), reads
@@ -108,19 +84,8 @@ fn freed_pages() -> u64 {
 
 #[test]
 fn blkdiscard_on_zram_reads_back_zeroes() {
-    let zram = match ioscope_testutil::Zram::acquire(SIZE) {
-        Ok(z) => z,
-        Err(why) => {
-            eprintln!("skipping zram trim test: {why}");
-            return;
-        }
-    };
-    let config = QueueConfig {
-        depth: 2,
-        buffer_size: BS as usize,
-        buffer_align: 4096,
-        ..QueueConfig::default()
-    };
+    let zram = require!(zram(SIZE));
+    let config = queue_config(2, BS as usize);
     let backends = [
         Backend::Sync,
         Backend::Psync,
@@ -131,13 +96,7 @@ fn blkdiscard_on_zram_reads_back_zeroes() {
     ];
     let mut first = 0;
     for direct in [false, true] {
-        let opts = OpenOptions {
-            read: true,
-            write: true,
-            create: false,
-            direct,
-        };
-        let t = Target::open(Path::new(zram.path()), &opts).unwrap();
+        let t = open_rw(zram.path(), direct);
         assert_eq!(t.kind(), TargetKind::BlockDevice);
         for backend in backends {
             assert!(backend.supports(Op::Trim));

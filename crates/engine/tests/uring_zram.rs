@@ -1,14 +1,15 @@
 //! io_uring on a block device: O_DIRECT reads and writes on a zram device
 //! made for the test, in every buffer and file mode, and what hipri and
-//! uncached do there. Needs root and the zram module; skips with the reason
-//! otherwise.
+//! uncached do there. Needs root and the zram module: `require!(zram(..))`
+//! skips otherwise.
 
 use std::path::Path;
 
 use ioscope_engine::{
-    poll_queue_warning, Completion, Op, OpenOptions, Queue, QueueConfig, Request, Submitted,
-    Target, UringOptions, UringQueue,
+    poll_queue_warning, Completion, Op, Queue, QueueConfig, Request, Submitted, UringOptions,
+    UringQueue,
 };
+use ioscope_testutil::{open_rw, queue_config, require, zram};
 
 const ZRAM: &str = "/dev/zram0";
 const SYS: &str = "/sys/block/zram0";
@@ -17,12 +18,9 @@ const BS: usize = 4096;
 
 fn config(depth: u32, hipri: bool, uring: UringOptions) -> QueueConfig {
     QueueConfig {
-        depth,
-        buffer_size: BS,
-        buffer_align: 4096,
         hipri,
         uring,
-        ..QueueConfig::default()
+        ..queue_config(depth, BS)
     }
 }
 
@@ -95,20 +93,8 @@ fn round_trip(q: &mut UringQueue, depth: u32, batch: u32, blocks: u64, seed: u8)
 
 #[test]
 fn uring_on_zram() {
-    let _zram = match ioscope_testutil::Zram::acquire(SIZE) {
-        Ok(z) => z,
-        Err(why) => {
-            eprintln!("skipping zram test: {why}");
-            return;
-        }
-    };
-    let opts = OpenOptions {
-        read: true,
-        write: true,
-        create: false,
-        direct: true,
-    };
-    let t = Target::open(Path::new(ZRAM), &opts).unwrap();
+    let _zram = require!(zram(SIZE));
+    let t = open_rw(Path::new(ZRAM), true);
     let variants = [
         UringOptions::default(),
         UringOptions {

@@ -1,7 +1,7 @@
 //! Feeds fio's own per-I/O latency logs through this crate and compares the
 //! results with what fio printed for the same run: summaries, percentiles
 //! and the coarse latency buckets must come out identical. Needs the `fio`
-//! binary; skips with a note when it is missing.
+//! binary; `require!(fio())` skips where it is missing (fails in strict mode).
 
 use ioscope_stats::{LatencyBuckets, LatencyHistogram, Summary};
 use std::collections::HashMap;
@@ -63,10 +63,7 @@ impl Drop for TempDir {
 
 #[test]
 fn matches_fio_on_its_own_latency_logs() {
-    if Command::new("fio").arg("--version").output().is_err() {
-        println!("skipped: no fio binary on PATH");
-        return;
-    }
+    ioscope_testutil::require!(ioscope_testutil::fio());
     let dir =
         TempDir(std::env::temp_dir().join(format!("ioscope-stats-fio-{}", std::process::id())));
     std::fs::create_dir_all(&dir.0).unwrap();
