@@ -5,84 +5,8 @@ use std::io;
 
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
-use crate::request::{Completion, Op, Request};
-
-/// The kinds of fault. Data faults act on writes unless named otherwise.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FaultKind {
-    /// Flip one random bit of the write's data before it is sent (in the
-    /// caller's buffer, which is left flipped).
-    BitFlip,
-    /// Do not send the write; complete it successfully with its full length.
-    DropWrite,
-    /// Send the write to the neighbouring block (`offset - len`, or
-    /// `offset + len` when the write starts within `len` bytes of 0) and
-    /// report what that write returns.
-    Misdirect,
-    /// Send only the first half of the write, rounded down to 512 bytes and
-    /// at least 512 (a write of 512 bytes or less sends nothing), and report
-    /// the full length.
-    TornWrite,
-    /// Do the read, then report half its length, rounded down to 512 bytes
-    /// (or what the read got, if that is less).
-    ShortRead,
-    /// Complete a read with -EIO without sending it.
-    ReadError,
-    /// Complete a write with -EIO without sending it.
-    WriteError,
-}
-
-impl FaultKind {
-    /// Every kind, in declaration order.
-    pub const ALL: [FaultKind; 7] = [
-        FaultKind::BitFlip,
-        FaultKind::DropWrite,
-        FaultKind::Misdirect,
-        FaultKind::TornWrite,
-        FaultKind::ShortRead,
-        FaultKind::ReadError,
-        FaultKind::WriteError,
-    ];
-
-    /// The name a job option gives the kind.
-    pub fn name(self) -> &'static str {
-        match self {
-            FaultKind::BitFlip => "bitflip",
-            FaultKind::DropWrite => "drop",
-            FaultKind::Misdirect => "misdirect",
-            FaultKind::TornWrite => "torn",
-            FaultKind::ShortRead => "short_read",
-            FaultKind::ReadError => "read_eio",
-            FaultKind::WriteError => "write_eio",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<FaultKind> {
-        FaultKind::ALL.into_iter().find(|k| k.name() == name)
-    }
-
-    /// Whether a request with `op` can get this kind of fault.
-    fn applies_to(self, op: Op) -> bool {
-        match self {
-            FaultKind::ShortRead | FaultKind::ReadError => op == Op::Read,
-            FaultKind::BitFlip
-            | FaultKind::DropWrite
-            | FaultKind::Misdirect
-            | FaultKind::TornWrite
-            | FaultKind::WriteError => op == Op::Write,
-        }
-    }
-}
-
-/// Which fault a [`FaultyQueue`] injects, and into how many requests.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FaultConfig {
-    pub kind: FaultKind,
-    /// Share of eligible requests that get the fault, in percent (0.0..=100.0).
-    pub percent: f64,
-    /// Seed of the choice of requests (and of the bit), so a run is repeatable.
-    pub seed: u64,
-}
+use crate::queue_config::{FaultConfig, FaultKind};
+use crate::request::{Completion, Request};
 
 /// splitmix64: one add and three multiply-xorshifts per number, no state
 /// beyond a u64, and every seed (0 included) gives a full-period stream.
@@ -332,7 +256,9 @@ impl<Q: Queue> Queue for FaultyQueue<Q> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{open_queue, Backend, QueueConfig, QueueUser};
+    use crate::backend::{open_queue, Backend, QueueUser};
+    use crate::queue_config::QueueConfig;
+    use crate::request::Op;
     use crate::sync::{SyncMode, SyncQueue};
     use crate::target::{OpenOptions, Target};
     use crate::test_io::complete_one;

@@ -154,6 +154,7 @@ mod nop;
 mod null;
 pub mod nvme;
 mod queue;
+mod queue_config;
 mod request;
 mod sigbus;
 mod signature;
@@ -167,15 +168,18 @@ mod trim;
 mod uring;
 mod uring_cmd;
 
-pub use backend::{open_queue, Backend, QueueConfig, QueueUser};
+pub use backend::{open_queue, Backend, QueueUser};
 pub use buffer::AlignedBuffer;
 pub use error::EngineError;
-pub use faulty::{FaultConfig, FaultKind, FaultyQueue};
-pub use libaio::{AioOptions, LibaioQueue};
+pub use faulty::FaultyQueue;
+pub use libaio::LibaioQueue;
 pub use mmap::MmapQueue;
 pub use nop::NopQueue;
 pub use null::NullQueue;
 pub use queue::{Queue, Submitted};
+pub use queue_config::{
+    AioOptions, FaultConfig, FaultKind, NvmeOptions, QueueConfig, UringOptions,
+};
 pub use request::{
     describe_error, Completion, Op, Request, TrimRange, MAX_TRIM_RANGES, NVME_STATUS_BIAS,
 };
@@ -185,8 +189,8 @@ pub use target::{
     layout_file, layout_file_until, layout_file_with, mounted_use, needs_layout, preallocate_file,
     NvmeIdentity, OpenOptions, Target, TargetKind,
 };
-pub use uring::{poll_queue_warning, setup_flag_names, UringOptions, UringQueue};
-pub use uring_cmd::{NvmeOptions, UringCmdQueue};
+pub use uring::{poll_queue_warning, setup_flag_names, UringQueue};
+pub use uring_cmd::UringCmdQueue;
 
 #[cfg(test)]
 mod tests {

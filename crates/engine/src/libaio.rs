@@ -29,32 +29,12 @@ use std::os::fd::RawFd;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use crate::backend::QueueConfig;
 use crate::buffer::SlotBuffers;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
+use crate::queue_config::QueueConfig;
 use crate::request::{Completion, Op, Request};
 use crate::trim::{trim, TrimMethod};
-
-/// Options of the libaio backend, named after fio's libaio engine options.
-/// Polled completions (`hipri`) are [`QueueConfig::hipri`], which this
-/// backend refuses: the kernel ignores RWF_HIPRI on AIO.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct AioOptions {
-    /// fio `userspace_reap`: when a reap does not have to wait (`min` is 0,
-    /// which fio's runner asks for with `iodepth_batch_complete_min=0`),
-    /// take the completions straight from the completion ring the kernel
-    /// maps into the process instead of calling io_getevents. A reap that
-    /// must wait still calls io_getevents, as in fio.
-    pub userspace_reap: bool,
-    /// fio `libaio_vectored`: IOCB_CMD_PREADV/PWRITEV with one iovec per
-    /// request instead of IOCB_CMD_PREAD/PWRITE.
-    pub vectored: bool,
-    /// fio `nowait`: RWF_NOWAIT on reads and writes. A transfer that would
-    /// block completes with -EAGAIN instead (and buffered writes on ext4,
-    /// which cannot honour it, with -EOPNOTSUPP): results, not queue errors.
-    pub nowait: bool,
-}
 
 // The kernel ABI, from include/uapi/linux/aio_abi.h.
 
@@ -638,6 +618,7 @@ fn queue_full(depth: u32) -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue_config::AioOptions;
     use crate::target::{OpenOptions, Target};
     use std::path::Path;
 

@@ -17,60 +17,14 @@ use std::path::Path;
 
 use io_uring::{cqueue, opcode, squeue, types, IoUring, Probe};
 
-use crate::backend::QueueConfig;
 use crate::buffer::SlotBuffers;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
+use crate::queue_config::QueueConfig;
 use crate::request::{Completion, Op, Request};
 use crate::sq_ring::SqRing;
 use crate::syscall::{errno, io_result};
 use crate::trim::{trim, TrimMethod};
-
-/// Options of the io_uring backend beyond [`QueueConfig`], named after fio's
-/// `io_uring` engine options. Polled completions (fio `hipri`,
-/// IORING_SETUP_IOPOLL) are [`QueueConfig::hipri`], shared with pvsync2.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct UringOptions {
-    /// IORING_SETUP_SQPOLL (fio `sqthread_poll`): a kernel thread takes
-    /// requests off the ring, so submitting needs no system call while that
-    /// thread is awake. As in fio, it implies `register_files`.
-    pub sqpoll: bool,
-    /// IORING_SETUP_SQ_AFF (fio `sqthread_poll_cpu`): the CPU the SQ thread
-    /// is bound to. Only with `sqpoll`.
-    pub sqpoll_cpu: Option<u32>,
-    /// Milliseconds the SQ thread spins without work before it sleeps (None,
-    /// or 0: the kernel's default of one second, which is what fio uses).
-    pub sqpoll_idle_ms: Option<u32>,
-    /// fio `fixedbufs`: register every slot's buffer with the ring once, and
-    /// move data with READ_FIXED/WRITE_FIXED, so no request maps pages.
-    pub fixed_buffers: bool,
-    /// fio `registerfiles`: register the descriptors with the ring once, and
-    /// name them by index (IOSQE_FIXED_FILE) in every request.
-    pub register_files: bool,
-    /// fio `nonvectored`: `Some(true)` moves data with READ/WRITE, `Some(false)`
-    /// with READV/WRITEV and one iovec per slot. `None` is fio's default:
-    /// READ/WRITE when the kernel has them (Linux 5.6), READV/WRITEV otherwise.
-    /// Ignored with `fixed_buffers`, which has its own opcodes.
-    pub nonvectored: Option<bool>,
-    /// fio `force_async=N`: IOSQE_ASYNC on every Nth request, which sends it
-    /// straight to io-wq instead of trying it inline first. 0: never.
-    pub force_async: u32,
-    /// fio `nowait`: RWF_NOWAIT on every transfer; one that would block
-    /// completes with -EAGAIN instead.
-    pub nowait: bool,
-    /// fio 3.33 `uncached`: RWF_DONTCACHE (Linux 6.14) on every transfer, so
-    /// buffered I/O drops its pages from the page cache once done. Refused at
-    /// queue creation where the kernel or the filesystem lacks it.
-    pub uncached: bool,
-    /// Call io_uring_enter with the ring's own fd instead of registering it
-    /// (t/io_uring `-X0`; fio has no such option). Off by default: the fd is
-    /// registered, which saves a file table lookup on every call. Turning it
-    /// on shows what that lookup costs.
-    pub skip_ring_registration: bool,
-    /// Options of the NVMe passthrough backend (`io_uring_cmd`), which runs
-    /// on the same kind of ring; the io_uring backend ignores them.
-    pub nvme: crate::uring_cmd::NvmeOptions,
-}
 
 /// RWF_DONTCACHE from include/uapi/linux/fs.h (Linux 6.14). Older kernels
 /// and filesystems without FOP_DONTCACHE fail it with EOPNOTSUPP. (fio 3.33's
@@ -1230,6 +1184,7 @@ pub fn poll_queue_warning(path: &Path) -> Option<String> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::queue_config::UringOptions;
     use crate::target::{OpenOptions, Target};
 
     const BS: usize = 4096;
