@@ -156,8 +156,8 @@ pub mod nvme;
 mod queue;
 mod queue_config;
 mod request;
+mod safety;
 mod sigbus;
-mod signature;
 mod sq_ring;
 mod sync;
 mod syscall;
@@ -183,11 +183,11 @@ pub use queue_config::{
 pub use request::{
     describe_error, Completion, Op, Request, TrimRange, MAX_TRIM_RANGES, NVME_STATUS_BIAS,
 };
-pub use signature::{find_signature, Signature};
+pub use safety::{find_signature, mounted_use, Signature};
 pub use sync::{SyncMode, SyncQueue};
 pub use target::{
-    layout_file, layout_file_until, layout_file_with, mounted_use, needs_layout, preallocate_file,
-    NvmeIdentity, OpenOptions, Target, TargetKind,
+    layout_file, layout_file_until, layout_file_with, preallocate_file, NvmeIdentity, OpenOptions,
+    Target, TargetKind,
 };
 pub use uring::{poll_queue_warning, setup_flag_names, UringQueue};
 pub use uring_cmd::UringCmdQueue;
