@@ -1,8 +1,6 @@
 //! How a queue is built: the settings every backend reads when it makes
 //! its queue, with each backend's own options and the fault to inject.
 
-use crate::request::Op;
-
 /// How a queue is built.
 #[derive(Clone, Debug, Default)]
 pub struct QueueConfig {
@@ -153,18 +151,6 @@ impl FaultKind {
 
     pub fn from_name(name: &str) -> Option<FaultKind> {
         FaultKind::ALL.into_iter().find(|k| k.name() == name)
-    }
-
-    /// Whether a request with `op` can get this kind of fault.
-    pub(crate) fn applies_to(self, op: Op) -> bool {
-        match self {
-            FaultKind::ShortRead | FaultKind::ReadError => op == Op::Read,
-            FaultKind::BitFlip
-            | FaultKind::DropWrite
-            | FaultKind::Misdirect
-            | FaultKind::TornWrite
-            | FaultKind::WriteError => op == Op::Write,
-        }
     }
 }
 

@@ -6,7 +6,21 @@ use std::io;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::{FaultConfig, FaultKind};
-use crate::request::{Completion, Request};
+use crate::request::{Completion, Op, Request};
+
+impl FaultKind {
+    /// Whether a request with `op` can get this kind of fault.
+    fn applies_to(self, op: Op) -> bool {
+        match self {
+            FaultKind::ShortRead | FaultKind::ReadError => op == Op::Read,
+            FaultKind::BitFlip
+            | FaultKind::DropWrite
+            | FaultKind::Misdirect
+            | FaultKind::TornWrite
+            | FaultKind::WriteError => op == Op::Write,
+        }
+    }
+}
 
 /// splitmix64: one add and three multiply-xorshifts per number, no state
 /// beyond a u64, and every seed (0 included) gives a full-period stream.

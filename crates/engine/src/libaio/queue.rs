@@ -20,7 +20,7 @@ use crate::trim::{trim, TrimMethod};
 /// fio's `libaio` engine: requests are prepared by [`Queue::submit`], sent
 /// in one io_submit per [`Queue::commit`] and collected by [`Queue::reap`]
 /// with io_getevents, or from the mapped completion ring with
-/// [`AioOptions::userspace_reap`].
+/// [`AioOptions::userspace_reap`](crate::AioOptions::userspace_reap).
 ///
 /// A request the kernel refuses at io_submit (a bad descriptor, flags the
 /// file does not support) completes with the negative errno from the next

@@ -148,7 +148,7 @@ pub(super) fn poll_support(is_block_device: bool, dev: u64, rdev: u64, shown: &s
 /// virtio-blk, zram, or NVMe loaded without `poll_queues`) the block layer
 /// fails each polled bio with EOPNOTSUPP: reads fail, and only writes that
 /// the filesystem does not poll (ext4 allocating ones) get through.
-/// [`UringQueue::new`] refuses hipri on such a device; for files on devices
+/// [`UringQueue::new`](crate::UringQueue::new) refuses hipri on such a device; for files on devices
 /// sysfs does not know, this says that it depends on the filesystem.
 pub fn poll_queue_warning(path: &Path) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;

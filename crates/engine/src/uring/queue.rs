@@ -261,7 +261,7 @@ impl UringQueue {
         })
     }
 
-    /// The IORING_SETUP_* flags the kernel accepted (see [`setup_flag_names`]).
+    /// The IORING_SETUP_* flags the kernel accepted (see [`setup_flag_names`](crate::setup_flag_names)).
     pub fn setup_flags(&self) -> u32 {
         self.ring.flags()
     }
