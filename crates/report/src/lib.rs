@@ -85,4 +85,3 @@ pub fn render_with(result: &RunResult, formats: &[Format], opts: &Options) -> St
     }
     out
 }
-
