@@ -3,15 +3,16 @@
 use std::os::fd::RawFd;
 
 use crate::error::EngineError;
-use crate::faulty::{FaultConfig, FaultyQueue};
-use crate::libaio::{AioOptions, LibaioQueue};
+use crate::faulty::FaultyQueue;
+use crate::libaio::LibaioQueue;
 use crate::mmap::MmapQueue;
 use crate::nop::NopQueue;
 use crate::null::NullQueue;
 use crate::queue::Queue;
+use crate::queue_config::{FaultConfig, QueueConfig};
 use crate::request::Op;
 use crate::sync::{SyncMode, SyncQueue};
-use crate::uring::{UringOptions, UringQueue};
+use crate::uring::UringQueue;
 use crate::uring_cmd::UringCmdQueue;
 
 /// The I/O paths this crate implements, named as fio names its ioengines.
@@ -38,7 +39,7 @@ pub enum Backend {
     Nop,
     /// NVMe passthrough through io_uring (fio `io_uring_cmd`, `cmd_type=nvme`)
     /// on /dev/ngXnY, with the io_uring options in [`QueueConfig::uring`] and
-    /// the NVMe ones in [`UringOptions::nvme`].
+    /// the NVMe ones in [`UringOptions::nvme`](crate::UringOptions::nvme).
     UringCmd,
 }
 
@@ -110,27 +111,6 @@ impl Backend {
             }
         }
     }
-}
-
-/// How a queue is built.
-#[derive(Clone, Debug, Default)]
-pub struct QueueConfig {
-    /// Requests in flight at most; also the number of buffer slots.
-    pub depth: u32,
-    /// Bytes per buffer slot (the largest block size the caller will use).
-    pub buffer_size: usize,
-    /// Alignment of every buffer (page size, or the device's for O_DIRECT).
-    pub buffer_align: usize,
-    /// Ask for polled completions (RWF_HIPRI for pvsync2).
-    pub hipri: bool,
-    /// Options of the libaio backend.
-    pub aio: AioOptions,
-    /// Options of the io_uring backend (the NOP backend uses its SQPOLL and
-    /// ring registration ones).
-    pub uring: UringOptions,
-    /// Inject faults into the queue's requests ([`FaultyQueue`]), to test
-    /// verify. None for every real run.
-    pub fault: Option<FaultConfig>,
 }
 
 /// Code that runs against a queue whose concrete type is chosen at run time.

@@ -3,8 +3,8 @@
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 
-use crate::backend::QueueConfig;
 use crate::error::EngineError;
+use crate::queue_config::QueueConfig;
 
 /// A block of memory aligned for O_DIRECT.
 ///

@@ -145,6 +145,7 @@
 
 mod backend;
 mod buffer;
+mod device_report;
 mod error;
 mod faulty;
 mod ioctl;
@@ -152,41 +153,77 @@ mod libaio;
 mod mmap;
 mod nop;
 mod null;
-pub mod nvme;
 mod queue;
+mod queue_config;
 mod request;
+mod safety;
 mod sigbus;
-mod signature;
 mod sq_ring;
 mod sync;
 mod syscall;
 mod target;
 #[cfg(test)]
 mod test_io;
+#[cfg(test)]
+mod test_module_graph;
 mod trim;
 mod uring;
 mod uring_cmd;
 
-pub use backend::{open_queue, Backend, QueueConfig, QueueUser};
+pub use backend::{open_queue, Backend, QueueUser};
 pub use buffer::AlignedBuffer;
 pub use error::EngineError;
-pub use faulty::{FaultConfig, FaultKind, FaultyQueue};
-pub use libaio::{AioOptions, LibaioQueue};
+pub use faulty::FaultyQueue;
+pub use libaio::LibaioQueue;
 pub use mmap::MmapQueue;
 pub use nop::NopQueue;
 pub use null::NullQueue;
 pub use queue::{Queue, Submitted};
+pub use queue_config::{
+    AioOptions, FaultConfig, FaultKind, NvmeOptions, QueueConfig, UringOptions,
+};
 pub use request::{
     describe_error, Completion, Op, Request, TrimRange, MAX_TRIM_RANGES, NVME_STATUS_BIAS,
 };
-pub use signature::{find_signature, Signature};
+pub use safety::{find_signature, mounted_use, Signature};
 pub use sync::{SyncMode, SyncQueue};
 pub use target::{
-    layout_file, layout_file_until, layout_file_with, mounted_use, needs_layout, preallocate_file,
-    NvmeIdentity, OpenOptions, Target, TargetKind,
+    layout_file, layout_file_until, layout_file_with, preallocate_file, NvmeIdentity, OpenOptions,
+    Target, TargetKind,
 };
-pub use uring::{poll_queue_warning, setup_flag_names, UringOptions, UringQueue};
-pub use uring_cmd::{NvmeOptions, UringCmdQueue};
+pub use uring::{poll_queue_warning, setup_flag_names, UringQueue};
+pub use uring_cmd::UringCmdQueue;
+
+pub mod nvme {
+    //! NVMe: the passthrough command model ([`Command`] and its builders), the
+    //! decoding of completion status and Identify data, and the admin paths
+    //! that describe a device ([`DeviceReport`]). The `uring_cmd` backend sends
+    //! these commands through io_uring; a program can also use them alone.
+    //!
+    //! The device report is built on [`crate::Target`], which itself uses
+    //! Identify; it lives in its own module (`device_report`) and is
+    //! re-exported here, so the command model stays below the targets.
+
+    mod abi;
+    mod admin;
+    pub mod command;
+    mod identify;
+    mod status;
+
+    pub use crate::device_report::{nvme_names, AdminPath, DeviceReport, QueueSettings};
+    pub use abi::{
+        Command, Command64, NVME_IOCTL_ADMIN64_CMD, NVME_IOCTL_ADMIN_CMD, NVME_IOCTL_ID,
+        NVME_IOCTL_IO64_CMD, NVME_IOCTL_IO_CMD, NVME_URING_CMD_ADMIN, NVME_URING_CMD_IO,
+        NVME_URING_CMD_IO_VEC,
+    };
+    pub use admin::{
+        admin_command, identify_controller_of, identify_namespace_of, namespace_id, nvm_limits_of,
+        AdminError,
+    };
+    pub use command::DsmRange;
+    pub use identify::{Controller, LbaFormat, Namespace, NvmLimits, ONCS_BITS};
+    pub use status::{Outcome, Status};
+}
 
 #[cfg(test)]
 mod tests {

@@ -4,10 +4,10 @@
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
-use crate::backend::QueueConfig;
 use crate::buffer::SlotBuffers;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
+use crate::queue_config::QueueConfig;
 use crate::request::{Completion, Op, Request};
 use crate::sigbus::{self, Guard};
 use crate::target::{block_device_size, fstat};

@@ -2,10 +2,10 @@
 
 use std::io;
 
-use crate::backend::QueueConfig;
 use crate::buffer::SlotBuffers;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
+use crate::queue_config::QueueConfig;
 use crate::request::{Completion, Op, Request};
 
 /// fio's `null` engine: measures the caller, not a device.

@@ -5,10 +5,10 @@
 use std::io;
 use std::os::fd::RawFd;
 
-use crate::backend::QueueConfig;
 use crate::buffer::SlotBuffers;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
+use crate::queue_config::QueueConfig;
 use crate::request::{Completion, Op, Request};
 use crate::syscall::io_result;
 use crate::trim::{trim, TrimMethod};

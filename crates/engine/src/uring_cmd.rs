@@ -12,7 +12,6 @@ use std::os::fd::RawFd;
 
 use io_uring::{cqueue, opcode, squeue, types};
 
-use crate::backend::QueueConfig;
 use crate::buffer::{AlignedBuffer, SlotBuffers};
 use crate::error::EngineError;
 use crate::nvme::command::{self, DsmRange, MAX_BLOCKS, MAX_DSM_RANGES};
@@ -21,20 +20,10 @@ use crate::nvme::{
     NVME_URING_CMD_IO_VEC,
 };
 use crate::queue::{Queue, Submitted};
+use crate::queue_config::QueueConfig;
 use crate::request::{Completion, Op, Request, TrimRange, MAX_TRIM_RANGES, NVME_STATUS_BIAS};
 use crate::target::TargetKind;
 use crate::uring::{Ring, RingMode};
-
-/// Options of the NVMe passthrough backend beyond the io_uring ones it
-/// shares ([`crate::UringOptions`]: sqthread_poll, fixedbufs,
-/// registerfiles, nonvectored), named after fio's `io_uring_cmd` options.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct NvmeOptions {
-    /// fio `readfua`: Force Unit Access on every Read.
-    pub readfua: bool,
-    /// fio `writefua`: Force Unit Access on every Write and Write Zeroes.
-    pub writefua: bool,
-}
 
 /// What the queue knows of each namespace it was opened over.
 #[derive(Clone, Copy, Debug)]

@@ -58,12 +58,8 @@ pub fn version() -> String {
 ///
 /// One header per job section, with `numjobs` its clone count (fio prints
 /// `...` once under a job that has clones). Block sizes are printed with
-/// IEC units; see [`preamble_with`] for kb_base=1000.
-pub fn preamble(headers: &[JobHeader]) -> String {
-    preamble_with(headers, 1024, &version())
-}
-
-/// [`preamble`] with fio's kb_base (1024 or 1000) and the version string.
+/// units of fio's kb_base (1024: IEC, 1000: SI), and the version line
+/// says `version` (see [`version`]).
 pub fn preamble_with(headers: &[JobHeader], kb_base: u32, version: &str) -> String {
     preamble::render(headers, kb_base, version)
 }
@@ -88,10 +84,4 @@ pub fn render_with(result: &RunResult, formats: &[Format], opts: &Options) -> St
         out.push_str(&normal::render(result, opts));
     }
     out
-}
-
-/// The JSON (or JSON+) document as a value, keys in fio's order; for callers
-/// that want to add to it or inspect it.
-pub fn json_value(result: &RunResult, plus: bool, opts: &Options) -> serde_json::Value {
-    json::document(result, plus, opts)
 }

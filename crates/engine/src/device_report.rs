@@ -6,9 +6,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::admin::{identify_controller_of, identify_namespace_of, namespace_id, nvm_limits_of};
-use super::identify::{Controller, Namespace, NvmLimits};
 use crate::error::EngineError;
+use crate::nvme::{
+    identify_controller_of, identify_namespace_of, namespace_id, nvm_limits_of, Controller,
+    Namespace, NvmLimits,
+};
 use crate::target::{OpenOptions, Target, TargetKind};
 
 /// Where a [`DeviceReport`] comes from.

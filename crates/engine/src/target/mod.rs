@@ -1,0 +1,85 @@
+//! Files and devices: opening them, learning their size and block size,
+//! and laying regular files out before they are read.
+//!
+//! `open` opens a target and answers what it is, `probe` holds the system
+//! calls that ask the kernel, and `layout` writes regular files out before
+//! a job reads them. Whether a device is safe to write is [`crate::safety`]'s
+//! business.
+
+use std::os::fd::OwnedFd;
+use std::path::PathBuf;
+
+use crate::nvme::{Controller, Namespace, NvmLimits};
+
+mod layout;
+mod open;
+mod probe;
+#[cfg(test)]
+mod tests;
+
+pub use layout::{layout_file, layout_file_until, layout_file_with, preallocate_file};
+pub(crate) use open::io_error;
+pub(crate) use probe::{block_device_size, c_path, fstat, stat_path};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    RegularFile,
+    BlockDevice,
+    CharDevice,
+}
+
+impl TargetKind {
+    fn from_mode(mode: libc::mode_t) -> Result<TargetKind, &'static str> {
+        match mode & libc::S_IFMT {
+            libc::S_IFREG => Ok(TargetKind::RegularFile),
+            libc::S_IFBLK => Ok(TargetKind::BlockDevice),
+            libc::S_IFCHR => Ok(TargetKind::CharDevice),
+            libc::S_IFDIR => Err("is a directory; name a file inside it, or a device"),
+            libc::S_IFIFO => Err("is a FIFO; give a regular file, a block device or a character device"),
+            libc::S_IFSOCK => Err("is a socket; give a regular file, a block device or a character device"),
+            _ => Err("is neither a regular file nor a device; give a regular file, a block device or a character device"),
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            TargetKind::RegularFile => "file",
+            TargetKind::BlockDevice => "block device",
+            TargetKind::CharDevice => "character device",
+        }
+    }
+}
+
+/// How to open a target.
+#[derive(Clone, Debug, Default)]
+pub struct OpenOptions {
+    pub read: bool,
+    pub write: bool,
+    /// Create a regular file that does not exist.
+    pub create: bool,
+    /// O_DIRECT.
+    pub direct: bool,
+}
+
+/// An open file or device.
+#[derive(Debug)]
+pub struct Target {
+    path: PathBuf,
+    fd: OwnedFd,
+    kind: TargetKind,
+    size: u64,
+    logical_block_size: u32,
+    direct_io_align: u32,
+    direct: bool,
+    nvme: Option<Box<NvmeIdentity>>,
+}
+
+/// What Identify says about the NVMe namespace behind a target.
+#[derive(Clone, Debug)]
+pub struct NvmeIdentity {
+    pub nsid: u32,
+    pub controller: Controller,
+    pub namespace: Namespace,
+    /// The NVM command set's Write Zeroes and Dataset Management limits.
+    pub limits: NvmLimits,
+}

@@ -1,0 +1,164 @@
+//! What is checked before a run: O_DIRECT and poll queues for IOPOLL,
+//! RWF_DONTCACHE for `uncached`, and the poll queues warning.
+
+use std::io;
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::path::Path;
+
+use super::queue::RWF_DONTCACHE;
+use crate::error::EngineError;
+
+/// IOPOLL needs O_DIRECT (on a buffered file the kernel fails every request
+/// with EOPNOTSUPP) and a device with poll queues (see
+/// [`poll_queue_warning`]). Say so before the run.
+pub(super) fn check_iopoll_files(fds: &[RawFd]) -> Result<(), EngineError> {
+    for &fd in fds {
+        // SAFETY: F_GETFL reads the descriptor's flags and touches no memory.
+        let fl = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+        if fl == -1 {
+            return Err(EngineError::Setup(format!(
+                "cannot read the flags of file descriptor {fd}: {}",
+                io::Error::last_os_error()
+            )));
+        }
+        if fl & libc::O_DIRECT == 0 {
+            return Err(EngineError::Setup(format!(
+                "hipri (IORING_SETUP_IOPOLL) needs files opened with O_DIRECT, and {} is not: \
+                 set direct=1 or drop hipri",
+                fd_name(fd)
+            )));
+        }
+        // SAFETY: fstat fills the stat buffer it is given.
+        let mut st: libc::stat = unsafe { std::mem::zeroed() };
+        if unsafe { libc::fstat(fd, &mut st) } == 0 {
+            let is_block_device = st.st_mode & libc::S_IFMT == libc::S_IFBLK;
+            if let PollSupport::No(why) =
+                poll_support(is_block_device, st.st_dev, st.st_rdev, &fd_name(fd))
+            {
+                return Err(EngineError::Setup(why));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// RWF_DONTCACHE depends on the kernel (6.14) and on the filesystem, and an
+/// unsupported one fails each transfer with EOPNOTSUPP. A one-byte buffered
+/// read with the flag, through a second read-only descriptor of the same
+/// file (the first may be write-only or O_DIRECT), finds out before the run.
+pub(super) fn check_uncached(fds: &[RawFd]) -> Result<(), EngineError> {
+    for &fd in fds {
+        let name = fd_name(fd);
+        let probe = std::fs::File::open(format!("/proc/self/fd/{fd}")).map_err(|e| {
+            EngineError::Setup(format!(
+                "uncached: cannot reopen {name} to check RWF_DONTCACHE: {e}"
+            ))
+        })?;
+        let mut byte = 0u8;
+        let iov = libc::iovec {
+            iov_base: (&mut byte as *mut u8).cast(),
+            iov_len: 1,
+        };
+        // SAFETY: the iovec names one byte on this stack frame.
+        let r = unsafe { libc::preadv2(probe.as_raw_fd(), &iov, 1, 0, RWF_DONTCACHE) };
+        if r < 0 {
+            let e = io::Error::last_os_error();
+            let why = if e.raw_os_error() == Some(libc::EOPNOTSUPP) {
+                let block_device = probe
+                    .metadata()
+                    .is_ok_and(|m| m.file_type().is_block_device());
+                if block_device {
+                    "block devices do not support RWF_DONTCACHE (Linux 6.18 has it for \
+                     some filesystems only)"
+                        .to_string()
+                } else {
+                    "the kernel (before 6.14) or the filesystem does not support RWF_DONTCACHE"
+                        .to_string()
+                }
+            } else {
+                format!("the check read failed: {e}")
+            };
+            return Err(EngineError::Setup(format!(
+                "uncached cannot work on {name}: {why}; drop uncached"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The path behind a descriptor, for messages.
+pub(crate) fn fd_name(fd: RawFd) -> String {
+    std::fs::read_link(format!("/proc/self/fd/{fd}"))
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| format!("file descriptor {fd}"))
+}
+
+/// Whether the device under a file can poll for completions.
+pub(super) enum PollSupport {
+    Yes,
+    /// The device has no poll queues: Linux 6.18 fails every polled read
+    /// with EOPNOTSUPP there.
+    No(String),
+    /// Not a block device sysfs knows: it depends on the filesystem.
+    Unknown(String),
+}
+
+/// Looks up the poll queues of the device behind a file (`dev`) or a block
+/// device (`rdev`) in sysfs. `shown` names the file in messages.
+pub(super) fn poll_support(is_block_device: bool, dev: u64, rdev: u64, shown: &str) -> PollSupport {
+    let dev = if is_block_device { rdev } else { dev };
+    let (major, minor) = (libc::major(dev), libc::minor(dev));
+    let sys = std::path::PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
+    if !sys.exists() {
+        return PollSupport::Unknown(format!(
+            "{shown}: hipri: not on a block device (device {major}:{minor}: tmpfs, NFS, FUSE, \
+             overlayfs or a btrfs subvolume); polled I/O works only where the filesystem \
+             supports it, and fails with EOPNOTSUPP otherwise"
+        ));
+    }
+    // A partition has no queue of its own: its disk's is one level up.
+    let queue = if sys.join("partition").exists() {
+        sys.join("../queue")
+    } else {
+        sys.join("queue")
+    };
+    let disk = std::fs::canonicalize(queue.join(".."))
+        .ok()
+        .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
+        .unwrap_or_else(|| format!("{major}:{minor}"));
+    let why = match std::fs::read_to_string(queue.join("io_poll")) {
+        Ok(v) if v.trim() == "1" => return PollSupport::Yes,
+        Ok(_) => format!("/sys/block/{disk}/queue/io_poll is 0"),
+        Err(_) => format!("/sys/block/{disk}/queue has no io_poll"),
+    };
+    PollSupport::No(format!(
+        "{shown}: hipri needs a device with poll queues, and {disk} has none ({why}): \
+         polled reads fail with EOPNOTSUPP; drop hipri, or for NVMe load the driver with \
+         poll_queues=N"
+    ))
+}
+
+/// What stands in the way of polled completions (hipri, IOPOLL) for `path`,
+/// or `None` when its block device has poll queues (or `path` cannot be
+/// read, which opening it will report).
+///
+/// Linux 6.18 accepts IORING_SETUP_IOPOLL whatever the device, but on one
+/// without poll queues (`/sys/block/<dev>/queue/io_poll` is 0, as for
+/// virtio-blk, zram, or NVMe loaded without `poll_queues`) the block layer
+/// fails each polled bio with EOPNOTSUPP: reads fail, and only writes that
+/// the filesystem does not poll (ext4 allocating ones) get through.
+/// [`UringQueue::new`](crate::UringQueue::new) refuses hipri on such a device; for files on devices
+/// sysfs does not know, this says that it depends on the filesystem.
+pub fn poll_queue_warning(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    match poll_support(
+        meta.file_type().is_block_device(),
+        meta.dev(),
+        meta.rdev(),
+        &path.display().to_string(),
+    ) {
+        PollSupport::Yes => None,
+        PollSupport::No(why) | PollSupport::Unknown(why) => Some(why),
+    }
+}

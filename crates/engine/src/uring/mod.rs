@@ -1,0 +1,29 @@
+//! The io_uring backend (fio's `io_uring` engine), and the ring that it and
+//! the NOP backend share.
+//!
+//! The ring is built the way fio 3.x and t/io_uring build theirs: the CQ ring
+//! sized to the queue depth, COOP_TASKRUN, SINGLE_ISSUER and DEFER_TASKRUN,
+//! plus TASKRUN_FLAG, SUBMIT_ALL and NO_SQARRAY where the kernel has them.
+//! Whichever of those optional flags the kernel refuses (EINVAL) is dropped,
+//! one at a time, and the queue reports what it settled on. The ring fd is
+//! registered with the kernel, so io_uring_enter skips the fd lookup, unless
+//! [`UringOptions::skip_ring_registration`](crate::UringOptions::skip_ring_registration) asks for the plain fd.
+//!
+//! One file per concern: `setup_flags` (the flags a ring asks for and
+//! which the kernel may refuse), `ring` (the ring itself), `queue` (the
+//! `io_uring` queue) and `checks` (what is refused or warned about before
+//! a run).
+
+mod checks;
+mod queue;
+mod ring;
+mod setup_flags;
+#[cfg(test)]
+pub(crate) mod tests;
+
+pub(crate) use checks::fd_name;
+pub use checks::poll_queue_warning;
+pub use queue::UringQueue;
+pub(crate) use ring::Ring;
+pub use setup_flags::setup_flag_names;
+pub(crate) use setup_flags::RingMode;

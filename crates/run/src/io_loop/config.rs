@@ -1,0 +1,55 @@
+//! What the loop is told: the knobs resolved from the job, and which
+//! latencies it measures.
+
+use ioscope_engine::Op;
+use ioscope_job::ErrorPolicy;
+
+/// Which latencies to measure and which get histograms.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Tracking {
+    pub slat: bool,
+    pub clat: bool,
+    pub lat: bool,
+    pub slat_hist: bool,
+    pub clat_hist: bool,
+    pub lat_hist: bool,
+}
+
+impl Tracking {
+    #[inline]
+    pub(super) fn any(&self) -> bool {
+        self.slat || self.clat || self.lat
+    }
+}
+
+/// The knobs of the loop, resolved from the job.
+#[derive(Clone, Debug)]
+pub(crate) struct LoopConfig {
+    pub depth: u32,
+    pub batch_submit: u32,
+    pub complete_min: u32,
+    pub complete_max: u32,
+    pub depth_low: u32,
+    /// fsync after this many writes; 0 for never.
+    pub fsync_every: u32,
+    /// What a write becomes: Write, or a command without data (NVMe Write
+    /// Zeroes with io_uring_cmd's write_mode=zeroes).
+    pub write_op: Op,
+    /// `num_range`: above 1, a trim goes out with the workload's next
+    /// trims as one request of up to this many ranges ([`Op::TrimRanges`]).
+    pub trim_ranges: u16,
+    /// Some request moves data, so the buffers are filled once at the
+    /// start. A job whose commands carry no data leaves them untouched.
+    pub data_buffers: bool,
+    pub tracking: Tracking,
+    /// Ramp and run durations in clock ticks; `runtime` None means size-bound.
+    pub ramp_ticks: u64,
+    pub runtime_ticks: Option<u64>,
+    /// Interval of the bandwidth/IOPS samples.
+    pub sample_ms: u64,
+    /// Which errors the job counts and goes on after.
+    pub errors: ErrorPolicy,
+    /// verify_async: threads that check blocks read back; 0 checks them
+    /// in the worker.
+    pub verify_async: u32,
+}

@@ -1,0 +1,264 @@
+//! Filling the queue: what each free slot is given next (an fsync that is
+//! due, a verify check, the workload's next I/O, gathered trims), and
+//! committing a batch.
+
+use std::io;
+
+use ioscope_engine::{Op, Queue, Request, TrimRange};
+use ioscope_stats::Clock;
+use ioscope_workload::{BlockId, BufferFiller, DataDir, IoUnit, Workload};
+
+use super::config::LoopConfig;
+use super::results::LoopStats;
+use crate::verify::{SlotWork, VerifyLog};
+
+/// Where each in-flight request came from.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Slot {
+    pub(super) op: Option<Op>,
+    pub(super) file: u32,
+    pub(super) offset: u64,
+    pub(super) len: u32,
+    /// Ticks when preparation began and when submitted.
+    pub(super) start: u64,
+    pub(super) issue: u64,
+    /// Submitted to an asynchronous queue, so it has a submission latency.
+    pub(super) queued: bool,
+    pub(super) work: SlotWork,
+}
+
+/// What filling the queue carries from one request to the next.
+pub(super) struct Fill {
+    /// The workload still has I/O to give.
+    pub writing: bool,
+    writes_since_fsync: u32,
+    /// The file an fsync is due on (fsync_every).
+    fsync_due: Option<u32>,
+    /// An I/O the workload gave while trims were being gathered that
+    /// could not join them: it is the next one issued.
+    held: Option<IoUnit>,
+}
+
+/// What a free slot is given.
+pub(super) enum Next {
+    /// This request, with what verify needs to know of it.
+    Issue(Request, SlotWork),
+    /// Nothing this time (verify_only recorded a write, or skips a read);
+    /// the slot is free again and filling goes on.
+    Skip,
+    /// Nothing: the workload has ended, or there is nothing to issue until
+    /// something completes. The slot is free again and filling stops.
+    Stop,
+}
+
+impl Fill {
+    pub(super) fn new() -> Fill {
+        Fill {
+            writing: true,
+            writes_since_fsync: 0,
+            fsync_due: None,
+            held: None,
+        }
+    }
+
+    /// The request for free `slot`: an fsync that is due, else a verify
+    /// check or trim that is due, else the workload's next I/O (numbered
+    /// and filled for verify, its buffer prepared when it sends data).
+    #[inline]
+    pub(super) fn next<Q: Queue>(
+        &mut self,
+        q: &mut Q,
+        slot: u32,
+        workload: &mut Workload,
+        filler: &mut BufferFiller,
+        mut verify: Option<&mut VerifyLog>,
+        cfg: &LoopConfig,
+    ) -> Next {
+        if let Some(file) = self.fsync_due.take() {
+            let fsync = Request {
+                op: Op::Fsync,
+                file,
+                offset: 0,
+                len: 0,
+                slot,
+            };
+            return Next::Issue(fsync, SlotWork::Plain);
+        }
+        if let Some(due) = verify.as_deref_mut().and_then(VerifyLog::next_due) {
+            return Next::Issue(check_request(due, slot), due);
+        }
+        if !self.writing {
+            return Next::Stop;
+        }
+        let Some(unit) = self.held.take().or_else(|| workload.next()) else {
+            self.writing = false;
+            return Next::Stop;
+        };
+        let op = match unit.dir {
+            DataDir::Read => Op::Read,
+            DataDir::Write => cfg.write_op,
+            DataDir::Trim => Op::Trim,
+        };
+        let mut work = SlotWork::Plain;
+        if let Some(v) = verify {
+            if op == Op::Write {
+                let Some(block) = v.number_write(unit.file, unit.offset, unit.len) else {
+                    // verify_state_load: the run that wrote made no more
+                    // writes than these.
+                    self.writing = false;
+                    return Next::Stop;
+                };
+                if v.only {
+                    // verify_only: what would have been written is
+                    // recorded and checked, nothing is sent.
+                    v.written(block);
+                    return Next::Skip;
+                }
+                v.fill(&mut q.buffer(slot)[..unit.len as usize], &block);
+                work = SlotWork::Write(block);
+            } else if op == Op::Read && v.reads_back {
+                work = SlotWork::ReadBack(BlockId {
+                    file: unit.file,
+                    offset: unit.offset,
+                    len: unit.len,
+                    seq: 0,
+                });
+            } else if v.only {
+                // verify_only replays a mixed workload's writes; its reads
+                // are not made.
+                return Next::Skip;
+            }
+        }
+        if op.modifies() {
+            // Only a command that sends data gets its buffer filled:
+            // scrambling buffers for Write Zeroes costs time that grows
+            // with the depth and moves nothing.
+            if op.carries_data() && work == SlotWork::Plain {
+                let buf = &mut q.buffer(slot)[..unit.len as usize];
+                filler.prepare_write(buf, unit.offset);
+            }
+            self.writes_since_fsync += 1;
+            if cfg.fsync_every > 0 && self.writes_since_fsync >= cfg.fsync_every {
+                self.writes_since_fsync = 0;
+                self.fsync_due = Some(unit.file);
+            }
+        }
+        let req = if op == Op::Trim && cfg.trim_ranges > 1 {
+            gather_trims(
+                workload,
+                &mut self.held,
+                unit,
+                cfg.trim_ranges,
+                q.buffer(slot),
+                slot,
+            )
+        } else {
+            Request {
+                op,
+                file: unit.file,
+                offset: unit.offset,
+                len: unit.len,
+                slot,
+            }
+        };
+        Next::Issue(req, work)
+    }
+}
+
+/// The request a verify check issues.
+pub(super) fn check_request(work: SlotWork, slot: u32) -> Request {
+    let (op, b) = match work {
+        SlotWork::Trim(b) => (Op::Trim, b),
+        SlotWork::Check(b) | SlotWork::ZeroCheck(b) => (Op::Read, b),
+        SlotWork::Write(_) | SlotWork::ReadBack(_) | SlotWork::Plain => {
+            unreachable!("only checks and trims are due")
+        }
+    };
+    Request {
+        op,
+        file: b.file,
+        offset: b.offset,
+        len: b.len,
+        slot,
+    }
+}
+
+#[inline]
+pub(super) fn dir_index(op: Op) -> Option<usize> {
+    match op {
+        Op::Read => Some(0),
+        Op::Write | Op::WriteZeroes { .. } => Some(1),
+        Op::Trim | Op::TrimRanges { .. } => Some(2),
+        Op::Fsync => None,
+    }
+}
+
+/// fio's `num_range`: the trim `first` and up to `max - 1` trims the
+/// workload gives after it, laid as ranges in the slot's buffer `buf` and
+/// sent as one request. Gathering stops at the workload's end, or at an
+/// I/O that cannot join (another direction or file, or one that would take
+/// the total past a request's 32-bit length), which is held in `held` for
+/// the next request. fio's io_u carries the ranges' total as its length,
+/// and fio counts it as one trim of that many bytes; so does this loop (one
+/// issued trim, one completion, the summed bytes).
+pub(super) fn gather_trims(
+    workload: &mut Workload,
+    held: &mut Option<IoUnit>,
+    first: IoUnit,
+    max: u16,
+    buf: &mut [u8],
+    slot: u32,
+) -> Request {
+    let range = |unit: IoUnit| TrimRange {
+        offset: unit.offset,
+        len: unit.len,
+    };
+    range(first).store(buf, 0);
+    let mut count = 1;
+    let mut total = first.len;
+    while count < max {
+        let Some(next) = workload.next() else { break };
+        match total.checked_add(next.len) {
+            Some(sum) if next.dir == DataDir::Trim && next.file == first.file => {
+                range(next).store(buf, usize::from(count));
+                count += 1;
+                total = sum;
+            }
+            _ => {
+                *held = Some(next);
+                break;
+            }
+        }
+    }
+    Request {
+        op: Op::TrimRanges { count },
+        file: first.file,
+        offset: first.offset,
+        len: total,
+        slot,
+    }
+}
+
+/// Sends the pending requests and stamps their submission time.
+pub(super) fn commit<Q: Queue>(
+    q: &mut Q,
+    pending: &mut Vec<u32>,
+    slots: &mut [Slot],
+    stats: &mut LoopStats,
+    clock: &Clock,
+    timing: bool,
+) -> io::Result<()> {
+    // fio marks a batch's depth when it commits it, at the depth the batch
+    // brings the queue to (td_io_commit).
+    stats.depth.add_depth(q.in_flight(), pending.len() as u64);
+    let n = q.commit()?;
+    stats.submit.add_batch(n);
+    if timing {
+        let t = clock.now();
+        for &slot in pending.iter() {
+            slots[slot as usize].issue = t;
+        }
+    }
+    pending.clear();
+    Ok(())
+}

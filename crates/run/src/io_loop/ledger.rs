@@ -1,0 +1,345 @@
+//! Completions: what settling a request updates (measurements, the status
+//! line's counters, verify), reaping a batch, and verify_async's verdicts.
+
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+use ioscope_engine::{Completion, Op, Queue};
+use ioscope_job::ErrorClass;
+use ioscope_stats::Clock;
+
+use super::config::LoopConfig;
+use super::fill::{dir_index, Slot};
+use super::results::{IoFailure, LoopStats};
+use crate::progress::WorkerProgress;
+use crate::verify::{SlotWork, Verdict, VerifyLog};
+use crate::verify_async::AsyncChecks;
+
+/// What completing a request updates: the measurements, the counters the
+/// status line reads, and the verify bookkeeping.
+pub(super) struct Ledger<'a> {
+    pub(super) stats: LoopStats,
+    pub(super) shown: [(u64, u64); 3],
+    pub(super) progress: &'a WorkerProgress,
+    pub(super) clock: Clock,
+    pub(super) cfg: &'a LoopConfig,
+    pub(super) verify: Option<VerifyLog>,
+    /// verify_async's checkers, when the job has them.
+    pub(super) checks: Option<AsyncChecks>,
+    pub(super) paths: Vec<PathBuf>,
+}
+
+impl Ledger<'_> {
+    /// Nothing is in flight. Waits for verify_async's verdicts, if any
+    /// are due; starts the verify phase once every write has completed
+    /// (and so is logged). Returns false when the loop is done (or must
+    /// stop), true when it goes on.
+    pub(super) fn when_drained<Q: Queue>(
+        &mut self,
+        q: &mut Q,
+        slots: &[Slot],
+        free: &mut Vec<u32>,
+        writing: bool,
+        nothing_due: bool,
+        job: &str,
+    ) -> bool {
+        let checking = self.checks.as_ref().is_some_and(|c| c.pending > 0);
+        if checking && !self.take_verdicts(q, slots, free, true) {
+            return false;
+        }
+        if writing || !nothing_due || checking {
+            return true;
+        }
+        match self.verify.as_mut() {
+            Some(v) if !v.phase_started => {
+                v.start_phase();
+                if let Err(e) = v.save_state(job) {
+                    self.stats.failure.get_or_insert(verify_failure(e));
+                    return false;
+                }
+                let ios = self.stats.dirs.each_ref().map(|d| d.ios);
+                self.stats.verify_phase = Some((self.clock.now(), ios));
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Reaps between `min` and `max` completions, accounts them at one
+    /// completion time, and frees their slots. Returns how many were
+    /// reaped, false when the worker must stop, and the completion time.
+    pub(super) fn reap<Q: Queue>(
+        &mut self,
+        q: &mut Q,
+        min: u32,
+        max: u32,
+        reaped: &mut Vec<Completion>,
+        slots: &[Slot],
+        free: &mut Vec<u32>,
+    ) -> io::Result<(u32, bool, u64)> {
+        reaped.clear();
+        let n = q.reap(min, max, |c| reaped.push(c))?;
+        if n == 0 {
+            return Ok((0, true, 0));
+        }
+        let t_done = self.clock.now();
+        self.stats.complete.add_batch(n);
+        let mut ok = true;
+        for c in reaped.iter() {
+            let (settled, held) = self.settle(q, c.slot, &slots[c.slot as usize], c.result, t_done);
+            ok &= settled;
+            if !held {
+                free.push(c.slot);
+            }
+        }
+        Ok((n, ok, t_done))
+    }
+
+    /// Accounts one completion and does what verify needs done with it.
+    /// Returns false when the worker must stop, and whether the slot is
+    /// held (its block handed to a verify_async checker).
+    #[inline]
+    pub(super) fn settle<Q: Queue>(
+        &mut self,
+        q: &mut Q,
+        slot_id: u32,
+        slot: &Slot,
+        result: i64,
+        t_done: u64,
+    ) -> (bool, bool) {
+        if !self.finish(slot, result, t_done) {
+            return (false, false);
+        }
+        // A failed or short transfer was an error (counted, or the end of
+        // the job): there is nothing to check or log.
+        if slot.work == SlotWork::Plain || result < 0 || is_short(slot, result) {
+            return (true, false);
+        }
+        let Some(v) = self.verify.as_mut() else {
+            return (true, false);
+        };
+        match slot.work {
+            SlotWork::Write(block) => v.written(block),
+            SlotWork::Trim(block) => v.trimmed(block),
+            work => {
+                if let Some(checks) = &mut self.checks {
+                    if checks.send(slot_id, work, q.buffer(slot_id)) {
+                        return (true, true);
+                    }
+                    self.stats.failure.get_or_insert(verify_failure(
+                        "the verify_async threads stopped before checking every block".into(),
+                    ));
+                    return (false, false);
+                }
+                let path = file_path(&self.paths, slot.file);
+                let verdict = v.check(work, q.buffer(slot_id), path);
+                return (self.judge(verdict, slot), false);
+            }
+        }
+        (true, false)
+    }
+
+    /// Acts on a bad block: counted when the job goes on after verify
+    /// errors, the job's failure otherwise. Returns false when the worker
+    /// must stop.
+    pub(super) fn judge(&mut self, verdict: Verdict, slot: &Slot) -> bool {
+        let Verdict::Bad(message) = verdict else {
+            return true;
+        };
+        let fatal = self.verify.as_ref().is_some_and(|v| v.fatal);
+        if !fatal && self.cfg.errors.tolerates(ErrorClass::Verify, libc::EILSEQ) {
+            self.stats.errors.add(libc::EILSEQ);
+            return true;
+        }
+        self.stats.failure.get_or_insert(IoFailure {
+            errno: libc::EILSEQ,
+            op: Op::Read,
+            file: slot.file,
+            offset: slot.offset,
+            len: slot.len,
+            detail: Some(message),
+        });
+        false
+    }
+
+    /// Takes back the verdicts of verify_async checks (waiting for one when
+    /// `wait`), records them and frees their slots. Returns false when the
+    /// worker must stop.
+    pub(super) fn take_verdicts<Q: Queue>(
+        &mut self,
+        q: &mut Q,
+        slots: &[Slot],
+        free: &mut Vec<u32>,
+        mut wait: bool,
+    ) -> bool {
+        let mut ok = true;
+        loop {
+            let Some(checks) = self.checks.as_mut() else {
+                return ok;
+            };
+            let pending = checks.pending;
+            let Some(done) = checks.take(wait) else {
+                if wait && pending > 0 {
+                    // Every checker is gone with blocks unchecked.
+                    self.stats.failure.get_or_insert(verify_failure(
+                        "the verify_async threads stopped before checking every block".into(),
+                    ));
+                    return false;
+                }
+                return ok;
+            };
+            wait = false;
+            let slot = &slots[done.slot as usize];
+            let path = file_path(&self.paths, slot.file);
+            if let Some(v) = self.verify.as_mut() {
+                let verdict = v.record(done.work, q.buffer(done.slot), path, done.found);
+                ok &= self.judge(verdict, slot);
+            }
+            free.push(done.slot);
+        }
+    }
+
+    /// Accounts one completion. Returns false when the worker must stop (an
+    /// I/O error that continue_on_error does not cover: fio's default is to
+    /// end the job on the first one).
+    #[inline]
+    pub(super) fn finish(&mut self, slot: &Slot, result: i64, t_done: u64) -> bool {
+        let Ledger {
+            stats,
+            shown,
+            progress,
+            clock,
+            cfg,
+            paths,
+            ..
+        } = self;
+        let Some(op) = slot.op else { return true };
+        // A read or write that moved fewer bytes than asked (a file that
+        // shrank under the job, a device that ended) is an error, as fio's
+        // "full resid" EIO: counting it as an I/O would report empty reads
+        // as IOPS.
+        let short = is_short(slot, result);
+        if result < 0 || short {
+            let errno = if short {
+                libc::EIO
+            } else {
+                i32::try_from(-result).unwrap_or(i32::MAX)
+            };
+            let class = if op == Op::Read {
+                ErrorClass::Read
+            } else {
+                ErrorClass::Write
+            };
+            if cfg.errors.tolerates(class, errno) {
+                stats.errors.add(errno);
+                return true;
+            }
+            if stats.failure.is_none() {
+                let detail = short.then(|| {
+                    let path = file_path(paths, slot.file);
+                    format!(
+                        "short {} on {} at offset {}: {result} of {} bytes (did the file shrink, or the device end?): {}",
+                        op.name(),
+                        path.display(),
+                        slot.offset,
+                        slot.len,
+                        ioscope_engine::describe_error(i64::from(libc::EIO))
+                    )
+                });
+                stats.failure = Some(IoFailure {
+                    errno,
+                    op,
+                    file: slot.file,
+                    offset: slot.offset,
+                    len: slot.len,
+                    detail,
+                });
+            }
+            return false;
+        }
+        let t = &cfg.tracking;
+        let lat_ns = clock.to_ns(t_done.saturating_sub(slot.start));
+        let Some(d) = dir_index(op) else {
+            stats.sync_ios += 1;
+            if t.lat {
+                stats.sync_lat.add(lat_ns);
+                if let Some(h) = &mut stats.sync_hist {
+                    h.add(lat_ns);
+                }
+            }
+            return true;
+        };
+        let dir = &mut stats.dirs[d];
+        let bytes = (result as u64).min(u64::from(slot.len));
+        dir.bytes += bytes;
+        dir.ios += 1;
+        if bytes < u64::from(slot.len) {
+            dir.short += 1;
+        }
+        // fio's coarse buckets count completion latency (submission to
+        // completion), not the total.
+        let clat_ns = clock.to_ns(t_done.saturating_sub(slot.issue));
+        if t.clat {
+            dir.clat.add(clat_ns);
+            if let Some(h) = &mut dir.clat_hist {
+                h.add(clat_ns);
+            }
+        }
+        if t.slat && slot.queued {
+            let v = clock.to_ns(slot.issue - slot.start);
+            dir.slat.add(v);
+            if let Some(h) = &mut dir.slat_hist {
+                h.add(v);
+            }
+        }
+        if t.lat {
+            dir.lat.add(lat_ns);
+            if let Some(h) = &mut dir.lat_hist {
+                h.add(lat_ns);
+            }
+        }
+        if t.slat || t.clat || t.lat {
+            stats.lat_buckets.add(clat_ns);
+        }
+        dir.rate.tick(t_done, dir.bytes, dir.ios);
+        let s = &mut shown[d];
+        s.0 += bytes;
+        s.1 += 1;
+        // The status line shows reads and writes only.
+        if d < 2 {
+            progress.bytes[d].store(s.0, Ordering::Relaxed);
+            progress.ios[d].store(s.1, Ordering::Relaxed);
+        }
+        true
+    }
+}
+
+/// The path of file `file` of the worker, for messages.
+pub(super) fn file_path(paths: &[PathBuf], file: u32) -> &Path {
+    paths
+        .get(file as usize)
+        .map_or(Path::new(""), PathBuf::as_path)
+}
+
+/// Whether a read or write moved fewer bytes than it asked for.
+#[inline]
+pub(super) fn is_short(slot: &Slot, result: i64) -> bool {
+    matches!(slot.op, Some(Op::Read | Op::Write))
+        && result >= 0
+        && (result as u64) < u64::from(slot.len)
+}
+
+/// A failure of verify itself (a state that could not be saved, so a
+/// later verify_state_load would check the wrong writes; checker threads
+/// gone) fails the job with EIO and `detail`.
+pub(super) fn verify_failure(detail: String) -> IoFailure {
+    IoFailure {
+        errno: libc::EIO,
+        op: Op::Write,
+        file: 0,
+        offset: 0,
+        len: 0,
+        detail: Some(detail),
+    }
+}

@@ -1,0 +1,343 @@
+//! The per-I/O loop of one worker, generic over the queue type so each
+//! backend gets its own monomorphised copy: no virtual call, allocation, lock
+//! or unneeded clock read per I/O.
+//!
+//! Timing follows fio: `lat` runs from when the request starts being
+//! prepared to its completion, `slat` from preparation to submission
+//! (asynchronous backends only: a synchronous call has no separate
+//! submission), `clat` from submission to completion. Preparation starts at
+//! the latest clock reading — the completion of the I/O before, which is when
+//! fio takes its start time too — so it costs no read of its own. A submit
+//! batch shares one submission timestamp and a reap batch one completion
+//! timestamp: a synchronous I/O costs two clock reads, an asynchronous one a
+//! share of two.
+
+//!
+//! The loop itself is here; `fill` decides what each free slot is given,
+//! `ledger` settles completions, `config` and `results` are what goes in
+//! and what comes out.
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use ioscope_engine::{Queue, QueueUser, Submitted};
+use ioscope_stats::{current_tid, Clock, HelperTracker, PuntTally, ThreadCpu};
+use ioscope_workload::{BufferFiller, Workload};
+
+use crate::progress::WorkerProgress;
+use crate::signal;
+use crate::start_gate::Ticket;
+use crate::verify::VerifyLog;
+use crate::verify_async::AsyncChecks;
+
+mod config;
+mod fill;
+mod ledger;
+mod results;
+
+pub(crate) use config::{LoopConfig, Tracking};
+use fill::{commit, dir_index, Fill, Next, Slot};
+use ledger::{verify_failure, Ledger};
+pub(crate) use results::{DirStats, IoFailure, LoopStats};
+
+/// The loop of one worker, run by the engine with its concrete queue.
+pub(crate) struct IoLoop<'a> {
+    pub config: &'a LoopConfig,
+    pub clock: Clock,
+    pub workload: Workload,
+    pub filler: BufferFiller,
+    pub progress: &'a WorkerProgress,
+    /// Set by another worker's `exitall`.
+    pub stop: &'a AtomicBool,
+    /// Read once more at the end, while the queue (and so its helper
+    /// threads) still exists. None when the queue is not a ring.
+    pub helpers: Option<&'a HelperTracker>,
+    /// Where the worker waits for the others of its phase before its clock
+    /// starts.
+    pub ticket: Ticket<'a>,
+    /// Counts the punts of this thread's ring (opened before the ring).
+    pub punts: PuntTally,
+    /// The job's verify bookkeeping, when it verifies.
+    pub verify: Option<VerifyLog>,
+    /// The worker's files, for messages.
+    pub paths: Vec<PathBuf>,
+    /// The job's name, for the verify state file.
+    pub job: &'a str,
+}
+
+impl QueueUser for IoLoop<'_> {
+    type Output = io::Result<LoopStats>;
+
+    fn run<Q: Queue>(mut self, mut q: Q) -> io::Result<LoopStats> {
+        let cfg = self.config;
+        let clock = self.clock;
+        let timing = cfg.tracking.any();
+        let depth = cfg.depth.max(1);
+        if cfg.data_buffers {
+            for slot in 0..depth {
+                self.filler.init(q.buffer(slot));
+            }
+        }
+        let mut free: Vec<u32> = (0..depth).rev().collect();
+        let mut slots = vec![Slot::default(); depth as usize];
+        let mut pending: Vec<u32> = Vec::with_capacity(depth as usize);
+        let mut reaped = Vec::with_capacity(depth as usize);
+
+        self.ticket.wait();
+        let mut cpu_start = ThreadCpu::now();
+        let start = clock.now();
+        let verify = self.verify.take();
+        let checks = match verify.as_ref().filter(|_| cfg.verify_async > 0) {
+            Some(v) => Some(AsyncChecks::start(v.verifier(), cfg.verify_async)?),
+            None => None,
+        };
+        let mut ledger = Ledger {
+            stats: LoopStats::new(cfg, &clock, start),
+            // Bytes and I/Os for the status line, which ignores the ramp reset.
+            shown: [(0, 0); 3],
+            progress: self.progress,
+            clock,
+            cfg,
+            verify,
+            checks,
+            paths: std::mem::take(&mut self.paths),
+        };
+        let ramp_end = start + cfg.ramp_ticks;
+        let mut ramping = cfg.ramp_ticks > 0;
+        let deadline = cfg.runtime_ticks.map(|r| ramp_end + r);
+
+        let mut now = start;
+        let mut fill = Fill::new();
+        let mut stopped = false;
+        let mut refill = true;
+
+        'main: loop {
+            if !timing {
+                now = clock.now();
+            }
+            if signal::interrupted() || self.stop.load(Ordering::Relaxed) {
+                stopped = true;
+                break;
+            }
+            if fill.writing && deadline.is_some_and(|d| now >= d) {
+                // The runtime bounds the workload; a verify phase still
+                // follows, as in fio.
+                if ledger.verify.as_ref().is_none_or(|v| !v.do_verify) {
+                    break;
+                }
+                fill.writing = false;
+            }
+            if ledger.checks.is_some() {
+                // Verdicts back from verify_async free their slots; with
+                // every slot held and nothing in flight, wait for one.
+                let wait = free.is_empty() && q.in_flight() == 0;
+                if !ledger.take_verdicts(&mut q, &slots, &mut free, wait) {
+                    break 'main;
+                }
+            }
+            if ramping && now >= ramp_end {
+                ramping = false;
+                cpu_start = self.end_ramp(&mut ledger, now);
+            }
+
+            // Fill the queue (below the low watermark, as fio refills).
+            while let Some(slot) = refill.then(|| free.pop()).flatten() {
+                let t_start = now;
+                let next = fill.next(
+                    &mut q,
+                    slot,
+                    &mut self.workload,
+                    &mut self.filler,
+                    ledger.verify.as_mut(),
+                    cfg,
+                );
+                let (req, work) = match next {
+                    Next::Issue(req, work) => (req, work),
+                    Next::Skip => {
+                        free.push(slot);
+                        continue;
+                    }
+                    Next::Stop => {
+                        free.push(slot);
+                        break;
+                    }
+                };
+                ledger.stats.issued[dir_index(req.op).unwrap_or(0)] +=
+                    u64::from(req.op != ioscope_engine::Op::Fsync);
+                let t_issue = if timing { clock.now() } else { now };
+                slots[slot as usize] = Slot {
+                    op: Some(req.op),
+                    file: req.file,
+                    offset: req.offset,
+                    len: req.len,
+                    start: t_start,
+                    issue: t_issue,
+                    queued: false,
+                    work,
+                };
+                match q.submit(&req)? {
+                    Submitted::Completed(result) => {
+                        let t_done = if timing { clock.now() } else { t_issue };
+                        now = t_done;
+                        ledger.stats.depth.add_depth(1, 1);
+                        ledger.stats.submit.add_batch(1);
+                        ledger.stats.complete.add_batch(1);
+                        let (ok, held) =
+                            ledger.settle(&mut q, slot, &slots[slot as usize], result, t_done);
+                        if !held {
+                            free.push(slot);
+                        }
+                        if !ok {
+                            break 'main;
+                        }
+                        // Back to the top: a synchronous queue never fills,
+                        // and the deadline must be checked between I/Os.
+                        continue 'main;
+                    }
+                    Submitted::Queued => {
+                        slots[slot as usize].queued = true;
+                        pending.push(slot);
+                        if pending.len() as u32 >= cfg.batch_submit {
+                            commit(
+                                &mut q,
+                                &mut pending,
+                                &mut slots,
+                                &mut ledger.stats,
+                                &clock,
+                                timing,
+                            )?;
+                        }
+                    }
+                }
+            }
+            if !pending.is_empty() {
+                commit(
+                    &mut q,
+                    &mut pending,
+                    &mut slots,
+                    &mut ledger.stats,
+                    &clock,
+                    timing,
+                )?;
+            }
+            if free.is_empty() && cfg.depth_low < depth {
+                refill = false;
+            }
+
+            let nothing_due = ledger.verify.as_ref().is_none_or(VerifyLog::nothing_due);
+            let in_flight = q.in_flight();
+            if in_flight == 0 {
+                if ledger.when_drained(
+                    &mut q,
+                    &slots,
+                    &mut free,
+                    fill.writing,
+                    nothing_due,
+                    self.job,
+                ) {
+                    continue;
+                }
+                break;
+            }
+            let must_wait = free.is_empty() || (!fill.writing && nothing_due) || !refill;
+            let (n, ok, t_done) = ledger.reap(
+                &mut q,
+                reap_min(cfg, must_wait, in_flight),
+                cfg.complete_max.max(1),
+                &mut reaped,
+                &slots,
+                &mut free,
+            )?;
+            if n > 0 {
+                now = t_done;
+            }
+            if !ok {
+                break 'main;
+            }
+            refill = q.in_flight() <= cfg.depth_low;
+        }
+
+        // Whatever is still in flight completes and is counted.
+        if !pending.is_empty() {
+            commit(
+                &mut q,
+                &mut pending,
+                &mut slots,
+                &mut ledger.stats,
+                &clock,
+                timing,
+            )?;
+        }
+        while q.in_flight() > 0 {
+            ledger.reap(&mut q, 1, depth, &mut reaped, &slots, &mut free)?;
+        }
+        // Blocks handed to verify_async are checked and counted too.
+        while ledger.checks.as_ref().is_some_and(|c| c.pending > 0) {
+            if !ledger.take_verdicts(&mut q, &slots, &mut free, true) {
+                break;
+            }
+        }
+        ledger.stats.loop_start = start;
+        ledger.stats.faults_injected = q.faults_injected();
+        Ok(self.finish(ledger, cpu_start, stopped))
+    }
+}
+
+impl IoLoop<'_> {
+    /// The ramp is over: measurements start again from `now`, and so does
+    /// the CPU charged to this thread and to the ring's helper threads.
+    /// Returns the thread's CPU time at the restart.
+    #[cold]
+    fn end_ramp(&mut self, ledger: &mut Ledger, now: u64) -> ThreadCpu {
+        ledger.stats = LoopStats::new(self.config, &self.clock, now);
+        let cpu_start = ThreadCpu::now();
+        // Helper threads, like this one, are charged from here on.
+        if let Some(helpers) = self.helpers {
+            helpers.sample();
+            ledger.stats.helpers_at_start = helpers.for_owner(current_tid());
+        }
+        self.punts.restart();
+        cpu_start
+    }
+
+    /// The loop's totals once nothing is in flight: the end time, the CPU
+    /// of this thread and of the ring's helpers, the punts, and verify's
+    /// result (saving its state when a stop cut the write phase short).
+    fn finish(mut self, mut ledger: Ledger, cpu_start: ThreadCpu, stopped: bool) -> LoopStats {
+        ledger.checks = None;
+        ledger.stats.end = self.clock.now();
+        if let Some(helpers) = self.helpers {
+            helpers.sample();
+        }
+        ledger.stats.punts = self.punts.punts();
+        for dir in &mut ledger.stats.dirs {
+            dir.rate.finish(ledger.stats.end);
+        }
+        ledger.stats.cpu = ThreadCpu::now().since(&cpu_start);
+        if let Some(v) = ledger.verify.take() {
+            // Stopped while writing: the write phase's end never came.
+            if stopped && !v.phase_started {
+                if let Err(e) = v.save_state(self.job) {
+                    ledger.stats.failure.get_or_insert(verify_failure(e));
+                }
+            }
+            ledger.stats.verify = Some(v.finish(stopped));
+        }
+        ledger.stats
+    }
+}
+
+/// How many completions a reap must wait for: none when the queue can
+/// still take requests, otherwise at least `complete_min` and enough to
+/// bring the queue down to its low watermark.
+#[inline]
+fn reap_min(cfg: &LoopConfig, must_wait: bool, in_flight: u32) -> u32 {
+    if must_wait {
+        cfg.complete_min
+            .max(in_flight.saturating_sub(cfg.depth_low))
+            .clamp(1, in_flight)
+    } else {
+        0
+    }
+}

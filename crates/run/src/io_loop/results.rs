@@ -1,0 +1,140 @@
+//! What the loop measures: per-direction counters and latencies, errors,
+//! and the totals one worker hands back.
+
+use ioscope_engine::Op;
+use ioscope_stats::{
+    Clock, DepthDist, HelperCpu, LatencyBuckets, LatencyHistogram, Punts, RateSampler, Summary,
+    ThreadCpu,
+};
+
+use super::config::*;
+use crate::verify::VerifyOutcome;
+
+/// One direction's measurements.
+#[derive(Clone, Debug)]
+pub(crate) struct DirStats {
+    pub bytes: u64,
+    pub ios: u64,
+    pub short: u64,
+    pub slat: Summary,
+    pub clat: Summary,
+    pub lat: Summary,
+    pub slat_hist: Option<LatencyHistogram>,
+    pub clat_hist: Option<LatencyHistogram>,
+    pub lat_hist: Option<LatencyHistogram>,
+    pub rate: RateSampler,
+}
+
+impl DirStats {
+    pub(super) fn new(tracking: &Tracking, clock: &Clock, sample_ms: u64, start: u64) -> DirStats {
+        let hist = |on: bool| on.then(LatencyHistogram::new);
+        DirStats {
+            bytes: 0,
+            ios: 0,
+            short: 0,
+            slat: Summary::default(),
+            clat: Summary::default(),
+            lat: Summary::default(),
+            slat_hist: hist(tracking.slat && tracking.slat_hist),
+            clat_hist: hist(tracking.clat && tracking.clat_hist),
+            lat_hist: hist(tracking.lat && tracking.lat_hist),
+            rate: RateSampler::new(clock, sample_ms, start),
+        }
+    }
+}
+
+/// The first I/O error of a worker, with what fio prints about it.
+#[derive(Clone, Debug)]
+pub(crate) struct IoFailure {
+    pub errno: i32,
+    pub op: Op,
+    pub file: u32,
+    pub offset: u64,
+    pub len: u32,
+    /// What a failed verify found, which says more than the errno.
+    pub detail: Option<String>,
+}
+
+/// Errors the job went on after (continue_on_error).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ErrorCount {
+    pub total: u64,
+    /// errno of the first, 0 when none.
+    pub first: i32,
+}
+
+impl ErrorCount {
+    pub(super) fn add(&mut self, errno: i32) {
+        self.total += 1;
+        if self.first == 0 {
+            self.first = errno;
+        }
+    }
+}
+
+/// Everything one worker measured.
+#[derive(Clone, Debug)]
+pub(crate) struct LoopStats {
+    /// [read, write, trim].
+    pub dirs: [DirStats; 3],
+    pub sync_ios: u64,
+    pub sync_lat: Summary,
+    pub sync_hist: Option<LatencyHistogram>,
+    pub depth: DepthDist,
+    pub submit: DepthDist,
+    pub complete: DepthDist,
+    /// Requests issued: [read, write, trim].
+    pub issued: [u64; 3],
+    pub lat_buckets: LatencyBuckets,
+    pub failure: Option<IoFailure>,
+    pub errors: ErrorCount,
+    /// What verify found, when the job verifies.
+    pub verify: Option<VerifyOutcome>,
+    /// When the verify phase began, and the I/Os of each direction by then:
+    /// fio charges the phase's time to the directions it uses.
+    pub verify_phase: Option<(u64, [u64; 3])>,
+    /// Faults the faulty engine injected.
+    pub faults_injected: u64,
+    /// Ticks when measuring began (after the ramp) and when the loop ended.
+    pub measure_start: u64,
+    pub end: u64,
+    pub loop_start: u64,
+    /// CPU of this thread over the measured period.
+    pub cpu: ThreadCpu,
+    /// The helper threads' CPU when measuring began (after the ramp).
+    pub helpers_at_start: HelperCpu,
+    /// Requests punted to io-wq while measuring.
+    pub punts: Punts,
+}
+
+impl LoopStats {
+    pub(super) fn new(config: &LoopConfig, clock: &Clock, now: u64) -> LoopStats {
+        let t = &config.tracking;
+        LoopStats {
+            dirs: [
+                DirStats::new(t, clock, config.sample_ms, now),
+                DirStats::new(t, clock, config.sample_ms, now),
+                DirStats::new(t, clock, config.sample_ms, now),
+            ],
+            sync_ios: 0,
+            sync_lat: Summary::default(),
+            sync_hist: (t.lat && t.clat_hist).then(LatencyHistogram::new),
+            depth: DepthDist::default(),
+            submit: DepthDist::default(),
+            complete: DepthDist::default(),
+            issued: [0; 3],
+            lat_buckets: LatencyBuckets::default(),
+            failure: None,
+            errors: ErrorCount::default(),
+            verify: None,
+            verify_phase: None,
+            faults_injected: 0,
+            measure_start: now,
+            end: now,
+            loop_start: now,
+            cpu: ThreadCpu::default(),
+            helpers_at_start: HelperCpu::default(),
+            punts: Punts::default(),
+        }
+    }
+}
