@@ -84,7 +84,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..Default::default()
     };
     let data = open_queue(
-        Backend::UringCmd,
+        Backend::IoUringCmd,
         &config,
         &[target.fd()],
         ReadBlock {

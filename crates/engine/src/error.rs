@@ -20,4 +20,8 @@ pub enum EngineError {
     Stopped { path: PathBuf },
     #[error("{0}")]
     Setup(String),
+    /// Polled completions asked of an engine on buffered I/O, which the
+    /// kernel cannot poll.
+    #[error("polled completions with {engine} need O_DIRECT: the kernel cannot poll buffered I/O")]
+    PollNeedsDirect { engine: &'static str },
 }

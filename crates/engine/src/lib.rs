@@ -134,7 +134,7 @@
 //!
 //! [`nvme`] holds the command model (the 72-byte passthrough command, its
 //! builders, status decoding, Identify parsing) and the admin paths behind
-//! [`nvme::DeviceReport`]; [`Backend::UringCmd`] sends the commands through
+//! [`nvme::DeviceReport`]; [`Backend::IoUringCmd`] sends the commands through
 //! io_uring to a namespace's generic char device (/dev/ngXnY), including
 //! those without data ([`Op::WriteZeroes`], [`Op::Trim`]); ask
 //! [`Backend::supports`] before a run whether a backend can send one.
@@ -145,6 +145,7 @@
 
 mod backend;
 mod buffer;
+mod descriptor;
 mod device_report;
 mod error;
 mod faulty;
@@ -155,6 +156,7 @@ mod nop;
 mod null;
 mod queue;
 mod queue_config;
+mod registry;
 mod request;
 mod safety;
 mod sigbus;
@@ -170,23 +172,25 @@ mod trim;
 mod uring;
 mod uring_cmd;
 
-pub use backend::{open_queue, Backend, QueueUser};
+pub use backend::open_queue;
 pub use buffer::AlignedBuffer;
+pub use descriptor::{EngineDesc, EngineKind, Shape};
 pub use error::EngineError;
 pub use faulty::FaultyQueue;
 pub use libaio::LibaioQueue;
 pub use mmap::MmapQueue;
 pub use nop::NopQueue;
 pub use null::NullQueue;
-pub use queue::{Queue, Submitted};
+pub use queue::{Queue, QueueUser, Submitted};
 pub use queue_config::{
     AioOptions, FaultConfig, FaultKind, NvmeOptions, QueueConfig, UringOptions,
 };
+pub use registry::Backend;
 pub use request::{
     describe_error, Completion, Op, Request, TrimRange, MAX_TRIM_RANGES, NVME_STATUS_BIAS,
 };
 pub use safety::{find_signature, mounted_use, Signature};
-pub use sync::{SyncMode, SyncQueue};
+pub use sync::{PreadPwrite, Preadv2Pwritev2, ReadWrite, SyncCalls, SyncQueue};
 pub use target::{
     layout_file, layout_file_until, layout_file_with, preallocate_file, NvmeIdentity, OpenOptions,
     Target, TargetKind,
@@ -232,11 +236,11 @@ mod tests {
     #[test]
     fn queues_and_buffers_are_send() {
         fn assert_send<T: Send>() {}
-        assert_send::<crate::SyncQueue>();
+        assert_send::<crate::SyncQueue<crate::PreadPwrite>>();
         assert_send::<crate::NullQueue>();
         assert_send::<crate::LibaioQueue>();
         assert_send::<crate::MmapQueue>();
-        assert_send::<crate::FaultyQueue<crate::SyncQueue>>();
+        assert_send::<crate::FaultyQueue<crate::SyncQueue<crate::PreadPwrite>>>();
         assert_send::<crate::AlignedBuffer>();
         assert_send::<crate::Target>();
     }

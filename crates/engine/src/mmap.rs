@@ -13,6 +13,25 @@ use crate::sigbus::{self, Guard};
 use crate::target::{block_device_size, fstat};
 use crate::trim::{trim, TrimMethod};
 
+use crate::descriptor::{any_shape, data_ops, EngineDesc, EngineKind};
+
+pub(crate) static MMAP: EngineDesc = EngineDesc {
+    name: "mmap",
+    aliases: &[],
+    help: "Memory mapped I/O (memcpy to and from a mapping of the file)",
+    kind: EngineKind::Synchronous,
+    fio: true,
+    ring: false,
+    carries: data_ops,
+    options: &[],
+    not_yet: &[],
+    check: any_shape,
+};
+
+pub(crate) fn open(config: &QueueConfig, fds: &[RawFd]) -> Result<MmapQueue, EngineError> {
+    MmapQueue::new(config, fds)
+}
+
 /// fio's `mmap` engine: requests complete inside [`Queue::submit`].
 ///
 /// Each regular file or block device is mapped whole, once, when the queue

@@ -12,6 +12,29 @@ use crate::queue_config::QueueConfig;
 use crate::request::{Completion, Op, Request};
 use crate::uring::{Ring, RingMode};
 
+use crate::descriptor::{any_shape, every_op, EngineDesc, EngineKind};
+
+pub(crate) static NOP: EngineDesc = EngineDesc {
+    name: "nop",
+    aliases: &[],
+    help: "ioscope only, not a fio engine: io_uring NOP requests, no I/O; measures the ring",
+    kind: EngineKind::Diskless,
+    fio: false,
+    ring: true,
+    carries: every_op,
+    options: &[],
+    not_yet: &[],
+    check: any_shape,
+};
+
+/// Builds the queue; the NOP engine has no files.
+pub(crate) fn open(
+    config: &QueueConfig,
+    _: &[std::os::fd::RawFd],
+) -> Result<NopQueue, EngineError> {
+    NopQueue::new(config)
+}
+
 /// IORING_NOP_INJECT_RESULT (include/uapi/linux/io_uring.h): the NOP
 /// completes with the SQE's `len` as its result. Kernels before it (6.10)
 /// ignore the flag and complete with 0.

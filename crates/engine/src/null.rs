@@ -8,6 +8,29 @@ use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
 use crate::request::{Completion, Op, Request};
 
+use crate::descriptor::{any_shape, every_op, EngineDesc, EngineKind};
+
+pub(crate) static NULL: EngineDesc = EngineDesc {
+    name: "null",
+    aliases: &[],
+    help: "No I/O: measures ioscope itself",
+    kind: EngineKind::Diskless,
+    fio: true,
+    ring: false,
+    carries: every_op,
+    options: &[],
+    not_yet: &[],
+    check: any_shape,
+};
+
+/// Builds the queue; the null engine has no files.
+pub(crate) fn open(
+    config: &QueueConfig,
+    _: &[std::os::fd::RawFd],
+) -> Result<NullQueue, EngineError> {
+    NullQueue::new(config)
+}
+
 /// fio's `null` engine: measures the caller, not a device.
 ///
 /// At depth 1 every request completes inside `submit`. At a greater depth

@@ -79,3 +79,9 @@ pub trait Queue {
         0
     }
 }
+
+/// Code that runs against a queue whose concrete type is chosen at run time.
+pub trait QueueUser {
+    type Output;
+    fn run<Q: Queue>(self, queue: Q) -> Self::Output;
+}

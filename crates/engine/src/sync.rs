@@ -6,6 +6,7 @@ use std::io;
 use std::os::fd::RawFd;
 
 use crate::buffer::SlotBuffers;
+use crate::descriptor::{any_shape, data_ops, EngineDesc, EngineKind};
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
@@ -13,57 +14,197 @@ use crate::request::{Completion, Op, Request};
 use crate::syscall::io_result;
 use crate::trim::{trim, TrimMethod};
 
-/// Which system calls a [`SyncQueue`] moves data with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SyncMode {
-    /// lseek(2) then read(2)/write(2), as fio's `sync`. The queue remembers
-    /// where each file's position was left and skips the lseek when a
-    /// request starts there (sequential I/O), so it assumes it is the only
-    /// user of the descriptors' file positions.
-    Sync,
-    /// pread(2)/pwrite(2), as fio's `psync`.
-    Psync,
-    /// preadv2(2)/pwritev2(2) with one iovec, as fio's `pvsync2` (Linux 4.6
-    /// and later). With [`QueueConfig::hipri`] every transfer carries
-    /// RWF_HIPRI: the kernel polls for the completion when the file is open
-    /// with O_DIRECT on a block device that has poll queues, and otherwise
-    /// accepts the flag and completes the I/O as usual (buffered files,
-    /// devices without poll queues), so the flag never fails a transfer.
-    Pvsync2,
+/// The system calls a [`SyncQueue`] moves data with: one implementation per
+/// synchronous engine, so the queue is compiled for each with no branch on
+/// the engine per request.
+pub trait SyncCalls: Send + Sized + 'static {
+    /// fio's name for the engine.
+    const NAME: &'static str;
+    /// Whether transfers happen at the descriptor's file position, which
+    /// the queue moves with lseek(2) first, rather than at an offset.
+    const SEEKS: bool = false;
+
+    /// The calls of a queue built with `config`.
+    fn new(config: &QueueConfig) -> Self;
+
+    /// Reads (`write` false) or writes `len` bytes at `ptr` from or to
+    /// `fd`, at `offset` (ignored when [`SyncCalls::SEEKS`]); returns what
+    /// the system call returns.
+    ///
+    /// # Safety
+    ///
+    /// `ptr` must address `len` bytes that nothing else uses during the call.
+    unsafe fn transfer(
+        &self,
+        fd: RawFd,
+        write: bool,
+        ptr: *mut u8,
+        len: usize,
+        offset: libc::off_t,
+    ) -> isize;
+}
+
+/// lseek(2) then read(2)/write(2), as fio's `sync`. The queue remembers
+/// where each file's position was left and skips the lseek when a request
+/// starts there (sequential I/O), so it assumes it is the only user of the
+/// descriptors' file positions.
+pub struct ReadWrite;
+
+impl SyncCalls for ReadWrite {
+    const NAME: &'static str = "sync";
+    const SEEKS: bool = true;
+
+    fn new(_: &QueueConfig) -> Self {
+        ReadWrite
+    }
+
+    #[inline]
+    unsafe fn transfer(
+        &self,
+        fd: RawFd,
+        write: bool,
+        ptr: *mut u8,
+        len: usize,
+        _: libc::off_t,
+    ) -> isize {
+        if write {
+            libc::write(fd, ptr.cast_const().cast(), len)
+        } else {
+            libc::read(fd, ptr.cast(), len)
+        }
+    }
+}
+
+/// pread(2)/pwrite(2), as fio's `psync`.
+pub struct PreadPwrite;
+
+impl SyncCalls for PreadPwrite {
+    const NAME: &'static str = "psync";
+
+    fn new(_: &QueueConfig) -> Self {
+        PreadPwrite
+    }
+
+    #[inline]
+    unsafe fn transfer(
+        &self,
+        fd: RawFd,
+        write: bool,
+        ptr: *mut u8,
+        len: usize,
+        offset: libc::off_t,
+    ) -> isize {
+        if write {
+            libc::pwrite(fd, ptr.cast_const().cast(), len, offset)
+        } else {
+            libc::pread(fd, ptr.cast(), len, offset)
+        }
+    }
+}
+
+/// preadv2(2)/pwritev2(2) with one iovec, as fio's `pvsync2` (Linux 4.6 and
+/// later). With [`QueueConfig::hipri`] every transfer carries RWF_HIPRI: the
+/// kernel polls for the completion when the file is open with O_DIRECT on a
+/// block device that has poll queues, and otherwise accepts the flag and
+/// completes the I/O as usual (buffered files, devices without poll queues),
+/// so the flag never fails a transfer.
+pub struct Preadv2Pwritev2 {
+    flags: libc::c_int,
+}
+
+impl SyncCalls for Preadv2Pwritev2 {
+    const NAME: &'static str = "pvsync2";
+
+    fn new(config: &QueueConfig) -> Self {
+        Preadv2Pwritev2 {
+            flags: if config.hipri { libc::RWF_HIPRI } else { 0 },
+        }
+    }
+
+    #[inline]
+    unsafe fn transfer(
+        &self,
+        fd: RawFd,
+        write: bool,
+        ptr: *mut u8,
+        len: usize,
+        offset: libc::off_t,
+    ) -> isize {
+        // On the stack: building it costs two stores and keeps the queue
+        // free of raw pointers.
+        let iov = libc::iovec {
+            iov_base: ptr.cast(),
+            iov_len: len,
+        };
+        if write {
+            libc::pwritev2(fd, &iov, 1, offset, self.flags)
+        } else {
+            libc::preadv2(fd, &iov, 1, offset, self.flags)
+        }
+    }
+}
+
+pub(crate) static SYNC: EngineDesc = EngineDesc {
+    name: "sync",
+    aliases: &[],
+    help: "read/write/lseek",
+    kind: EngineKind::Synchronous,
+    fio: true,
+    ring: false,
+    carries: data_ops,
+    options: &[],
+    not_yet: &[],
+    check: any_shape,
+};
+
+pub(crate) static PSYNC: EngineDesc = EngineDesc {
+    name: "psync",
+    help: "pread/pwrite",
+    ..SYNC
+};
+
+pub(crate) static PVSYNC2: EngineDesc = EngineDesc {
+    name: "pvsync2",
+    help: "preadv2/pwritev2, with RWF_HIPRI when hipri is set",
+    options: &["hipri"],
+    not_yet: &["nowait", "uncached"],
+    ..SYNC
+};
+
+/// Builds the queue of the synchronous engine whose calls are `C`.
+pub(crate) fn open<C: SyncCalls>(
+    config: &QueueConfig,
+    fds: &[RawFd],
+) -> Result<SyncQueue<C>, EngineError> {
+    SyncQueue::new(config, fds)
 }
 
 /// A queue whose requests complete inside [`Queue::submit`]: one system call
-/// per request (two for `Sync` when it must seek), nothing ever in flight.
-/// A depth above 1 is allowed and gives that many buffer slots.
-pub struct SyncQueue {
-    mode: SyncMode,
+/// per request (two for [`ReadWrite`] when it must seek), nothing ever in
+/// flight. A depth above 1 is allowed and gives that many buffer slots.
+pub struct SyncQueue<C: SyncCalls> {
+    calls: C,
     fds: Box<[RawFd]>,
-    /// `Sync` only: where each descriptor's file position is known to be,
-    /// or `UNKNOWN_POSITION` before the first transfer and after a failed
-    /// seek.
+    /// [`SyncCalls::SEEKS`] only: where each descriptor's file position is
+    /// known to be, or `UNKNOWN_POSITION` before the first transfer and
+    /// after a failed seek.
     positions: Box<[u64]>,
     /// One per descriptor.
     trims: Box<[TrimMethod]>,
     buffers: SlotBuffers,
-    /// preadv2/pwritev2 flags.
-    rw_flags: libc::c_int,
 }
 
 const UNKNOWN_POSITION: u64 = u64::MAX;
 
-impl SyncQueue {
+impl<C: SyncCalls> SyncQueue<C> {
     /// A queue over `fds` (indexed by [`Request::file`]), which must stay
     /// open as long as the queue is used. `config.hipri` matters only to
-    /// [`SyncMode::Pvsync2`], as fio's `hipri` option belongs to pvsync2.
-    pub fn new(
-        mode: SyncMode,
-        config: &QueueConfig,
-        fds: &[RawFd],
-    ) -> Result<SyncQueue, EngineError> {
+    /// [`Preadv2Pwritev2`], as fio's `hipri` option belongs to pvsync2.
+    pub fn new(config: &QueueConfig, fds: &[RawFd]) -> Result<SyncQueue<C>, EngineError> {
         if fds.is_empty() {
             return Err(EngineError::Setup(format!(
                 "the {} backend needs at least one open file or device",
-                mode_name(mode)
+                C::NAME
             )));
         }
         if let Some(fd) = fds.iter().find(|&&fd| fd < 0) {
@@ -71,26 +212,21 @@ impl SyncQueue {
                 "file descriptor {fd} is not valid; open every target before building the queue"
             )));
         }
-        let positions = match mode {
-            SyncMode::Sync => vec![UNKNOWN_POSITION; fds.len()].into_boxed_slice(),
-            SyncMode::Psync | SyncMode::Pvsync2 => Box::default(),
-        };
-        let rw_flags = if mode == SyncMode::Pvsync2 && config.hipri {
-            libc::RWF_HIPRI
+        let positions = if C::SEEKS {
+            vec![UNKNOWN_POSITION; fds.len()].into_boxed_slice()
         } else {
-            0
+            Box::default()
         };
         Ok(SyncQueue {
-            mode,
+            calls: C::new(config),
             fds: fds.into(),
             positions,
             trims: TrimMethod::for_fds(fds)?,
             buffers: SlotBuffers::new(config)?,
-            rw_flags,
         })
     }
 
-    /// lseek (when the position is not already `offset`) and read/write.
+    /// lseek (when the position is not already `offset`) and transfer.
     fn seek_and_transfer(
         &mut self,
         file: usize,
@@ -109,15 +245,10 @@ impl SyncQueue {
             }
             *pos = offset;
         }
+        let calls = &self.calls;
         // SAFETY: `ptr` addresses `len` bytes of this queue's buffers
         // (checked by `SlotBuffers::io_ptr`), borrowed mutably by `self`.
-        let r = io_result(|| unsafe {
-            if write {
-                libc::write(fd, ptr.cast_const().cast(), len)
-            } else {
-                libc::read(fd, ptr.cast(), len)
-            }
-        });
+        let r = io_result(|| unsafe { calls.transfer(fd, write, ptr, len, 0) });
         if r >= 0 {
             *pos = offset + r as u64;
         }
@@ -125,7 +256,7 @@ impl SyncQueue {
     }
 }
 
-impl Queue for SyncQueue {
+impl<C: SyncCalls> Queue for SyncQueue<C> {
     #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
         let file = req.file as usize;
@@ -163,35 +294,14 @@ impl Queue for SyncQueue {
             ));
         };
         let len = req.len as usize;
-        let offset = req.offset as libc::off_t;
-        // SAFETY (all arms): `ptr` addresses `len` bytes of this queue's
-        // buffers (checked by `SlotBuffers::io_ptr`), which `&mut self`
-        // keeps from being used elsewhere during the call.
-        let result = match self.mode {
-            SyncMode::Psync => io_result(|| unsafe {
-                if write {
-                    libc::pwrite(fd, ptr.cast_const().cast(), len, offset)
-                } else {
-                    libc::pread(fd, ptr.cast(), len, offset)
-                }
-            }),
-            SyncMode::Pvsync2 => {
-                // On the stack: building it costs two stores and keeps the
-                // queue free of raw pointers.
-                let iov = libc::iovec {
-                    iov_base: ptr.cast(),
-                    iov_len: len,
-                };
-                let flags = self.rw_flags;
-                io_result(|| unsafe {
-                    if write {
-                        libc::pwritev2(fd, &iov, 1, offset, flags)
-                    } else {
-                        libc::preadv2(fd, &iov, 1, offset, flags)
-                    }
-                })
-            }
-            SyncMode::Sync => self.seek_and_transfer(file, fd, write, ptr, len, req.offset),
+        let result = if C::SEEKS {
+            self.seek_and_transfer(file, fd, write, ptr, len, req.offset)
+        } else {
+            let calls = &self.calls;
+            // SAFETY: `ptr` addresses `len` bytes of this queue's buffers
+            // (checked by `SlotBuffers::io_ptr`), which `&mut self` keeps
+            // from being used elsewhere during the call.
+            io_result(|| unsafe { calls.transfer(fd, write, ptr, len, req.offset as libc::off_t) })
         };
         Ok(Submitted::Completed(result))
     }
@@ -220,14 +330,6 @@ impl Queue for SyncQueue {
 
     fn in_flight(&self) -> u32 {
         0
-    }
-}
-
-fn mode_name(mode: SyncMode) -> &'static str {
-    match mode {
-        SyncMode::Sync => "sync",
-        SyncMode::Psync => "psync",
-        SyncMode::Pvsync2 => "pvsync2",
     }
 }
 
@@ -281,7 +383,7 @@ mod tests {
         }
     }
 
-    fn completed(q: &mut SyncQueue, r: Request) -> i64 {
+    fn completed<C: SyncCalls>(q: &mut SyncQueue<C>, r: Request) -> i64 {
         match q.submit(&r).unwrap() {
             Submitted::Completed(n) => n,
             Submitted::Queued => panic!("a sync queue never queues"),
@@ -290,8 +392,9 @@ mod tests {
 
     /// Writes four blocks out of order, each filled with its own byte, reads
     /// them back through another slot, and checks the file on disk too.
-    fn round_trip(mode: SyncMode, target: &Target, hipri: bool) {
-        let mut q = SyncQueue::new(mode, &config(2, hipri), &[target.fd()]).unwrap();
+    fn round_trip<C: SyncCalls>(target: &Target, hipri: bool) {
+        let mode = C::NAME;
+        let mut q = SyncQueue::<C>::new(&config(2, hipri), &[target.fd()]).unwrap();
         for block in [2u64, 0, 3, 1] {
             q.buffer(0).fill(block as u8 + 0x10);
             let n = completed(&mut q, req(Op::Write, block * BS as u64, BS as u32, 0));
@@ -321,11 +424,14 @@ mod tests {
 
     #[test]
     fn every_mode_reads_back_what_it_wrote() {
-        for mode in [SyncMode::Sync, SyncMode::Psync, SyncMode::Pvsync2] {
+        fn fresh<C: SyncCalls>() {
             let dir = tempfile::tempdir().unwrap();
             let t = open(&dir.path().join("f"), false).unwrap();
-            round_trip(mode, &t, false);
+            round_trip::<C>(&t, false);
         }
+        fresh::<ReadWrite>();
+        fresh::<PreadPwrite>();
+        fresh::<Preadv2Pwritev2>();
     }
 
     #[test]
@@ -339,11 +445,11 @@ mod tests {
             }
         };
         t.check_direct_io(&[BS as u64], 0).unwrap();
-        for mode in [SyncMode::Sync, SyncMode::Psync, SyncMode::Pvsync2] {
-            round_trip(mode, &t, false);
-        }
+        round_trip::<ReadWrite>(&t, false);
+        round_trip::<PreadPwrite>(&t, false);
+        round_trip::<Preadv2Pwritev2>(&t, false);
         // An unaligned O_DIRECT transfer is a per-I/O error, not a queue error.
-        let mut q = SyncQueue::new(SyncMode::Psync, &config(1, false), &[t.fd()]).unwrap();
+        let mut q = SyncQueue::<PreadPwrite>::new(&config(1, false), &[t.fd()]).unwrap();
         assert_eq!(
             completed(&mut q, req(Op::Read, 1, BS as u32, 0)),
             -i64::from(libc::EINVAL)
@@ -357,12 +463,11 @@ mod tests {
     fn hipri_on_a_buffered_file_transfers_normally() {
         let dir = tempfile::tempdir().unwrap();
         let t = open(&dir.path().join("f"), false).unwrap();
-        round_trip(SyncMode::Pvsync2, &t, true);
-        let q = SyncQueue::new(SyncMode::Pvsync2, &config(1, true), &[t.fd()]).unwrap();
-        assert_eq!(q.rw_flags, libc::RWF_HIPRI);
-        // hipri belongs to pvsync2 alone, as in fio.
-        let q = SyncQueue::new(SyncMode::Psync, &config(1, true), &[t.fd()]).unwrap();
-        assert_eq!(q.rw_flags, 0);
+        round_trip::<Preadv2Pwritev2>(&t, true);
+        let q = SyncQueue::<Preadv2Pwritev2>::new(&config(1, true), &[t.fd()]).unwrap();
+        assert_eq!(q.calls.flags, libc::RWF_HIPRI);
+        let q = SyncQueue::<Preadv2Pwritev2>::new(&config(1, false), &[t.fd()]).unwrap();
+        assert_eq!(q.calls.flags, 0);
     }
 
     #[test]
@@ -375,17 +480,18 @@ mod tests {
                 return;
             }
         };
-        round_trip(SyncMode::Pvsync2, &t, true);
+        round_trip::<Preadv2Pwritev2>(&t, true);
     }
 
     #[test]
     fn short_reads_are_returned_as_they_are() {
-        for mode in [SyncMode::Sync, SyncMode::Psync, SyncMode::Pvsync2] {
+        fn short<C: SyncCalls>() {
+            let mode = C::NAME;
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("f");
             std::fs::write(&path, vec![9u8; BS + 100]).unwrap();
             let t = open(&path, false).unwrap();
-            let mut q = SyncQueue::new(mode, &config(1, false), &[t.fd()]).unwrap();
+            let mut q = SyncQueue::<C>::new(&config(1, false), &[t.fd()]).unwrap();
             assert_eq!(
                 completed(&mut q, req(Op::Read, BS as u64, BS as u32, 0)),
                 100,
@@ -397,6 +503,9 @@ mod tests {
                 "{mode:?}"
             );
         }
+        short::<ReadWrite>();
+        short::<PreadPwrite>();
+        short::<Preadv2Pwritev2>();
     }
 
     #[test]
@@ -407,7 +516,7 @@ mod tests {
         data.extend(vec![2u8; BS]);
         std::fs::write(&path, data).unwrap();
         let t = open(&path, false).unwrap();
-        let mut q = SyncQueue::new(SyncMode::Sync, &config(1, false), &[t.fd()]).unwrap();
+        let mut q = SyncQueue::<ReadWrite>::new(&config(1, false), &[t.fd()]).unwrap();
         assert_eq!(completed(&mut q, req(Op::Read, 0, BS as u32, 0)), BS as i64);
         assert_eq!(q.positions[0], BS as u64);
         // Move the position behind the queue's back: the next sequential
@@ -441,22 +550,26 @@ mod tests {
             },
         )
         .unwrap();
-        for mode in [SyncMode::Sync, SyncMode::Psync, SyncMode::Pvsync2] {
-            let mut q = SyncQueue::new(mode, &config(1, false), &[t.fd()]).unwrap();
+        fn refused<C: SyncCalls>(t: &Target) {
+            let mut q = SyncQueue::<C>::new(&config(1, false), &[t.fd()]).unwrap();
             let n = completed(&mut q, req(Op::Write, 0, BS as u32, 0));
             assert_eq!(
                 n,
                 -i64::from(libc::EBADF),
-                "{mode:?} write to a read-only descriptor"
+                "{} write to a read-only descriptor",
+                C::NAME
             );
         }
+        refused::<ReadWrite>(&t);
+        refused::<PreadPwrite>(&t);
+        refused::<Preadv2Pwritev2>(&t);
     }
 
     #[test]
     fn requests_outside_the_queue_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         let t = open(&dir.path().join("f"), false).unwrap();
-        let mut q = SyncQueue::new(SyncMode::Psync, &config(2, false), &[t.fd()]).unwrap();
+        let mut q = SyncQueue::<PreadPwrite>::new(&config(2, false), &[t.fd()]).unwrap();
         let bad = [
             req(Op::Read, 0, BS as u32, 2),
             req(Op::Read, 0, BS as u32 + 1, 0),
@@ -476,7 +589,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = open(&dir.path().join("a"), false).unwrap();
         let b = open(&dir.path().join("b"), false).unwrap();
-        let mut q = SyncQueue::new(SyncMode::Sync, &config(1, false), &[a.fd(), b.fd()]).unwrap();
+        let mut q = SyncQueue::<ReadWrite>::new(&config(1, false), &[a.fd(), b.fd()]).unwrap();
         q.buffer(0).fill(0xaa);
         assert_eq!(completed(&mut q, req(Op::Write, 0, 512, 0)), 512);
         q.buffer(0).fill(0xbb);
@@ -496,18 +609,18 @@ mod tests {
 
     #[test]
     fn setup_errors() {
-        let e = SyncQueue::new(SyncMode::Psync, &config(1, false), &[])
+        let e = SyncQueue::<PreadPwrite>::new(&config(1, false), &[])
             .err()
             .unwrap();
         assert!(
             e.to_string().contains("needs at least one open file"),
             "{e}"
         );
-        let e = SyncQueue::new(SyncMode::Psync, &config(1, false), &[-1])
+        let e = SyncQueue::<PreadPwrite>::new(&config(1, false), &[-1])
             .err()
             .unwrap();
         assert!(e.to_string().contains("not valid"), "{e}");
-        let e = SyncQueue::new(SyncMode::Psync, &config(0, false), &[0])
+        let e = SyncQueue::<PreadPwrite>::new(&config(0, false), &[0])
             .err()
             .unwrap();
         assert!(e.to_string().contains("queue depth 0"), "{e}");

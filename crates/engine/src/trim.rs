@@ -77,9 +77,11 @@ pub(crate) fn trim(fd: RawFd, method: TrimMethod, offset: u64, len: u32) -> i64 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::backend::{open_queue, Backend, QueueUser};
+    use crate::backend::open_queue;
+    use crate::queue::QueueUser;
     use crate::queue::{Queue, Submitted};
     use crate::queue_config::QueueConfig;
+    use crate::registry::Backend;
     use crate::request::{Op, Request};
     use crate::target::{OpenOptions, Target};
     use crate::test_io::complete_one;

@@ -25,6 +25,40 @@ use crate::request::{Completion, Op, Request, TrimRange, MAX_TRIM_RANGES, NVME_S
 use crate::target::TargetKind;
 use crate::uring::{Ring, RingMode};
 
+use crate::descriptor::{EngineDesc, EngineKind};
+
+pub(crate) static IO_URING_CMD: EngineDesc = EngineDesc {
+    name: "io_uring_cmd",
+    aliases: &[],
+    help: "NVMe passthrough through io_uring (IORING_OP_URING_CMD) on /dev/ngXnY",
+    kind: EngineKind::Queued,
+    fio: true,
+    ring: true,
+    // NVMe has a command for each, Write Zeroes and ranged Dataset
+    // Management included.
+    carries: crate::descriptor::every_op,
+    options: &[
+        "hipri",
+        "sqthread_poll",
+        "sqthread_poll_cpu",
+        "fixedbufs",
+        "registerfiles",
+        "nonvectored",
+        "count_punts",
+        "cmd_type",
+        "write_mode",
+        "deac",
+        "readfua",
+        "writefua",
+    ],
+    not_yet: &[],
+    check: crate::descriptor::any_shape,
+};
+
+pub(crate) fn open(config: &QueueConfig, fds: &[RawFd]) -> Result<UringCmdQueue, EngineError> {
+    UringCmdQueue::new(config, fds)
+}
+
 /// What the queue knows of each namespace it was opened over.
 #[derive(Clone, Copy, Debug)]
 struct NamespaceGeometry {
@@ -419,7 +453,7 @@ mod tests {
     use std::os::fd::AsRawFd;
 
     use super::*;
-    use crate::backend::Backend;
+    use crate::registry::Backend;
 
     /// Every backend trims (the ones without a trim command of their own
     /// punch holes or discard); only passthrough and the backends that do
@@ -444,12 +478,15 @@ mod tests {
             assert!(b.supports(Op::Trim), "{b:?}");
             assert!(!b.supports(ranges), "{b:?} has no command for a range list");
         }
-        for b in [Backend::UringCmd, Backend::Null, Backend::Nop] {
+        for b in [Backend::IoUringCmd, Backend::Null, Backend::Nop] {
             assert!(zeroes.iter().all(|&op| b.supports(op)), "{b:?}");
             assert!(b.supports(Op::Trim) && b.supports(ranges), "{b:?}");
         }
-        assert_eq!(Backend::from_name("io_uring_cmd"), Some(Backend::UringCmd));
-        assert_eq!(Backend::UringCmd.name(), "io_uring_cmd");
+        assert_eq!(
+            Backend::from_name("io_uring_cmd"),
+            Some(Backend::IoUringCmd)
+        );
+        assert_eq!(Backend::IoUringCmd.name(), "io_uring_cmd");
     }
 
     /// The caller's ranges become the device's 16-byte entries in place:

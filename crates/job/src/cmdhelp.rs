@@ -4,7 +4,7 @@
 use std::fmt::Write;
 
 use crate::error::ParseError;
-use crate::options::{self, Kind, OPTIONS};
+use crate::options::{self, OPTIONS};
 
 pub(crate) fn cmdhelp(name: &str) -> Result<String, ParseError> {
     let mut out = String::new();
@@ -32,22 +32,21 @@ pub(crate) fn cmdhelp(name: &str) -> Result<String, ParseError> {
             out,
             "{:>20}: only with ioengine={}",
             "engine",
-            options::engine_names(o.engines)
+            options::engine_names(&o.engines())
         );
     }
-    if !o.not_yet_with.is_empty() {
+    let not_yet = o.not_yet_with();
+    if !not_yet.is_empty() {
         let _ = writeln!(
             out,
             "{:>20}: fio also has it with ioengine={}",
             "not supported yet",
-            options::engine_names(o.not_yet_with)
+            options::engine_names(&not_yet)
         );
     }
-    if let Kind::Choice(values) = o.kind {
-        for (i, (value, help)) in values.iter().enumerate() {
-            let label = if i == 0 { "valid values" } else { "" };
-            let _ = writeln!(out, "{label:>20}: {value:<13} {help}");
-        }
+    for (i, (value, help)) in o.kind.values().iter().enumerate() {
+        let label = if i == 0 { "valid values" } else { "" };
+        let _ = writeln!(out, "{label:>20}: {value:<13} {help}");
     }
     Ok(out)
 }
@@ -90,7 +89,7 @@ mod tests {
         assert!(text.contains("integer value"), "{text}");
         let text = cmdhelp("nowait").unwrap();
         assert!(
-            text.contains("only with ioengine=io_uring or libaio\n"),
+            text.contains("only with ioengine=libaio or io_uring\n"),
             "{text}"
         );
         assert!(

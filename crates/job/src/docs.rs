@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use crate::fio_only::FIO_ONLY_OPTIONS;
-use crate::options::{engine_names, Kind, OptionDef, OPTIONS};
+use crate::options::{engine_names, OptionDef, OPTIONS};
 
 /// The page. `version` is what `ioscope --version` prints;
 /// `refused_program_options` are the fio program options the binary
@@ -74,13 +74,14 @@ ignored: see [Refused fio options](#refused-fio-options) at the end.
         }
         out.push('\n');
         for def in &rows {
-            if let Kind::Choice(values) = def.kind {
+            let values = def.kind.values();
+            if !values.is_empty() {
                 let _ = write!(
                     out,
                     "Values of `{}`:\n\n| value | meaning |\n| --- | --- |\n",
                     def.name
                 );
-                for (value, help) in values {
+                for (value, help) in &values {
                     let _ = writeln!(out, "| `{value}` | {} |", cell(help));
                 }
                 out.push('\n');
@@ -158,15 +159,16 @@ fn default_cell(def: &OptionDef) -> String {
 
 fn engines_cell(def: &OptionDef) -> String {
     let mut text = if def.is_engine_option() {
-        engine_names(def.engines)
+        engine_names(&def.engines())
     } else {
         "any".to_string()
     };
-    if !def.not_yet_with.is_empty() {
+    let not_yet = def.not_yet_with();
+    if !not_yet.is_empty() {
         let _ = write!(
             text,
             " (fio also takes it with {}; ioscope refuses that as not supported yet)",
-            engine_names(def.not_yet_with)
+            engine_names(&not_yet)
         );
     }
     text

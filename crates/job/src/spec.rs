@@ -2,6 +2,8 @@
 
 use std::time::Duration;
 
+use ioscope_engine::Backend;
+
 /// One value per data direction, as fio's comma lists give them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PerDir<T> {
@@ -181,43 +183,6 @@ pub enum ClockSourceOpt {
     Cpu,
 }
 
-/// fio's `ioengine`, for the engines ioscope has.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum IoEngine {
-    Sync,
-    Psync,
-    Pvsync2,
-    Null,
-    Libaio,
-    IoUring,
-    Mmap,
-    /// io_uring NOP requests: ioscope's own engine, fio has none.
-    Nop,
-    /// NVMe passthrough through io_uring (`cmd_type=nvme`).
-    IoUringCmd,
-    /// ioscope's own, for testing verify: `fault_engine` with faults
-    /// injected into its requests.
-    Faulty,
-}
-
-impl IoEngine {
-    /// The name `ioengine=` takes (fio's, except `nop`).
-    pub fn name(self) -> &'static str {
-        match self {
-            IoEngine::Sync => "sync",
-            IoEngine::Psync => "psync",
-            IoEngine::Pvsync2 => "pvsync2",
-            IoEngine::Null => "null",
-            IoEngine::Libaio => "libaio",
-            IoEngine::IoUring => "io_uring",
-            IoEngine::Mmap => "mmap",
-            IoEngine::Nop => "nop",
-            IoEngine::IoUringCmd => "io_uring_cmd",
-            IoEngine::Faulty => "faulty",
-        }
-    }
-}
-
 /// The engine options of `io_uring` and `libaio` (fio's names in each
 /// field's doc), as written: an option of another engine than the job's is
 /// refused by the parser, so only the job's engine's options can be set.
@@ -268,7 +233,7 @@ pub struct EngineOptions {
     /// default, 1%.
     pub fault_rate_micro: Option<u64>,
     /// faulty `fault_engine`: the engine that does the I/O, default psync.
-    pub fault_engine: Option<IoEngine>,
+    pub fault_engine: Option<Backend>,
 }
 
 /// The faults the `faulty` engine injects (its `fault` option).
@@ -565,7 +530,7 @@ pub struct JobSpec {
     /// `cpus_allowed_policy`, default shared.
     pub cpus_allowed_policy: CpusAllowedPolicy,
     /// `ioengine`, default psync.
-    pub ioengine: IoEngine,
+    pub ioengine: Backend,
     /// `hipri` (pvsync2 and io_uring engine option), default false.
     pub hipri: bool,
     /// The other engine options, all off by default.

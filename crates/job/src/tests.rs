@@ -2,6 +2,8 @@
 
 use super::*;
 use std::fs;
+
+use ioscope_engine::Backend;
 use std::time::Duration;
 
 fn testdata(name: &str) -> PathBuf {
@@ -98,7 +100,7 @@ fn xnvme_style_job_file() {
     );
     assert_eq!(job.bs, PerDir::all(BlockSize::Fixed(4096)));
     assert_eq!(job.cpus_allowed, vec![1]);
-    assert_eq!(job.ioengine, IoEngine::Pvsync2);
+    assert_eq!(job.ioengine, Backend::Pvsync2);
     assert_eq!(job.iodepth, 1);
     assert_eq!(job.options, opts(&[("iodepth", "1")]));
     assert_eq!(
@@ -136,7 +138,7 @@ fn fios_ssd_test_example() {
         .unwrap()
         .replace("ioengine=psync", "ioengine=libaio");
     let parsed = parse_text(&text).unwrap();
-    assert!(parsed.jobs.iter().all(|j| j.ioengine == IoEngine::Libaio));
+    assert!(parsed.jobs.iter().all(|j| j.ioengine == Backend::Libaio));
     let text = text.replace("ioengine=libaio", "ioengine=posixaio");
     let err = parse_text(&text).unwrap_err().message;
     assert!(
@@ -155,7 +157,7 @@ fn defaults_are_fios() {
     })
     .unwrap()
     .jobs[0];
-    assert_eq!(job.ioengine, IoEngine::Psync);
+    assert_eq!(job.ioengine, Backend::Psync);
     assert_eq!(job.rw.kind, RwKind::Read);
     assert_eq!(job.bs, PerDir::all(BlockSize::Fixed(4096)));
     assert_eq!(job.rwmixread, 50);
@@ -275,7 +277,7 @@ create_on_open=1
     assert_eq!(job.random_generator, RandomGenerator::Lfsr);
     assert_eq!(job.cpus_allowed, vec![0, 1, 2, 4]);
     assert_eq!(job.cpus_allowed_policy, CpusAllowedPolicy::Split);
-    assert_eq!(job.ioengine, IoEngine::Sync);
+    assert_eq!(job.ioengine, Backend::Sync);
     assert_eq!(job.fsync, 8);
     assert!(job.end_fsync);
     assert_eq!(job.percentile_list, vec![50.0, 99.0]);
@@ -409,7 +411,7 @@ fn command_line_jobs() {
     assert!(a.time_based);
     assert_eq!(a.bs.read, BlockSize::Fixed(4096));
     assert_eq!(b.bs.read, BlockSize::Fixed(8192));
-    assert_eq!(b.ioengine, IoEngine::Null);
+    assert_eq!(b.ioengine, Backend::Null);
     assert_eq!(b.options, opts(&[("name", "b"), ("rw", "write")]));
     assert_eq!(
         parsed.global_options,
@@ -534,7 +536,7 @@ fn io_uring_options_reach_their_fields() {
     )
     .unwrap()
     .jobs[0];
-    assert_eq!(job.ioengine, IoEngine::IoUring);
+    assert_eq!(job.ioengine, Backend::IoUring);
     assert!(job.hipri);
     assert_eq!(job.engine_options, expected);
     // fio 3.33's JSON echoes engine options given with a value too.
@@ -584,7 +586,7 @@ fn libaio_options_reach_their_fields() {
     )
     .unwrap()
     .jobs[0];
-    assert_eq!(job.ioengine, IoEngine::Libaio);
+    assert_eq!(job.ioengine, Backend::Libaio);
     assert_eq!(job.engine_options, expected);
     let job = cli_job(&[
         "--name=j",
@@ -676,13 +678,13 @@ fn engine_options_of_another_engine_are_refused() {
         "{err}"
     );
     let err = refused("mmap", "nowait=1");
-    assert!(err.ends_with("'nowait' is an option of ioengine=io_uring or libaio, but ioengine=mmap is in effect here"), "{err}");
+    assert!(err.ends_with("'nowait' is an option of ioengine=libaio or io_uring, but ioengine=mmap is in effect here"), "{err}");
     let err = refused("nop", "sqthread_poll");
     assert!(err.contains("but ioengine=nop is in effect here"), "{err}");
     // fio's pvsync2 has these; ioscope's does not honour them yet.
     let err = refused("pvsync2", "nowait=1");
     assert!(
-        err.ends_with("'nowait' with ioengine=pvsync2 is not supported by ioscope yet (only with ioengine=io_uring or libaio)"),
+        err.ends_with("'nowait' with ioengine=pvsync2 is not supported by ioscope yet (only with ioengine=libaio or io_uring)"),
         "{err}"
     );
     let err = refused("pvsync2", "uncached=1");
@@ -858,7 +860,7 @@ fn odd_values_never_panic() {
             let mut args = cli(&["--name=x"]);
             // An engine option is tried with an engine that takes it, so
             // that its value is parsed.
-            if let Some(engine) = def.engines.first() {
+            if let Some(engine) = def.engines().first() {
                 args.push(format!("--ioengine={}", engine.name()));
             }
             args.push(format!("--{}={value}", def.name));

@@ -1,7 +1,8 @@
 //! Worker outcomes into the reported jobs: per-worker results, merged per
 //! reporting group where `group_reporting` asks for it, as fio merges them.
 
-use ioscope_job::{IoEngine, Parsed};
+use ioscope_engine::Backend;
+use ioscope_job::Parsed;
 use ioscope_stats::{
     Clock, CpuAccounting, DirResult, DiskUtil, HelperCpu, JobResult, LatencyStat, RunResult,
     SyncResult, ThreadCpu,
@@ -87,7 +88,7 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock) -> JobResult {
     };
     if let Some(stats) = &f.outcome.stats {
         fill_from_loop(&mut result, stats, clock);
-        if spec.ioengine == IoEngine::Faulty {
+        if spec.ioengine == Backend::Faulty {
             result.faults_injected = Some(stats.faults_injected);
         }
     }

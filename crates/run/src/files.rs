@@ -4,10 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use ioscope_engine::nvme::{nvme_names, NvmLimits};
+use ioscope_engine::Backend;
 use ioscope_engine::{
     layout_file_until, poll_queue_warning, preallocate_file, OpenOptions, Target, TargetKind,
 };
-use ioscope_job::{FadviseHint, IoEngine, JobSpec, SizeSpec, VerifyMethod, WriteMode};
+use ioscope_job::{FadviseHint, JobSpec, SizeSpec, VerifyMethod, WriteMode};
 use ioscope_workload::FileExtent;
 
 use crate::error::RunError;
@@ -106,7 +107,7 @@ pub(crate) fn prepare(
     // Trimming changes the target as writing does.
     let writes = crate::plan::changes_target(spec);
     // A shared mapping of a file must be readable even to be written.
-    let reads = spec.rw.kind.reads() || spec.ioengine == IoEngine::Mmap;
+    let reads = spec.rw.kind.reads() || spec.ioengine == Backend::Mmap;
     // create_on_open: a write-only job's files are not made beforehand but
     // created by the job's own open, and grow as they are written. A read
     // needs the data there, and a mapping needs the file at its full size.
@@ -154,7 +155,7 @@ pub(crate) fn prepare(
                 ));
             }
         }
-        if spec.ioengine == IoEngine::IoUringCmd {
+        if spec.ioengine == Backend::IoUringCmd {
             check_nvme(spec, &path, &target, plan.extent.offset)?;
         }
         if spec.hipri {
@@ -241,14 +242,14 @@ fn refuse_signature(spec: &JobSpec, path: &Path, size: u64) -> Result<(), RunErr
 fn check_polling(spec: &JobSpec, path: &Path) -> Result<(), RunError> {
     // Passthrough polls the queues of the namespace's block device.
     let block = match spec.ioengine {
-        IoEngine::IoUringCmd => nvme_names(path, TargetKind::CharDevice).1,
+        Backend::IoUringCmd => nvme_names(path, TargetKind::CharDevice).1,
         _ => None,
     };
     let Some(why) = poll_queue_warning(block.as_deref().unwrap_or(path)) else {
         return Ok(());
     };
     match spec.ioengine {
-        IoEngine::IoUring | IoEngine::IoUringCmd => Err(RunError::job(
+        Backend::IoUring | Backend::IoUringCmd => Err(RunError::job(
             &spec.name,
             format!("hipri=1 cannot poll: {why}"),
         )),

@@ -9,9 +9,10 @@
 use std::time::Duration;
 
 use ioscope_engine::{
-    AioOptions, Backend, NvmeOptions, Op, QueueConfig, TrimRange, UringOptions, MAX_TRIM_RANGES,
+    AioOptions, Backend, EngineError, NvmeOptions, Op, QueueConfig, Shape, TrimRange, UringOptions,
+    MAX_TRIM_RANGES,
 };
-use ioscope_job::{IoEngine, JobSpec, Parsed, VerifyMethod, WriteMode};
+use ioscope_job::{JobSpec, Parsed, VerifyMethod, WriteMode};
 use ioscope_stats::Clock;
 
 use crate::error::RunError;
@@ -76,7 +77,7 @@ fn plan_job(spec: &JobSpec) -> Result<JobPlan, String> {
     let backend = backend(spec);
     check(spec, backend)?;
     let depth = spec.iodepth.max(1);
-    let write_op = if spec.ioengine == IoEngine::IoUringCmd
+    let write_op = if spec.ioengine == Backend::IoUringCmd
         && spec.engine_options.write_mode == WriteMode::Zeroes
     {
         Op::WriteZeroes {
@@ -220,19 +221,29 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
         ));
     }
     check_num_range(spec, backend)?;
-    // IOPOLL works only on I/O that bypasses the page cache: the kernel
-    // fails every buffered polled request with EOPNOTSUPP.
-    if spec.hipri && spec.ioengine == IoEngine::IoUring && !spec.direct {
-        return Err(
-            "hipri=1 with ioengine=io_uring needs direct=1: the kernel cannot poll buffered I/O"
-                .into(),
-        );
-    }
+    let shape = Shape {
+        direct: spec.direct,
+        hipri: spec.hipri,
+    };
+    backend
+        .check(&shape)
+        .map_err(|e| engine_refusal(e, backend))?;
     if backend.is_diskless() {
         // No target to size the workload by: the job's own size must do.
         ioscope_workload::plan_files(spec, &[None]).map(drop)?;
     }
     Ok(())
+}
+
+/// The engine's refusal in the job's words: fio's option names.
+fn engine_refusal(e: EngineError, backend: Backend) -> String {
+    match e {
+        EngineError::PollNeedsDirect { .. } => format!(
+            "hipri=1 with ioengine={} needs direct=1: the kernel cannot poll buffered I/O",
+            backend.name()
+        ),
+        e => e.to_string(),
+    }
 }
 
 /// `num_range` above 1 sends several trims as one command, which only an
@@ -273,11 +284,10 @@ fn check_num_range(spec: &JobSpec, backend: Backend) -> Result<(), String> {
 /// The engine crate's backend for the job's ioengine.
 fn backend(spec: &JobSpec) -> Backend {
     // The faulty engine is another engine's queue with faults injected.
-    let engine = match spec.ioengine {
-        IoEngine::Faulty => spec.engine_options.fault_engine.unwrap_or(IoEngine::Psync),
+    match spec.ioengine {
+        Backend::Faulty => spec.engine_options.fault_engine.unwrap_or(Backend::Psync),
         engine => engine,
-    };
-    Backend::from_name(engine.name()).expect("every ioengine the job crate accepts has a backend")
+    }
 }
 
 /// Whether the job writes, trims or zeroes its targets. verify_only sends

@@ -3,8 +3,9 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use ioscope_engine::Backend;
 use ioscope_engine::{open_queue, FaultConfig, FaultKind, QueueConfig};
-use ioscope_job::{InjectedFault, IoEngine, JobSpec};
+use ioscope_job::{InjectedFault, JobSpec};
 use ioscope_stats::{current_tid, Clock, HelperTracker, PuntTally};
 use ioscope_workload::{BufferFiller, Workload};
 
@@ -247,7 +248,7 @@ fn sleep_start_delay(spec: &JobSpec, worker: u32, stop: &AtomicBool) -> bool {
 
 /// The faulty engine's faults, seeded per worker so a run repeats.
 fn fault_config(spec: &JobSpec, worker: u32) -> Option<FaultConfig> {
-    if spec.ioengine != IoEngine::Faulty {
+    if spec.ioengine != Backend::Faulty {
         return None;
     }
     let e = &spec.engine_options;

@@ -3,10 +3,27 @@
 
 use std::io;
 
+use crate::descriptor::{any_shape, data_ops, EngineDesc, EngineKind};
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::{FaultConfig, FaultKind};
 use crate::request::{Completion, Op, Request};
+
+/// The faulty engine: another engine (its `fault_engine`) whose queue is
+/// wrapped in a [`FaultyQueue`]. The wrapped engine says what is carried
+/// and refused.
+pub(crate) static FAULTY: EngineDesc = EngineDesc {
+    name: "faulty",
+    aliases: &[],
+    help: "ioscope only, for testing verify: another engine (fault_engine) with faults injected (fault, fault_rate)",
+    kind: EngineKind::Wrapper,
+    fio: false,
+    ring: false,
+    carries: data_ops,
+    options: &["fault", "fault_rate", "fault_engine"],
+    not_yet: &[],
+    check: any_shape,
+};
 
 impl FaultKind {
     /// Whether a request with `op` can get this kind of fault.

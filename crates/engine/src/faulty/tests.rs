@@ -1,8 +1,10 @@
 use super::*;
-use crate::backend::{open_queue, Backend, QueueUser};
+use crate::backend::open_queue;
+use crate::queue::QueueUser;
 use crate::queue_config::QueueConfig;
+use crate::registry::Backend;
 use crate::request::Op;
-use crate::sync::{SyncMode, SyncQueue};
+use crate::sync::{PreadPwrite, SyncQueue};
 use crate::target::{OpenOptions, Target};
 use crate::test_io::complete_one;
 use crate::uring::UringQueue;
@@ -67,7 +69,7 @@ const INNERS: [Inner; 2] = [Inner::Psync, Inner::IoUring];
 fn with_queue<R>(inner: Inner, fd: RawFd, fault: FaultConfig, f: impl Tester<R>) -> R {
     match inner {
         Inner::Psync => {
-            let q = SyncQueue::new(SyncMode::Psync, &config(), &[fd]).unwrap();
+            let q = SyncQueue::<PreadPwrite>::new(&config(), &[fd]).unwrap();
             f.test(FaultyQueue::new(q, fault, DEPTH, true).unwrap())
         }
         Inner::IoUring => {

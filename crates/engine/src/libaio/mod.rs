@@ -29,3 +29,26 @@ mod queue;
 mod tests;
 
 pub use queue::LibaioQueue;
+
+use std::os::fd::RawFd;
+
+use crate::descriptor::{any_shape, data_ops, EngineDesc, EngineKind};
+use crate::error::EngineError;
+use crate::queue_config::QueueConfig;
+
+pub(crate) static LIBAIO: EngineDesc = EngineDesc {
+    name: "libaio",
+    aliases: &[],
+    help: "Linux native asynchronous I/O (io_submit/io_getevents)",
+    kind: EngineKind::Queued,
+    fio: true,
+    ring: false,
+    carries: data_ops,
+    options: &["nowait", "userspace_reap", "libaio_vectored"],
+    not_yet: &[],
+    check: any_shape,
+};
+
+pub(crate) fn open(config: &QueueConfig, fds: &[RawFd]) -> Result<LibaioQueue, EngineError> {
+    LibaioQueue::new(config, fds)
+}

@@ -27,3 +27,46 @@ pub use queue::UringQueue;
 pub(crate) use ring::Ring;
 pub use setup_flags::setup_flag_names;
 pub(crate) use setup_flags::RingMode;
+
+use std::os::fd::RawFd;
+
+use crate::descriptor::{data_ops, EngineDesc, EngineKind, Shape};
+use crate::error::EngineError;
+use crate::queue_config::QueueConfig;
+
+pub(crate) static IO_URING: EngineDesc = EngineDesc {
+    name: "io_uring",
+    aliases: &[],
+    help: "Fast Linux native asynchronous I/O",
+    kind: EngineKind::Queued,
+    fio: true,
+    ring: true,
+    carries: data_ops,
+    options: &[
+        "hipri",
+        "sqthread_poll",
+        "sqthread_poll_cpu",
+        "fixedbufs",
+        "registerfiles",
+        "nonvectored",
+        "count_punts",
+        "force_async",
+        "nowait",
+        "uncached",
+    ],
+    not_yet: &[],
+    check,
+};
+
+/// IOPOLL works only on I/O that bypasses the page cache: the kernel fails
+/// every buffered polled request with EOPNOTSUPP.
+fn check(shape: &Shape) -> Result<(), EngineError> {
+    if shape.hipri && !shape.direct {
+        return Err(EngineError::PollNeedsDirect { engine: "io_uring" });
+    }
+    Ok(())
+}
+
+pub(crate) fn open(config: &QueueConfig, fds: &[RawFd]) -> Result<UringQueue, EngineError> {
+    UringQueue::new(config, fds)
+}

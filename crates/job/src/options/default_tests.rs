@@ -42,7 +42,7 @@ fn giving_an_options_default_changes_nothing() {
         }
         let mut args = vec!["--name=x".to_string()];
         // An engine option is given with an engine that takes it.
-        if let Some(engine) = def.engines.first() {
+        if let Some(engine) = def.engines().first() {
             args.push(format!("--ioengine={}", engine.name()));
         }
         let plain = job(&args).expect("the default job resolves");
@@ -77,7 +77,10 @@ fn defaults_hold_no_units() {
                 || def.default.starts_with("0x")
                 || matches!(
                     def.kind,
-                    super::Kind::Choice(_) | super::Kind::Text | super::Kind::Float
+                    super::Kind::Choice(_)
+                        | super::Kind::Engine
+                        | super::Kind::Text
+                        | super::Kind::Float
                 ),
             "{}: default '{}' has a unit",
             def.name,

@@ -3,47 +3,18 @@
 //! chosen engine starts from its options' defaults, as fio loads a fresh
 //! engine option block.
 //!
-//! The engine names (`ENGINE_VALUES`, [`engine`]) and the engine columns of
-//! the rows are meant to come from the engine crate's registry one day;
-//! they are kept in this file only, so that the registry replaces this
-//! file's tables and nothing else.
+//! The engine names and which engine takes which option come from the
+//! engine crate's registry (each engine's descriptor lists its options);
+//! the rows here say how each option is written and applied.
 
 use super::{apply_defaults, Kind, OptionDef};
-use crate::spec::{EngineOptions, InjectedFault, IoEngine, WriteMode};
+use ioscope_engine::Backend;
+
+use crate::spec::{EngineOptions, InjectedFault, WriteMode};
 use crate::values;
 
 const ENGINE: OptionDef = OptionDef::of("I/O engine");
 
-pub(crate) const ENGINE_VALUES: &[(&str, &str)] = &[
-    ("sync", "read/write/lseek"),
-    ("psync", "pread/pwrite"),
-    (
-        "pvsync2",
-        "preadv2/pwritev2, with RWF_HIPRI when hipri is set",
-    ),
-    ("null", "No I/O: measures ioscope itself"),
-    (
-        "libaio",
-        "Linux native asynchronous I/O (io_submit/io_getevents)",
-    ),
-    ("io_uring", "Fast Linux native asynchronous I/O"),
-    (
-        "io_uring_cmd",
-        "NVMe passthrough through io_uring (IORING_OP_URING_CMD) on /dev/ngXnY",
-    ),
-    (
-        "mmap",
-        "Memory mapped I/O (memcpy to and from a mapping of the file)",
-    ),
-    (
-        "nop",
-        "ioscope only, not a fio engine: io_uring NOP requests, no I/O; measures the ring",
-    ),
-    (
-        "faulty",
-        "ioscope only, for testing verify: another engine (fault_engine) with faults injected (fault, fault_rate)",
-    ),
-];
 const CMD_TYPE_VALUES: &[(&str, &str)] = &[("nvme", "Issue nvme-uring-cmd")];
 const WRITE_MODE_VALUES: &[(&str, &str)] = &[
     ("write", "Issue Write commands for write operations"),
@@ -76,7 +47,7 @@ const FAULT_VALUES: &[(&str, &str)] = &[
 pub(super) const OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "ioengine",
-        kind: Kind::Choice(ENGINE_VALUES),
+        kind: Kind::Engine,
         default: "psync",
         help: "I/O engine to use",
         apply: |s, v| {
@@ -98,7 +69,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "hipri",
         kind: Kind::Flag,
         help: "Use polled I/O completions (RWF_HIPRI for pvsync2, IORING_SETUP_IOPOLL for io_uring)",
-        engines: &[IoEngine::Pvsync2, IoEngine::IoUring, IoEngine::IoUringCmd],
         apply: |s, v| {
             s.spec.hipri = v.bool()?;
             Ok(())
@@ -109,7 +79,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "sqthread_poll",
         kind: Kind::Flag,
         help: "Offload submission/completion to kernel thread (IORING_SETUP_SQPOLL)",
-        engines: URING,
         apply: |s, v| {
             s.spec.engine_options.sqthread_poll = v.bool()?;
             Ok(())
@@ -120,7 +89,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "sqthread_poll_cpu",
         kind: Kind::Int,
         help: "What CPU to run SQ thread polling on (needs sqthread_poll)",
-        engines: URING,
         apply: |s, v| {
             s.spec.engine_options.sqthread_poll_cpu = Some(v.uint(0)?);
             Ok(())
@@ -131,7 +99,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "fixedbufs",
         kind: Kind::Flag,
         help: "Pre map IO buffers (registered with the ring)",
-        engines: URING,
         apply: |s, v| {
             s.spec.engine_options.fixedbufs = v.bool()?;
             Ok(())
@@ -142,7 +109,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "registerfiles",
         kind: Kind::Flag,
         help: "Pre-open/register files with the ring",
-        engines: URING,
         apply: |s, v| {
             s.spec.engine_options.registerfiles = v.bool()?;
             Ok(())
@@ -154,7 +120,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         kind: Kind::Int,
         default: "-1",
         help: "Use non-vectored read/write commands (1), vectored ones (0), or non-vectored where the kernel has them (-1; io_uring_cmd: non-vectored)",
-        engines: URING,
         apply: |s, v| {
             s.spec.engine_options.nonvectored = nonvectored(v.text, v.kb)?;
             Ok(())
@@ -166,7 +131,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         kind: Kind::Choice(CMD_TYPE_VALUES),
         default: "nvme",
         help: "Specify uring-cmd type",
-        engines: &[IoEngine::IoUringCmd],
         // NVMe is the only type; the value is checked, nothing kept.
         apply: |_, v| v.pick(&[("nvme", ())]),
         ..ENGINE
@@ -176,7 +140,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         kind: Kind::Choice(WRITE_MODE_VALUES),
         default: "write",
         help: "Issue Write Zeroes commands instead of Write commands (zeroes)",
-        engines: &[IoEngine::IoUringCmd],
         apply: |s, v| {
             s.spec.engine_options.write_mode = match v.text {
                 "write" => WriteMode::Write,
@@ -198,7 +161,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         kind: Kind::Bool,
         default: "0",
         help: "Set DEAC (deallocate) flag for write zeroes command",
-        engines: &[IoEngine::IoUringCmd],
         apply: |s, v| {
             s.spec.engine_options.deac = v.bool()?;
             Ok(())
@@ -210,7 +172,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         kind: Kind::Bool,
         default: "0",
         help: "Set FUA flag (force unit access) for all Read operations",
-        engines: &[IoEngine::IoUringCmd],
         apply: |s, v| {
             s.spec.engine_options.readfua = v.bool()?;
             Ok(())
@@ -222,7 +183,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         kind: Kind::Bool,
         default: "0",
         help: "Set FUA flag (force unit access) for all Write operations",
-        engines: &[IoEngine::IoUringCmd],
         apply: |s, v| {
             s.spec.engine_options.writefua = v.bool()?;
             Ok(())
@@ -233,7 +193,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "force_async",
         kind: Kind::Int,
         help: "Set IOSQE_ASYNC every N requests (0: never)",
-        engines: &[IoEngine::IoUring],
         apply: |s, v| {
             s.spec.engine_options.force_async = v.uint(0)?;
             Ok(())
@@ -244,8 +203,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "nowait",
         kind: Kind::Bool,
         help: "Use RWF_NOWAIT for reads/writes",
-        engines: &[IoEngine::IoUring, IoEngine::Libaio],
-        not_yet_with: &[IoEngine::Pvsync2],
         apply: |s, v| {
             s.spec.engine_options.nowait = v.bool()?;
             Ok(())
@@ -256,8 +213,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "uncached",
         kind: Kind::Int,
         help: "Drop buffered reads/writes from the page cache when done (any value but 0; RWF_DONTCACHE, Linux 6.14)",
-        engines: &[IoEngine::IoUring],
-        not_yet_with: &[IoEngine::Pvsync2],
         // fio 3.33 reads uncached as a number and tests it for non-zero.
         apply: |s, v| {
             s.spec.engine_options.uncached = v.uint(0)? != 0;
@@ -270,7 +225,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         kind: Kind::Bool,
         default: "0",
         help: "ioscope only: count the requests the ring punts to io-wq workers (a kernel tracepoint counter: needs root and tracefs, and costs some IOPS where the job's threads switch often)",
-        engines: URING,
         apply: |s, v| {
             s.spec.engine_options.count_punts = v.bool()?;
             Ok(())
@@ -281,7 +235,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "userspace_reap",
         kind: Kind::Flag,
         help: "Use alternative user-space reap implementation",
-        engines: &[IoEngine::Libaio],
         apply: |s, v| {
             s.spec.engine_options.userspace_reap = v.bool()?;
             Ok(())
@@ -292,7 +245,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "libaio_vectored",
         kind: Kind::Bool,
         help: "Use libaio {preadv,pwritev} instead of libaio {pread,pwrite} (a newer fio's option; fio 3.33 lacks it)",
-        engines: &[IoEngine::Libaio],
         apply: |s, v| {
             s.spec.engine_options.vectored = v.bool()?;
             Ok(())
@@ -303,7 +255,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "fault",
         kind: Kind::Choice(FAULT_VALUES),
         help: "The fault to inject",
-        engines: &[IoEngine::Faulty],
         apply: |s, v| {
             s.spec.engine_options.fault = Some(v.pick(&[
                 ("bitflip", InjectedFault::BitFlip),
@@ -323,7 +274,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         kind: Kind::Float,
         default: "1",
         help: "Percentage of eligible requests that get the fault",
-        engines: &[IoEngine::Faulty],
         // The job holds None for this row's default (the run crate reads
         // None as 1%), so that giving the default changes nothing.
         apply: |s, v| {
@@ -336,15 +286,14 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     },
     OptionDef {
         name: "fault_engine",
-        kind: Kind::Choice(ENGINE_VALUES),
+        kind: Kind::Engine,
         default: "psync",
         help: "The engine whose requests get the faults",
-        engines: &[IoEngine::Faulty],
         // As fault_rate: None for this row's default (the run crate reads
         // None as psync).
         apply: |s, v| {
             let inner = engine(v.text)?;
-            if inner == IoEngine::Faulty {
+            if inner == Backend::Faulty {
                 return Err("the faulty engine cannot wrap itself".to_string());
             }
             let default = engine(v.def.default)?;
@@ -354,9 +303,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..ENGINE
     },
 ];
-
-/// The engines with io_uring's options.
-const URING: &[IoEngine] = &[IoEngine::IoUring, IoEngine::IoUringCmd];
 
 /// `fault_rate` in millionths of a percent.
 fn fault_rate_micro(text: &str) -> Result<u64, String> {
@@ -414,29 +360,19 @@ const FIO_ENGINES: &[&str] = &[
     "external",
 ];
 
-pub(crate) fn engine(text: &str) -> Result<IoEngine, String> {
-    match text {
-        "sync" => Ok(IoEngine::Sync),
-        "psync" => Ok(IoEngine::Psync),
-        "pvsync2" => Ok(IoEngine::Pvsync2),
-        "null" => Ok(IoEngine::Null),
-        "libaio" => Ok(IoEngine::Libaio),
-        "io_uring" => Ok(IoEngine::IoUring),
-        "mmap" => Ok(IoEngine::Mmap),
-        "nop" => Ok(IoEngine::Nop),
-        "io_uring_cmd" => Ok(IoEngine::IoUringCmd),
-        "faulty" => Ok(IoEngine::Faulty),
-        _ if FIO_ENGINES.contains(&text) || text.starts_with("external:") || text.contains('/') => {
-            Err(format!("ioengine={text} is not supported by ioscope yet"))
-        }
-        _ => {
-            let known: Vec<&str> = ENGINE_VALUES.iter().map(|v| v.0).collect();
-            Err(format!(
-                "unknown ioengine '{text}'; ioscope supports {}",
-                known.join(", ")
-            ))
-        }
+/// The engine `ioengine=text` names, from the engine registry.
+pub(crate) fn engine(text: &str) -> Result<Backend, String> {
+    if let Some(engine) = Backend::from_name(text) {
+        return Ok(engine);
     }
+    if FIO_ENGINES.contains(&text) || text.starts_with("external:") || text.contains('/') {
+        return Err(format!("ioengine={text} is not supported by ioscope yet"));
+    }
+    let known: Vec<&str> = Backend::ALL.iter().map(|b| b.name()).collect();
+    Err(format!(
+        "unknown ioengine '{text}'; ioscope supports {}",
+        known.join(", ")
+    ))
 }
 
 /// io_uring's `nonvectored`: fio's `-1` (its default) detects, 0 is off and

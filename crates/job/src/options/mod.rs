@@ -30,8 +30,8 @@ use std::time::Duration;
 
 use crate::fio_only::{fio_engines_of, FIO_ONLY_OPTIONS};
 use crate::settings::Settings;
-use crate::spec::IoEngine;
 use crate::values;
+use ioscope_engine::Backend;
 
 #[cfg(test)]
 pub(crate) use block_size::bssplit;
@@ -59,6 +59,8 @@ pub(crate) enum Kind {
     PerDirRange,
     Split,
     Choice(&'static [(&'static str, &'static str)]),
+    /// An engine's name: the valid values are the engine registry's.
+    Engine,
     FloatList,
     /// A decimal number that may have a fraction (opt=0.5).
     Float,
@@ -66,6 +68,19 @@ pub(crate) enum Kind {
 }
 
 impl Kind {
+    /// The valid values of a choice, with their help: the table's, or for
+    /// an engine the registry's.
+    pub(crate) fn values(self) -> Vec<(&'static str, &'static str)> {
+        match self {
+            Kind::Choice(values) => values.to_vec(),
+            Kind::Engine => Backend::ALL
+                .iter()
+                .map(|b| (b.name(), b.desc().help))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     pub(crate) fn describe(self) -> &'static str {
         match self {
             Kind::Text => "string (opt=bla)",
@@ -80,7 +95,7 @@ impl Kind {
             Kind::PerDirSize => "size per direction read,write,trim (opt=4k[,8k[,16k]])",
             Kind::PerDirRange => "one to three ranges (opt=1k-4k[,4k-8k[,1k-8k]])",
             Kind::Split => "size/percent list per direction (opt=4k/50:64k/50[,...])",
-            Kind::Choice(_) => "string, one of the valid values",
+            Kind::Choice(_) | Kind::Engine => "string, one of the valid values",
             Kind::FloatList => "list of floating point values separated by ':' (opt=5.9:7.8)",
             Kind::Float => "floating point value (opt=0.5)",
             Kind::CpuList => "list of CPUs and CPU ranges (opt=0-3,5)",
@@ -106,13 +121,6 @@ pub(crate) struct OptionDef {
     pub default: &'static str,
     pub help: &'static str,
     pub category: &'static str,
-    /// For an engine option, the engines ioscope takes it with; empty for
-    /// every other option.
-    pub engines: &'static [IoEngine],
-    /// Engines whose fio version has this option, but ioscope's does not
-    /// honour it yet: refused as "not supported yet" rather than as an
-    /// option of another engine.
-    pub not_yet_with: &'static [IoEngine],
     pub apply: Apply,
 }
 
@@ -135,25 +143,45 @@ impl OptionDef {
             default: "",
             help: "",
             category,
-            engines: &[],
-            not_yet_with: &[],
             apply: |_, _| Err("this option has no effect".to_string()),
         }
     }
 
+    /// For an engine option, the engines that take it (each engine's
+    /// descriptor lists its options); empty for every other option.
+    pub(crate) fn engines(&self) -> Vec<Backend> {
+        Backend::ALL
+            .iter()
+            .copied()
+            .filter(|b| b.desc().options.contains(&self.name))
+            .collect()
+    }
+
+    /// Engines whose fio version has this option, but ioscope's does not
+    /// honour it yet: refused as "not supported yet" rather than as an
+    /// option of another engine.
+    pub(crate) fn not_yet_with(&self) -> Vec<Backend> {
+        Backend::ALL
+            .iter()
+            .copied()
+            .filter(|b| b.desc().not_yet.contains(&self.name))
+            .collect()
+    }
+
     pub(crate) fn is_engine_option(&self) -> bool {
-        !self.engines.is_empty()
+        !self.engines().is_empty()
     }
 
     /// Whether the option may be given while `engine` is in effect; the
     /// error says why not. fio refuses an engine option of another engine
     /// as an unknown option, so a job that fio would refuse is refused.
-    pub(crate) fn check_engine(&self, engine: IoEngine) -> Result<(), String> {
-        if !self.is_engine_option() || self.engines.contains(&engine) {
+    pub(crate) fn check_engine(&self, engine: Backend) -> Result<(), String> {
+        let engines = self.engines();
+        if engines.is_empty() || engines.contains(&engine) {
             return Ok(());
         }
-        let with = engine_names(self.engines);
-        if self.not_yet_with.contains(&engine) {
+        let with = engine_names(&engines);
+        if self.not_yet_with().contains(&engine) {
             return Err(format!(
                 "'{}' with ioengine={} is not supported by ioscope yet (only with ioengine={with})",
                 self.name,
@@ -217,13 +245,12 @@ impl Value<'_> {
 
     /// "expected one of: ..." with the option's valid values.
     pub(crate) fn not_a_choice(&self) -> String {
-        match self.def.kind {
-            Kind::Choice(values) => {
-                let names: Vec<&str> = values.iter().map(|v| v.0).collect();
-                format!("expected one of: {}", names.join(", "))
-            }
-            _ => "not a valid value".to_string(),
+        let values = self.def.kind.values();
+        if values.is_empty() {
+            return "not a valid value".to_string();
         }
+        let names: Vec<&str> = values.iter().map(|v| v.0).collect();
+        format!("expected one of: {}", names.join(", "))
     }
 }
 
@@ -240,7 +267,7 @@ pub(crate) fn seconds(text: &str) -> Result<Duration, String> {
 }
 
 /// "io_uring", "pvsync2 or io_uring", "a, b or c".
-pub(crate) fn engine_names(engines: &[IoEngine]) -> String {
+pub(crate) fn engine_names(engines: &[Backend]) -> String {
     let names: Vec<&str> = engines.iter().map(|e| e.name()).collect();
     match names.split_last() {
         Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),

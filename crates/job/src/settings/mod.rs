@@ -12,6 +12,8 @@ mod tests;
 
 use std::time::Duration;
 
+use ioscope_engine::Backend;
+
 use crate::options::{self, Kind, OptionDef, Value};
 use crate::spec::*;
 
@@ -94,7 +96,7 @@ impl Settings {
                 random_generator: RandomGenerator::Tausworthe,
                 cpus_allowed: Vec::new(),
                 cpus_allowed_policy: CpusAllowedPolicy::Shared,
-                ioengine: IoEngine::Sync,
+                ioengine: Backend::Sync,
                 hipri: false,
                 engine_options: EngineOptions::default(),
                 fsync: 0,

@@ -258,7 +258,7 @@ fn engines() {
         "ioengine=posixaio is not supported by ioscope yet"
     );
     set(&mut s, "ioengine", "io_uring_cmd").unwrap();
-    assert_eq!(s.spec.ioengine, IoEngine::IoUringCmd);
+    assert_eq!(s.spec.ioengine, Backend::IoUringCmd);
     assert_eq!(
         set(&mut s, "ioengine", "foo").unwrap_err(),
         "unknown ioengine 'foo'; ioscope supports sync, psync, pvsync2, null, libaio, io_uring, io_uring_cmd, mmap, nop, faulty"
@@ -459,7 +459,7 @@ fn faulty_engine_options() {
     let e = s.resolve().unwrap().engine_options;
     assert_eq!(e.fault, Some(InjectedFault::Torn));
     assert_eq!(e.fault_rate_micro, Some(500_000));
-    assert_eq!(e.fault_engine, Some(IoEngine::IoUring));
+    assert_eq!(e.fault_engine, Some(Backend::IoUring));
     assert!(set(&mut s, "fault_rate", "101").is_err());
     assert!(set(&mut s, "fault_engine", "faulty").is_err());
 }

@@ -1,0 +1,174 @@
+//! The engine registry: every I/O path of this crate, one line each.
+//!
+//! Each engine module describes itself in an [`EngineDesc`] and has a
+//! function that builds its queue. The one line that names them here gives
+//! the engine its [`Backend`] value, its place in [`Backend::ALL`] and its
+//! arm in [`crate::open_queue`]'s dispatch. What a front end knows of engines
+//! (the `ioengine=` values, which options an engine takes, what it refuses
+//! before a run, whether it has a ring) comes from the descriptors.
+
+use std::os::fd::RawFd;
+
+use crate::descriptor::{EngineDesc, EngineKind, Shape};
+use crate::error::EngineError;
+use crate::queue::QueueUser;
+use crate::queue_config::QueueConfig;
+use crate::request::Op;
+
+/// Declares the registry: `Variant => descriptor, queue builder;` for each
+/// engine with a queue of its own, then the wrappers.
+macro_rules! engines {
+    (
+        queues { $( $(#[$doc:meta])* $variant:ident => $desc:path, $open:path; )+ }
+        wrappers { $( $(#[$wdoc:meta])* $wvariant:ident => $wdesc:path; )* }
+    ) => {
+        /// The engines of this crate, named as fio names its ioengines.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Backend {
+            $( $(#[$doc])* $variant, )+
+            $( $(#[$wdoc])* $wvariant, )*
+        }
+
+        impl Backend {
+            /// Every engine, in the order `--cmdhelp=ioengine` lists them.
+            pub const ALL: &'static [Backend] =
+                &[$( Backend::$variant, )+ $( Backend::$wvariant, )*];
+
+            /// The engine's descriptor.
+            pub fn desc(self) -> &'static EngineDesc {
+                match self {
+                    $( Backend::$variant => &$desc, )+
+                    $( Backend::$wvariant => &$wdesc, )*
+                }
+            }
+        }
+
+        /// Builds `backend`'s queue over `fds` and runs `user` with it.
+        pub(crate) fn run_backend<U: QueueUser>(
+            backend: Backend,
+            config: &QueueConfig,
+            fds: &[RawFd],
+            user: U,
+        ) -> Result<U::Output, EngineError> {
+            match backend {
+                $( Backend::$variant => Ok(user.run($open(config, fds)?)), )+
+                $( Backend::$wvariant => Err(EngineError::Setup(format!(
+                    "ioengine={} wraps another engine: build that one, with the wrapper's \
+                     settings in QueueConfig",
+                    $wdesc.name
+                ))), )*
+            }
+        }
+    };
+}
+
+engines! {
+    queues {
+        /// read/write after lseek (fio `sync`).
+        Sync => crate::sync::SYNC, crate::sync::open::<crate::sync::ReadWrite>;
+        /// pread/pwrite (fio `psync`).
+        Psync => crate::sync::PSYNC, crate::sync::open::<crate::sync::PreadPwrite>;
+        /// preadv2/pwritev2, with RWF_HIPRI when `hipri` is set (fio `pvsync2`).
+        Pvsync2 => crate::sync::PVSYNC2, crate::sync::open::<crate::sync::Preadv2Pwritev2>;
+        /// No I/O at all: measures the caller (fio `null`).
+        Null => crate::null::NULL, crate::null::open;
+        /// Linux native AIO through io_submit/io_getevents (fio `libaio`),
+        /// with the options in [`QueueConfig::aio`].
+        Libaio => crate::libaio::LIBAIO, crate::libaio::open;
+        /// io_uring (fio `io_uring`), with the options in [`QueueConfig::uring`]
+        /// and `hipri` for polled completions.
+        IoUring => crate::uring::IO_URING, crate::uring::open;
+        /// NVMe passthrough through io_uring (fio `io_uring_cmd`, `cmd_type=nvme`)
+        /// on /dev/ngXnY, with the io_uring options in [`QueueConfig::uring`] and
+        /// the NVMe ones in [`UringOptions::nvme`](crate::UringOptions::nvme).
+        IoUringCmd => crate::uring_cmd::IO_URING_CMD, crate::uring_cmd::open;
+        /// memcpy to and from a shared mapping of each file (fio `mmap`).
+        Mmap => crate::mmap::MMAP, crate::mmap::open;
+        /// io_uring NOP requests: no I/O, measures the ring itself. fio has no
+        /// such engine; the name is `nop`.
+        Nop => crate::nop::NOP, crate::nop::open;
+    }
+    wrappers {
+        /// Another engine with faults injected into its requests, for testing
+        /// verify (ioscope's own `faulty`; see [`crate::FaultyQueue`]).
+        Faulty => crate::faulty::FAULTY;
+    }
+}
+
+impl Backend {
+    /// The engine `ioengine=name` names, if this crate has it.
+    pub fn from_name(name: &str) -> Option<Backend> {
+        Backend::ALL
+            .iter()
+            .copied()
+            .find(|b| b.desc().is_named(name))
+    }
+
+    /// The name `ioengine=` takes.
+    pub fn name(self) -> &'static str {
+        self.desc().name
+    }
+
+    /// True when the backend touches no file, so no target needs to exist.
+    pub fn is_diskless(self) -> bool {
+        self.desc().kind == EngineKind::Diskless
+    }
+
+    /// True when requests go through an io_uring, which may hand them to
+    /// its io-wq worker threads instead of completing them inline.
+    pub fn uses_io_uring(self) -> bool {
+        self.desc().ring
+    }
+
+    /// True when requests complete inside `submit`.
+    pub fn is_sync(self) -> bool {
+        self.desc().kind == EngineKind::Synchronous
+    }
+
+    /// Whether the backend can carry `op` at all ([`EngineDesc::carries`]).
+    /// Every engine that does I/O trims: `io_uring_cmd` with NVMe Dataset
+    /// Management, the others by punching a hole in a file or discarding a
+    /// block device's range. Several ranges in one request
+    /// ([`Op::TrimRanges`]) and commands without data need an NVMe command
+    /// that carries them, which only `io_uring_cmd` has.
+    pub fn supports(self, op: Op) -> bool {
+        (self.desc().carries)(op)
+    }
+
+    /// Refuses, before any target is opened, what the engine cannot do for
+    /// a job of `shape`.
+    pub fn check(self, shape: &Shape) -> Result<(), EngineError> {
+        (self.desc().check)(shape)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_and_found_again() {
+        for (i, b) in Backend::ALL.iter().enumerate() {
+            assert_eq!(Backend::from_name(b.name()), Some(*b));
+            for other in &Backend::ALL[i + 1..] {
+                assert_ne!(b.name(), other.name());
+                for alias in other.desc().aliases {
+                    assert!(!b.desc().is_named(alias), "{alias} names two engines");
+                }
+            }
+        }
+        assert_eq!(Backend::from_name("no-such-engine"), None);
+    }
+
+    #[test]
+    fn only_diskless_and_wrapper_engines_carry_commands_without_data() {
+        let zeroes = Op::WriteZeroes { deac: false };
+        for b in Backend::ALL {
+            let kind = b.desc().kind;
+            if b.supports(zeroes) && kind != EngineKind::Diskless {
+                assert_eq!(*b, Backend::IoUringCmd, "{} carries Write Zeroes", b.name());
+            }
+            assert!(b.supports(Op::Read), "{} cannot read", b.name());
+        }
+    }
+}
