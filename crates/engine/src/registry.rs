@@ -95,7 +95,60 @@ engines! {
     }
 }
 
+/// fio's engines (3.33 and later) that this crate does not have.
+const FIO_ENGINES_NOT_HERE: &[&str] = &[
+    "posixaio",
+    "splice",
+    "sg",
+    "vsync",
+    "pvsync",
+    "net",
+    "netsplice",
+    "cpuio",
+    "ftruncate",
+    "filecreate",
+    "filestat",
+    "filedelete",
+    "exec",
+    "falloc",
+    "e4defrag",
+    "gfapi",
+    "gfapi_async",
+    "mtd",
+    "nbd",
+    "rdma",
+    "rados",
+    "rbd",
+    "http",
+    "libpmem",
+    "dev-dax",
+    "pmemblk",
+    "xnvme",
+    "libcufile",
+    "dfs",
+    "nfs",
+    "libzbc",
+    "libiscsi",
+    "windowsaio",
+    "solarisaio",
+    "guasi",
+    "binject",
+    "libhdfs",
+    "librpma_apm_client",
+    "librpma_apm_server",
+    "librpma_gpspm_client",
+    "librpma_gpspm_server",
+    "external",
+];
+
 impl Backend {
+    /// Whether `name` is one of fio's engines that this crate does not
+    /// have (so a front end can say "not supported yet" rather than
+    /// "unknown").
+    pub fn fio_lacking(name: &str) -> bool {
+        FIO_ENGINES_NOT_HERE.contains(&name)
+    }
+
     /// The engine `ioengine=name` names, if this crate has it.
     pub fn from_name(name: &str) -> Option<Backend> {
         Backend::ALL
@@ -158,6 +211,9 @@ mod tests {
             }
         }
         assert_eq!(Backend::from_name("no-such-engine"), None);
+        for name in FIO_ENGINES_NOT_HERE {
+            assert_eq!(Backend::from_name(name), None, "{name} is here after all");
+        }
     }
 
     #[test]

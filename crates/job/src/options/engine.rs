@@ -314,58 +314,12 @@ fn fault_rate_micro(text: &str) -> Result<u64, String> {
     Ok((rate * 1e6).round() as u64)
 }
 
-/// fio engine names ioscope knows of but does not have yet.
-const FIO_ENGINES: &[&str] = &[
-    "posixaio",
-    "splice",
-    "sg",
-    "vsync",
-    "pvsync",
-    "net",
-    "netsplice",
-    "cpuio",
-    "ftruncate",
-    "filecreate",
-    "filestat",
-    "filedelete",
-    "exec",
-    "falloc",
-    "e4defrag",
-    "gfapi",
-    "gfapi_async",
-    "mtd",
-    "nbd",
-    "rdma",
-    "rados",
-    "rbd",
-    "http",
-    "libpmem",
-    "dev-dax",
-    "pmemblk",
-    "xnvme",
-    "libcufile",
-    "dfs",
-    "nfs",
-    "libzbc",
-    "libiscsi",
-    "windowsaio",
-    "solarisaio",
-    "guasi",
-    "binject",
-    "libhdfs",
-    "librpma_apm_client",
-    "librpma_apm_server",
-    "librpma_gpspm_client",
-    "librpma_gpspm_server",
-    "external",
-];
-
 /// The engine `ioengine=text` names, from the engine registry.
 pub(crate) fn engine(text: &str) -> Result<Backend, String> {
     if let Some(engine) = Backend::from_name(text) {
         return Ok(engine);
     }
-    if FIO_ENGINES.contains(&text) || text.starts_with("external:") || text.contains('/') {
+    if Backend::fio_lacking(text) || text.starts_with("external:") || text.contains('/') {
         return Err(format!("ioengine={text} is not supported by ioscope yet"));
     }
     let known: Vec<&str> = Backend::ALL.iter().map(|b| b.name()).collect();
