@@ -245,6 +245,7 @@ fn bad_request(req: &Request, why: &str) -> io::Error {
 mod tests {
     use super::*;
     use crate::target::{OpenOptions, Target};
+    use ioscope_testutil::{o_direct, require};
     use std::path::Path;
 
     const BS: usize = 4096;
@@ -331,13 +332,8 @@ mod tests {
     #[test]
     fn every_mode_reads_back_what_it_wrote_with_o_direct() {
         let dir = tempfile::tempdir().unwrap();
-        let t = match open(&dir.path().join("f"), true) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("skipping: the temp directory's filesystem refuses O_DIRECT: {e}");
-                return;
-            }
-        };
+        require!(o_direct(dir.path()));
+        let t = open(&dir.path().join("f"), true).unwrap();
         t.check_direct_io(&[BS as u64], 0).unwrap();
         for mode in [SyncMode::Sync, SyncMode::Psync, SyncMode::Pvsync2] {
             round_trip(mode, &t, false);
@@ -368,13 +364,8 @@ mod tests {
     #[test]
     fn hipri_with_o_direct_transfers() {
         let dir = tempfile::tempdir().unwrap();
-        let t = match open(&dir.path().join("f"), true) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("skipping: the temp directory's filesystem refuses O_DIRECT: {e}");
-                return;
-            }
-        };
+        require!(o_direct(dir.path()));
+        let t = open(&dir.path().join("f"), true).unwrap();
         round_trip(SyncMode::Pvsync2, &t, true);
     }
 
