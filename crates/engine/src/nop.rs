@@ -246,6 +246,7 @@ mod tests {
     use super::*;
     use crate::uring::tests::config;
     use crate::UringOptions;
+    use ioscope_testutil::{part, require, setup, uring_setup};
 
     /// Keeps `depth` NOPs in flight for `total` requests, committing every
     /// `batch`, and checks that each completion names a slot in flight and
@@ -331,7 +332,6 @@ mod tests {
     #[test]
     fn depth_128_batch_32_returns_every_slot() {
         let mut q = NopQueue::new(&config(128, false, UringOptions::default())).unwrap();
-        eprintln!("{}", q.setup_note().unwrap());
         churn(&mut q, 128, 32, 20_000);
     }
 
@@ -344,24 +344,21 @@ mod tests {
 
     #[test]
     fn depth_one_and_polled_and_sqpoll_rings_work() {
-        let sqpoll = UringOptions {
-            sqpoll: true,
-            ..Default::default()
-        };
-        for (hipri, opts) in [
+        let mut variants = vec![
             (false, UringOptions::default()),
             (true, UringOptions::default()),
-            (false, sqpoll.clone()),
-            (true, sqpoll),
-        ] {
-            let mut q = match NopQueue::new(&config(1, hipri, opts.clone())) {
-                Ok(q) => q,
-                Err(e) if opts.sqpoll && unsafe { libc::geteuid() } != 0 => {
-                    eprintln!("skipping SQPOLL: {e}");
-                    continue;
-                }
-                Err(e) => panic!("{e}"),
+        ];
+        if part!("the SQPOLL rings", uring_setup(setup::SQPOLL)).is_some() {
+            let sqpoll = UringOptions {
+                sqpoll: true,
+                ..Default::default()
             };
+            variants.push((false, sqpoll.clone()));
+            variants.push((true, sqpoll));
+        }
+        for (hipri, opts) in variants {
+            let mut q =
+                NopQueue::new(&config(1, hipri, opts.clone())).unwrap_or_else(|e| panic!("{e}"));
             churn(&mut q, 1, 1, 500);
             let mut q = NopQueue::new(&config(16, hipri, opts)).unwrap();
             churn(&mut q, 16, 4, 2_000);
@@ -373,19 +370,14 @@ mod tests {
     /// the head rather than fail.
     #[test]
     fn sqpoll_at_small_depths_never_reports_a_full_ring() {
+        require!(uring_setup(setup::SQPOLL));
         for depth in [1, 2, 4] {
             let opts = UringOptions {
                 sqpoll: true,
                 ..Default::default()
             };
-            let mut q = match NopQueue::new(&config(depth, false, opts)) {
-                Ok(q) => q,
-                Err(e) if unsafe { libc::geteuid() } != 0 => {
-                    eprintln!("skipping SQPOLL: {e}");
-                    return;
-                }
-                Err(e) => panic!("{e}"),
-            };
+            let mut q =
+                NopQueue::new(&config(depth, false, opts)).unwrap_or_else(|e| panic!("{e}"));
             churn(&mut q, depth, 1, 200_000);
         }
     }

@@ -347,6 +347,7 @@ fn bad_request(req: &Request, why: &str) -> io::Error {
 mod tests {
     use super::*;
     use crate::target::{OpenOptions, Target};
+    use ioscope_testutil::{o_direct, require};
     use std::path::Path;
 
     const BS: usize = 4096;
@@ -437,13 +438,8 @@ mod tests {
     #[test]
     fn every_mode_reads_back_what_it_wrote_with_o_direct() {
         let dir = tempfile::tempdir().unwrap();
-        let t = match open(&dir.path().join("f"), true) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("skipping: the temp directory's filesystem refuses O_DIRECT: {e}");
-                return;
-            }
-        };
+        require!(o_direct(dir.path()));
+        let t = open(&dir.path().join("f"), true).unwrap();
         t.check_direct_io(&[BS as u64], 0).unwrap();
         round_trip::<ReadWrite>(&t, false);
         round_trip::<PreadPwrite>(&t, false);
@@ -473,13 +469,8 @@ mod tests {
     #[test]
     fn hipri_with_o_direct_transfers() {
         let dir = tempfile::tempdir().unwrap();
-        let t = match open(&dir.path().join("f"), true) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("skipping: the temp directory's filesystem refuses O_DIRECT: {e}");
-                return;
-            }
-        };
+        require!(o_direct(dir.path()));
+        let t = open(&dir.path().join("f"), true).unwrap();
         round_trip::<Preadv2Pwritev2>(&t, true);
     }
 

@@ -85,6 +85,7 @@ mod tests {
     use crate::request::{Op, Request};
     use crate::target::{OpenOptions, Target};
     use crate::test_io::complete_one;
+    use ioscope_testutil::{o_direct, require};
     use std::path::Path;
 
     const BS: u64 = 4096;
@@ -209,8 +210,9 @@ mod tests {
     fn punching_a_hole_with_o_direct() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("f");
+        require!(o_direct(dir.path()));
         std::fs::write(&path, vec![0x5a; (BLOCKS * BS) as usize]).unwrap();
-        let t = match Target::open(
+        let t = Target::open(
             &path,
             &OpenOptions {
                 read: true,
@@ -218,13 +220,8 @@ mod tests {
                 create: false,
                 direct: true,
             },
-        ) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("skipping: the temp directory's filesystem refuses O_DIRECT: {e}");
-                return;
-            }
-        };
+        )
+        .unwrap();
         for backend in [Backend::Psync, Backend::Libaio, Backend::IoUring] {
             let hole = TrimAndRead {
                 offset: 0,

@@ -215,6 +215,8 @@ fn unescape_octal(s: &str) -> String {
 mod tests {
     use std::os::unix::fs::MetadataExt;
 
+    use ioscope_testutil::{skip, Missing};
+
     use super::*;
 
     #[test]
@@ -250,19 +252,17 @@ mod tests {
             .filter_map(parse_mountinfo_line)
             .find(|m| m.mount_point == "/")
         else {
-            eprintln!("skipping: no mount on / in /proc/self/mountinfo");
-            return;
+            skip!(Missing::soft("no mount on / in /proc/self/mountinfo"));
         };
         let source = Path::new(&root.source);
         let is_block = std::fs::metadata(source)
             .map(|m| m.mode() & libc::S_IFMT == libc::S_IFBLK)
             .unwrap_or(false);
         if !is_block {
-            eprintln!(
-                "skipping: / is mounted from {}, not a block device",
+            skip!(Missing::soft(format!(
+                "/ is mounted from {}, not a block device",
                 root.source
-            );
-            return;
+            )));
         }
         let use_ = mounted_use(source)
             .unwrap()

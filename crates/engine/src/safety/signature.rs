@@ -375,6 +375,7 @@ fn looks_like_bpb(r: &Region) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use ioscope_testutil::{o_direct, part, program, require};
     use std::fs::File;
     use std::os::fd::AsRawFd;
     use std::os::unix::fs::FileExt;
@@ -596,6 +597,7 @@ mod tests {
     fn an_o_direct_descriptor_of_an_odd_size_is_read() {
         use std::os::unix::fs::OpenOptionsExt;
         let dir = tempfile::tempdir().unwrap();
+        require!(o_direct(dir.path()));
         let path = dir.path().join("f");
         let size = SIZE + 100;
         let file = File::create(&path).unwrap();
@@ -605,14 +607,8 @@ mod tests {
         let direct = std::fs::OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_DIRECT)
-            .open(&path);
-        let direct = match direct {
-            Ok(f) => f,
-            Err(e) => {
-                eprintln!("skipping: O_DIRECT refused on the temp directory's filesystem: {e}");
-                return;
-            }
-        };
+            .open(&path)
+            .unwrap();
         let found = find_signature(direct.as_raw_fd(), size).unwrap();
         assert_eq!(found.map(|s| s.kind), Some("ext4 filesystem"));
     }
@@ -638,7 +634,7 @@ mod tests {
         );
     }
 
-    /// Formats made by the real tools, where they are installed.
+    /// Formats made by the real tools (.ci/run installs every one).
     #[test]
     fn formats_made_by_their_tools_are_found() {
         let tools: &[(&str, &[&str], &str)] = &[
@@ -654,39 +650,39 @@ mod tests {
         ];
         let dir = tempfile::tempdir().unwrap();
         for (tool, args, want) in tools {
+            let Some(exe) = part!(&format!("the {want}"), program(tool)) else {
+                continue;
+            };
             let path = dir.path().join(tool);
             let file = File::create(&path).unwrap();
             // Large enough for every tool's minimum (xfs asks 300 MiB; the
             // file is sparse).
             let size = 512 << 20;
             file.set_len(size).unwrap();
-            let made = Command::new(tool)
+            let made = Command::new(&exe)
                 .args(*args)
                 .arg(&path)
                 .stdin(Stdio::null())
                 .stdout(Stdio::null())
-                .stderr(Stdio::null())
-                .status();
-            match made {
-                Ok(s) if s.success() => {}
-                Ok(s) => {
-                    eprintln!("skipping {tool}: it failed ({s})");
-                    continue;
-                }
-                Err(e) => {
-                    eprintln!("skipping {tool}: cannot run it ({e})");
-                    continue;
-                }
-            }
+                .stderr(Stdio::piped())
+                .output()
+                .unwrap_or_else(|e| panic!("running {}: {e}", exe.display()));
+            assert!(
+                made.status.success(),
+                "{tool} failed ({}): {}",
+                made.status,
+                String::from_utf8_lossy(&made.stderr).trim()
+            );
             let file = File::open(&path).unwrap();
             let found = find_signature(file.as_raw_fd(), size).unwrap();
             assert_eq!(found.map(|s| s.kind), Some(*want), "{tool}");
         }
     }
 
-    /// Partition tables made by sfdisk, where it is installed.
+    /// Partition tables made by sfdisk (.ci/run installs it).
     #[test]
     fn partition_tables_made_by_sfdisk_are_found() {
+        let sfdisk = require!(program("sfdisk"));
         let dir = tempfile::tempdir().unwrap();
         for (label, want) in [
             ("dos", "DOS/MBR partition table"),
@@ -695,20 +691,14 @@ mod tests {
             let path = dir.path().join(label);
             let size = 64 << 20;
             File::create(&path).unwrap().set_len(size).unwrap();
-            let child = Command::new("sfdisk")
+            let mut child = Command::new(&sfdisk)
                 .arg("-q")
                 .arg(&path)
                 .stdin(Stdio::piped())
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
-                .spawn();
-            let mut child = match child {
-                Ok(c) => c,
-                Err(e) => {
-                    eprintln!("skipping: cannot run sfdisk ({e})");
-                    return;
-                }
-            };
+                .spawn()
+                .unwrap_or_else(|e| panic!("running {}: {e}", sfdisk.display()));
             let script = format!("label: {label}\n,8M,L\n");
             std::io::Write::write_all(&mut child.stdin.take().unwrap(), script.as_bytes()).unwrap();
             assert!(child.wait().unwrap().success(), "sfdisk label: {label}");

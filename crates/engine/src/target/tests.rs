@@ -5,6 +5,7 @@ use super::open::refuse_creating_in_dev;
 use super::probe::c_path;
 use super::*;
 use crate::error::EngineError;
+use ioscope_testutil::{o_direct, require, resident_pages};
 use std::os::unix::fs::MetadataExt;
 
 fn rw_create() -> OpenOptions {
@@ -147,27 +148,15 @@ fn char_device_opens() {
     assert_eq!(t.size(), 0);
 }
 
-/// Opens a temp file with O_DIRECT, or says why the filesystem will not.
-fn direct_temp_file(dir: &Path) -> Option<Target> {
+#[test]
+fn check_direct_io_names_the_value_and_the_alignment() {
+    let dir = tempfile::tempdir().unwrap();
+    require!(o_direct(dir.path()));
     let opts = OpenOptions {
         direct: true,
         ..rw_create()
     };
-    match Target::open(&dir.join("direct"), &opts) {
-        Ok(t) => Some(t),
-        Err(e) => {
-            eprintln!("skipping: O_DIRECT refused on the temp directory's filesystem: {e}");
-            None
-        }
-    }
-}
-
-#[test]
-fn check_direct_io_names_the_value_and_the_alignment() {
-    let dir = tempfile::tempdir().unwrap();
-    let Some(t) = direct_temp_file(dir.path()) else {
-        return;
-    };
+    let t = Target::open(&dir.path().join("direct"), &opts).unwrap();
     assert!(t.direct());
     let align = u64::from(t.direct_io_align());
     assert!(align >= 512 && align.is_power_of_two(), "align {align}");
@@ -260,31 +249,6 @@ fn layout_refuses_what_is_not_a_regular_file() {
         .unwrap_err()
         .to_string();
     assert!(msg.contains("block size is 0"), "{msg}");
-}
-
-/// Pages of `path` in the page cache, counted with mincore.
-fn resident_pages(path: &Path) -> usize {
-    let file = std::fs::File::open(path).unwrap();
-    let len = file.metadata().unwrap().len() as usize;
-    let page = 4096;
-    // SAFETY: a read-only shared mapping of the whole file, unmapped below.
-    let addr = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ,
-            libc::MAP_SHARED,
-            std::os::fd::AsRawFd::as_raw_fd(&file),
-            0,
-        )
-    };
-    assert_ne!(addr, libc::MAP_FAILED);
-    let mut vec = vec![0u8; len.div_ceil(page)];
-    // SAFETY: vec has one byte per page of the mapping.
-    let rc = unsafe { libc::mincore(addr, len, vec.as_mut_ptr()) };
-    unsafe { libc::munmap(addr, len) };
-    assert_eq!(rc, 0);
-    vec.iter().filter(|&&b| b & 1 == 1).count()
 }
 
 #[test]

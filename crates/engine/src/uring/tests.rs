@@ -1,5 +1,5 @@
 use std::io;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::RawFd;
 use std::path::Path;
 
 use io_uring::{opcode, squeue, types};
@@ -17,6 +17,9 @@ use crate::queue_config::QueueConfig;
 use crate::queue_config::UringOptions;
 use crate::request::{Completion, Op, Request};
 use crate::target::{OpenOptions, Target};
+use ioscope_testutil::{
+    o_direct, part, require, resident_pages, setup, uncached_buffered_io, uring_setup,
+};
 
 const BS: usize = 4096;
 
@@ -197,13 +200,7 @@ fn every_variant_reads_back(direct: bool) {
         for (depth, batch) in [(1, 1), (32, 1), (32, 8), (32, 32)] {
             let dir = tempfile::tempdir().unwrap();
             let path = dir.path().join("f");
-            let t = match open(&path, direct) {
-                Ok(t) => t,
-                Err(e) => {
-                    eprintln!("skipping: the temp directory refuses O_DIRECT: {e}");
-                    return;
-                }
-            };
+            let t = open(&path, direct).unwrap();
             let mut q = UringQueue::new(&config(depth, false, opts.clone()), &[t.fd()])
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
             round_trip(&mut q, depth, batch, 100);
@@ -220,6 +217,8 @@ fn every_variant_reads_back_what_it_wrote_buffered() {
 
 #[test]
 fn every_variant_reads_back_what_it_wrote_with_o_direct() {
+    // Each variant's file is in a fresh directory under the temp directory.
+    require!(o_direct(&std::env::temp_dir()));
     every_variant_reads_back(true);
 }
 
@@ -249,7 +248,6 @@ fn ring_uses_modern_flags_and_a_registered_fd() {
     let t = open(&dir.path().join("f"), false).unwrap();
     let q = UringQueue::new(&config(8, false, UringOptions::default()), &[t.fd()]).unwrap();
     let note = q.setup_note().unwrap().to_string();
-    eprintln!("{note}");
     assert!(note.contains("ring fd registered"), "{note}");
     assert!(q.setup_flags() & IORING_SETUP_SINGLE_ISSUER != 0, "{note}");
     assert_eq!(
@@ -283,14 +281,14 @@ fn polled_ring_comes_up() {
         },
     )
     .unwrap();
-    eprintln!("{}", ring.note());
-    assert!(ring.iopoll());
+    assert!(ring.iopoll(), "{}", ring.note());
 }
 
 /// The kernel refuses DEFER_TASKRUN (and the other task-run flags) with
 /// SQPOLL: the ring must still come up, without them, and say so.
 #[test]
 fn refused_flags_are_dropped_one_at_a_time() {
+    require!(uring_setup(setup::SQPOLL));
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f");
     let t = open(&path, false).unwrap();
@@ -298,17 +296,10 @@ fn refused_flags_are_dropped_one_at_a_time() {
         sqpoll: true,
         ..Default::default()
     };
-    let mut q = match UringQueue::new(&config(8, false, opts), &[t.fd()]) {
-        Ok(q) => q,
-        Err(e) if unsafe { libc::geteuid() } != 0 => {
-            eprintln!("skipping: SQPOLL refused to a non-root user: {e}");
-            return;
-        }
-        Err(e) => panic!("{e}"),
-    };
+    let mut q =
+        UringQueue::new(&config(8, false, opts), &[t.fd()]).unwrap_or_else(|e| panic!("{e}"));
     let flags = q.setup_flags();
     let note = q.setup_note().unwrap().to_string();
-    eprintln!("{note}");
     assert!(flags & IORING_SETUP_SQPOLL != 0);
     assert_eq!(flags & IORING_SETUP_DEFER_TASKRUN, 0, "{note}");
     assert!(
@@ -326,7 +317,9 @@ fn refused_flags_are_dropped_one_at_a_time() {
 
 #[test]
 fn sqpoll_with_a_cpu_and_idle_time_round_trips() {
+    require!(uring_setup(setup::SQPOLL));
     let dir = tempfile::tempdir().unwrap();
+    require!(o_direct(dir.path()));
     let path = dir.path().join("f");
     let t = open(&path, true).unwrap();
     let opts = UringOptions {
@@ -337,14 +330,8 @@ fn sqpoll_with_a_cpu_and_idle_time_round_trips() {
         sqpoll_idle_ms: Some(1),
         ..Default::default()
     };
-    let mut q = match UringQueue::new(&config(16, false, opts), &[t.fd()]) {
-        Ok(q) => q,
-        Err(e) if unsafe { libc::geteuid() } != 0 => {
-            eprintln!("skipping: SQPOLL refused to a non-root user: {e}");
-            return;
-        }
-        Err(e) => panic!("{e}"),
-    };
+    let mut q =
+        UringQueue::new(&config(16, false, opts), &[t.fd()]).unwrap_or_else(|e| panic!("{e}"));
     assert!(q.setup_flags() & IORING_SETUP_SQ_AFF != 0);
     round_trip(&mut q, 16, 16, 64);
     std::thread::sleep(std::time::Duration::from_millis(20));
@@ -387,14 +374,9 @@ fn hipri_on_a_buffered_file_is_refused_up_front() {
 #[test]
 fn hipri_with_o_direct_round_trips_or_is_refused_without_poll_queues() {
     let dir = tempfile::tempdir().unwrap();
+    require!(o_direct(dir.path()));
     let path = dir.path().join("f");
-    let t = match open(&path, true) {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("skipping: the temp directory refuses O_DIRECT: {e}");
-            return;
-        }
-    };
+    let t = open(&path, true).unwrap();
     let warning = poll_queue_warning(&path);
     for opts in [
         UringOptions::default(),
@@ -417,7 +399,6 @@ fn hipri_with_o_direct_round_trips_or_is_refused_without_poll_queues() {
                     "{e}"
                 );
                 assert!(w.contains("has none"), "the warning says the same: {w}");
-                eprintln!("refused as expected: {e}");
                 return;
             }
         }
@@ -434,10 +415,8 @@ fn kernel_facts_polled_read_and_fsync() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f");
     std::fs::write(&path, vec![5u8; BS]).unwrap();
-    let t = match open(&path, true) {
-        Ok(t) => t,
-        Err(_) => return,
-    };
+    require!(o_direct(dir.path()));
+    let t = open(&path, true).unwrap();
     let mut buf = crate::AlignedBuffer::new(BS, 4096);
     let mut ring = Ring::<squeue::Entry>::new(
         1,
@@ -459,11 +438,11 @@ fn kernel_facts_polled_read_and_fsync() {
     let mut res = None;
     ring.reap(1, 1, |_, r| res = Some(r)).unwrap();
     let res = res.unwrap();
-    eprintln!(
+    assert!(
+        res == BS as i32 || res == -libc::EOPNOTSUPP,
         "polled read: {res}; device: {:?}",
         poll_queue_warning(&path)
     );
-    assert!(res == BS as i32 || res == -libc::EOPNOTSUPP, "{res}");
     if res == BS as i32 {
         assert!(buf.as_slice().iter().all(|&b| b == 5));
     }
@@ -474,8 +453,7 @@ fn kernel_facts_polled_read_and_fsync() {
     ring.commit().unwrap();
     let mut res = None;
     ring.reap(1, 1, |_, r| res = Some(r)).unwrap();
-    eprintln!("fsync on an IOPOLL ring: {res:?}");
-    assert_eq!(res, Some(-libc::EINVAL));
+    assert_eq!(res, Some(-libc::EINVAL), "fsync on an IOPOLL ring");
 }
 
 #[test]
@@ -484,34 +462,10 @@ fn poll_queue_warning_matches_sysfs() {
     let path = dir.path().join("f");
     std::fs::write(&path, b"x").unwrap();
     let warning = poll_queue_warning(&path);
-    eprintln!("{warning:?}");
     if let Some(w) = &warning {
         assert!(w.contains("hipri"), "{w}");
     }
     assert_eq!(poll_queue_warning(Path::new("/no/such/file")), None);
-}
-
-/// Pages of `path` in the page cache, by mincore(2) on a mapping of it.
-fn resident_pages(path: &Path) -> usize {
-    let f = std::fs::File::open(path).unwrap();
-    let len = f.metadata().unwrap().len() as usize;
-    // SAFETY: a fresh read-only shared mapping of the whole file, only
-    // inspected by mincore and unmapped before returning.
-    unsafe {
-        let p = libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ,
-            libc::MAP_SHARED,
-            f.as_raw_fd(),
-            0,
-        );
-        assert_ne!(p, libc::MAP_FAILED);
-        let mut vec = vec![0u8; len.div_ceil(4096)];
-        assert_eq!(libc::mincore(p, len, vec.as_mut_ptr()), 0);
-        libc::munmap(p, len);
-        vec.iter().filter(|&&v| v & 1 != 0).count()
-    }
 }
 
 /// With uncached, buffered reads leave nothing in the page cache (where
@@ -523,6 +477,7 @@ fn uncached_reads_leave_no_pages_cached_or_are_refused_up_front() {
     let path = dir.path().join("f");
     let data: Vec<u8> = (0..BLOCKS).flat_map(|b| vec![fill_byte(b); BS]).collect();
     std::fs::write(&path, data).unwrap();
+    let dontcache = part!("the uncached reads", uncached_buffered_io(dir.path()));
     let t = open(&path, false).unwrap();
     let evict = || {
         // SAFETY: plain calls on an open descriptor.
@@ -537,15 +492,18 @@ fn uncached_reads_leave_no_pages_cached_or_are_refused_up_front() {
             uncached,
             ..Default::default()
         };
-        let mut q = match UringQueue::new(&config(8, false, opts), &[t.fd()]) {
-            Ok(q) => q,
-            Err(e) => {
-                let e = e.to_string();
-                assert!(uncached && e.contains("drop uncached"), "{e}");
-                eprintln!("uncached refused here: {e}");
-                return;
-            }
-        };
+        let made = UringQueue::new(&config(8, false, opts), &[t.fd()]);
+        if uncached && dontcache.is_none() {
+            // Where the kernel or the file system lacks RWF_DONTCACHE the
+            // queue says so before any I/O.
+            let e = made
+                .err()
+                .expect("uncached accepted without RWF_DONTCACHE")
+                .to_string();
+            assert!(e.contains("drop uncached"), "{e}");
+            return;
+        }
+        let mut q = made.unwrap_or_else(|e| panic!("uncached {uncached}: {e}"));
         let mut read_all = 0;
         for slot in 0..8u32 {
             for block in (u64::from(slot)..BLOCKS).step_by(8) {
@@ -568,9 +526,8 @@ fn uncached_reads_leave_no_pages_cached_or_are_refused_up_front() {
         }
         assert_eq!(read_all, BLOCKS);
         let cached = resident_pages(&path);
-        eprintln!("uncached {uncached}: {cached} of {BLOCKS} pages cached");
         if uncached {
-            assert_eq!(cached, 0);
+            assert_eq!(cached, 0, "{cached} of {BLOCKS} pages cached");
         } else {
             assert!(cached > 0, "plain buffered reads fill the page cache");
         }
