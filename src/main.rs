@@ -78,7 +78,7 @@ fn run() -> anyhow::Result<ExitCode> {
     }
     let options = ioscope_run::RunOptions {
         eta: args.eta,
-        notices: normal && args.output.is_none(),
+        layout_lines: normal && args.output.is_none(),
         stdout_is_data: args.output.is_none() && !normal,
     };
     let result = ioscope_run::run(&parsed, &plan, &options)?;

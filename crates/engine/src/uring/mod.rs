@@ -22,7 +22,7 @@ mod setup_flags;
 pub(crate) mod tests;
 
 pub(crate) use checks::fd_name;
-pub use checks::poll_queue_warning;
+pub use checks::{cannot_poll, poll_queue_warning};
 pub use queue::UringQueue;
 pub(crate) use ring::Ring;
 pub use setup_flags::setup_flag_names;
