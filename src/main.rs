@@ -82,37 +82,31 @@ fn run() -> anyhow::Result<ExitCode> {
         stdout_is_data: args.output.is_none() && !normal,
     };
     let result = ioscope_run::run(&parsed, &plan, &options)?;
-    // What ran is reported even when the run was cut short. Why it was cut
-    // short goes to stderr even when the report could not be written; the
-    // exit status then tells of the lost report, the worse news.
+    // What ran is reported even when the run was cut short, its notices
+    // with it. Why it was aborted goes to stderr even when the report could
+    // not be written; the exit status then tells of the lost report, the
+    // worse news.
     let written = out.write(&ioscope_report::render(&result, &args.formats));
     if let Some(why) = &result.aborted {
         output::warn(&format!("ioscope: {why}"));
     }
-    if let Some(signal) = result.interrupted {
-        output::warn(&format!(
-            "ioscope: interrupted by {}: the results cover only what ran until then",
-            signal_name(signal)
-        ));
-    }
     written?;
+    // --warnings-fatal: every notice is an error as well.
+    let fatal = args.warnings_fatal && !result.notices.is_empty();
+    if fatal {
+        for notice in &result.notices {
+            output::warn(&format!("ioscope: error (--warnings-fatal): {notice}"));
+        }
+    }
+    // fio's status for a signal outranks the notices: scripts check for it.
     if result.interrupted.is_some() {
         return Ok(ExitCode::from(INTERRUPTED));
     }
-    let failed = result.aborted.is_some() || result.jobs.iter().any(|j| j.error != 0);
+    let failed =
+        fatal || result.aborted.is_some() || result.jobs.iter().any(|j| j.error != 0);
     Ok(if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// "SIGINT (signal 2)", as a user would name it to `kill`.
-fn signal_name(signal: i32) -> String {
-    let name = match signal {
-        libc::SIGINT => "SIGINT",
-        libc::SIGTERM => "SIGTERM",
-        _ => "a signal",
-    };
-    format!("{name} (signal {signal})")
 }

@@ -88,9 +88,9 @@ impl fmt::Display for Notice {
         match self {
             Notice::PolledWithoutPollQueues { job, path, why } => write!(
                 f,
-                "job '{job}': hipri=1 did not poll {path}: its device has no poll queues \
-                 ({why}), so preadv2 completed RWF_HIPRI I/O by interrupt; the latencies are \
-                 interrupt-driven (drop hipri, or use a device with poll queues)"
+                "job '{job}': hipri=1 did not poll {path} ({why}), so preadv2 completed \
+                 RWF_HIPRI I/O by interrupt; the latencies are interrupt-driven (drop hipri, or \
+                 use a device with poll queues)"
             ),
             Notice::RingFlagsRefused { job, flags } => write!(
                 f,
@@ -135,7 +135,7 @@ mod tests {
             Notice::PolledWithoutPollQueues {
                 job: "j".into(),
                 path: "/tmp/f".into(),
-                why: "/sys/block/vda/queue/io_poll is 0".into(),
+                why: "vda has no poll queues (/sys/block/vda/queue/io_poll is 0)".into(),
             },
             Notice::RingFlagsRefused {
                 job: "j".into(),
