@@ -90,14 +90,21 @@ fn run() -> anyhow::Result<ExitCode> {
     if let Some(why) = &result.aborted {
         output::warn(&format!("ioscope: {why}"));
     }
-    written?;
-    // --warnings-fatal: every notice is an error as well.
-    let fatal = args.warnings_fatal && !result.notices.is_empty();
-    if fatal {
+    // The notices travel in the report. They go to stderr as well when it
+    // could not be written (an interrupted run must still say so), and as
+    // errors under --warnings-fatal.
+    if written.is_err() || args.warnings_fatal {
+        let prefix = if args.warnings_fatal {
+            "ioscope: error (--warnings-fatal): "
+        } else {
+            "ioscope: "
+        };
         for notice in &result.notices {
-            output::warn(&format!("ioscope: error (--warnings-fatal): {notice}"));
+            output::warn(&format!("{prefix}{notice}"));
         }
     }
+    written?;
+    let fatal = args.warnings_fatal && !result.notices.is_empty();
     // fio's status for a signal outranks the notices: scripts check for it.
     if result.interrupted.is_some() {
         return Ok(ExitCode::from(INTERRUPTED));
