@@ -109,8 +109,7 @@ fn run() -> anyhow::Result<ExitCode> {
     if result.interrupted.is_some() {
         return Ok(ExitCode::from(INTERRUPTED));
     }
-    let failed =
-        fatal || result.aborted.is_some() || result.jobs.iter().any(|j| j.error != 0);
+    let failed = fatal || result.aborted.is_some() || result.jobs.iter().any(|j| j.error != 0);
     Ok(if failed {
         ExitCode::from(1)
     } else {

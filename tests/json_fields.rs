@@ -218,7 +218,9 @@ fn every_fio_key_is_there_with_fios_type() {
     // ioscope's own: what the run tells beside its numbers, an array that
     // is empty when there is nothing to say (here at most the clock's
     // fallback, where this machine's TSC cannot be used).
-    let notices = v["notices"].as_array().expect("\"notices\" is not an array");
+    let notices = v["notices"]
+        .as_array()
+        .expect("\"notices\" is not an array");
     for (i, n) in notices.iter().enumerate() {
         let at = format!("notices[{i}]");
         assert_eq!(string(n, "kind", &at), "clock_fallback", "{n}");

@@ -266,7 +266,10 @@ mod tests {
             },
         };
         let text = peak_error(e).to_string();
-        assert!(text.starts_with("/dev/vda: -p needs a device with poll queues"), "{text}");
+        assert!(
+            text.starts_with("/dev/vda: -p needs a device with poll queues"),
+            "{text}"
+        );
         assert!(!text.contains("hipri"), "{text}");
         let e = EngineError::Refused {
             what: "queue depth 70000 is too deep".into(),

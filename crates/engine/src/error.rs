@@ -137,7 +137,9 @@ pub trait OptionWords {
             Advice::Set(k) => format!("set {}", self.assign(*k, "1")),
             Advice::Drop(k) => self.drop(*k),
             Advice::Lower(k) => format!("lower {}", self.name(*k)),
-            Advice::MultipleOf(k, n) => format!("use a {} that is a multiple of {n}", self.name(*k)),
+            Advice::MultipleOf(k, n) => {
+                format!("use a {} that is a multiple of {n}", self.name(*k))
+            }
             Advice::Use(k, v) => format!("use {}", self.assign(*k, v)),
             Advice::Other(s) => s.clone(),
         }

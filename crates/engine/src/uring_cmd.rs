@@ -115,12 +115,12 @@ impl UringCmdQueue {
         }
         let fixed_files = opts.register_files || opts.sqpoll;
         if fixed_files {
-            ring.submitter().register_files(fds).map_err(|e| {
-                EngineError::Refused {
+            ring.submitter()
+                .register_files(fds)
+                .map_err(|e| EngineError::Refused {
                     what: format!("cannot register {} files with the io_uring: {e}", fds.len()),
                     fix: vec![Advice::Drop(Knob::RegisterFiles)],
-                }
-            })?;
+                })?;
         }
         let mut iovecs = Vec::with_capacity(config.depth as usize);
         for slot in 0..config.depth {

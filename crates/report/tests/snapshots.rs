@@ -4,8 +4,8 @@
 
 use ioscope_report::{preamble_with, render_with, Format, Options};
 use ioscope_stats::{
-    DirResult, DiskUtil, JobHeader, JobResult, LatencyBuckets, LatencyHistogram, LatencyStat, Notice,
-    RunResult, Summary,
+    DirResult, DiskUtil, JobHeader, JobResult, LatencyBuckets, LatencyHistogram, LatencyStat,
+    Notice, RunResult, Summary,
 };
 use serde_json::Value;
 

@@ -10,9 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use ioscope_job::{ClockSourceOpt, JobSpec, Parsed};
-use ioscope_stats::{
-    process_cpu, Clock, ClockSource, HelperTracker, JobHeader, Notice, RunResult,
-};
+use ioscope_stats::{process_cpu, Clock, ClockSource, HelperTracker, JobHeader, Notice, RunResult};
 
 use crate::collect::{self, Finished};
 use crate::disks::DiskTracker;

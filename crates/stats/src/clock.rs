@@ -93,11 +93,10 @@ impl Clock {
 
     /// The notice a run carries when the wanted source was not used.
     pub fn notice(&self) -> Option<Notice> {
-        self.fallback
-            .map(|(asked, reason)| Notice::ClockFallback {
-                asked: asked.fio_name(),
-                reason: reason.to_string(),
-            })
+        self.fallback.map(|(asked, reason)| Notice::ClockFallback {
+            asked: asked.fio_name(),
+            reason: reason.to_string(),
+        })
     }
 
     /// Current time in ticks of this clock.
@@ -325,7 +324,9 @@ mod tests {
         assert!(clock.fallback_reason().is_some());
         let notice = clock.notice().unwrap();
         assert_eq!(notice.option(), Some("clocksource"));
-        assert!(notice.message().starts_with("clocksource=gettimeofday was not used"));
+        assert!(notice
+            .message()
+            .starts_with("clocksource=gettimeofday was not used"));
         assert_eq!(Clock::new(ClockSource::ClockGettime).notice(), None);
     }
 

@@ -184,7 +184,9 @@ mod tests {
     fn messages_say_what_happened() {
         let [polled, ring, punts, unlink, clock, signal] = all().try_into().unwrap();
         assert_eq!(polled.option(), Some("hipri"));
-        assert!(polled.message().contains("/sys/block/vda/queue/io_poll is 0"));
+        assert!(polled
+            .message()
+            .contains("/sys/block/vda/queue/io_poll is 0"));
         assert!(polled.message().contains("by interrupt"));
         assert_eq!(ring.option(), None);
         assert!(ring.message().contains("SINGLE_ISSUER"));

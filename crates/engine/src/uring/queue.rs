@@ -174,10 +174,7 @@ impl UringQueue {
                 let limit = Advice::Other("raise the open file limit (ulimit -n)".into());
                 if opts.sqpoll {
                     EngineError::Refused {
-                        what: format!(
-                            "{what} ({} registers the files, as fio does)",
-                            Knob::SqPoll
-                        ),
+                        what: format!("{what} ({} registers the files, as fio does)", Knob::SqPoll),
                         fix: vec![limit],
                     }
                 } else {
@@ -230,7 +227,10 @@ impl UringQueue {
                 } else {
                     EngineError::Refused {
                         what: format!("{what}: each buffer must be at most 1 GiB"),
-                        fix: vec![Advice::Lower(Knob::BlockSize), Advice::Drop(Knob::FixedBuffers)],
+                        fix: vec![
+                            Advice::Lower(Knob::BlockSize),
+                            Advice::Drop(Knob::FixedBuffers),
+                        ],
                     }
                 }
             })?;

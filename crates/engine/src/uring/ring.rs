@@ -73,7 +73,8 @@ where
     submit_calls: u64,
     reap_calls: u64,
     note: String,
-    /// Optional setup flags the kernel refused (EINVAL), dropped one by one.
+    /// Optional setup flags the kernel refused (EINVAL), dropped one by one,
+    /// less those it always refuses in this mode (see `refused_flags`).
     refused: u32,
     _one_thread: PhantomData<*const ()>,
 }
@@ -142,7 +143,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
             submit_calls: 0,
             reap_calls: 0,
             note: String::new(),
-            refused,
+            refused: refused & !always_refused(mode),
             _one_thread: PhantomData,
         };
         let registered = if mode.skip_ring_registration {
@@ -525,6 +526,17 @@ pub(super) fn build_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
         b.setup_no_sqarray();
     }
     b.build(depth)
+}
+
+/// The optional flags the kernel refuses by design in `mode`, whatever its
+/// version: the task-run flags with SQPOLL, whose thread runs the task work
+/// itself. Their absence is not news to the user.
+fn always_refused(mode: RingMode) -> u32 {
+    if mode.sqpoll {
+        IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_COOP_TASKRUN
+    } else {
+        0
+    }
 }
 
 #[cold]
