@@ -168,6 +168,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "section",
     "parse-only",
     "readonly",
+    "warnings-fatal",
     "cmdhelp",
     "version",
     "help",
@@ -240,6 +241,16 @@ mod tests {
             a.job_input.cli_options,
             vec!["--name=a", "--rw=read", "--time_based"]
         );
+    }
+
+    #[test]
+    fn warnings_fatal_is_a_program_option() {
+        assert!(!args(&["--name=a"]).unwrap().warnings_fatal);
+        let a = args(&["--warnings-fatal", "--name=a"]).unwrap();
+        assert!(a.warnings_fatal);
+        assert_eq!(a.job_input.cli_options, vec!["--name=a"]);
+        let e = args(&["--warnings-fatl"]).unwrap_err().to_string();
+        assert!(e.contains("did you mean --warnings-fatal"), "{e}");
     }
 
     #[test]
