@@ -31,6 +31,8 @@ pub struct Args {
     pub parse_only: bool,
     /// `--readonly`: refuse every job that writes or trims.
     pub readonly: bool,
+    /// `--warnings-fatal`: a run with any notice fails.
+    pub warnings_fatal: bool,
     pub job_input: ioscope_job::ParseInput,
 }
 
@@ -47,7 +49,6 @@ const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
     "eta-newline",
     "eta-interval",
     "status-interval",
-    "warnings-fatal",
     "max-jobs",
     "server",
     "daemonize",
@@ -75,6 +76,8 @@ Runs fio job files and fio-style command-line jobs.
   --eta=WHEN             the live status line: auto (default), always, never
   --parse-only           check the job files and options, run nothing
   --readonly             refuse every job that writes or trims (a safety check)
+  --warnings-fatal       fail (exit 1) when the run has any notice, and print
+                         the notices on stderr as errors
   --section=NAME         run only job section NAME (may be repeated)
   --cmdhelp[=OPTION]     describe a job option, or all of them
   --version              print the version
@@ -93,6 +96,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
         eta: Eta::Auto,
         parse_only: false,
         readonly: false,
+        warnings_fatal: false,
         job_input: ioscope_job::ParseInput::default(),
     };
     let mut args = args.into_iter();
@@ -124,6 +128,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             "section" => out.job_input.sections.push(value_of(name)?),
             "parse-only" => out.parse_only = true,
             "readonly" => out.readonly = true,
+            "warnings-fatal" => out.warnings_fatal = true,
             "cmdhelp" => out.action = Action::CmdHelp(value.unwrap_or_else(|| "all".into())),
             "doc" => out.action = Action::Doc(value_of(name)?),
             "version" | "v" => out.action = Action::Version,
@@ -163,6 +168,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "section",
     "parse-only",
     "readonly",
+    "warnings-fatal",
     "cmdhelp",
     "version",
     "help",
@@ -235,6 +241,16 @@ mod tests {
             a.job_input.cli_options,
             vec!["--name=a", "--rw=read", "--time_based"]
         );
+    }
+
+    #[test]
+    fn warnings_fatal_is_a_program_option() {
+        assert!(!args(&["--name=a"]).unwrap().warnings_fatal);
+        let a = args(&["--warnings-fatal", "--name=a"]).unwrap();
+        assert!(a.warnings_fatal);
+        assert_eq!(a.job_input.cli_options, vec!["--name=a"]);
+        let e = args(&["--warnings-fatl"]).unwrap_err().to_string();
+        assert!(e.contains("did you mean --warnings-fatal"), "{e}");
     }
 
     #[test]

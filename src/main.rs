@@ -78,41 +78,41 @@ fn run() -> anyhow::Result<ExitCode> {
     }
     let options = ioscope_run::RunOptions {
         eta: args.eta,
-        notices: normal && args.output.is_none(),
+        layout_lines: normal && args.output.is_none(),
         stdout_is_data: args.output.is_none() && !normal,
     };
     let result = ioscope_run::run(&parsed, &plan, &options)?;
-    // What ran is reported even when the run was cut short. Why it was cut
-    // short goes to stderr even when the report could not be written; the
-    // exit status then tells of the lost report, the worse news.
+    // What ran is reported even when the run was cut short, its notices
+    // with it. Why it was aborted goes to stderr even when the report could
+    // not be written; the exit status then tells of the lost report, the
+    // worse news.
     let written = out.write(&ioscope_report::render(&result, &args.formats));
     if let Some(why) = &result.aborted {
         output::warn(&format!("ioscope: {why}"));
     }
-    if let Some(signal) = result.interrupted {
-        output::warn(&format!(
-            "ioscope: interrupted by {}: the results cover only what ran until then",
-            signal_name(signal)
-        ));
+    // The notices travel in the report. They go to stderr as well when it
+    // could not be written (an interrupted run must still say so), and as
+    // errors under --warnings-fatal.
+    if written.is_err() || args.warnings_fatal {
+        let prefix = if args.warnings_fatal {
+            "ioscope: error (--warnings-fatal): "
+        } else {
+            "ioscope: "
+        };
+        for notice in &result.notices {
+            output::warn(&format!("{prefix}{notice}"));
+        }
     }
     written?;
+    let fatal = args.warnings_fatal && !result.notices.is_empty();
+    // fio's status for a signal outranks the notices: scripts check for it.
     if result.interrupted.is_some() {
         return Ok(ExitCode::from(INTERRUPTED));
     }
-    let failed = result.aborted.is_some() || result.jobs.iter().any(|j| j.error != 0);
+    let failed = fatal || result.aborted.is_some() || result.jobs.iter().any(|j| j.error != 0);
     Ok(if failed {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// "SIGINT (signal 2)", as a user would name it to `kill`.
-fn signal_name(signal: i32) -> String {
-    let name = match signal {
-        libc::SIGINT => "SIGINT",
-        libc::SIGTERM => "SIGTERM",
-        _ => "a signal",
-    };
-    format!("{name} (signal {signal})")
 }

@@ -301,9 +301,10 @@ fn options_zram_cannot_honour_are_refused_or_fail_as_fio() {
     ))
     .run();
     assert!(r.status.success(), "{}", r.describe());
-    assert!(
-        r.stderr.contains("hipri"),
-        "no warning that hipri will not poll: {}",
+    assert_eq!(
+        r.json()["notices"][0]["kind"],
+        "polled_without_poll_queues",
+        "no notice that hipri did not poll: {}",
         r.describe()
     );
     assert_eq!(u(&job(&r.json(), "p")["read"], "io_bytes"), 1 << 20);

@@ -215,6 +215,18 @@ fn every_fio_key_is_there_with_fios_type() {
     );
     let jobs = v["jobs"].as_array().expect("\"jobs\" is not an array");
     assert_eq!(jobs.len(), 1);
+    // ioscope's own: what the run tells beside its numbers, an array that
+    // is empty when there is nothing to say (here at most the clock's
+    // fallback, where this machine's TSC cannot be used).
+    let notices = v["notices"]
+        .as_array()
+        .expect("\"notices\" is not an array");
+    for (i, n) in notices.iter().enumerate() {
+        let at = format!("notices[{i}]");
+        assert_eq!(string(n, "kind", &at), "clock_fallback", "{n}");
+        assert!(!string(n, "message", &at).is_empty());
+        assert!(n["option"].is_string() || n["option"].is_null(), "{n}");
+    }
     let j = job(&v, "fields");
     let at = "jobs[0]";
     assert_eq!(string(j, "jobname", at), "fields");

@@ -116,7 +116,8 @@ const REFUSED: &[(&[&str], &str)] = &[
             "--rw=randread",
             "--size=1m",
         ],
-        "hipri=1 with ioengine=io_uring needs direct=1",
+        "polled completions with io_uring need O_DIRECT: the kernel cannot poll buffered I/O; \
+         set direct=1 or drop hipri",
     ),
     (
         &["--ioengine=null", "--rw=randread"],

@@ -630,14 +630,16 @@ fn io_counter(child: &Child, name: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Exit 128 and the line naming `signal`; `reported`: the jobs' report too.
+/// Exit 128 and the notice naming `signal` (on stdout, in the report's
+/// notices, as fio prints "terminating on signal" there); `reported`: the
+/// jobs' report too.
 fn assert_interrupted(out: &Output, signal: &str, reported: bool) {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(128), "{:?}\n{stderr}", out.status);
     assert!(
-        stderr.contains(&format!("interrupted by {signal}")),
-        "{stderr}"
+        stdout.contains(&format!("Notices:\n  interrupted by {signal}")),
+        "{stdout}"
     );
     assert_eq!(stdout.contains("Run status group"), reported, "{stdout}");
 }

@@ -4,7 +4,6 @@
 //! [`ioscope_engine::open_queue`] and drives it with its own lean loop
 //! ([`worker`]); the main thread prints a line a second ([`report`]).
 
-mod fio_words;
 mod interrupt;
 mod offsets;
 mod options;
@@ -175,7 +174,7 @@ fn thread_main(
             stop.store(true, Relaxed);
             Err(e)
         }
-        Err(e) => setup_failed(fio_words::translate(e)),
+        Err(e) => setup_failed(options::peak_error(e)),
     }
 }
 

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context};
 use clap::{ArgAction, Parser, ValueEnum};
-use ioscope_engine::Backend;
+use ioscope_engine::{Backend, EngineError, FioWords, Knob, OptionWords};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -210,8 +210,79 @@ fn cpu_list(value: &str) -> anyhow::Result<CpuList> {
     Ok(CpuList(cpus))
 }
 
+/// The engine's refusals in peak's terms: its letters where fio's job
+/// options would be named (`-p` for hipri, `-O` for direct).
+pub struct PeakWords;
+
+impl OptionWords for PeakWords {
+    fn name(&self, knob: Knob) -> &'static str {
+        match knob {
+            Knob::Polled => "-p",
+            Knob::Direct => "-O",
+            Knob::FixedBuffers => "-B",
+            Knob::RegisterFiles => "-F",
+            Knob::Depth => "-d",
+            Knob::BlockSize => "-b",
+            Knob::Jobs => "-n",
+            Knob::Engine => "-e",
+            // Peak has none of these (no SQ thread, reads from offset 0,
+            // never writes); their refusals cannot come from a peak run.
+            Knob::SqPoll | Knob::Offset | Knob::WriteZeroes => FioWords.name(knob),
+        }
+    }
+
+    fn assign(&self, knob: Knob, value: &str) -> String {
+        match knob {
+            Knob::SqPoll | Knob::Offset | Knob::WriteZeroes => FioWords.assign(knob, value),
+            _ => format!("{} {value}", self.name(knob)),
+        }
+    }
+}
+
+/// `e`, worded for a peak user.
+pub fn peak_error(e: EngineError) -> anyhow::Error {
+    anyhow::anyhow!("{}", e.worded(&PeakWords))
+}
+
 #[cfg(test)]
 mod tests {
+    use ioscope_engine::{Advice, NoPolling};
+
+    #[test]
+    fn engine_refusals_name_peaks_letters() {
+        let e = EngineError::PollNeedsDirect {
+            path: "/tmp/f".into(),
+        };
+        assert_eq!(
+            peak_error(e).to_string(),
+            "-p (IORING_SETUP_IOPOLL) needs files opened with O_DIRECT, and /tmp/f is not: \
+             set -O 1 or set -p 0"
+        );
+        let e = EngineError::CannotPoll {
+            path: "/dev/vda".into(),
+            why: NoPolling::NoPollQueues {
+                disk: "vda".into(),
+                why: "/sys/block/vda/queue/io_poll is 0".into(),
+            },
+        };
+        let text = peak_error(e).to_string();
+        assert!(
+            text.starts_with("/dev/vda: -p needs a device with poll queues"),
+            "{text}"
+        );
+        assert!(!text.contains("hipri"), "{text}");
+        let e = EngineError::Refused {
+            what: "queue depth 70000 is too deep".into(),
+            fix: vec![Advice::Lower(Knob::Depth), Advice::Drop(Knob::FixedBuffers)],
+        };
+        assert_eq!(
+            peak_error(e).to_string(),
+            "queue depth 70000 is too deep; lower -d or set -B 0"
+        );
+        let e = EngineError::Setup("no such thing".into());
+        assert_eq!(peak_error(e).to_string(), "no such thing");
+    }
+
     use super::*;
 
     fn settle(args: &[&str]) -> anyhow::Result<Settings> {

@@ -4,8 +4,7 @@
 use anyhow::bail;
 use ioscope_engine::{OpenOptions, Target, TargetKind};
 
-use super::fio_words;
-use super::options::Settings;
+use super::options::{peak_error, Settings};
 
 /// Opens every file in `s.files` for reading (O_DIRECT when asked) and
 /// checks that each holds a whole block and suits O_DIRECT's alignment.
@@ -17,7 +16,7 @@ pub fn open(s: &Settings) -> anyhow::Result<Vec<Target>> {
     };
     let mut targets = Vec::with_capacity(s.files.len());
     for path in &s.files {
-        let target = Target::open(path, &opts).map_err(fio_words::translate)?;
+        let target = Target::open(path, &opts).map_err(peak_error)?;
         if target.kind() == TargetKind::CharDevice {
             bail!(
                 "{}: a character device's size cannot be read; peak reads regular files and \
@@ -35,7 +34,7 @@ pub fn open(s: &Settings) -> anyhow::Result<Vec<Target>> {
         }
         target
             .check_direct_io(&[u64::from(s.block_size)], 0)
-            .map_err(fio_words::translate)?;
+            .map_err(peak_error)?;
         targets.push(target);
     }
     Ok(targets)

@@ -175,7 +175,7 @@ mod uring_cmd;
 pub use backend::open_queue;
 pub use buffer::AlignedBuffer;
 pub use descriptor::{EngineDesc, EngineKind, Shape};
-pub use error::EngineError;
+pub use error::{Advice, EngineError, FioWords, Knob, NoPolling, OptionWords};
 pub use faulty::FaultyQueue;
 pub use libaio::LibaioQueue;
 pub use mmap::MmapQueue;
@@ -195,7 +195,7 @@ pub use target::{
     layout_file, layout_file_until, layout_file_with, preallocate_file, NvmeIdentity, OpenOptions,
     Target, TargetKind,
 };
-pub use uring::{poll_queue_warning, setup_flag_names, UringQueue};
+pub use uring::{cannot_poll, poll_queue_warning, setup_flag_names, UringQueue};
 pub use uring_cmd::UringCmdQueue;
 
 pub mod nvme {

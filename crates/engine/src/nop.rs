@@ -236,6 +236,10 @@ impl Queue for NopQueue {
         Some(&self.note)
     }
 
+    fn refused_setup_flags(&self) -> Option<String> {
+        self.ring.refused_flags()
+    }
+
     fn calls(&self) -> (u64, u64) {
         self.ring.calls()
     }

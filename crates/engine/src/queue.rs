@@ -65,6 +65,13 @@ pub trait Queue {
         None
     }
 
+    /// The optional io_uring setup flags the kernel refused and the ring
+    /// was built without (`COOP_TASKRUN|SINGLE_ISSUER`), for the caller to
+    /// tell the user; `None` when it took every flag or has no ring.
+    fn refused_setup_flags(&self) -> Option<String> {
+        None
+    }
+
     /// System calls made so far to submit and to reap (io_uring_enter,
     /// io_submit, io_getevents), counted by the backends that batch requests
     /// so a caller can show how many requests each call carried. (0, 0) for

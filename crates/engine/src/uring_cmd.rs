@@ -13,7 +13,7 @@ use std::os::fd::RawFd;
 use io_uring::{cqueue, opcode, squeue, types};
 
 use crate::buffer::{AlignedBuffer, SlotBuffers};
-use crate::error::EngineError;
+use crate::error::{Advice, EngineError, Knob, NoPolling};
 use crate::nvme::command::{self, DsmRange, MAX_BLOCKS, MAX_DSM_RANGES};
 use crate::nvme::{
     identify_namespace_of, namespace_id, nvme_names, Command, NVME_URING_CMD_IO,
@@ -149,12 +149,12 @@ impl UringCmdQueue {
         }
         let fixed_files = opts.register_files || opts.sqpoll;
         if fixed_files {
-            ring.submitter().register_files(fds).map_err(|e| {
-                EngineError::Setup(format!(
-                    "cannot register {} files with the io_uring: {e}; drop registerfiles",
-                    fds.len()
-                ))
-            })?;
+            ring.submitter()
+                .register_files(fds)
+                .map_err(|e| EngineError::Refused {
+                    what: format!("cannot register {} files with the io_uring: {e}", fds.len()),
+                    fix: vec![Advice::Drop(Knob::RegisterFiles)],
+                })?;
         }
         let mut iovecs = Vec::with_capacity(config.depth as usize);
         for slot in 0..config.depth {
@@ -171,11 +171,18 @@ impl UringCmdQueue {
             // SAFETY: the iovecs name the queue's buffers, which live as
             // long as the ring (the ring is dropped first).
             unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
-                EngineError::Setup(format!(
-                    "cannot register {} buffers of {} bytes with the io_uring: {e}; \
-                     raise ulimit -l, lower iodepth or bs, or drop fixedbufs",
-                    config.depth, config.buffer_size
-                ))
+                EngineError::Refused {
+                    what: format!(
+                        "cannot register {} buffers of {} bytes with the io_uring: {e}",
+                        config.depth, config.buffer_size
+                    ),
+                    fix: vec![
+                        Advice::Other("raise ulimit -l".into()),
+                        Advice::Lower(Knob::Depth),
+                        Advice::Lower(Knob::BlockSize),
+                        Advice::Drop(Knob::FixedBuffers),
+                    ],
+                }
             })?;
         }
         // fio's io_uring_cmd default is non-vectored (NVME_URING_CMD_IO).
@@ -256,10 +263,13 @@ fn check_poll_queues(fd: RawFd) -> Result<(), EngineError> {
         .unwrap_or_default();
     match std::fs::read_to_string(format!("/sys/block/{disk}/queue/io_poll")) {
         Ok(v) if v.trim() == "1" => Ok(()),
-        _ => Err(EngineError::Setup(format!(
-            "{name}: hipri needs poll queues, and /sys/block/{disk}/queue/io_poll is not 1; \
-             drop hipri, or load nvme with poll_queues=N"
-        ))),
+        _ => Err(EngineError::CannotPoll {
+            why: NoPolling::NoPollQueues {
+                why: format!("/sys/block/{disk}/queue/io_poll is not 1"),
+                disk,
+            },
+            path: name,
+        }),
     }
 }
 
@@ -441,6 +451,10 @@ impl Queue for UringCmdQueue {
 
     fn setup_note(&self) -> Option<&str> {
         Some(&self.note)
+    }
+
+    fn refused_setup_flags(&self) -> Option<String> {
+        self.ring.refused_flags()
     }
 
     fn calls(&self) -> (u64, u64) {

@@ -113,29 +113,22 @@ pub fn run_json(cpu: &CpuAccounting) -> Value {
     Value::Object(o)
 }
 
-/// The closing reconciliation line, when any helper thread ran, and why
-/// punts were not counted where they were not.
+/// The closing reconciliation line, when any helper thread ran. Why punts
+/// were not counted, when they were asked for, is a notice.
 pub fn run_line(cpu: &CpuAccounting) -> String {
     let h = &cpu.helpers;
     if !helper_lines_apply(h) {
         return String::new();
     }
     let ms = |ns: u64| fixed(ns as f64 / 1_000_000.0, 1);
-    let mut line = format!(
+    format!(
         "\nCPU (msec): process={}, workers={}, iou-sqp={}, iou-wrk={}, other={}\n",
         ms(cpu.process.user_ns + cpu.process.sys_ns),
         ms(cpu.workers_ns),
         ms(h.sqpoll_ns),
         ms(h.iowq_ns),
         ms(cpu.other_ns()),
-    );
-    match h.punts {
-        Punts::Counted(_) | Punts::Uncounted(PuntsUncounted::NotAsked) => {}
-        Punts::Uncounted(why) => {
-            line.push_str(&format!("io-wq punts not counted: {}\n", why.reason()));
-        }
-    }
-    line
+    )
 }
 
 #[cfg(test)]
@@ -229,7 +222,8 @@ mod tests {
             ..CpuAccounting::default()
         };
         let why = PuntsUncounted::NoTracefs.reason();
-        assert!(run_line(&cpu).ends_with(&format!("io-wq punts not counted: {why}\n")));
+        assert!(!run_line(&cpu).contains("punts"), "a notice says it");
+        assert!(cpu.helpers.punts.notice().unwrap().message().contains(&why));
         assert_eq!(run_json(&cpu)["iou_punts"], Value::from(-1));
         assert_eq!(run_json(&cpu)["iou_punts_uncounted"], Value::from(why));
     }

@@ -78,6 +78,7 @@ pub fn document(result: &RunResult, plus: bool, opts: &Options) -> Value {
         "cpu_accounting".into(),
         crate::helpers::run_json(&result.cpu),
     );
+    root.insert("notices".into(), crate::notices::json(&result.notices));
     Value::Object(root)
 }
 

@@ -13,6 +13,7 @@ mod helpers;
 mod json;
 mod lat_line;
 mod normal;
+mod notices;
 mod num2str;
 mod percentiles;
 mod preamble;

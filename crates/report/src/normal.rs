@@ -12,7 +12,9 @@ use ioscope_stats::{DirResult, JobResult, LatencyStat, RunResult};
 const DIR_NAMES: [&str; 3] = ["read", "write", "trim"];
 
 /// Everything fio prints after the run in normal format, starting with the
-/// blank line that follows `Starting N processes`.
+/// blank line that follows `Starting N processes`, then ioscope's CPU line
+/// and its notices, last, where they are read after the numbers they
+/// qualify.
 pub fn render(result: &RunResult, opts: &Options) -> String {
     let groups = GroupStats::all(result);
     let mut out = String::from("\n");
@@ -25,6 +27,7 @@ pub fn render(result: &RunResult, opts: &Options) -> String {
     }
     out.push_str(&disk::lines(&result.disks));
     out.push_str(&crate::helpers::run_line(&result.cpu));
+    out.push_str(&crate::notices::block(&result.notices));
     out
 }
 

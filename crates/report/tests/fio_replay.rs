@@ -232,6 +232,7 @@ fn replay(doc: &Value, headers: Vec<JobHeader>, kb_base: u32) -> RunResult {
         cpu: Default::default(),
         aborted: None,
         interrupted: None,
+        notices: Vec::new(),
     }
 }
 
@@ -278,14 +279,16 @@ const MEAN_KEYS: [&str; 7] = [
     "bw_agg",
 ];
 
-/// Keys ioscope adds beside fio's (helper-thread CPU, punts, CPU per I/O).
-const IOSCOPE_KEYS: [&str; 6] = [
+/// Keys ioscope adds beside fio's (helper-thread CPU, punts, CPU per I/O,
+/// the run's notices).
+const IOSCOPE_KEYS: [&str; 7] = [
     "iou_sqp_cpu",
     "iou_wrk_cpu",
     "iou_wrk_threads",
     "iou_punts",
     "cpu_ns_per_io",
     "cpu_accounting",
+    "notices",
 ];
 
 /// Same keys in the same order, same number types (int or float), same

@@ -5,7 +5,7 @@
 use ioscope_report::{preamble_with, render_with, Format, Options};
 use ioscope_stats::{
     DirResult, DiskUtil, JobHeader, JobResult, LatencyBuckets, LatencyHistogram, LatencyStat,
-    RunResult, Summary,
+    Notice, RunResult, Summary,
 };
 use serde_json::Value;
 
@@ -157,6 +157,7 @@ fn randrw_result() -> RunResult {
         cpu: Default::default(),
         aborted: None,
         interrupted: None,
+        notices: Vec::new(),
     }
 }
 
@@ -206,6 +207,11 @@ fn groups_result() -> RunResult {
         cpu: Default::default(),
         aborted: None,
         interrupted: None,
+        // One notice, so that both renderings show where notices go.
+        notices: vec![Notice::ClockFallback {
+            asked: "cpu",
+            reason: "the CPU does not promise an invariant TSC".into(),
+        }],
         jobs: vec![a, b],
         global_options: vec![],
         ..randrw_result()
@@ -269,7 +275,8 @@ fn json_parses_and_has_fios_keys_in_fios_order() {
             "global options",
             "jobs",
             "disk_util",
-            "cpu_accounting"
+            "cpu_accounting",
+            "notices"
         ]
     );
     let job = &doc["jobs"][0];

@@ -66,6 +66,7 @@ pub(crate) fn build(
         cpu,
         aborted: None,
         interrupted: None,
+        notices: Vec::new(),
     }
 }
 

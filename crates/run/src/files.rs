@@ -6,14 +6,16 @@ use std::path::{Path, PathBuf};
 use ioscope_engine::nvme::{nvme_names, NvmLimits};
 use ioscope_engine::Backend;
 use ioscope_engine::{
-    layout_file_until, poll_queue_warning, preallocate_file, OpenOptions, Target, TargetKind,
+    cannot_poll, layout_file_until, preallocate_file, Advice, EngineError, Knob, OpenOptions,
+    Target, TargetKind,
 };
 use ioscope_job::{FadviseHint, JobSpec, SizeSpec, VerifyMethod, WriteMode};
+use ioscope_stats::Notice;
 use ioscope_workload::FileExtent;
 
 use crate::error::RunError;
 use crate::plan::JobPlan;
-use crate::{signal, warn};
+use crate::signal;
 
 /// One file or device a worker does I/O to.
 pub(crate) struct WorkerFile {
@@ -65,12 +67,14 @@ fn existing_size(path: &Path) -> Result<Option<u64>, RunError> {
 }
 
 /// Lays out (when needed) and opens the files of worker `worker` of `spec`.
-/// `notice` receives fio's "Laying out IO file" line when a file is made.
+/// `notice` receives fio's "Laying out IO file" line when a file is made;
+/// what the user should know about the files goes into `found`.
 pub(crate) fn prepare(
     spec: &JobSpec,
     plan: &JobPlan,
     worker: u32,
     notice: &mut dyn FnMut(String),
+    found: &mut Vec<Notice>,
 ) -> Result<Vec<WorkerFile>, RunError> {
     // offset_increment: each clone starts further into the target.
     let shifted;
@@ -159,7 +163,7 @@ pub(crate) fn prepare(
             check_nvme(spec, &path, &target, plan.extent.offset)?;
         }
         if spec.hipri {
-            check_polling(spec, &path)?;
+            check_polling(spec, &path, found)?;
         }
         match spec.fadvise_hint {
             FadviseHint::None => {}
@@ -237,29 +241,32 @@ fn refuse_signature(spec: &JobSpec, path: &Path, size: u64) -> Result<(), RunErr
 /// Polled completions need a device with poll queues. io_uring refuses
 /// IOPOLL without them (every polled read would fail), so the job is
 /// refused here, before the run; preadv2 quietly completes RWF_HIPRI I/O by
-/// interrupt instead, so a pvsync2 job runs with a warning that it is not
-/// polling.
-fn check_polling(spec: &JobSpec, path: &Path) -> Result<(), RunError> {
+/// interrupt instead, so a pvsync2 job runs, with a notice that it did not
+/// poll.
+fn check_polling(spec: &JobSpec, path: &Path, found: &mut Vec<Notice>) -> Result<(), RunError> {
     // Passthrough polls the queues of the namespace's block device.
     let block = match spec.ioengine {
         Backend::IoUringCmd => nvme_names(path, TargetKind::CharDevice).1,
         _ => None,
     };
-    let Some(why) = poll_queue_warning(block.as_deref().unwrap_or(path)) else {
+    let Some(refusal) = cannot_poll(block.as_deref().unwrap_or(path)) else {
         return Ok(());
     };
     match spec.ioengine {
         Backend::IoUring | Backend::IoUringCmd => Err(RunError::job(
             &spec.name,
-            format!("hipri=1 cannot poll: {why}"),
+            format!("hipri=1 cannot poll: {refusal}"),
         )),
         _ => {
-            warn(format_args!(
-                "ioscope: {}: hipri=1 will not poll {}: its device has no poll queues, so \
-                 preadv2 completes RWF_HIPRI I/O by interrupt",
-                spec.name,
-                path.display()
-            ));
+            let why = match &refusal {
+                EngineError::CannotPoll { why, .. } => why.reason(),
+                other => other.to_string(),
+            };
+            found.push(Notice::PolledWithoutPollQueues {
+                job: spec.name.clone(),
+                path: path.display().to_string(),
+                why,
+            });
             Ok(())
         }
     }
@@ -316,21 +323,30 @@ fn check_nvme(spec: &JobSpec, path: &Path, target: &Target, offset: u64) -> Resu
             ));
         }
     }
+    let unsupported = |command, fix| {
+        Err(RunError::job(
+            &spec.name,
+            EngineError::CommandUnsupported {
+                path: path.display().to_string(),
+                command,
+                oncs: id.controller.oncs,
+                fix,
+            }
+            .to_string(),
+        ))
+    };
     if spec.rw.kind.trims() && !id.controller.has_dataset_management() {
-        return refuse(format!(
-            "the device does not support Dataset Management (ONCS {:#x}), so it cannot trim",
-            id.controller.oncs
-        ));
+        return unsupported(
+            "Dataset Management",
+            Advice::Other("it cannot trim: use an rw that does not trim".into()),
+        );
     }
     if spec.rw.kind.trims() {
         check_dsm_limits(spec, &id.limits, lba).or_else(refuse)?;
     }
     if zeroes && writes {
         if !id.controller.has_write_zeroes() {
-            return refuse(format!(
-                "the device does not support Write Zeroes (ONCS {:#x}); drop write_mode=zeroes",
-                id.controller.oncs
-            ));
+            return unsupported("Write Zeroes", Advice::Drop(Knob::WriteZeroes));
         }
         if spec.bs.write.max() / lba > 65536 {
             return refuse(format!(

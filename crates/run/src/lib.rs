@@ -5,8 +5,10 @@
 //! takes the jobs and their plan, lays out their files group by group (a
 //! `stonewall` starts a new serialised phase), starts one thread per worker,
 //! and returns a [`RunResult`] for the reports. It writes nothing to stdout
-//! except the optional progress line and fio's "Laying out" notices, both only
-//! when asked.
+//! except the optional progress line and fio's "Laying out" lines, both only
+//! when asked. What the user should know beside the numbers (a fallback
+//! taken, something not counted) comes back in [`RunResult::notices`] for
+//! the reports to render; only the errors of a failed job go to stderr.
 
 mod affinity;
 mod collect;
@@ -36,8 +38,8 @@ use ioscope_stats::RunResult;
 pub struct RunOptions {
     /// The live status line (fio's `--eta`).
     pub eta: Eta,
-    /// Print fio's "Laying out IO file" notices (normal output only).
-    pub notices: bool,
+    /// Print fio's "Laying out IO file" lines (normal output only).
+    pub layout_lines: bool,
     /// stdout carries a machine-read format (JSON): the status line, when
     /// asked for, goes to stderr, and `Eta::Auto` shows none.
     pub stdout_is_data: bool,
@@ -49,7 +51,8 @@ pub fn run(parsed: &Parsed, plan: &Plan, options: &RunOptions) -> Result<RunResu
     phases::run_all(parsed, plan, options)
 }
 
-/// Writes a line about a job to stderr. `eprintln!` would panic when stderr
+/// Writes an error of a failed job to stderr, as fio does (the notices go
+/// into the result instead). `eprintln!` would panic when stderr
 /// cannot take it (2>/dev/full); the run's exit status still tells then.
 pub(crate) fn warn(line: std::fmt::Arguments<'_>) {
     use std::io::Write;

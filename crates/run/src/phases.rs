@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use ioscope_job::{ClockSourceOpt, JobSpec, Parsed};
-use ioscope_stats::{process_cpu, Clock, ClockSource, HelperTracker, JobHeader, RunResult};
+use ioscope_stats::{process_cpu, Clock, ClockSource, HelperTracker, JobHeader, Notice, RunResult};
 
 use crate::collect::{self, Finished};
 use crate::disks::DiskTracker;
@@ -94,6 +94,8 @@ pub(crate) fn run_all(
     signal::install();
     let cpu_start = process_cpu();
     let clock = Clock::new(clock_source(&parsed.jobs));
+    // What the user should know beside the numbers, in the order found.
+    let mut notices: Vec<Notice> = clock.notice().into_iter().collect();
     let groups = group_ids(&parsed.jobs);
     // Workers are numbered across the whole run, as fio numbers its threads.
     let first_number: Vec<u32> = parsed
@@ -130,14 +132,15 @@ pub(crate) fn run_all(
                     number: first_number[j] + w,
                 };
                 let mut notice = |line: String| {
-                    if options.notices {
+                    if options.layout_lines {
                         // The notice goes where the report goes (stdout);
                         // if stdout cannot take it, writing the report
                         // fails too and says so.
                         let _ = writeln!(std::io::stdout(), "{line}");
                     }
                 };
-                let files = match files::prepare(spec, &plan.jobs[j], w, &mut notice) {
+                let files = match files::prepare(spec, &plan.jobs[j], w, &mut notice, &mut notices)
+                {
                     Ok(files) => files,
                     // Ctrl-C stopped the layout: report what ran, and the
                     // signal, as for a stop during the I/O.
@@ -254,15 +257,25 @@ pub(crate) fn run_all(
                 for f in &files {
                     if f.target.is_some() && f.path.is_file() {
                         if let Err(e) = std::fs::remove_file(&f.path) {
-                            warn(format_args!(
-                                "ioscope: {}: cannot unlink: {e}",
-                                f.path.display()
-                            ));
+                            notices.push(Notice::UnlinkFailed {
+                                path: f.path.display().to_string(),
+                                error: e.to_string(),
+                            });
                         }
                     }
                 }
             }
             let measured = outcome.stats.as_ref();
+            if let Some(flags) = measured.and_then(|s| s.refused_setup_flags.clone()) {
+                let notice = Notice::RingFlagsRefused {
+                    job: spec.name.clone(),
+                    flags,
+                };
+                // numjobs clones build the same ring: one notice says it.
+                if !notices.contains(&notice) {
+                    notices.push(notice);
+                }
+            }
             let mut helper_cpu = helpers
                 .for_owner(outcome.tid)
                 .since(&measured.map(|s| s.helpers_at_start).unwrap_or_default());
@@ -280,6 +293,13 @@ pub(crate) fn run_all(
     let mut result = collect::build(parsed, finished, disks.finish(), &clock, process);
     result.aborted = aborted;
     result.interrupted = signal::caught();
+    notices.extend(result.cpu.helpers.punts.notice());
+    notices.extend(
+        result
+            .interrupted
+            .map(|signal| Notice::Interrupted { signal }),
+    );
+    result.notices = notices;
     Ok(result)
 }
 

@@ -9,7 +9,7 @@
 use std::time::Duration;
 
 use ioscope_engine::{
-    AioOptions, Backend, EngineError, NvmeOptions, Op, QueueConfig, Shape, TrimRange, UringOptions,
+    AioOptions, Backend, NvmeOptions, Op, QueueConfig, Shape, TrimRange, UringOptions,
     MAX_TRIM_RANGES,
 };
 use ioscope_job::{JobSpec, Parsed, VerifyMethod, WriteMode};
@@ -225,25 +225,13 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
         direct: spec.direct,
         hipri: spec.hipri,
     };
-    backend
-        .check(&shape)
-        .map_err(|e| engine_refusal(e, backend))?;
+    // The engine's refusal names fio's options.
+    backend.check(&shape).map_err(|e| e.to_string())?;
     if backend.is_diskless() {
         // No target to size the workload by: the job's own size must do.
         ioscope_workload::plan_files(spec, &[None]).map(drop)?;
     }
     Ok(())
-}
-
-/// The engine's refusal in the job's words: fio's option names.
-fn engine_refusal(e: EngineError, backend: Backend) -> String {
-    match e {
-        EngineError::PollNeedsDirect { .. } => format!(
-            "hipri=1 with ioengine={} needs direct=1: the kernel cannot poll buffered I/O",
-            backend.name()
-        ),
-        e => e.to_string(),
-    }
 }
 
 /// `num_range` above 1 sends several trims as one command, which only an

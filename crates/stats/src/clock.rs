@@ -11,6 +11,8 @@
 
 use std::sync::OnceLock;
 
+use crate::Notice;
+
 /// fio's `clocksource` values.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ClockSource {
@@ -22,10 +24,22 @@ pub enum ClockSource {
     Gettimeofday,
 }
 
+impl ClockSource {
+    /// The `clocksource` value that names it.
+    pub fn fio_name(self) -> &'static str {
+        match self {
+            ClockSource::Cpu => "cpu",
+            ClockSource::ClockGettime => "clock_gettime",
+            ClockSource::Gettimeofday => "gettimeofday",
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 pub struct Clock {
     source: ClockSource,
-    fallback_reason: Option<&'static str>,
+    /// The source asked for and why it was not used, when it was not.
+    fallback: Option<(ClockSource, &'static str)>,
     /// ns = (ticks * mult) >> shift. For CLOCK_MONOTONIC ticks are ns:
     /// mult 1, shift 0.
     mult: u64,
@@ -43,23 +57,25 @@ impl Clock {
     pub fn new(wanted: ClockSource) -> Clock {
         match wanted {
             ClockSource::ClockGettime => Clock::monotonic(None),
-            ClockSource::Gettimeofday => Clock::monotonic(Some(GETTIMEOFDAY_NOTE)),
+            ClockSource::Gettimeofday => {
+                Clock::monotonic(Some((ClockSource::Gettimeofday, GETTIMEOFDAY_NOTE)))
+            }
             ClockSource::Cpu => match tsc_calibration() {
                 Ok(cal) => Clock {
                     source: ClockSource::Cpu,
-                    fallback_reason: None,
+                    fallback: None,
                     mult: cal.mult,
                     shift: cal.shift,
                 },
-                Err(reason) => Clock::monotonic(Some(reason)),
+                Err(reason) => Clock::monotonic(Some((ClockSource::Cpu, reason))),
             },
         }
     }
 
-    fn monotonic(fallback_reason: Option<&'static str>) -> Clock {
+    fn monotonic(fallback: Option<(ClockSource, &'static str)>) -> Clock {
         Clock {
             source: ClockSource::ClockGettime,
-            fallback_reason,
+            fallback,
             mult: 1,
             shift: 0,
         }
@@ -72,7 +88,15 @@ impl Clock {
 
     /// Why the wanted source was not used, if it was not.
     pub fn fallback_reason(&self) -> Option<&'static str> {
-        self.fallback_reason
+        self.fallback.map(|(_, reason)| reason)
+    }
+
+    /// The notice a run carries when the wanted source was not used.
+    pub fn notice(&self) -> Option<Notice> {
+        self.fallback.map(|(asked, reason)| Notice::ClockFallback {
+            asked: asked.fio_name(),
+            reason: reason.to_string(),
+        })
     }
 
     /// Current time in ticks of this clock.
@@ -267,7 +291,7 @@ mod tests {
         let cal = Calibration::from_ratio(1_000_000_000, 3_000_000_000).unwrap();
         let clock = Clock {
             source: ClockSource::Cpu,
-            fallback_reason: None,
+            fallback: None,
             mult: cal.mult,
             shift: cal.shift,
         };
@@ -298,6 +322,12 @@ mod tests {
         let clock = Clock::new(ClockSource::Gettimeofday);
         assert_eq!(clock.source(), ClockSource::ClockGettime);
         assert!(clock.fallback_reason().is_some());
+        let notice = clock.notice().unwrap();
+        assert_eq!(notice.option(), Some("clocksource"));
+        assert!(notice
+            .message()
+            .starts_with("clocksource=gettimeofday was not used"));
+        assert_eq!(Clock::new(ClockSource::ClockGettime).notice(), None);
     }
 
     #[test]

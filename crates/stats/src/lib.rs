@@ -1,6 +1,7 @@
 //! Measurement: the clock, latency histograms with fio's bucket scheme,
 //! running summaries, interval sampling of bandwidth and IOPS, per-thread CPU,
-//! io_uring's helper threads and punts, disk statistics, and the result types the reports render.
+//! io_uring's helper threads and punts, disk statistics, and the result types
+//! the reports render, notices included.
 
 mod clock;
 mod cpu;
@@ -9,6 +10,7 @@ mod diskstats;
 mod helpers;
 mod histogram;
 mod lat_buckets;
+mod notice;
 mod percentile;
 mod punts;
 mod rate;
@@ -24,6 +26,7 @@ pub use helpers::{
 };
 pub use histogram::{bucket_index, bucket_value, LatencyHistogram, PLAT_NR};
 pub use lat_buckets::LatencyBuckets;
+pub use notice::Notice;
 pub use punts::{PuntCounter, PuntTally, Punts, PuntsUncounted};
 pub use rate::RateSampler;
 pub use result::{

@@ -21,6 +21,8 @@ use std::path::Path;
 use perf_event::events::Tracepoint;
 use perf_event::{Builder, Counter};
 
+use crate::Notice;
+
 /// Where tracefs is mounted: its own mount point, or under debugfs on
 /// older systems.
 const TRACEFS: [&str; 2] = ["/sys/kernel/tracing", "/sys/kernel/debug/tracing"];
@@ -96,6 +98,17 @@ impl Punts {
         match self {
             Punts::Counted(n) => Some(n),
             Punts::Uncounted(_) => None,
+        }
+    }
+
+    /// The notice a run carries when punts were asked for (count_punts=1)
+    /// and could not be counted. Not asking is the default, not news.
+    pub fn notice(self) -> Option<Notice> {
+        match self {
+            Punts::Counted(_) | Punts::Uncounted(PuntsUncounted::NotAsked) => None,
+            Punts::Uncounted(why) => Some(Notice::PuntsNotCounted {
+                reason: why.reason(),
+            }),
         }
     }
 }

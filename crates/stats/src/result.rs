@@ -1,7 +1,9 @@
 //! What a run produced, in the shape the reports need. Plain data: the runner
 //! fills it, the report crate renders it, nothing here does I/O.
 
-use crate::{DepthDist, DiskUtil, HelperCpu, LatencyBuckets, LatencyHistogram, Summary, ThreadCpu};
+use crate::{
+    DepthDist, DiskUtil, HelperCpu, LatencyBuckets, LatencyHistogram, Notice, Summary, ThreadCpu,
+};
 
 /// Everything one invocation measured.
 #[derive(Clone, Debug, Default)]
@@ -28,6 +30,8 @@ pub struct RunResult {
     /// The signal (SIGINT, SIGTERM) that stopped the run early; the jobs
     /// report what they did until then.
     pub interrupted: Option<i32>,
+    /// What the user should know beside the numbers, in the order found.
+    pub notices: Vec<Notice>,
 }
 
 /// The process's CPU over the run, split into what the reports attribute

@@ -275,6 +275,10 @@ impl<Q: Queue> Queue for FaultyQueue<Q> {
         self.inner.setup_note()
     }
 
+    fn refused_setup_flags(&self) -> Option<String> {
+        self.inner.refused_setup_flags()
+    }
+
     fn calls(&self) -> (u64, u64) {
         self.inner.calls()
     }

@@ -7,7 +7,7 @@ use std::mem::size_of;
 use std::ptr::NonNull;
 use std::sync::atomic::AtomicU32;
 
-use crate::error::EngineError;
+use crate::error::{Advice, EngineError, Knob};
 
 // The kernel ABI, from include/uapi/linux/aio_abi.h.
 
@@ -115,24 +115,40 @@ pub(super) fn setup_error(depth: u32, e: io::Error) -> EngineError {
             .map(|s| s.trim().to_owned())
             .unwrap_or_else(|_| "?".to_owned())
     };
-    EngineError::Setup(match e.raw_os_error() {
-        Some(libc::EAGAIN) => format!(
-            "io_setup({depth}) failed ({e}): the system-wide AIO limit would be exceeded \
-             (/proc/sys/fs/aio-max-nr is {}, /proc/sys/fs/aio-nr shows {} in use); \
-             raise fs.aio-max-nr (sysctl -w fs.aio-max-nr=N) or lower iodepth or numjobs",
-            read("aio-max-nr"),
-            read("aio-nr")
+    let (what, fix) = match e.raw_os_error() {
+        Some(libc::EAGAIN) => (
+            format!(
+                "io_setup({depth}) failed ({e}): the system-wide AIO limit would be exceeded \
+                 (/proc/sys/fs/aio-max-nr is {}, /proc/sys/fs/aio-nr shows {} in use)",
+                read("aio-max-nr"),
+                read("aio-nr")
+            ),
+            vec![
+                Advice::Other("raise fs.aio-max-nr (sysctl -w fs.aio-max-nr=N)".into()),
+                Advice::Lower(Knob::Depth),
+                Advice::Lower(Knob::Jobs),
+            ],
         ),
-        Some(libc::EINVAL) => format!(
-            "io_setup({depth}) failed ({e}): iodepth {depth} is larger than Linux AIO allows; \
-             lower iodepth"
+        Some(libc::EINVAL) => (
+            format!(
+                "io_setup({depth}) failed ({e}): queue depth {depth} is larger than Linux AIO \
+                 allows"
+            ),
+            vec![Advice::Lower(Knob::Depth)],
         ),
-        Some(libc::ENOSYS) => format!(
-            "io_setup failed ({e}): this kernel has no native AIO (built without CONFIG_AIO, \
-             or blocked by a seccomp filter); use ioengine=io_uring or psync"
+        Some(libc::ENOSYS) => (
+            format!(
+                "io_setup failed ({e}): this kernel has no native AIO (built without \
+                 CONFIG_AIO, or blocked by a seccomp filter)"
+            ),
+            vec![
+                Advice::Use(Knob::Engine, "io_uring"),
+                Advice::Use(Knob::Engine, "pvsync2"),
+            ],
         ),
-        _ => format!("io_setup({depth}) failed: {e}"),
-    })
+        _ => (format!("io_setup({depth}) failed: {e}"), vec![]),
+    };
+    EngineError::Refused { what, fix }
 }
 
 /// The context's completion ring, checked to have the layout this code

@@ -11,7 +11,7 @@ use super::abi::{
     IOCB_CMD_PWRITE, IOCB_CMD_PWRITEV,
 };
 use crate::buffer::SlotBuffers;
-use crate::error::EngineError;
+use crate::error::{Advice, EngineError, Knob};
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
 use crate::request::{Completion, Op, Request};
@@ -87,13 +87,19 @@ impl LibaioQueue {
             )));
         }
         if config.hipri {
-            return Err(EngineError::Setup(
-                "hipri with ioengine=libaio: Linux AIO never polls for completions (fs/aio.c \
-                 clears the HIPRI flag on every request), so the job would measure interrupt \
-                 completions while claiming polled ones; use ioengine=io_uring or pvsync2 with \
-                 hipri, or drop hipri"
-                    .into(),
-            ));
+            return Err(EngineError::Refused {
+                what: format!(
+                    "{} with libaio: Linux AIO never polls for completions (fs/aio.c clears the \
+                     HIPRI flag on every request), so the job would measure interrupt \
+                     completions while claiming polled ones",
+                    Knob::Polled
+                ),
+                fix: vec![
+                    Advice::Use(Knob::Engine, "io_uring"),
+                    Advice::Use(Knob::Engine, "pvsync2"),
+                    Advice::Drop(Knob::Polled),
+                ],
+            });
         }
         let trims = TrimMethod::for_fds(fds)?;
         let buffers = SlotBuffers::new(config)?;

@@ -10,7 +10,7 @@ use super::probe::{
     nvme_identity, stat_path,
 };
 use super::{NvmeIdentity, OpenOptions, Target, TargetKind};
-use crate::error::EngineError;
+use crate::error::{Advice, EngineError, Knob};
 use crate::ioctl::BLKFLSBUF;
 use crate::syscall::retry_eintr;
 
@@ -168,22 +168,30 @@ impl Target {
         let align = u64::from(self.direct_io_align);
         let kind = self.kind.describe();
         if let Some(&bs) = block_sizes.iter().find(|&&bs| bs % align != 0) {
-            return Err(target_error(
-                &self.path,
-                &format!(
-                    "block size {bs} is not a multiple of {align} bytes, which O_DIRECT on this \
-                     {kind} requires; use a block size that is a multiple of {align}, or direct=0"
+            return Err(EngineError::Refused {
+                what: format!(
+                    "{}: block size {bs} is not a multiple of {align} bytes, which O_DIRECT on \
+                     this {kind} requires",
+                    self.path.display()
                 ),
-            ));
+                fix: vec![
+                    Advice::MultipleOf(Knob::BlockSize, align),
+                    Advice::Drop(Knob::Direct),
+                ],
+            });
         }
         if !offset.is_multiple_of(align) {
-            return Err(target_error(
-                &self.path,
-                &format!(
-                    "start offset {offset} is not a multiple of {align} bytes, which O_DIRECT on \
-                     this {kind} requires; use an offset that is a multiple of {align}, or direct=0"
+            return Err(EngineError::Refused {
+                what: format!(
+                    "{}: start offset {offset} is not a multiple of {align} bytes, which O_DIRECT \
+                     on this {kind} requires",
+                    self.path.display()
                 ),
-            ));
+                fix: vec![
+                    Advice::MultipleOf(Knob::Offset, align),
+                    Advice::Drop(Knob::Direct),
+                ],
+            });
         }
         Ok(())
     }
@@ -289,7 +297,16 @@ pub(crate) fn io_error(path: &Path, what: &'static str, source: io::Error) -> En
 pub(super) fn open_error(path: &Path, e: io::Error, opts: &OpenOptions) -> EngineError {
     let hint = match e.raw_os_error() {
         Some(libc::EINVAL) if opts.direct => {
-            "cannot be opened with O_DIRECT: the filesystem does not support direct I/O; use direct=0 or another filesystem"
+            return EngineError::Refused {
+                what: format!(
+                    "{}: cannot be opened with O_DIRECT: the filesystem does not support direct I/O",
+                    path.display()
+                ),
+                fix: vec![
+                    Advice::Drop(Knob::Direct),
+                    Advice::Other("use another filesystem".into()),
+                ],
+            };
         }
         Some(libc::EACCES | libc::EPERM) => {
             if opts.write {

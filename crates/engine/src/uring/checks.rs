@@ -7,7 +7,7 @@ use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
 use super::queue::RWF_DONTCACHE;
-use crate::error::EngineError;
+use crate::error::{EngineError, NoPolling};
 
 /// IOPOLL needs O_DIRECT (on a buffered file the kernel fails every request
 /// with EOPNOTSUPP) and a device with poll queues (see
@@ -23,20 +23,17 @@ pub(super) fn check_iopoll_files(fds: &[RawFd]) -> Result<(), EngineError> {
             )));
         }
         if fl & libc::O_DIRECT == 0 {
-            return Err(EngineError::Setup(format!(
-                "hipri (IORING_SETUP_IOPOLL) needs files opened with O_DIRECT, and {} is not: \
-                 set direct=1 or drop hipri",
-                fd_name(fd)
-            )));
+            return Err(EngineError::PollNeedsDirect { path: fd_name(fd) });
         }
         // SAFETY: fstat fills the stat buffer it is given.
         let mut st: libc::stat = unsafe { std::mem::zeroed() };
         if unsafe { libc::fstat(fd, &mut st) } == 0 {
             let is_block_device = st.st_mode & libc::S_IFMT == libc::S_IFBLK;
-            if let PollSupport::No(why) =
-                poll_support(is_block_device, st.st_dev, st.st_rdev, &fd_name(fd))
-            {
-                return Err(EngineError::Setup(why));
+            if let PollSupport::No(why) = poll_support(is_block_device, st.st_dev, st.st_rdev) {
+                return Err(EngineError::CannotPoll {
+                    path: fd_name(fd),
+                    why,
+                });
             }
         }
     }
@@ -99,23 +96,19 @@ pub(super) enum PollSupport {
     Yes,
     /// The device has no poll queues: Linux 6.18 fails every polled read
     /// with EOPNOTSUPP there.
-    No(String),
+    No(NoPolling),
     /// Not a block device sysfs knows: it depends on the filesystem.
-    Unknown(String),
+    Unknown(NoPolling),
 }
 
 /// Looks up the poll queues of the device behind a file (`dev`) or a block
-/// device (`rdev`) in sysfs. `shown` names the file in messages.
-pub(super) fn poll_support(is_block_device: bool, dev: u64, rdev: u64, shown: &str) -> PollSupport {
+/// device (`rdev`) in sysfs.
+pub(super) fn poll_support(is_block_device: bool, dev: u64, rdev: u64) -> PollSupport {
     let dev = if is_block_device { rdev } else { dev };
     let (major, minor) = (libc::major(dev), libc::minor(dev));
     let sys = std::path::PathBuf::from(format!("/sys/dev/block/{major}:{minor}"));
     if !sys.exists() {
-        return PollSupport::Unknown(format!(
-            "{shown}: hipri: not on a block device (device {major}:{minor}: tmpfs, NFS, FUSE, \
-             overlayfs or a btrfs subvolume); polled I/O works only where the filesystem \
-             supports it, and fails with EOPNOTSUPP otherwise"
-        ));
+        return PollSupport::Unknown(NoPolling::NotBlockDevice { major, minor });
     }
     // A partition has no queue of its own: its disk's is one level up.
     let queue = if sys.join("partition").exists() {
@@ -132,11 +125,7 @@ pub(super) fn poll_support(is_block_device: bool, dev: u64, rdev: u64, shown: &s
         Ok(_) => format!("/sys/block/{disk}/queue/io_poll is 0"),
         Err(_) => format!("/sys/block/{disk}/queue has no io_poll"),
     };
-    PollSupport::No(format!(
-        "{shown}: hipri needs a device with poll queues, and {disk} has none ({why}): \
-         polled reads fail with EOPNOTSUPP; drop hipri, or for NVMe load the driver with \
-         poll_queues=N"
-    ))
+    PollSupport::No(NoPolling::NoPollQueues { disk, why })
 }
 
 /// What stands in the way of polled completions (hipri, IOPOLL) for `path`,
@@ -151,14 +140,19 @@ pub(super) fn poll_support(is_block_device: bool, dev: u64, rdev: u64, shown: &s
 /// [`UringQueue::new`](crate::UringQueue::new) refuses hipri on such a device; for files on devices
 /// sysfs does not know, this says that it depends on the filesystem.
 pub fn poll_queue_warning(path: &Path) -> Option<String> {
+    cannot_poll(path).map(|e| e.to_string())
+}
+
+/// [`poll_queue_warning`] as a typed refusal ([`EngineError::CannotPoll`]),
+/// for a front end to word in its own terms or to tell the user how a
+/// backend that does not refuse (pvsync2) completes instead.
+pub fn cannot_poll(path: &Path) -> Option<EngineError> {
     let meta = std::fs::metadata(path).ok()?;
-    match poll_support(
-        meta.file_type().is_block_device(),
-        meta.dev(),
-        meta.rdev(),
-        &path.display().to_string(),
-    ) {
+    match poll_support(meta.file_type().is_block_device(), meta.dev(), meta.rdev()) {
         PollSupport::Yes => None,
-        PollSupport::No(why) | PollSupport::Unknown(why) => Some(why),
+        PollSupport::No(why) | PollSupport::Unknown(why) => Some(EngineError::CannotPoll {
+            path: path.display().to_string(),
+            why,
+        }),
     }
 }

@@ -22,7 +22,7 @@ mod setup_flags;
 pub(crate) mod tests;
 
 pub(crate) use checks::fd_name;
-pub use checks::poll_queue_warning;
+pub use checks::{cannot_poll, poll_queue_warning};
 pub use queue::UringQueue;
 pub(crate) use ring::Ring;
 pub use setup_flags::setup_flag_names;
@@ -31,7 +31,7 @@ pub(crate) use setup_flags::RingMode;
 use std::os::fd::RawFd;
 
 use crate::descriptor::{data_ops, EngineDesc, EngineKind, Shape};
-use crate::error::EngineError;
+use crate::error::{Advice, EngineError, Knob};
 use crate::queue_config::QueueConfig;
 
 pub(crate) static IO_URING: EngineDesc = EngineDesc {
@@ -62,7 +62,12 @@ pub(crate) static IO_URING: EngineDesc = EngineDesc {
 /// every buffered polled request with EOPNOTSUPP.
 fn check(shape: &Shape) -> Result<(), EngineError> {
     if shape.hipri && !shape.direct {
-        return Err(EngineError::PollNeedsDirect { engine: "io_uring" });
+        return Err(EngineError::Refused {
+            what: "polled completions with io_uring need O_DIRECT: the kernel cannot poll \
+                   buffered I/O"
+                .into(),
+            fix: vec![Advice::Set(Knob::Direct), Advice::Drop(Knob::Polled)],
+        });
     }
     Ok(())
 }

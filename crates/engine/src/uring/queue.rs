@@ -10,7 +10,7 @@ use super::checks::{check_iopoll_files, check_uncached};
 use super::ring::{Ring, MAX_FIXED_BUFFERS};
 use super::setup_flags::RingMode;
 use crate::buffer::SlotBuffers;
-use crate::error::EngineError;
+use crate::error::{Advice, EngineError, Knob};
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
 use crate::request::{Completion, Op, Request};
@@ -170,15 +170,19 @@ impl UringQueue {
         let fixed_files = opts.register_files || opts.sqpoll;
         if fixed_files {
             ring.submitter().register_files(fds).map_err(|e| {
-                EngineError::Setup(format!(
-                    "cannot register {} files with the io_uring: {e}; {}",
-                    fds.len(),
-                    if opts.sqpoll {
-                        "sqthread_poll registers the files (as fio does); check the open file limit"
-                    } else {
-                        "drop registerfiles or raise the open file limit (ulimit -n)"
+                let what = format!("cannot register {} files with the io_uring: {e}", fds.len());
+                let limit = Advice::Other("raise the open file limit (ulimit -n)".into());
+                if opts.sqpoll {
+                    EngineError::Refused {
+                        what: format!("{what} ({} registers the files, as fio does)", Knob::SqPoll),
+                        fix: vec![limit],
                     }
-                ))
+                } else {
+                    EngineError::Refused {
+                        what,
+                        fix: vec![Advice::Drop(Knob::RegisterFiles), limit],
+                    }
+                }
             })?;
         }
         let depth = config.depth as usize;
@@ -195,26 +199,40 @@ impl UringQueue {
         let iovecs = iovecs.into_boxed_slice();
         if opts.fixed_buffers {
             if config.depth > MAX_FIXED_BUFFERS {
-                return Err(EngineError::Setup(format!(
-                    "fixedbufs registers one buffer per slot, and io_uring takes at most \
-                     {MAX_FIXED_BUFFERS}; lower iodepth {} or drop fixedbufs",
-                    config.depth
-                )));
+                return Err(EngineError::Refused {
+                    what: format!(
+                        "registered buffers are one per slot, and io_uring takes at most \
+                         {MAX_FIXED_BUFFERS}: queue depth {} is too deep",
+                        config.depth
+                    ),
+                    fix: vec![Advice::Lower(Knob::Depth), Advice::Drop(Knob::FixedBuffers)],
+                });
             }
             // SAFETY: the iovecs name the queue's buffers, which live as long
             // as the ring (the ring is dropped first).
             unsafe { ring.submitter().register_buffers(&iovecs) }.map_err(|e| {
-                EngineError::Setup(format!(
-                    "cannot register {} buffers of {} bytes with the io_uring: {e}; \
-                     {}",
-                    config.depth,
-                    config.buffer_size,
-                    if e.raw_os_error() == Some(libc::ENOMEM) {
-                        "raise the locked-memory limit (ulimit -l) or lower iodepth or bs"
-                    } else {
-                        "each buffer must be at most 1 GiB; lower bs or drop fixedbufs"
+                let what = format!(
+                    "cannot register {} buffers of {} bytes with the io_uring: {e}",
+                    config.depth, config.buffer_size,
+                );
+                if e.raw_os_error() == Some(libc::ENOMEM) {
+                    EngineError::Refused {
+                        what,
+                        fix: vec![
+                            Advice::Other("raise the locked-memory limit (ulimit -l)".into()),
+                            Advice::Lower(Knob::Depth),
+                            Advice::Lower(Knob::BlockSize),
+                        ],
                     }
-                ))
+                } else {
+                    EngineError::Refused {
+                        what: format!("{what}: each buffer must be at most 1 GiB"),
+                        fix: vec![
+                            Advice::Lower(Knob::BlockSize),
+                            Advice::Drop(Knob::FixedBuffers),
+                        ],
+                    }
+                }
             })?;
         }
         let mut rw_flags = 0;
@@ -402,6 +420,10 @@ impl Queue for UringQueue {
 
     fn setup_note(&self) -> Option<&str> {
         Some(&self.note)
+    }
+
+    fn refused_setup_flags(&self) -> Option<String> {
+        self.ring.refused_flags()
     }
 
     fn calls(&self) -> (u64, u64) {

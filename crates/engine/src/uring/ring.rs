@@ -15,7 +15,7 @@ use super::setup_flags::{
     IORING_SETUP_SINGLE_ISSUER, IORING_SETUP_SQPOLL, IORING_SETUP_SQ_AFF, IORING_SETUP_SUBMIT_ALL,
     IORING_SETUP_TASKRUN_FLAG, OPTIONAL_FLAGS,
 };
-use crate::error::EngineError;
+use crate::error::{Advice, EngineError, Knob};
 use crate::sq_ring::SqRing;
 use crate::syscall::errno;
 
@@ -73,6 +73,9 @@ where
     submit_calls: u64,
     reap_calls: u64,
     note: String,
+    /// Optional setup flags the kernel refused (EINVAL), dropped one by one,
+    /// less those it always refuses in this mode (see `refused_flags`).
+    refused: u32,
     _one_thread: PhantomData<*const ()>,
 }
 
@@ -84,10 +87,13 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
             ));
         }
         if depth > MAX_ENTRIES {
-            return Err(EngineError::Setup(format!(
-                "iodepth {depth} is more than the {MAX_ENTRIES} entries an io_uring ring can have; \
-                 lower iodepth"
-            )));
+            return Err(EngineError::Refused {
+                what: format!(
+                    "queue depth {depth} is more than the {MAX_ENTRIES} entries an io_uring ring \
+                     can have"
+                ),
+                fix: vec![Advice::Lower(Knob::Depth)],
+            });
         }
         let mut required = 0;
         if mode.iopoll {
@@ -137,6 +143,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
             submit_calls: 0,
             reap_calls: 0,
             note: String::new(),
+            refused: refused & !always_refused(mode),
             _one_thread: PhantomData,
         };
         let registered = if mode.skip_ring_registration {
@@ -195,6 +202,11 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
 
     pub(crate) fn note(&self) -> &str {
         &self.note
+    }
+
+    /// The optional setup flags the kernel refused, by name, if any.
+    pub(crate) fn refused_flags(&self) -> Option<String> {
+        (self.refused != 0).then(|| setup_flag_names(self.refused))
     }
 
     pub(crate) fn iopoll(&self) -> bool {
@@ -516,29 +528,55 @@ pub(super) fn build_ring<S: squeue::EntryMarker, C: cqueue::EntryMarker>(
     b.build(depth)
 }
 
+/// The optional flags the kernel refuses by design in `mode`, whatever its
+/// version: the task-run flags with SQPOLL, whose thread runs the task work
+/// itself. Their absence is not news to the user.
+fn always_refused(mode: RingMode) -> u32 {
+    if mode.sqpoll {
+        IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_TASKRUN_FLAG | IORING_SETUP_COOP_TASKRUN
+    } else {
+        0
+    }
+}
+
 #[cold]
 pub(super) fn setup_error(depth: u32, required: u32, mode: RingMode, e: &io::Error) -> EngineError {
-    let advice = match e.raw_os_error() {
-        Some(libc::ENOSYS) => "this kernel has no io_uring (Linux 5.1 or later needed)".into(),
-        Some(libc::EPERM) => {
-            "io_uring is disabled here (sysctl kernel.io_uring_disabled, or a seccomp filter)"
-                .into()
-        }
-        Some(libc::ENOMEM) => {
-            "not enough locked memory for the rings; lower iodepth or raise ulimit -l".into()
-        }
-        Some(libc::EINVAL) if mode.sqpoll_cpu.is_some() => format!(
-            "check that sqthread_poll_cpu={} names an online CPU",
-            mode.sqpoll_cpu.unwrap_or(0)
+    let (why, fix) = match e.raw_os_error() {
+        Some(libc::ENOSYS) => (
+            "this kernel has no io_uring (Linux 5.1 or later needed)".to_string(),
+            vec![],
         ),
-        _ => {
-            "the kernel refused even without the optional flags; drop hipri or sqthread_poll".into()
-        }
+        Some(libc::EPERM) => (
+            "io_uring is disabled here (sysctl kernel.io_uring_disabled, or a seccomp filter)"
+                .to_string(),
+            vec![],
+        ),
+        Some(libc::ENOMEM) => (
+            "not enough locked memory for the rings".to_string(),
+            vec![
+                Advice::Lower(Knob::Depth),
+                Advice::Other("raise ulimit -l".into()),
+            ],
+        ),
+        Some(libc::EINVAL) if mode.sqpoll_cpu.is_some() => (
+            format!(
+                "check that sqthread_poll_cpu={} names an online CPU",
+                mode.sqpoll_cpu.unwrap_or(0)
+            ),
+            vec![],
+        ),
+        _ => (
+            "the kernel refused even without the optional flags".to_string(),
+            vec![Advice::Drop(Knob::Polled), Advice::Drop(Knob::SqPoll)],
+        ),
     };
-    EngineError::Setup(format!(
-        "io_uring_setup({depth} entries, flags {}) failed: {e}; {advice}",
-        setup_flag_names(required)
-    ))
+    EngineError::Refused {
+        what: format!(
+            "io_uring_setup({depth} entries, flags {}) failed: {e}; {why}",
+            setup_flag_names(required)
+        ),
+        fix,
+    }
 }
 
 #[cold]

@@ -105,6 +105,8 @@ pub(crate) struct LoopStats {
     pub helpers_at_start: HelperCpu,
     /// Requests punted to io-wq while measuring.
     pub punts: Punts,
+    /// Optional io_uring setup flags the kernel refused, by name.
+    pub refused_setup_flags: Option<String>,
 }
 
 impl LoopStats {
@@ -135,6 +137,7 @@ impl LoopStats {
             cpu: ThreadCpu::default(),
             helpers_at_start: HelperCpu::default(),
             punts: Punts::default(),
+            refused_setup_flags: None,
         }
     }
 }
