@@ -68,6 +68,8 @@ engines! {
         Sync => crate::sync::SYNC, crate::sync::open::<crate::sync::ReadWrite>;
         /// pread/pwrite (fio `psync`).
         Psync => crate::sync::PSYNC, crate::sync::open::<crate::sync::PreadPwrite>;
+        /// preadv/pwritev with one iovec (fio `pvsync`).
+        Pvsync => crate::pvsync::PVSYNC, crate::sync::open::<crate::pvsync::PreadvPwritev>;
         /// preadv2/pwritev2, with RWF_HIPRI when `hipri` is set (fio `pvsync2`).
         Pvsync2 => crate::sync::PVSYNC2, crate::sync::open::<crate::sync::Preadv2Pwritev2>;
         /// No I/O at all: measures the caller (fio `null`).
@@ -101,7 +103,6 @@ const FIO_ENGINES_NOT_HERE: &[&str] = &[
     "splice",
     "sg",
     "vsync",
-    "pvsync",
     "net",
     "netsplice",
     "cpuio",
