@@ -172,6 +172,7 @@ mod test_module_graph;
 mod trim;
 mod uring;
 mod uring_cmd;
+mod vsync;
 
 pub use backend::open_queue;
 pub use buffer::AlignedBuffer;
@@ -199,6 +200,7 @@ pub use target::{
 };
 pub use uring::{cannot_poll, poll_queue_warning, setup_flag_names, UringQueue};
 pub use uring_cmd::UringCmdQueue;
+pub use vsync::VsyncQueue;
 
 pub mod nvme {
     //! NVMe: the passthrough command model ([`Command`] and its builders), the

@@ -68,6 +68,8 @@ engines! {
         Sync => crate::sync::SYNC, crate::sync::open::<crate::sync::ReadWrite>;
         /// pread/pwrite (fio `psync`).
         Psync => crate::sync::PSYNC, crate::sync::open::<crate::sync::PreadPwrite>;
+        /// readv/writev after lseek, contiguous requests gathered (fio `vsync`).
+        Vsync => crate::vsync::VSYNC, crate::vsync::open;
         /// preadv/pwritev with one iovec (fio `pvsync`).
         Pvsync => crate::pvsync::PVSYNC, crate::sync::open::<crate::pvsync::PreadvPwritev>;
         /// preadv2/pwritev2, with RWF_HIPRI when `hipri` is set (fio `pvsync2`).
@@ -102,7 +104,6 @@ const FIO_ENGINES_NOT_HERE: &[&str] = &[
     "posixaio",
     "splice",
     "sg",
-    "vsync",
     "net",
     "netsplice",
     "cpuio",
