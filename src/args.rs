@@ -155,7 +155,8 @@ pub fn doc(page: &str) -> anyhow::Result<String> {
             &format!("ioscope-{}", env!("CARGO_PKG_VERSION")),
             UNSUPPORTED_PROGRAM_OPTIONS,
         )),
-        other => bail!("--doc: unknown page '{other}' (expected options)"),
+        "engines" => Ok(ioscope_job::engines_table()),
+        other => bail!("--doc: unknown page '{other}' (expected options or engines)"),
     }
 }
 

@@ -141,7 +141,10 @@ impl Queue for VsyncQueue {
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
         let file = req.file as usize;
         let Some(&fd) = self.fds.get(file) else {
-            return Err(bad_request(req, "names a file the queue was not opened with"));
+            return Err(bad_request(
+                req,
+                "names a file the queue was not opened with",
+            ));
         };
         let write = match req.op {
             Op::Read => false,
@@ -285,7 +288,9 @@ mod tests {
         let mut q = queue(4, &t);
         for slot in 0..4 {
             q.buffer(slot).fill(0x30 + slot as u8);
-            let r = q.submit(&req(Op::Write, u64::from(slot * BS), slot)).unwrap();
+            let r = q
+                .submit(&req(Op::Write, u64::from(slot * BS), slot))
+                .unwrap();
             assert!(matches!(r, Submitted::Queued));
         }
         assert_eq!(q.in_flight(), 4);
@@ -328,7 +333,8 @@ mod tests {
         let t = open(&path);
         let mut q = queue(3, &t);
         for slot in 0..3 {
-            q.submit(&req(Op::Read, u64::from(slot * BS), slot)).unwrap();
+            q.submit(&req(Op::Read, u64::from(slot * BS), slot))
+                .unwrap();
         }
         q.commit().unwrap();
         let results: Vec<i64> = reap_all(&mut q).iter().map(|c| c.result).collect();

@@ -4,8 +4,43 @@
 
 use std::fmt::Write;
 
+use ioscope_engine::{Backend, EngineKind};
+
 use crate::fio_only::FIO_ONLY_OPTIONS;
 use crate::options::{engine_names, OptionDef, OPTIONS};
+
+/// The table of engines in docs/engines.md, from the engine registry: one
+/// row per engine with what it does, how it completes, whether it needs a
+/// file, and its options.
+pub(crate) fn engines_table() -> String {
+    let mut out = String::from(
+        "| engine | what it does | completes | needs a file | fio's | engine options |\n\
+         | --- | --- | --- | --- | --- | --- |\n",
+    );
+    for b in Backend::ALL {
+        let d = b.desc();
+        let (completes, file) = match d.kind {
+            EngineKind::Synchronous => ("inside the call", "yes"),
+            EngineKind::Queued => ("queued, reaped later", "yes"),
+            EngineKind::Diskless => ("at once", "no (needs `size`)"),
+            EngineKind::Wrapper => ("as the engine it wraps", "as the engine it wraps"),
+        };
+        let options: Vec<String> = d.options.iter().map(|o| format!("`{o}`")).collect();
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {completes} | {file} | {} | {} |",
+            d.name,
+            cell(d.help),
+            if d.fio { "yes" } else { "ioscope only" },
+            if options.is_empty() {
+                "none".to_string()
+            } else {
+                options.join(", ")
+            }
+        );
+    }
+    out
+}
 
 /// The page. `version` is what `ioscope --version` prints;
 /// `refused_program_options` are the fio program options the binary

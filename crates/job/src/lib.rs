@@ -139,6 +139,11 @@ pub fn options_markdown(version: &str, refused_program_options: &[&str]) -> Stri
     docs::options_markdown(version, refused_program_options)
 }
 
+/// The engine table of `docs/engines.md`, from the engine registry.
+pub fn engines_table() -> String {
+    docs::engines_table()
+}
+
 /// The text of `--cmdhelp=NAME` (`all` lists every option).
 pub fn cmdhelp(name: &str) -> Result<String, ParseError> {
     cmdhelp::cmdhelp(name)
