@@ -154,6 +154,7 @@ mod libaio;
 mod mmap;
 mod nop;
 mod null;
+mod posixaio;
 mod queue;
 mod queue_config;
 mod registry;
@@ -181,6 +182,7 @@ pub use libaio::LibaioQueue;
 pub use mmap::MmapQueue;
 pub use nop::NopQueue;
 pub use null::NullQueue;
+pub use posixaio::PosixAioQueue;
 pub use queue::{Queue, QueueUser, Submitted};
 pub use queue_config::{
     AioOptions, FaultConfig, FaultKind, NvmeOptions, QueueConfig, UringOptions,
