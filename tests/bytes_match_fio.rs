@@ -310,6 +310,24 @@ fn sync_and_pvsync2_engines() {
     }
 }
 
+/// posixaio at iodepth 8 (fio's engine takes no options of its own).
+#[test]
+fn posixaio_engine() {
+    for mode in ["read", "randwrite", "randrw"] {
+        let e = Expect {
+            jobs: 1,
+            bytes: MIB,
+            ios: 256,
+            only: only_dir(mode),
+        };
+        case(
+            &format!("rw={mode} ioengine=posixaio iodepth=8"),
+            &format!("{}iodepth=8\n", mode_job(mode, "posixaio")),
+            e,
+        );
+    }
+}
+
 // ------------------------------------------------------------ numjobs
 
 fn numjobs_job(mode: &str, group_reporting: bool) -> String {

@@ -22,7 +22,9 @@ const BS: u64 = 4096;
 const ODD_SIZE: u64 = 515 * BS;
 
 /// The engines that do real I/O on a file.
-const FILE_ENGINES: &[&str] = &["sync", "psync", "pvsync2", "libaio", "io_uring", "mmap"];
+const FILE_ENGINES: &[&str] = &[
+    "sync", "psync", "pvsync2", "libaio", "posixaio", "io_uring", "mmap",
+];
 
 /// Batching at iodepth 32, as fio users write it.
 const BATCH8: &[&str] = &[
@@ -720,6 +722,71 @@ fn every_libaio_option_moves_the_expected_bytes() {
             ],
         );
     }
+}
+
+// ------------------------------------------------------------ posixaio
+
+/// Requests written through glibc's helper threads at iodepth 8 read back
+/// and check out with crc32c, buffered and with O_DIRECT, in several
+/// files at once (one helper thread per file descriptor), and fsyncs go
+/// through aio_fsync.
+#[test]
+fn posixaio_write_then_verify_crc32c_at_iodepth_8() {
+    // A multiple of 4 blocks, so nrfiles=4 splits it evenly.
+    const SIZE: u64 = 512 * BS;
+    let d = tempdir();
+    for extra in [
+        &["--direct=0"][..],
+        &["--direct=1"][..],
+        &["--direct=0", "--nrfiles=4", "--fsync=16"][..],
+    ] {
+        let mut args = vec![
+            "--output-format=json".to_string(),
+            "--name=pv".into(),
+            format!("--directory={}", d.path().display()),
+            "--ioengine=posixaio".into(),
+            "--rw=randwrite".into(),
+            format!("--bs={BS}"),
+            format!("--size={SIZE}"),
+            "--iodepth=8".into(),
+            "--verify=crc32c".into(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let v = ioscope(&args).run().ok_json();
+        let j = job(&v, "pv");
+        let what = extra.join(" ");
+        assert_eq!(u(j, "error"), 0, "{what}: {j:#}");
+        assert_eq!(u(&j["write"], "io_bytes"), SIZE, "{what}");
+        assert_eq!(u(&j["read"], "io_bytes"), SIZE, "{what}: read back");
+        assert_eq!(u(j, "verify_checked"), SIZE / BS, "{what}");
+        assert_eq!(u(j, "verify_bad"), 0, "{what}");
+        assert!(bucket(j, "iodepth_level", "8") > 50.0, "{what}: {j:#}");
+        if what.contains("fsync") {
+            assert!(u(&j["sync"], "total_ios") > 0, "{what}: {j:#}");
+        }
+    }
+}
+
+#[test]
+fn posixaio_trims_and_refuses_hipri() {
+    let d = tempdir();
+    let file = data_file(d.path());
+    write_clean(&file, ODD_SIZE);
+    let v = ioscope(with(
+        base("t", &file, "randtrim", ODD_SIZE),
+        &["--ioengine=posixaio", "--iodepth=8"],
+    ))
+    .run()
+    .ok_json();
+    let j = job(&v, "t");
+    assert_eq!(u(j, "error"), 0, "{j:#}");
+    assert_eq!(u(&j["trim"], "io_bytes"), ODD_SIZE);
+    let r = ioscope(with(
+        base("h", &file, "randread", 1 << 20),
+        &["--ioengine=posixaio", "--hipri=1"],
+    ))
+    .run();
+    assert_refused_naming(&r, "hipri");
 }
 
 // ------------------------------------------------------------ pvsync2 hipri

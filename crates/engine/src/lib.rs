@@ -84,15 +84,15 @@
 //! # Trims
 //!
 //! Every backend carries [`Op::Trim`]. `io_uring_cmd` sends NVMe Dataset
-//! Management (see below); sync, psync, pvsync2, libaio, io_uring and mmap
-//! punch a hole in a regular file (fallocate with FALLOC_FL_PUNCH_HOLE and
+//! Management (see below); sync, psync, pvsync2, libaio, posixaio, io_uring
+//! and mmap punch a hole in a regular file (fallocate with FALLOC_FL_PUNCH_HOLE and
 //! FALLOC_FL_KEEP_SIZE: the range reads back as zeroes, its blocks are
 //! freed, the size stays) or discard a block device's range (BLKDISCARD,
 //! aligned to the logical block size), chosen per descriptor when the queue
-//! is built. Linux AIO has no trim command, and io_uring's (FALLOCATE,
-//! Linux 5.6; the block discard command, 6.12) are not in every kernel, so
-//! libaio and io_uring trim synchronously inside [`Queue::submit`] and
-//! answer [`Submitted::Completed`], as fio's libaio and io_uring engines
+//! is built. Linux AIO and POSIX AIO have no trim command, and io_uring's
+//! (FALLOCATE, Linux 5.6; the block discard command, 6.12) are not in every
+//! kernel, so libaio, posixaio and io_uring trim synchronously inside
+//! [`Queue::submit`] and answer [`Submitted::Completed`], as fio's engines
 //! do. Hole punching needs Linux 2.6.38 and a filesystem that has holes
 //! (others answer -EOPNOTSUPP); what a discarded block device range reads
 //! back as is the device's business (zeroes on zram).
@@ -119,7 +119,9 @@
 //! 6.1), falling back to the filesystem block size on older kernels.
 //! `libaio` needs a kernel built with CONFIG_AIO; its fsync is asynchronous
 //! from Linux 4.18 and runs as fsync(2) on older kernels; RWF_NOWAIT needs
-//! Linux 4.13.
+//! Linux 4.13. `posixaio` needs the C library's POSIX AIO (in libc itself
+//! from glibc 2.34, in librt before), which runs each request on a helper
+//! thread of its own.
 //! `io_uring` and `nop` need Linux 5.1; fio's default non-vectored
 //! READ/WRITE, the opcode probe and `force_async` need 5.6, the registered
 //! ring fd 5.18 (without it the ring fd is used as is), and the newer ring
@@ -154,6 +156,7 @@ mod libaio;
 mod mmap;
 mod nop;
 mod null;
+mod posixaio;
 mod pvsync;
 mod queue;
 mod queue_config;
@@ -183,6 +186,7 @@ pub use libaio::LibaioQueue;
 pub use mmap::MmapQueue;
 pub use nop::NopQueue;
 pub use null::NullQueue;
+pub use posixaio::PosixAioQueue;
 pub use pvsync::PreadvPwritev;
 pub use queue::{Queue, QueueUser, Submitted};
 pub use queue_config::{

@@ -79,6 +79,8 @@ engines! {
         /// Linux native AIO through io_submit/io_getevents (fio `libaio`),
         /// with the options in [`QueueConfig::aio`].
         Libaio => crate::libaio::LIBAIO, crate::libaio::open;
+        /// POSIX AIO through the C library's aio_read/aio_write (fio `posixaio`).
+        Posixaio => crate::posixaio::POSIXAIO, crate::posixaio::open;
         /// io_uring (fio `io_uring`), with the options in [`QueueConfig::uring`]
         /// and `hipri` for polled completions.
         IoUring => crate::uring::IO_URING, crate::uring::open;
@@ -101,7 +103,6 @@ engines! {
 
 /// fio's engines (3.33 and later) that this crate does not have.
 const FIO_ENGINES_NOT_HERE: &[&str] = &[
-    "posixaio",
     "splice",
     "sg",
     "net",

@@ -1,6 +1,6 @@
 //! Trims for the backends that move data with plain system calls (sync,
-//! psync, pvsync2, libaio, io_uring, mmap): a hole punched in a regular
-//! file, a discard on a block device, as fio's `do_io_u_trim` does.
+//! psync, pvsync2, libaio, posixaio, io_uring, mmap): a hole punched in a
+//! regular file, a discard on a block device, as fio's `do_io_u_trim` does.
 
 use std::os::fd::RawFd;
 

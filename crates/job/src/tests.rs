@@ -139,11 +139,11 @@ fn fios_ssd_test_example() {
         .replace("ioengine=psync", "ioengine=libaio");
     let parsed = parse_text(&text).unwrap();
     assert!(parsed.jobs.iter().all(|j| j.ioengine == Backend::Libaio));
-    let text = text.replace("ioengine=libaio", "ioengine=posixaio");
+    let text = text.replace("ioengine=libaio", "ioengine=splice");
     let err = parse_text(&text).unwrap_err().message;
     assert!(
         err.ends_with(
-            "job.fio:6: ioengine=posixaio: ioengine=posixaio is not supported by ioscope yet"
+            "job.fio:6: ioengine=splice: ioengine=splice is not supported by ioscope yet"
         ),
         "{err}"
     );
