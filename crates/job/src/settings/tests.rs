@@ -269,7 +269,7 @@ fn engines() {
         )
     );
     assert!(
-        names.starts_with(&["sync", "psync", "pvsync2", "null", "libaio"])
+        names.starts_with(&["sync", "psync", "vsync", "pvsync", "pvsync2", "null", "libaio"])
             && names.ends_with(&["nop", "faulty"]),
         "{names:?}"
     );
