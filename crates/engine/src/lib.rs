@@ -171,6 +171,8 @@ mod test_module_graph;
 mod trim;
 mod uring;
 mod uring_cmd;
+mod xnvme;
+mod xnvme_backend;
 
 pub use backend::open_queue;
 pub use buffer::AlignedBuffer;
@@ -197,6 +199,11 @@ pub use target::{
 };
 pub use uring::{cannot_poll, poll_queue_warning, setup_flag_names, UringQueue};
 pub use uring_cmd::UringCmdQueue;
+pub use xnvme::{
+    check_target_name as xnvme_check_target_name, XnvmeAdmin, XnvmeAsync, XnvmeBe, XnvmeMem,
+    XnvmeOptions, XnvmeSync,
+};
+pub use xnvme_backend::XnvmeMapping;
 
 pub mod nvme {
     //! NVMe: the passthrough command model ([`Command`] and its builders), the

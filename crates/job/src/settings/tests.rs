@@ -261,7 +261,7 @@ fn engines() {
     assert_eq!(s.spec.ioengine, Backend::IoUringCmd);
     assert_eq!(
         set(&mut s, "ioengine", "foo").unwrap_err(),
-        "unknown ioengine 'foo'; ioscope supports sync, psync, pvsync2, null, libaio, io_uring, io_uring_cmd, mmap, nop, faulty"
+        "unknown ioengine 'foo'; ioscope supports sync, psync, pvsync2, null, libaio, io_uring, io_uring_cmd, mmap, nop, faulty, xnvme"
     );
 }
 
