@@ -112,6 +112,15 @@
 //! [`QueueConfig::fault`] is set, and [`Queue::faults_injected`] says how
 //! many faults went in.
 //!
+//! # fio's xnvme engine
+//!
+//! [`Backend::Xnvme`] has no queue of its own: [`XnvmeOptions::backend`]
+//! says which backend runs a job of fio's xNVMe engine, from its
+//! `xnvme_async` and `xnvme_sync` interfaces (io_uring, io_uring_cmd,
+//! libaio, psync, io_uring with IOSQE_ASYNC for `thrpool`, null for
+//! `nil`), and [`XnvmeMapping::configure`] sets that backend's
+//! [`QueueConfig`]. The user-space NVMe drivers (SPDK, vfio) are refused.
+//!
 //! # Kernel requirements
 //!
 //! Linux. `pvsync2` needs preadv2/pwritev2 (Linux 4.6); the exact O_DIRECT
