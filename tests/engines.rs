@@ -23,7 +23,7 @@ const ODD_SIZE: u64 = 515 * BS;
 
 /// The engines that do real I/O on a file.
 const FILE_ENGINES: &[&str] = &[
-    "sync", "psync", "pvsync2", "libaio", "posixaio", "io_uring", "mmap",
+    "sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "posixaio", "io_uring", "mmap",
 ];
 
 /// Batching at iodepth 32, as fio users write it.
@@ -1005,4 +1005,100 @@ fn num_range_sends_several_trims_per_request() {
         .run();
         assert_refused_naming(&r, why);
     }
+}
+
+/// fio's xnvme engine runs on the ioscope engine its xNVMe interface maps
+/// to; the sections of the xnvme post that a plain file can run (io_uring,
+/// libaio, emu on psync) and the other file-backed interfaces move exactly
+/// the bytes asked for, and the JSON says which engine ran.
+#[test]
+fn xnvme_runs_on_the_engine_its_interface_names() {
+    let dir = tempdir();
+    let file = data_file(dir.path());
+    write_clean(&file, ODD_SIZE);
+    for (extra, backend) in [
+        (&["--xnvme_async=io_uring"][..], "io_uring"),
+        (
+            &["--xnvme_async=io_uring", "--sqthread_poll"][..],
+            "io_uring",
+        ),
+        (&["--xnvme_async=libaio"][..], "libaio"),
+        (&["--xnvme_async=emu", "--xnvme_sync=psync"][..], "psync"),
+        (
+            &["--xnvme_async=emu", "--xnvme_sync=block", "--xnvme_iovec"][..],
+            "pvsync2",
+        ),
+        (
+            &["--xnvme_async=thrpool", "--xnvme_sync=psync"][..],
+            "io_uring",
+        ),
+        (&["--xnvme_async=posix"][..], "posixaio"),
+    ] {
+        for depth in ["--iodepth=1", "--iodepth=8"] {
+            let args = with(vec!["--ioengine=xnvme".into(), depth.into()], extra);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let v = run_moves(&file, "randread", ODD_SIZE, &args);
+            let j = job(&v, "e");
+            assert_eq!(j["xnvme_backend"], backend, "{args:?}");
+            if extra.contains(&"--xnvme_async=emu") {
+                // emu issues one command at a time.
+                assert_eq!(bucket(j, "iodepth_level", "1"), 100.0, "{args:?}");
+            }
+        }
+    }
+}
+
+/// What the xnvme engine cannot map is refused before the run, saying why.
+#[test]
+fn xnvme_refuses_what_ioscope_has_no_path_for() {
+    let dir = tempdir();
+    let file = data_file(dir.path());
+    write_clean(&file, ODD_SIZE);
+    for (extra, why) in [
+        (
+            &["--xnvme_async=spdk"][..],
+            "user-space NVMe driver (SPDK/vfio)",
+        ),
+        (
+            &["--xnvme_async=vfio"][..],
+            "user-space NVMe driver (SPDK/vfio)",
+        ),
+        (
+            &["--xnvme_be=spdk"][..],
+            "user-space NVMe driver (SPDK/vfio)",
+        ),
+        (&["--hipri"][..], "hipri with xnvme_async=emu"),
+        (
+            &["--xnvme_async=libaio", "--sqthread_poll"][..],
+            "sqthread_poll with xnvme_async=libaio",
+        ),
+        (
+            &["--xnvme_async=io_uring", "--rw=trim"][..],
+            "ioengine=xnvme cannot",
+        ),
+        (&["--xnvme_sync=nvme"][..], "give xnvme_sync=psync"),
+    ] {
+        let mut args = with(
+            base("e", &file, "randread", ODD_SIZE),
+            &["--ioengine=xnvme"],
+        );
+        args.extend(extra.iter().map(|s| s.to_string()));
+        let r = ioscope(args).run();
+        let stderr = r.assert_refused();
+        assert!(stderr.contains(why), "{extra:?}: {}", r.describe());
+    }
+    let r = ioscope([
+        "--name=p",
+        "--ioengine=xnvme",
+        "--xnvme_async=io_uring",
+        "--filename=0000\\:01\\:00.0",
+        "--size=1m",
+    ])
+    .run();
+    assert!(
+        r.assert_refused()
+            .contains("0000:01:00.0 is a PCIe address"),
+        "{}",
+        r.describe()
+    );
 }

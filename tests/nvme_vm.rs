@@ -6,7 +6,8 @@
 //! command with num_range), fixed buffers,
 //! registered files, SQ polling, a device error named by its
 //! NVMe status, and the refusals made before a run. One guest per LBA size
-//! runs every check (tests/nvme_vm/checks.sh), so the lane is two boots.
+//! runs every check (tests/nvme_vm/checks.sh), so the lane is two boots;
+//! a third runs the xnvme post's job files (tests/nvme_vm/xnvme.sh).
 //!
 //! Skips (`SKIP <test>: <reason>`, strict mode or not) where the harness is
 //! missing or cannot boot a guest (it exits 125), so `cargo test
@@ -134,6 +135,60 @@ fn hipri_without_poll_queues_is_refused_before_the_run() {
         "{}",
         tail(&stdout, 20)
     );
+}
+
+/// The job files of "xNVMe ioengine Part 2", every section with the post's
+/// filename, each on the backend its xNVMe interface maps to
+/// (tests/nvme_vm/xnvme.sh), and xNVMe's defaults (emu on NVMe ioctls).
+#[test]
+fn xnvme_post_jobs_run_on_their_backends() {
+    let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
+    let payload = tempfile::tempdir().expect("temporary payload directory");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (from, name) in [
+        (
+            Path::new(env!("CARGO_BIN_EXE_ioscope")).to_path_buf(),
+            "ioscope",
+        ),
+        (root.join("tests/nvme_vm/xnvme.sh"), "xnvme.sh"),
+        (
+            root.join("tests/data/xnvme-compare1.fio"),
+            "xnvme-compare1.fio",
+        ),
+        (
+            root.join("tests/data/xnvme-compare2.fio"),
+            "xnvme-compare2.fio",
+        ),
+    ] {
+        std::fs::copy(&from, payload.path().join(name))
+            .unwrap_or_else(|e| panic!("cannot copy {} into the payload: {e}", from.display()));
+    }
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(payload.path())
+        .arg("cd /payload && sh xnvme.sh")
+        .env("NVME_VM_TIMEOUT", "300")
+        .output()
+        .expect("cannot run the nvme-vm harness");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    match out.status.code() {
+        Some(125) => skip!(not_booted(&String::from_utf8_lossy(&out.stderr))),
+        Some(0) => {}
+        other => panic!("the guest run failed ({other:?}):\n{}", tail(&stdout, 30)),
+    }
+    assert!(
+        stdout.lines().any(|l| l.trim() == "CHECKS-DONE"),
+        "the checks did not finish:\n{}",
+        tail(&stdout, 30)
+    );
+    let checks: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("CHECK "))
+        .collect();
+    let failed: Vec<&&str> = checks.iter().filter(|c| !c.ends_with(" ok")).collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    // Nine sections of the two files, the defaults and the nsid refusal.
+    assert_eq!(checks.len(), 11, "{checks:#?}");
 }
 
 #[test]

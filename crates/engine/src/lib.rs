@@ -112,6 +112,15 @@
 //! [`QueueConfig::fault`] is set, and [`Queue::faults_injected`] says how
 //! many faults went in.
 //!
+//! # fio's xnvme engine
+//!
+//! [`Backend::Xnvme`] has no queue of its own: [`XnvmeOptions::backend`]
+//! says which backend runs a job of fio's xNVMe engine, from its
+//! `xnvme_async` and `xnvme_sync` interfaces (io_uring, io_uring_cmd,
+//! libaio, psync, io_uring with IOSQE_ASYNC for `thrpool`, null for
+//! `nil`), and [`XnvmeMapping::configure`] sets that backend's
+//! [`QueueConfig`]. The user-space NVMe drivers (SPDK, vfio) are refused.
+//!
 //! # Kernel requirements
 //!
 //! Linux. `pvsync2` needs preadv2/pwritev2 (Linux 4.6); the exact O_DIRECT
@@ -176,6 +185,8 @@ mod trim;
 mod uring;
 mod uring_cmd;
 mod vsync;
+mod xnvme;
+mod xnvme_backend;
 
 pub use backend::open_queue;
 pub use buffer::AlignedBuffer;
@@ -205,6 +216,11 @@ pub use target::{
 pub use uring::{cannot_poll, poll_queue_warning, setup_flag_names, UringQueue};
 pub use uring_cmd::UringCmdQueue;
 pub use vsync::VsyncQueue;
+pub use xnvme::{
+    check_target_name as xnvme_check_target_name, XnvmeAdmin, XnvmeAsync, XnvmeBe, XnvmeMem,
+    XnvmeOptions, XnvmeSync,
+};
+pub use xnvme_backend::XnvmeMapping;
 
 pub mod nvme {
     //! NVMe: the passthrough command model ([`Command`] and its builders), the

@@ -98,6 +98,9 @@ engines! {
         /// Another engine with faults injected into its requests, for testing
         /// verify (ioscope's own `faulty`; see [`crate::FaultyQueue`]).
         Faulty => crate::faulty::FAULTY;
+        /// fio's xNVMe engine, run on the backend its `xnvme_async` and
+        /// `xnvme_sync` name ([`crate::XnvmeOptions::backend`]).
+        Xnvme => crate::xnvme::XNVME;
     }
 }
 
@@ -126,7 +129,6 @@ const FIO_ENGINES_NOT_HERE: &[&str] = &[
     "libpmem",
     "dev-dax",
     "pmemblk",
-    "xnvme",
     "libcufile",
     "dfs",
     "nfs",

@@ -68,7 +68,7 @@ mod tests {
         assert!(text.contains("        valid values: read "), "{text}");
         assert!(text.contains("randrw"));
         assert!(cmdhelp("hipri").unwrap().contains(
-            "              engine: only with ioengine=pvsync2, io_uring or io_uring_cmd\n"
+            "              engine: only with ioengine=pvsync2, io_uring, io_uring_cmd or xnvme\n"
         ));
         assert!(cmdhelp("ramp_time").unwrap().contains("no default"));
     }
@@ -82,7 +82,7 @@ mod tests {
              \x20               type: empty or boolean value ([0|1])\n\
              \x20            default: no default\n\
              \x20           category: I/O engine\n\
-             \x20             engine: only with ioengine=io_uring or io_uring_cmd\n"
+             \x20             engine: only with ioengine=io_uring, io_uring_cmd or xnvme\n"
         );
         let text = cmdhelp("nonvectored").unwrap();
         assert!(text.contains("             default: -1\n"), "{text}");

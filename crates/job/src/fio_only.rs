@@ -7,6 +7,8 @@
 pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "allow_file_create",
     "allrandrepeat",
+    "apptag",
+    "apptag_mask",
     "atomic",
     "ba",
     "block_error_percentiles",
@@ -86,6 +88,7 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "log_unix_epoch",
     "max_latency",
     "max_open_zones",
+    "md_per_io_size",
     "mem",
     "merge_blktrace_file",
     "merge_blktrace_iters",
@@ -100,6 +103,8 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "overwrite",
     "per_job_logs",
     "percentage_random",
+    "pi_act",
+    "pi_chk",
     "plid_select",
     "plids",
     "pre_read",
@@ -274,17 +279,6 @@ pub(crate) const FIO_ENGINE_OPTIONS: &[(&[&str], &[&str])] = &[
     (&["rdma"], &["bindname", "hostname", "port", "verb"]),
     (&["sg"], &["sg_write_mode", "stream_id"]),
     (&["windowsaio"], &["no_completion_thread"]),
-    (
-        &["xnvme"],
-        &[
-            "xnvme_admin",
-            "xnvme_async",
-            "xnvme_be",
-            "xnvme_dev_nsid",
-            "xnvme_iovec",
-            "xnvme_sync",
-        ],
-    ),
 ];
 
 /// The fio engines (none of them ioscope's) whose option `name` is, or None.

@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use ioscope_engine::Backend;
+use ioscope_engine::{Backend, XnvmeOptions};
 
 /// One value per data direction, as fio's comma lists give them.
 #[derive(Clone, Debug, PartialEq)]
@@ -234,6 +234,9 @@ pub struct EngineOptions {
     pub fault_rate_micro: Option<u64>,
     /// faulty `fault_engine`: the engine that does the I/O, default psync.
     pub fault_engine: Option<Backend>,
+    /// xnvme's options (`xnvme_async`, `xnvme_sync`, ...): which backend
+    /// runs the job comes from [`XnvmeOptions::backend`].
+    pub xnvme: XnvmeOptions,
 }
 
 /// The faults the `faulty` engine injects (its `fault` option).

@@ -462,7 +462,7 @@ fn engine_options_follow_the_sections_engine() {
         .message;
     assert!(
         err.ends_with(
-            "job.fio:3: 'hipri' is an option of ioengine=pvsync2, io_uring or io_uring_cmd, but ioengine=psync is in effect here"
+            "job.fio:3: 'hipri' is an option of ioengine=pvsync2, io_uring, io_uring_cmd or xnvme, but ioengine=psync is in effect here"
         ),
         "{err}"
     );
@@ -502,7 +502,7 @@ fn engine_options_on_the_command_line_follow_ioengine() {
         .message;
     assert!(
         err.starts_with(
-            "command line: 'hipri' is an option of ioengine=pvsync2, io_uring or io_uring_cmd, but ioengine=libaio"
+            "command line: 'hipri' is an option of ioengine=pvsync2, io_uring, io_uring_cmd or xnvme, but ioengine=libaio"
         ),
         "{err}"
     );
@@ -624,7 +624,7 @@ fn engine_options_in_a_global_section_are_inherited() {
         .message;
     assert!(
         err.ends_with(
-            "job.fio:2: 'sqthread_poll' is an option of ioengine=io_uring or io_uring_cmd, but ioengine=libaio is in effect here"
+            "job.fio:2: 'sqthread_poll' is an option of ioengine=io_uring, io_uring_cmd or xnvme, but ioengine=libaio is in effect here"
         ),
         "{err}"
     );
@@ -658,13 +658,13 @@ fn engine_options_of_another_engine_are_refused() {
     };
     let err = refused("psync", "sqthread_poll=1");
     assert!(
-        err.ends_with("'sqthread_poll' is an option of ioengine=io_uring or io_uring_cmd, but ioengine=psync is in effect here"),
+        err.ends_with("'sqthread_poll' is an option of ioengine=io_uring, io_uring_cmd or xnvme, but ioengine=psync is in effect here"),
         "{err}"
     );
     // fio 3.33's libaio has no hipri (and no later fio's does either).
     let err = refused("libaio", "hipri");
     assert!(
-        err.ends_with("'hipri' is an option of ioengine=pvsync2, io_uring or io_uring_cmd, but ioengine=libaio is in effect here"),
+        err.ends_with("'hipri' is an option of ioengine=pvsync2, io_uring, io_uring_cmd or xnvme, but ioengine=libaio is in effect here"),
         "{err}"
     );
     let err = refused("io_uring", "userspace_reap");

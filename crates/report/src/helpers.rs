@@ -65,6 +65,10 @@ pub fn job_json(job: &JobResult, o: &mut Map<String, Value>) {
     if let Some(n) = job.faults_injected {
         o.insert("faults_injected".into(), Value::from(n));
     }
+    if let Some(x) = &job.header.xnvme {
+        o.insert("xnvme_backend".into(), Value::from(x.backend.clone()));
+        o.insert("xnvme_interfaces".into(), Value::from(x.interfaces.clone()));
+    }
 }
 
 /// The line under fio's `cpu :` line, when the job had helper threads or

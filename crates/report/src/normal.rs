@@ -87,6 +87,13 @@ pub fn job_block(
     if let Some(desc) = h.description.as_deref().filter(|d| !d.is_empty()) {
         out.push_str(&format!("  Description  : [{desc}]\n"));
     }
+    if let Some(x) = &h.xnvme {
+        // fio's header says ioengine=xnvme; this says what ran it.
+        out.push_str(&format!(
+            "  xnvme backend: {} ({})\n",
+            x.backend, x.interfaces
+        ));
+    }
 
     let list = percentiles::sorted_list(&job.percentile_list);
     let precision = percentiles::precision(&list);

@@ -85,6 +85,7 @@ mod tests {
             iodepth: 1,
             numjobs,
             thread,
+            xnvme: None,
         }
     }
 

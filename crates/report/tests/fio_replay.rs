@@ -347,6 +347,7 @@ fn randrw_header() -> JobHeader {
         iodepth: 1,
         numjobs: 1,
         thread: false,
+        xnvme: None,
     }
 }
 
@@ -421,6 +422,7 @@ fn groups_headers() -> Vec<JobHeader> {
         iodepth: 1,
         numjobs,
         thread: false,
+        xnvme: None,
     };
     vec![
         h("a", 0, "randread", 2, Some("readers, grouped")),
@@ -477,6 +479,7 @@ fn simple_header(name: &str, rw: &str, ioengine: &str, numjobs: u32, thread: boo
         iodepth: 1,
         numjobs,
         thread,
+        xnvme: None,
     }
 }
 

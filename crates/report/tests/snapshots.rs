@@ -62,6 +62,7 @@ fn header(name: &str, groupid: u32, rw: &str) -> JobHeader {
         iodepth: 1,
         numjobs: 1,
         thread: false,
+        xnvme: None,
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use ioscope_engine::nvme::{nvme_names, NvmLimits};
+use ioscope_engine::nvme::{namespace_id, nvme_names, NvmLimits};
 use ioscope_engine::Backend;
 use ioscope_engine::{
     cannot_poll, layout_file_until, preallocate_file, Advice, EngineError, Knob, OpenOptions,
@@ -76,6 +76,10 @@ pub(crate) fn prepare(
     notice: &mut dyn FnMut(String),
     found: &mut Vec<Notice>,
 ) -> Result<Vec<WorkerFile>, RunError> {
+    let backend = plan.backend;
+    // Polled completions as the backend was set (xnvme's libaio reaps
+    // from user space instead).
+    let polled = plan.queue.hipri;
     // offset_increment: each clone starts further into the target.
     let shifted;
     let spec = match spec.offset {
@@ -111,7 +115,7 @@ pub(crate) fn prepare(
     // Trimming changes the target as writing does.
     let writes = crate::plan::changes_target(spec);
     // A shared mapping of a file must be readable even to be written.
-    let reads = spec.rw.kind.reads() || spec.ioengine == Backend::Mmap;
+    let reads = spec.rw.kind.reads() || plan.backend == Backend::Mmap;
     // create_on_open: a write-only job's files are not made beforehand but
     // created by the job's own open, and grow as they are written. A read
     // needs the data there, and a mapping needs the file at its full size.
@@ -159,11 +163,14 @@ pub(crate) fn prepare(
                 ));
             }
         }
-        if spec.ioengine == Backend::IoUringCmd {
+        if backend == Backend::IoUringCmd {
             check_nvme(spec, &path, &target, plan.extent.offset)?;
         }
-        if spec.hipri {
-            check_polling(spec, &path, found)?;
+        if spec.ioengine == Backend::Xnvme {
+            check_xnvme_nsid(spec, &path, &target)?;
+        }
+        if polled {
+            check_polling(spec, backend, &path, found)?;
         }
         match spec.fadvise_hint {
             FadviseHint::None => {}
@@ -243,16 +250,21 @@ fn refuse_signature(spec: &JobSpec, path: &Path, size: u64) -> Result<(), RunErr
 /// refused here, before the run; preadv2 quietly completes RWF_HIPRI I/O by
 /// interrupt instead, so a pvsync2 job runs, with a notice that it did not
 /// poll.
-fn check_polling(spec: &JobSpec, path: &Path, found: &mut Vec<Notice>) -> Result<(), RunError> {
+fn check_polling(
+    spec: &JobSpec,
+    backend: Backend,
+    path: &Path,
+    found: &mut Vec<Notice>,
+) -> Result<(), RunError> {
     // Passthrough polls the queues of the namespace's block device.
-    let block = match spec.ioengine {
+    let block = match backend {
         Backend::IoUringCmd => nvme_names(path, TargetKind::CharDevice).1,
         _ => None,
     };
     let Some(refusal) = cannot_poll(block.as_deref().unwrap_or(path)) else {
         return Ok(());
     };
-    match spec.ioengine {
+    match backend {
         Backend::IoUring | Backend::IoUringCmd => Err(RunError::job(
             &spec.name,
             format!("hipri=1 cannot poll: {refusal}"),
@@ -272,6 +284,33 @@ fn check_polling(spec: &JobSpec, path: &Path, found: &mut Vec<Notice>) -> Result
     }
 }
 
+/// xnvme's `xnvme_dev_nsid` names the namespace the job means; a kernel
+/// device is one namespace already, so a different id is refused. A
+/// regular file has none to compare (xNVMe calls it namespace 1).
+fn check_xnvme_nsid(spec: &JobSpec, path: &Path, target: &Target) -> Result<(), RunError> {
+    let Some(want) = spec.engine_options.xnvme.dev_nsid else {
+        return Ok(());
+    };
+    if target.kind() == TargetKind::RegularFile {
+        return Ok(());
+    }
+    let refuse = |why: String| {
+        Err(RunError::job(
+            &spec.name,
+            format!("{}: xnvme_dev_nsid={want}: {why}", path.display()),
+        ))
+    };
+    match namespace_id(target.fd()) {
+        Ok(nsid) if nsid == want => Ok(()),
+        Ok(nsid) => refuse(format!(
+            "the device is namespace {nsid} (give its own id, or leave xnvme_dev_nsid out)"
+        )),
+        Err(e) => refuse(format!(
+            "cannot read the device's namespace id ({e}); it is not an NVMe namespace"
+        )),
+    }
+}
+
 /// io_uring_cmd sends NVMe commands by LBA to a namespace's char device:
 /// every block size and the start offset must be whole blocks, a data
 /// transfer must fit the controller's MDTS, and the device must have the
@@ -284,11 +323,18 @@ fn check_nvme(spec: &JobSpec, path: &Path, target: &Target, offset: u64) -> Resu
         ))
     };
     let Some(id) = target.nvme() else {
-        return refuse(
-            "is not an NVMe namespace's generic char device (or Identify failed); \
+        let mut why = "is not an NVMe namespace's generic char device (or Identify failed); \
              ioengine=io_uring_cmd needs /dev/ngXnY and the right to send admin commands"
-                .into(),
-        );
+            .to_string();
+        if spec.ioengine == Backend::Xnvme {
+            why.push_str(
+                " (ioengine=xnvme sends NVMe passthrough through io_uring_cmd for \
+                 xnvme_async=io_uring_cmd and for xnvme_sync=nvme, the default of emu and \
+                 thrpool; on a file or block device give xnvme_sync=psync or \
+                 xnvme_async=io_uring)",
+            );
+        }
+        return refuse(why);
     };
     let lba = u64::from(target.logical_block_size());
     let sizes = [

@@ -9,8 +9,11 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use ioscope_engine::Backend;
 use ioscope_job::{ClockSourceOpt, JobSpec, Parsed};
-use ioscope_stats::{process_cpu, Clock, ClockSource, HelperTracker, JobHeader, Notice, RunResult};
+use ioscope_stats::{
+    process_cpu, Clock, ClockSource, HelperTracker, JobHeader, Notice, RunResult, XnvmeRan,
+};
 
 use crate::collect::{self, Finished};
 use crate::disks::DiskTracker;
@@ -49,7 +52,25 @@ pub(crate) fn header(spec: &JobSpec, groupid: u32) -> JobHeader {
         iodepth: spec.iodepth,
         numjobs: spec.numjobs,
         thread: spec.thread,
+        xnvme: xnvme_ran(spec),
     }
+}
+
+/// For an xnvme job, the backend that runs it and the interfaces that
+/// chose it.
+fn xnvme_ran(spec: &JobSpec) -> Option<XnvmeRan> {
+    if spec.ioengine != Backend::Xnvme {
+        return None;
+    }
+    let x = &spec.engine_options.xnvme;
+    let mut interfaces = format!("xnvme_async={}", x.async_iface.name());
+    if x.async_iface.uses_sync_interface() {
+        interfaces.push_str(&format!(", xnvme_sync={}", x.sync_iface.name()));
+    }
+    Some(XnvmeRan {
+        backend: crate::plan::backend(spec).name().to_string(),
+        interfaces,
+    })
 }
 
 /// fio's group ids: a stonewall or new_group after the first job starts a new one.

@@ -9,8 +9,8 @@
 use std::time::Duration;
 
 use ioscope_engine::{
-    AioOptions, Backend, NvmeOptions, Op, QueueConfig, Shape, TrimRange, UringOptions,
-    MAX_TRIM_RANGES,
+    xnvme_check_target_name, AioOptions, Backend, NvmeOptions, Op, QueueConfig, Shape, TrimRange,
+    UringOptions, XnvmeMapping, MAX_TRIM_RANGES,
 };
 use ioscope_job::{JobSpec, Parsed, VerifyMethod, WriteMode};
 use ioscope_stats::Clock;
@@ -24,7 +24,8 @@ const SAMPLE_MS: u64 = 500;
 /// What every worker of one job is built from.
 #[derive(Clone, Debug)]
 pub struct JobPlan {
-    /// The engine crate's backend (the faulty engine's is the one it wraps).
+    /// The engine crate's backend (the faulty engine's is the one it wraps;
+    /// the xnvme engine's, the one its interfaces map to).
     pub(crate) backend: Backend,
     /// The queue every worker builds: its buffers are aligned to the page
     /// here, to a target's logical block where that is larger, and faults
@@ -74,18 +75,23 @@ pub fn plan(parsed: &Parsed, readonly: bool) -> Result<Plan, RunError> {
 }
 
 fn plan_job(spec: &JobSpec) -> Result<JobPlan, String> {
+    let xnvme = xnvme_mapping(spec)?;
     let backend = backend(spec);
     check(spec, backend)?;
-    let depth = spec.iodepth.max(1);
-    let write_op = if spec.ioengine == Backend::IoUringCmd
-        && spec.engine_options.write_mode == WriteMode::Zeroes
-    {
-        Op::WriteZeroes {
-            deac: spec.engine_options.deac,
-        }
-    } else {
-        Op::Write
+    // An xnvme interface that issues fewer requests at once than the job's
+    // depth (emu: one) runs at that depth.
+    let depth = match xnvme.and_then(|m| m.max_depth) {
+        Some(max) => spec.iodepth.clamp(1, max.max(1)),
+        None => spec.iodepth.max(1),
     };
+    let write_op =
+        if backend == Backend::IoUringCmd && spec.engine_options.write_mode == WriteMode::Zeroes {
+            Op::WriteZeroes {
+                deac: spec.engine_options.deac,
+            }
+        } else {
+            Op::Write
+        };
     let reduce = spec.gtod_reduce;
     let looping = LoopConfig {
         depth,
@@ -113,7 +119,7 @@ fn plan_job(spec: &JobSpec) -> Result<JobPlan, String> {
         verify_async: spec.verify.async_threads,
     };
     let e = &spec.engine_options;
-    let queue = QueueConfig {
+    let mut queue = QueueConfig {
         depth,
         buffer_size: buffer_size(spec, &looping) as usize,
         buffer_align: page_size(),
@@ -140,6 +146,9 @@ fn plan_job(spec: &JobSpec) -> Result<JobPlan, String> {
         },
         fault: None,
     };
+    if let Some(mapping) = xnvme {
+        mapping.configure(&mut queue);
+    }
     Ok(JobPlan {
         backend,
         queue,
@@ -206,13 +215,23 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
         // The verify options themselves (interval, offset, pattern).
         ioscope_workload::Verifier::new(spec, 0)?;
     }
-    if spec.trim_verify.percentage > 0 && !backend.supports(Op::Trim) {
+    // A wrapper carries what it wraps only where it can itself (fio's
+    // xnvme engine sends reads and writes alone).
+    let carries = |op| backend.supports(op) && spec.ioengine.supports(op);
+    if spec.fsync > 0 && !carries(Op::Fsync) {
+        return Err(format!(
+            "fsync={} needs an engine that can flush; ioengine={} sends reads and writes only",
+            spec.fsync,
+            spec.ioengine.name()
+        ));
+    }
+    if spec.trim_verify.percentage > 0 && !carries(Op::Trim) {
         return Err(format!(
             "trim_percentage needs an engine that can trim; ioengine={} cannot",
             spec.ioengine.name()
         ));
     }
-    if spec.rw.kind.trims() && !backend.supports(Op::Trim) {
+    if spec.rw.kind.trims() && !carries(Op::Trim) {
         return Err(format!(
             "rw={} needs an engine that can deallocate (ioengine=io_uring_cmd: NVMe \
              Dataset Management); ioengine={} cannot",
@@ -270,12 +289,34 @@ fn check_num_range(spec: &JobSpec, backend: Backend) -> Result<(), String> {
 }
 
 /// The engine crate's backend for the job's ioengine.
-fn backend(spec: &JobSpec) -> Backend {
-    // The faulty engine is another engine's queue with faults injected.
+pub(crate) fn backend(spec: &JobSpec) -> Backend {
     match spec.ioengine {
+        // The faulty engine is another engine's queue with faults injected.
         Backend::Faulty => spec.engine_options.fault_engine.unwrap_or(Backend::Psync),
+        // The xnvme engine runs on the backend its interfaces name (the
+        // plan refused the settings that name none).
+        Backend::Xnvme => xnvme_mapping(spec)
+            .ok()
+            .flatten()
+            .map_or(Backend::Psync, |m| m.backend),
         engine => engine,
     }
+}
+
+/// For an xnvme job, the backend that runs it and how that is set; None
+/// for every other engine.
+pub(crate) fn xnvme_mapping(spec: &JobSpec) -> Result<Option<XnvmeMapping>, String> {
+    if spec.ioengine != Backend::Xnvme {
+        return Ok(None);
+    }
+    for name in &spec.filenames {
+        xnvme_check_target_name(name).map_err(|e| format!("ioengine=xnvme: {e}"))?;
+    }
+    let e = &spec.engine_options;
+    e.xnvme
+        .backend(spec.hipri, e.sqthread_poll)
+        .map(Some)
+        .map_err(|e| format!("ioengine=xnvme: {e}"))
 }
 
 /// Whether the job writes, trims or zeroes its targets. verify_only sends

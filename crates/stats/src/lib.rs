@@ -30,6 +30,6 @@ pub use notice::Notice;
 pub use punts::{PuntCounter, PuntTally, Punts, PuntsUncounted};
 pub use rate::RateSampler;
 pub use result::{
-    CpuAccounting, DirResult, JobHeader, JobResult, LatencyStat, RunResult, SyncResult,
+    CpuAccounting, DirResult, JobHeader, JobResult, LatencyStat, RunResult, SyncResult, XnvmeRan,
 };
 pub use summary::Summary;

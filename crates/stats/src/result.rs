@@ -69,6 +69,18 @@ pub struct JobHeader {
     /// Worker processes/threads this result stands for.
     pub numjobs: u32,
     pub thread: bool,
+    /// For `ioengine=xnvme`: the ioscope engine that ran the job, and the
+    /// xNVMe interfaces that chose it.
+    pub xnvme: Option<XnvmeRan>,
+}
+
+/// What ran an `ioengine=xnvme` job.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct XnvmeRan {
+    /// The ioengine name of the backend (`io_uring`).
+    pub backend: String,
+    /// The interfaces that named it (`xnvme_async=emu, xnvme_sync=psync`).
+    pub interfaces: String,
 }
 
 /// Latency of one kind (slat, clat or lat) for one direction, in nanoseconds.

@@ -8,7 +8,7 @@
 //! the rows here say how each option is written and applied.
 
 use super::{apply_defaults, Kind, OptionDef};
-use ioscope_engine::Backend;
+use ioscope_engine::{Backend, XnvmeAdmin, XnvmeAsync, XnvmeBe, XnvmeMem, XnvmeSync};
 
 use crate::spec::{EngineOptions, InjectedFault, WriteMode};
 use crate::values;
@@ -27,6 +27,96 @@ const WRITE_MODE_VALUES: &[(&str, &str)] = &[
         "verify",
         "Issue Verify commands for write operations (not supported yet)",
     ),
+];
+// The xnvme engine's values, with fio's HOWTO words.
+const XNVME_ASYNC_VALUES: &[(&str, &str)] = &[
+    (
+        "emu",
+        "Emulate asynchronous I/O by using a single thread to create a queue pair on top of a synchronous I/O interface (xnvme_sync)",
+    ),
+    (
+        "thrpool",
+        "Emulate an asynchronous I/O interface with a pool of userspace threads on top of a synchronous I/O interface (xnvme_sync)",
+    ),
+    (
+        "io_uring",
+        "Linux native asynchronous I/O interface which supports both direct and buffered I/O",
+    ),
+    (
+        "io_uring_cmd",
+        "Fast Linux native asynchronous I/O interface for NVMe pass through commands (/dev/ngXnY)",
+    ),
+    ("libaio", "Use Linux aio for Asynchronous I/O"),
+    (
+        "posix",
+        "Use the posix asynchronous I/O interface to perform one or more I/O operations asynchronously",
+    ),
+    (
+        "vfio",
+        "Use the user-space VFIO-based backend (libvfn; refused: ioscope has no user-space NVMe driver)",
+    ),
+    (
+        "spdk",
+        "Use SPDK's user-space NVMe driver (refused: ioscope has no user-space NVMe driver)",
+    ),
+    (
+        "nil",
+        "Do not transfer any data; just pretend to (for introspective performance evaluation)",
+    ),
+];
+const XNVME_SYNC_VALUES: &[(&str, &str)] = &[
+    (
+        "nvme",
+        "Use the Linux NVMe driver ioctl() for synchronous I/O",
+    ),
+    (
+        "psync",
+        "Use pread()/pwrite() (and their vectored forms) for synchronous I/O",
+    ),
+    (
+        "block",
+        "The same as psync, with Linux block layer ioctls for zone management",
+    ),
+];
+const XNVME_ADMIN_VALUES: &[(&str, &str)] = &[
+    (
+        "nvme",
+        "Use the Linux NVMe driver ioctl() for admin commands",
+    ),
+    (
+        "block",
+        "Use the Linux block layer ioctl() and sysfs for admin commands",
+    ),
+];
+const XNVME_MEM_VALUES: &[(&str, &str)] = &[
+    (
+        "posix",
+        "The default posix memory backend for the Linux NVMe driver",
+    ),
+    (
+        "hugepage",
+        "Use hugepages on hugetlbfs (not supported by ioscope yet)",
+    ),
+    (
+        "spdk",
+        "Use SPDK's memory allocator (refused: user-space driver)",
+    ),
+    (
+        "vfio",
+        "Use libvfn's memory allocator (refused: user-space driver)",
+    ),
+];
+const XNVME_BE_VALUES: &[(&str, &str)] = &[
+    (
+        "linux",
+        "Linux's kernel interfaces (the only backend ioscope has)",
+    ),
+    ("spdk", "SPDK's user-space NVMe driver (refused)"),
+    ("vfio", "libvfn's user-space NVMe driver (refused)"),
+    ("fbsd", "FreeBSD's interfaces (refused)"),
+    ("macos", "macOS's interfaces (refused)"),
+    ("windows", "Windows's interfaces (refused)"),
+    ("ramdisk", "xNVMe's RAM disk (refused)"),
 ];
 const FAULT_VALUES: &[(&str, &str)] = &[
     ("bitflip", "Flip one bit of a write's data"),
@@ -251,6 +341,123 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         },
         ..ENGINE
     },
+    // fio's xnvme engine (engines/xnvme.c), run on the backend its
+    // interfaces name. Values the engine crate cannot run are taken here
+    // and refused by the plan with the reason.
+    OptionDef {
+        name: "xnvme_async",
+        kind: Kind::Choice(XNVME_ASYNC_VALUES),
+        default: "emu",
+        help: "Select xNVMe async. interface: [emu,thrpool,io_uring,io_uring_cmd,libaio,posix,vfio,nil]",
+        apply: |s, v| {
+            s.spec.engine_options.xnvme.async_iface = v.pick(&[
+                ("emu", XnvmeAsync::Emu),
+                ("thrpool", XnvmeAsync::Thrpool),
+                ("io_uring", XnvmeAsync::IoUring),
+                ("io_uring_cmd", XnvmeAsync::IoUringCmd),
+                ("libaio", XnvmeAsync::Libaio),
+                ("posix", XnvmeAsync::Posix),
+                ("vfio", XnvmeAsync::Vfio),
+                ("spdk", XnvmeAsync::Spdk),
+                ("nil", XnvmeAsync::Nil),
+            ])?;
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
+        name: "xnvme_sync",
+        kind: Kind::Choice(XNVME_SYNC_VALUES),
+        default: "nvme",
+        help: "Select xNVMe sync. interface: [nvme,psync,block] (the I/O path of xnvme_async=emu and thrpool)",
+        apply: |s, v| {
+            s.spec.engine_options.xnvme.sync_iface = v.pick(&[
+                ("nvme", XnvmeSync::Nvme),
+                ("psync", XnvmeSync::Psync),
+                ("block", XnvmeSync::Block),
+            ])?;
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
+        name: "xnvme_admin",
+        kind: Kind::Choice(XNVME_ADMIN_VALUES),
+        default: "nvme",
+        help: "Select xNVMe admin. cmd-interface: [nvme,block]",
+        apply: |s, v| {
+            s.spec.engine_options.xnvme.admin =
+                v.pick(&[("nvme", XnvmeAdmin::Nvme), ("block", XnvmeAdmin::Block)])?;
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
+        name: "xnvme_dev_nsid",
+        kind: Kind::Int,
+        help: "xNVMe Namespace-Identifier, for user-space NVMe driver (ioscope: must be the device's own; 0 or unset: any)",
+        apply: |s, v| {
+            let nsid = v.uint(0)?;
+            s.spec.engine_options.xnvme.dev_nsid = (nsid != 0).then_some(nsid);
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
+        name: "xnvme_dev_subnqn",
+        kind: Kind::Text,
+        help: "Subsystem NQN for Fabrics (xNVMe's user-space fabrics initiator; a kernel device ignores it)",
+        apply: |s, v| {
+            s.spec.engine_options.xnvme.dev_subnqn = Some(v.text.to_string());
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
+        name: "xnvme_iovec",
+        kind: Kind::Flag,
+        help: "Send vectored IOs",
+        apply: |s, v| {
+            s.spec.engine_options.xnvme.iovec = v.bool()?;
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
+        name: "xnvme_mem",
+        kind: Kind::Choice(XNVME_MEM_VALUES),
+        default: "posix",
+        help: "Select xNVMe memory backend",
+        apply: |s, v| {
+            s.spec.engine_options.xnvme.mem = v.pick(&[
+                ("posix", XnvmeMem::Posix),
+                ("hugepage", XnvmeMem::Hugepage),
+                ("spdk", XnvmeMem::Spdk),
+                ("vfio", XnvmeMem::Vfio),
+            ])?;
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
+        name: "xnvme_be",
+        kind: Kind::Choice(XNVME_BE_VALUES),
+        default: "linux",
+        help: "Select xNVMe backend [spdk,linux,fbsd]",
+        apply: |s, v| {
+            s.spec.engine_options.xnvme.be = v.pick(&[
+                ("linux", XnvmeBe::Linux),
+                ("spdk", XnvmeBe::Spdk),
+                ("vfio", XnvmeBe::Vfio),
+                ("fbsd", XnvmeBe::Fbsd),
+                ("macos", XnvmeBe::Macos),
+                ("windows", XnvmeBe::Windows),
+                ("ramdisk", XnvmeBe::Ramdisk),
+            ])?;
+            Ok(())
+        },
+        ..ENGINE
+    },
     OptionDef {
         name: "fault",
         kind: Kind::Choice(FAULT_VALUES),
@@ -293,8 +500,11 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         // None as psync).
         apply: |s, v| {
             let inner = engine(v.text)?;
-            if inner == Backend::Faulty {
-                return Err("the faulty engine cannot wrap itself".to_string());
+            if inner.desc().kind == ioscope_engine::EngineKind::Wrapper {
+                return Err(format!(
+                    "the faulty engine cannot wrap ioengine={}, which has no queue of its own",
+                    inner.name()
+                ));
             }
             let default = engine(v.def.default)?;
             s.spec.engine_options.fault_engine = (inner != default).then_some(inner);

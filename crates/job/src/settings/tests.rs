@@ -270,7 +270,7 @@ fn engines() {
     );
     assert!(
         names.starts_with(&["sync", "psync", "vsync", "pvsync", "pvsync2", "null", "libaio"])
-            && names.ends_with(&["nop", "faulty"]),
+            && names.ends_with(&["nop", "faulty", "xnvme"]),
         "{names:?}"
     );
 }
