@@ -225,16 +225,7 @@ impl MmapQueue {
     /// Maps every descriptor in `fds` (indexed by [`Request::file`]). The
     /// descriptors may be closed afterwards: the mappings keep the files.
     pub fn new(config: &QueueConfig, fds: &[RawFd]) -> Result<MmapQueue, EngineError> {
-        if fds.is_empty() {
-            return Err(EngineError::Setup(
-                "the mmap backend needs at least one open file or device".into(),
-            ));
-        }
-        if let Some(fd) = fds.iter().find(|&&fd| fd < 0) {
-            return Err(EngineError::Setup(format!(
-                "file descriptor {fd} is not valid; open every target before building the queue"
-            )));
-        }
+        crate::queue::check_fds("mmap", fds)?;
         let buffers = SlotBuffers::new(config)?;
         let maps = fds
             .iter()

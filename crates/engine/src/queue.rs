@@ -2,6 +2,7 @@
 
 use std::io;
 
+use crate::error::EngineError;
 use crate::request::{Completion, Request};
 
 /// What happened to a request handed to [`Queue::submit`].
@@ -91,4 +92,20 @@ pub trait Queue {
 pub trait QueueUser {
     type Output;
     fn run<Q: Queue>(self, queue: Q) -> Self::Output;
+}
+
+/// What every queue over files checks of the descriptors it is built
+/// over: at least one, and none negative (a target left unopened).
+pub(crate) fn check_fds(engine: &str, fds: &[std::os::fd::RawFd]) -> Result<(), EngineError> {
+    if fds.is_empty() {
+        return Err(EngineError::Setup(format!(
+            "the {engine} backend needs at least one open file or device"
+        )));
+    }
+    if let Some(fd) = fds.iter().find(|&&fd| fd < 0) {
+        return Err(EngineError::Setup(format!(
+            "file descriptor {fd} is not valid; open every target before building the queue"
+        )));
+    }
+    Ok(())
 }

@@ -201,17 +201,7 @@ impl<C: SyncCalls> SyncQueue<C> {
     /// open as long as the queue is used. `config.hipri` matters only to
     /// [`Preadv2Pwritev2`], as fio's `hipri` option belongs to pvsync2.
     pub fn new(config: &QueueConfig, fds: &[RawFd]) -> Result<SyncQueue<C>, EngineError> {
-        if fds.is_empty() {
-            return Err(EngineError::Setup(format!(
-                "the {} backend needs at least one open file or device",
-                C::NAME
-            )));
-        }
-        if let Some(fd) = fds.iter().find(|&&fd| fd < 0) {
-            return Err(EngineError::Setup(format!(
-                "file descriptor {fd} is not valid; open every target before building the queue"
-            )));
-        }
+        crate::queue::check_fds(C::NAME, fds)?;
         let positions = if C::SEEKS {
             vec![UNKNOWN_POSITION; fds.len()].into_boxed_slice()
         } else {

@@ -66,13 +66,7 @@ impl VsyncQueue {
     /// A queue over `fds` (indexed by [`Request::file`]), which must stay
     /// open as long as the queue is used.
     pub fn new(config: &QueueConfig, fds: &[RawFd]) -> Result<VsyncQueue, EngineError> {
-        if fds.is_empty() || fds.iter().any(|&fd| fd < 0) {
-            return Err(EngineError::Setup(
-                "the vsync backend needs open files or devices; open every target before \
-                 building the queue"
-                    .into(),
-            ));
-        }
+        crate::queue::check_fds("vsync", fds)?;
         let depth = config.depth as usize;
         Ok(VsyncQueue {
             fds: fds.into(),

@@ -76,16 +76,7 @@ impl LibaioQueue {
     /// used, with the options in [`QueueConfig::aio`].
     pub fn new(config: &QueueConfig, fds: &[RawFd]) -> Result<LibaioQueue, EngineError> {
         let options = &config.aio;
-        if fds.is_empty() {
-            return Err(EngineError::Setup(
-                "the libaio backend needs at least one open file or device".into(),
-            ));
-        }
-        if let Some(fd) = fds.iter().find(|&&fd| fd < 0) {
-            return Err(EngineError::Setup(format!(
-                "file descriptor {fd} is not valid; open every target before building the queue"
-            )));
-        }
+        crate::queue::check_fds("libaio", fds)?;
         if config.hipri {
             return Err(EngineError::Refused {
                 what: format!(

@@ -100,16 +100,7 @@ impl PosixAioQueue {
     /// A queue of `config.depth` requests over `fds` (indexed by
     /// [`Request::file`]), which must stay open as long as the queue is used.
     pub fn new(config: &QueueConfig, fds: &[RawFd]) -> Result<PosixAioQueue, EngineError> {
-        if fds.is_empty() {
-            return Err(EngineError::Setup(
-                "the posixaio backend needs at least one open file or device".into(),
-            ));
-        }
-        if let Some(fd) = fds.iter().find(|&&fd| fd < 0) {
-            return Err(EngineError::Setup(format!(
-                "file descriptor {fd} is not valid; open every target before building the queue"
-            )));
-        }
+        crate::queue::check_fds("posixaio", fds)?;
         if config.hipri {
             return Err(EngineError::Refused {
                 what: format!(

@@ -100,16 +100,7 @@ impl UringQueue {
     /// `Send`, which makes the compiler hold to that.
     pub fn new(config: &QueueConfig, fds: &[RawFd]) -> Result<UringQueue, EngineError> {
         let opts = &config.uring;
-        if fds.is_empty() {
-            return Err(EngineError::Setup(
-                "the io_uring backend needs at least one open file or device".into(),
-            ));
-        }
-        if let Some(fd) = fds.iter().find(|&&fd| fd < 0) {
-            return Err(EngineError::Setup(format!(
-                "file descriptor {fd} is not valid; open every target before building the queue"
-            )));
-        }
+        crate::queue::check_fds("io_uring", fds)?;
         if config.hipri {
             check_iopoll_files(fds)?;
         }
