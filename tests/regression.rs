@@ -1,6 +1,7 @@
-//! Regressions of the issue "Trust": what ioscope once reported as a
-//! success although it did not happen (a run that did not do what was
-//! asked must never look like success), or refused although fio takes it.
+//! Regressions: what ioscope once reported as a success although it did
+//! not happen (a run that did not do what was asked must never look like
+//! success), refused although fio takes it, or refused too late or in the
+//! wrong words.
 //! Each test runs the built binary; the comment above it says what went
 //! wrong before.
 
@@ -764,4 +765,56 @@ fn a_file_shrunk_under_an_mmap_job_fails_the_job_not_the_process() {
         );
         assert!(stderr.contains("offset="), "{rw}: {stderr}");
     }
+}
+
+// Before: `--parse-only --ioengine=null --verify=md5 --rw=write` exited 0,
+// and the run of the same job was refused.
+#[test]
+fn parse_only_refuses_a_verify_on_a_diskless_engine() {
+    let err = parse_only(&[
+        "--name=x",
+        "--ioengine=null",
+        "--verify=md5",
+        "--rw=write",
+        "--size=1m",
+    ])
+    .assert_refused()
+    .to_string();
+    assert!(err.contains("verify needs an engine that stores"), "{err}");
+}
+
+// Before: a verify_offset that left no room for the header was refused
+// only in the worker, after the job's file had been laid out.
+#[test]
+fn bad_verify_options_are_refused_before_the_file_is_made() {
+    let dir = tempdir();
+    let target = dir.path().join("target");
+    let run = ioscope([
+        "--name=x",
+        "--rw=write",
+        "--size=1m",
+        "--verify=md5",
+        "--verify_interval=512",
+        "--verify_offset=500",
+        &format!("--filename={}", target.display()),
+    ])
+    .run();
+    let err = run.assert_refused();
+    assert!(err.contains("verify_offset=500"), "{err}");
+    assert!(!target.exists(), "the refused job made its file");
+}
+
+// Before: a layout refusal named the job twice ("job 'x': x: you need to
+// specify size=").
+#[test]
+fn a_layout_refusal_names_the_job_once() {
+    let dir = tempdir();
+    let run = ioscope(["--name=x", "--rw=read", "--filename=missing"])
+        .dir(dir.path())
+        .run();
+    let err = run.assert_refused();
+    assert!(
+        err.contains("job 'x': you need to specify size=") && !err.contains("x: you need"),
+        "{err}"
+    );
 }
