@@ -46,13 +46,11 @@ pub(crate) fn open(config: &QueueConfig, fds: &[RawFd]) -> Result<MmapQueue, Eng
 /// - a write that runs past the end fails with -EINVAL: a mapping cannot
 ///   extend a file (fio's mmap engine never extends files either);
 /// - a file shrunk by someone else while the queue lives raises SIGBUS at
-///   the next access to a lost page. A process-wide handler ([`sigbus`])
+///   the next access to a lost page. A process-wide SIGBUS handler
 ///   maps a zero page over it so the copy completes, and the request fails
 ///   with -EIO; every later request to that file fails the same way, since
 ///   the mapping no longer shows the file there. Checking for it costs one
 ///   atomic load per request.
-///
-/// [`sigbus`]: crate::sigbus
 ///
 /// The protection follows the descriptor's open mode: read-only
 /// descriptors are mapped PROT_READ and writes through them fail with

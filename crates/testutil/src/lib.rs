@@ -53,8 +53,8 @@
 //! # Shared helpers
 //!
 //! [`Zram`] (the `/dev/zram0` guard), [`resident_pages`], and with the
-//! `engine` feature the engine tests' [`queue_config`], [`open_rw`] and
-//! [`complete_one`].
+//! `engine` feature the engine tests' `queue_config`, `open_rw` and
+//! `complete_one`.
 
 mod pages;
 mod probe;
