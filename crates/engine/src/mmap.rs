@@ -8,7 +8,7 @@ use crate::buffer::SlotBuffers;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
-use crate::request::{Completion, Op, Request};
+use crate::request::{bad_request, Completion, Op, Request};
 use crate::sigbus::{self, Guard};
 use crate::target::{block_device_size, fstat};
 use crate::trim::{trim, TrimMethod};
@@ -328,16 +328,6 @@ impl Queue for MmapQueue {
     fn in_flight(&self) -> u32 {
         0
     }
-}
-
-/// A request the queue cannot carry out: a bug in the caller, reported
-/// rather than turned into a copy to memory the queue does not own.
-#[cold]
-fn bad_request(req: &Request, why: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!("request {req:?} {why}"),
-    )
 }
 
 #[cfg(test)]

@@ -148,6 +148,16 @@ pub fn describe_error(error: i64) -> String {
     }
 }
 
+/// A request a queue cannot carry out: a bug in the caller, reported rather
+/// than turned into I/O on memory or descriptors the queue does not own.
+#[cold]
+pub(crate) fn bad_request(req: &Request, why: &str) -> std::io::Error {
+    std::io::Error::new(
+        std::io::ErrorKind::InvalidInput,
+        format!("request {req:?} {why}"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,7 +10,7 @@ use crate::descriptor::{any_shape, data_ops, EngineDesc, EngineKind};
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
-use crate::request::{Completion, Op, Request};
+use crate::request::{bad_request, Completion, Op, Request};
 use crate::syscall::io_result;
 use crate::trim::{trim, TrimMethod};
 
@@ -321,16 +321,6 @@ impl<C: SyncCalls> Queue for SyncQueue<C> {
     fn in_flight(&self) -> u32 {
         0
     }
-}
-
-/// A request the queue cannot carry out: a bug in the caller, reported
-/// rather than turned into I/O on memory or descriptors the queue does not own.
-#[cold]
-fn bad_request(req: &Request, why: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!("request {req:?} {why}"),
-    )
 }
 
 #[cfg(test)]

@@ -21,7 +21,9 @@ use crate::nvme::{
 };
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
-use crate::request::{Completion, Op, Request, TrimRange, MAX_TRIM_RANGES, NVME_STATUS_BIAS};
+use crate::request::{
+    bad_request, Completion, Op, Request, TrimRange, MAX_TRIM_RANGES, NVME_STATUS_BIAS,
+};
 use crate::target::TargetKind;
 use crate::uring::{Ring, RingMode};
 
@@ -300,14 +302,6 @@ fn dsm_list_in_place(list: &mut [u8], count: u16, lba_shift: u32) -> Result<u64,
         total += u64::from(range.len);
     }
     Ok(total)
-}
-
-#[cold]
-fn bad_request(req: &Request, why: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!("request {req:?} {why}"),
-    )
 }
 
 impl Queue for UringCmdQueue {

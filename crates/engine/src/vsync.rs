@@ -13,7 +13,7 @@ use crate::descriptor::{any_shape, data_ops, EngineDesc, EngineKind};
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
-use crate::request::{Completion, Op, Request};
+use crate::request::{bad_request, Completion, Op, Request};
 use crate::syscall::{errno, io_result};
 use crate::trim::{trim, TrimMethod};
 
@@ -221,15 +221,6 @@ impl Queue for VsyncQueue {
     fn in_flight(&self) -> u32 {
         (self.gathered.slots.len() + self.done.len()) as u32
     }
-}
-
-/// A request the queue cannot carry out: a bug in the caller.
-#[cold]
-fn bad_request(req: &Request, why: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!("request {req:?} {why}"),
-    )
 }
 
 #[cfg(test)]

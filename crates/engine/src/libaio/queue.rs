@@ -14,7 +14,7 @@ use crate::buffer::SlotBuffers;
 use crate::error::{Advice, EngineError, Knob};
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
-use crate::request::{Completion, Op, Request};
+use crate::request::{bad_request, Completion, Op, Request};
 use crate::trim::{trim, TrimMethod};
 
 /// fio's `libaio` engine: requests are prepared by [`Queue::submit`], sent
@@ -422,16 +422,6 @@ impl Queue for LibaioQueue {
     fn calls(&self) -> (u64, u64) {
         (self.submit_calls, self.reap_calls)
     }
-}
-
-/// A request the queue cannot carry out: a bug in the caller, reported
-/// rather than turned into I/O on memory or descriptors the queue does not own.
-#[cold]
-pub(super) fn bad_request(req: &Request, why: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!("request {req:?} {why}"),
-    )
 }
 
 #[cold]

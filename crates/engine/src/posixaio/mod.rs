@@ -40,7 +40,7 @@ use crate::descriptor::{any_shape, data_ops, EngineDesc, EngineKind};
 use crate::error::{Advice, EngineError, Knob};
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
-use crate::request::{Completion, Op, Request};
+use crate::request::{bad_request, Completion, Op, Request};
 use crate::trim::{trim, TrimMethod};
 
 pub(crate) static POSIXAIO: EngineDesc = EngineDesc {
@@ -317,16 +317,6 @@ impl Drop for PosixAioQueue {
         // and no request uses one any more.
         drop(unsafe { Box::from_raw(blocks) });
     }
-}
-
-/// A request the queue cannot carry out: a bug in the caller, reported
-/// rather than turned into I/O on memory or descriptors the queue does not own.
-#[cold]
-fn bad_request(req: &Request, why: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!("request {req:?} {why}"),
-    )
 }
 
 #[cold]

@@ -13,7 +13,7 @@ use crate::buffer::SlotBuffers;
 use crate::error::{Advice, EngineError, Knob};
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
-use crate::request::{Completion, Op, Request};
+use crate::request::{bad_request, Completion, Op, Request};
 use crate::syscall::io_result;
 use crate::trim::{trim, TrimMethod};
 
@@ -28,16 +28,6 @@ pub(super) fn queue_full(depth: u32) -> io::Error {
     io::Error::other(format!(
         "io_uring queue full: {depth} requests in flight at depth {depth}; reap before submitting more"
     ))
-}
-
-/// A request the queue cannot carry out: a bug in the caller, reported
-/// rather than turned into I/O on memory or descriptors the queue does not own.
-#[cold]
-pub(super) fn bad_request(req: &Request, why: &str) -> io::Error {
-    io::Error::new(
-        io::ErrorKind::InvalidInput,
-        format!("request {req:?} {why}"),
-    )
 }
 
 /// Builds one entry with either a plain fd or a registered-file index.
