@@ -3,6 +3,7 @@
 //! (every other `--key=value`, handed to the job parser in order).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{bail, Context};
 use ioscope_report::Format;
@@ -28,6 +29,8 @@ pub struct Args {
     pub formats: Vec<Format>,
     pub output: Option<PathBuf>,
     pub eta: Eta,
+    /// `--status-interval`: a full report this often while the run goes on.
+    pub status_interval: Option<Duration>,
     pub parse_only: bool,
     /// `--readonly`: refuse every job that writes or trims.
     pub readonly: bool,
@@ -48,7 +51,6 @@ const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
     "showcmd",
     "eta-newline",
     "eta-interval",
-    "status-interval",
     "max-jobs",
     "server",
     "daemonize",
@@ -74,6 +76,8 @@ Runs fio job files and fio-style command-line jobs.
   --output=FILE          write the results to FILE instead of stdout
   --output-format=LIST   normal, json, json+ (comma-separated for several)
   --eta=WHEN             the live status line: auto (default), always, never
+  --status-interval=T    a full report of the run so far every T (seconds,
+                         or with a unit: 500ms, 2s, 1m); SIGUSR1 asks for one
   --parse-only           check the job files and options, run nothing
   --readonly             refuse every job that writes or trims (a safety check)
   --warnings-fatal       fail (exit 1) when the run has any notice, and print
@@ -94,6 +98,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
         formats: vec![Format::Normal],
         output: None,
         eta: Eta::Auto,
+        status_interval: None,
         parse_only: false,
         readonly: false,
         warnings_fatal: false,
@@ -125,6 +130,9 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             "output" => out.output = Some(PathBuf::from(value_of(name)?)),
             "output-format" => out.formats = parse_formats(&value_of(name)?)?,
             "eta" => out.eta = parse_eta(&value_of(name)?)?,
+            "status-interval" => {
+                out.status_interval = Some(parse_status_interval(&value_of(name)?)?)
+            }
             "section" => out.job_input.sections.push(value_of(name)?),
             "parse-only" => out.parse_only = true,
             "readonly" => out.readonly = true,
@@ -166,6 +174,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "output",
     "output-format",
     "eta",
+    "status-interval",
     "section",
     "parse-only",
     "readonly",
@@ -204,6 +213,17 @@ fn parse_formats(list: &str) -> anyhow::Result<Vec<Format>> {
         }
     }
     Ok(formats)
+}
+
+/// fio's `--status-interval`: a time, in seconds without a unit, of at
+/// least a millisecond (fio's "status interval too small" below that).
+fn parse_status_interval(value: &str) -> anyhow::Result<Duration> {
+    let us = ioscope_job::time_us(value, 1_000_000)
+        .map_err(|e| anyhow::anyhow!("--status-interval: {e}"))?;
+    if us < 1000 {
+        bail!("--status-interval: '{value}' is too short (at least 1ms)");
+    }
+    Ok(Duration::from_millis(us / 1000))
 }
 
 fn parse_eta(value: &str) -> anyhow::Result<Eta> {
@@ -281,6 +301,33 @@ mod tests {
             a.job_input.cli_options,
             vec!["--hugepage-size=2m", "--name=x"]
         );
+    }
+
+    #[test]
+    fn status_interval_takes_a_time_of_at_least_a_millisecond() {
+        assert_eq!(args(&["--name=x"]).unwrap().status_interval, None);
+        let interval = |v: &str| args(&[v, "--name=x"]).map(|a| a.status_interval);
+        assert_eq!(
+            interval("--status-interval=2").unwrap(),
+            Some(Duration::from_secs(2))
+        );
+        assert_eq!(
+            interval("--status-interval=500ms").unwrap(),
+            Some(Duration::from_millis(500))
+        );
+        assert_eq!(
+            interval("--status-interval=1m").unwrap(),
+            Some(Duration::from_secs(60))
+        );
+        let a = args(&["--status-interval", "3s", "--name=x"]).unwrap();
+        assert_eq!(a.status_interval, Some(Duration::from_secs(3)));
+        assert_eq!(a.job_input.cli_options, vec!["--name=x"]);
+        for bad in ["--status-interval=0", "--status-interval=999us"] {
+            let e = interval(bad).unwrap_err().to_string();
+            assert!(e.contains("--status-interval") && e.contains("1ms"), "{e}");
+        }
+        let e = interval("--status-interval=soon").unwrap_err().to_string();
+        assert!(e.contains("--status-interval") && e.contains("soon"), "{e}");
     }
 
     #[test]

@@ -80,13 +80,28 @@ fn run() -> anyhow::Result<ExitCode> {
         eta: args.eta,
         layout_lines: normal && args.output.is_none(),
         stdout_is_data: args.output.is_none() && !normal,
+        status_interval: args.status_interval,
     };
-    let result = ioscope_run::run(&parsed, &plan, &options)?;
+    // Reports while the run goes on (--status-interval, SIGUSR1) go where
+    // the final one goes; the first that cannot be written is the run's
+    // write error, and no more are tried.
+    let mut interim_failed = None;
+    let mut interim = |so_far: &ioscope_stats::RunResult| {
+        if interim_failed.is_none() {
+            interim_failed = out
+                .write(&ioscope_report::render(so_far, &args.formats))
+                .err();
+        }
+    };
+    let result = ioscope_run::run(&parsed, &plan, &options, &mut interim)?;
     // What ran is reported even when the run was cut short, its notices
     // with it. Why it was aborted goes to stderr even when the report could
     // not be written; the exit status then tells of the lost report, the
     // worse news.
-    let written = out.write(&ioscope_report::render(&result, &args.formats));
+    let written = match interim_failed {
+        Some(e) => Err(e),
+        None => out.write(&ioscope_report::render(&result, &args.formats)),
+    };
     if let Some(why) = &result.aborted {
         output::warn(&format!("ioscope: {why}"));
     }

@@ -16,7 +16,9 @@ const CLOSED_PIPE: u8 = 141;
 
 /// A place to write results to.
 pub struct Output {
-    to: Box<dyn Write>,
+    /// Send: reports while the run goes on are written from its status
+    /// thread.
+    to: Box<dyn Write + Send>,
     name: String,
 }
 

@@ -144,6 +144,12 @@ pub fn engines_table() -> String {
     docs::engines_table()
 }
 
+/// A time as fio's program options take it (`--status-interval`): fio's
+/// units, a plain number in `default_us` microseconds. In microseconds.
+pub fn time_us(text: &str, default_us: u64) -> Result<u64, String> {
+    values::time_us(text, default_us)
+}
+
 /// The text of `--cmdhelp=NAME` (`all` lists every option).
 pub fn cmdhelp(name: &str) -> Result<String, ParseError> {
     cmdhelp::cmdhelp(name)

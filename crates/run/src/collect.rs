@@ -23,9 +23,11 @@ pub(crate) struct Finished {
     pub elapsed_ms: u64,
 }
 
-pub(crate) fn build(
+/// The report of the `finished` workers (the final one, or one while the
+/// run goes on from the workers' snapshots).
+pub(crate) fn build<'a>(
     parsed: &Parsed,
-    finished: Vec<Finished>,
+    finished: impl IntoIterator<Item = &'a Finished>,
     disks: Vec<DiskUtil>,
     clock: &Clock,
     process: ThreadCpu,
@@ -39,7 +41,7 @@ pub(crate) fn build(
     let mut last_merges = false;
     for f in finished {
         let spec = &parsed.jobs[f.job];
-        let result = worker_result(parsed, &f, clock);
+        let result = worker_result(parsed, f, clock);
         cpu.workers_ns += result.cpu.user_ns + result.cpu.sys_ns;
         cpu.helpers.add(&result.helper_cpu);
         let merge = spec.group_reporting

@@ -1,5 +1,6 @@
 //! Disk statistics of the devices under the jobs' files, read before the
-//! first phase that uses each device and after the last phase.
+//! first phase that uses each device and after the last phase (or for a
+//! report while the run goes on).
 
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
@@ -37,13 +38,13 @@ impl DiskTracker {
     }
 
     /// What each tracked device did since it was first seen.
-    pub fn finish(self) -> Vec<DiskUtil> {
+    pub fn so_far(&self) -> Vec<DiskUtil> {
         self.devices
-            .into_iter()
+            .iter()
             .filter_map(|(before, since)| {
                 let after = DiskSnapshot::read(&before.name).ok()?;
                 Some(DiskUtil::between(
-                    &before,
+                    before,
                     &after,
                     since.elapsed().as_millis() as u64,
                 ))

@@ -21,6 +21,7 @@ mod plan;
 mod progress;
 mod signal;
 mod start_gate;
+mod status;
 mod verify;
 mod verify_async;
 mod worker;
@@ -32,6 +33,7 @@ pub use progress::Eta;
 
 use ioscope_job::Parsed;
 use ioscope_stats::RunResult;
+use std::time::Duration;
 
 /// How a run reports while it runs.
 #[derive(Clone, Debug)]
@@ -43,12 +45,22 @@ pub struct RunOptions {
     /// stdout carries a machine-read format (JSON): the status line, when
     /// asked for, goes to stderr, and `Eta::Auto` shows none.
     pub stdout_is_data: bool,
+    /// A report of the run so far every so often (fio's
+    /// `--status-interval`).
+    pub status_interval: Option<Duration>,
 }
 
 /// Runs every job as `plan` (from [`plan()`] of the same jobs) says and
-/// returns what was measured.
-pub fn run(parsed: &Parsed, plan: &Plan, options: &RunOptions) -> Result<RunResult, RunError> {
-    phases::run_all(parsed, plan, options)
+/// returns what was measured. `report` gets a report of the run so far
+/// every `options.status_interval`, and whenever the process gets SIGUSR1
+/// (fio's reports while it runs), from another thread.
+pub fn run(
+    parsed: &Parsed,
+    plan: &Plan,
+    options: &RunOptions,
+    report: &mut (dyn FnMut(&RunResult) + Send),
+) -> Result<RunResult, RunError> {
+    phases::run_all(parsed, plan, options, report)
 }
 
 /// Writes an error of a failed job to stderr, as fio does (the notices go

@@ -22,6 +22,7 @@ use crate::files::{self, WorkerFile};
 use crate::plan::Plan;
 use crate::progress::{self, Eta, WorkerProgress, WorkerShape};
 use crate::start_gate::StartGate;
+use crate::status::{PhaseView, StatusTimer};
 use crate::worker::{run_worker, Shared, WorkerId};
 use crate::{signal, warn, RunOptions};
 
@@ -111,8 +112,10 @@ pub(crate) fn run_all(
     parsed: &Parsed,
     plan: &Plan,
     options: &RunOptions,
+    report: &mut (dyn FnMut(&RunResult) + Send),
 ) -> Result<RunResult, RunError> {
     signal::install();
+    let mut timer = StatusTimer::new(options.status_interval);
     let cpu_start = process_cpu();
     let clock = Clock::new(clock_source(&parsed.jobs));
     // What the user should know beside the numbers, in the order found.
@@ -231,11 +234,36 @@ pub(crate) fn run_all(
                 .iter()
                 .any(|(j, _, _)| plan.jobs[*j].backend.uses_io_uring());
             let sampler = rings.then(|| s.spawn(|| sample_helpers(&helpers, &done)));
-            let outcomes: Vec<_> = handles
-                .into_iter()
-                .map(|h| h.join().expect("worker threads do not panic"))
+            let view = PhaseView {
+                parsed,
+                earlier: &finished,
+                workers: workers
+                    .iter()
+                    .zip(&progresses)
+                    .map(|((j, _, _), p)| (*j, groups[*j], p))
+                    .collect(),
+                helpers: &helpers,
+                disks: &disks,
+                clock,
+                phase_start,
+                cpu_start,
+                notices: &notices,
+            };
+            let (timer, report, done) = (&mut timer, &mut *report, &done);
+            let status = s.spawn(move || view.watch(done, timer, report));
+            for h in handles {
+                h.join().expect("worker threads do not panic");
+            }
+            let outcomes: Vec<_> = progresses
+                .iter()
+                .map(|p| {
+                    p.status
+                        .take_outcome()
+                        .expect("every worker leaves its outcome")
+                })
                 .collect();
             done.store(true, Ordering::Relaxed);
+            status.join().expect("the status reports do not panic");
             if let Some(sampler) = sampler {
                 sampler.join().expect("the helper sampler does not panic");
             }
@@ -311,7 +339,7 @@ pub(crate) fn run_all(
         }
     }
     let process = process_cpu().since(&cpu_start);
-    let mut result = collect::build(parsed, finished, disks.finish(), &clock, process);
+    let mut result = collect::build(parsed, &finished, disks.so_far(), &clock, process);
     result.aborted = aborted;
     result.interrupted = signal::caught();
     notices.extend(result.cpu.helpers.punts.notice());

@@ -8,6 +8,8 @@ use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::status::StatusSlot;
+
 /// fio's `--eta`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Eta {
@@ -33,13 +35,15 @@ pub(crate) struct WorkerProgress {
     pub bytes: [AtomicU64; 2],
     pub ios: [AtomicU64; 2],
     phase: AtomicU8,
+    /// Where the worker answers requests for its stats so far.
+    pub status: StatusSlot,
 }
 
 impl WorkerProgress {
     pub fn set_phase(&self, phase: Phase) {
         self.phase.store(phase as u8, Ordering::Relaxed);
     }
-    fn phase(&self) -> Phase {
+    pub fn phase(&self) -> Phase {
         match self.phase.load(Ordering::Relaxed) {
             0 => Phase::Starting,
             1 => Phase::Running,

@@ -3,10 +3,13 @@
 //! reported, and the run says which signal stopped it. The handler restores
 //! the default action, so a second Ctrl-C kills the process.
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
 /// The signal that asked the run to stop; 0 while none has.
 static CAUGHT: AtomicI32 = AtomicI32::new(0);
+
+/// Set by SIGUSR1 until the status thread reports.
+static STATUS_ASKED: AtomicBool = AtomicBool::new(false);
 
 extern "C" fn on_signal(sig: libc::c_int) {
     CAUGHT.store(sig, Ordering::Relaxed);
@@ -17,14 +20,25 @@ extern "C" fn on_signal(sig: libc::c_int) {
     }
 }
 
-/// Installs the handler for SIGINT and SIGTERM.
+extern "C" fn on_status_signal(_: libc::c_int) {
+    STATUS_ASKED.store(true, Ordering::Relaxed);
+}
+
+/// Installs the handlers for SIGINT, SIGTERM and SIGUSR1.
 pub(crate) fn install() {
     let handler = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    // SAFETY: the handler only touches an atomic and calls signal().
+    let status = on_status_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    // SAFETY: the handlers only touch an atomic and call signal().
     unsafe {
         libc::signal(libc::SIGINT, handler);
         libc::signal(libc::SIGTERM, handler);
+        libc::signal(libc::SIGUSR1, status);
     }
+}
+
+/// True once per SIGUSR1 (or several that came together).
+pub(crate) fn take_status_request() -> bool {
+    STATUS_ASKED.swap(false, Ordering::Relaxed)
 }
 
 /// True once the user asked the run to stop.

@@ -18,7 +18,9 @@ use crate::signal;
 use crate::start_gate::Ticket;
 use crate::verify::VerifyLog;
 
-/// What one worker brought back.
+/// What one worker brought back (or, in a report while it runs, what it
+/// has so far).
+#[derive(Clone)]
 pub(crate) struct WorkerOutcome {
     /// The worker thread's id: io_uring names its helper threads after it.
     pub tid: i32,
@@ -47,7 +49,9 @@ pub(crate) struct Shared<'a> {
     pub helpers: &'a HelperTracker,
 }
 
-/// Runs worker `id` of `spec` over `files`, as `plan` says.
+/// Runs worker `id` of `spec` over `files`, as `plan` says, and leaves its
+/// outcome in `progress.status` (where reports while the run goes on find
+/// it too).
 pub(crate) fn run_worker(
     spec: &JobSpec,
     plan: &JobPlan,
@@ -56,14 +60,14 @@ pub(crate) fn run_worker(
     shared: &Shared,
     progress: &WorkerProgress,
     ticket: Ticket,
-) -> WorkerOutcome {
+) {
     let stop = shared.stop;
     let outcome = run_inner(spec, plan, id, files, shared, progress, ticket);
+    progress.status.close(outcome);
     progress.set_phase(Phase::Done);
     if spec.exitall {
         stop.store(true, Ordering::Relaxed);
     }
-    outcome
 }
 
 fn run_inner(

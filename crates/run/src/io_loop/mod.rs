@@ -28,6 +28,7 @@ use ioscope_workload::{BufferFiller, Workload};
 use crate::progress::WorkerProgress;
 use crate::signal;
 use crate::start_gate::Ticket;
+use crate::worker::WorkerOutcome;
 use crate::verify::VerifyLog;
 use crate::verify_async::AsyncChecks;
 
@@ -119,6 +120,9 @@ impl QueueUser for IoLoop<'_> {
             if signal::interrupted() || self.stop.load(Ordering::Relaxed) {
                 stopped = true;
                 break;
+            }
+            if self.progress.status.asked() {
+                self.answer_status(&ledger, cpu_start);
             }
             if fill.writing && deadline.is_some_and(|d| now >= d) {
                 // The runtime bounds the workload; a verify phase still
@@ -300,6 +304,23 @@ impl IoLoop<'_> {
         }
         self.punts.restart();
         cpu_start
+    }
+
+    /// Hands the status thread a copy of the stats so far, as the end of
+    /// the loop would report them (sampling intervals still open stay
+    /// out, as in fio's reports while it runs).
+    #[cold]
+    fn answer_status(&mut self, ledger: &Ledger, cpu_start: ThreadCpu) {
+        let mut stats = ledger.stats.clone();
+        stats.end = self.clock.now();
+        stats.cpu = ThreadCpu::now().since(&cpu_start);
+        stats.punts = self.punts.punts();
+        self.progress.status.answer(WorkerOutcome {
+            tid: current_tid(),
+            errno: stats.failure.as_ref().map_or(0, |f| f.errno),
+            stats: Some(stats),
+            message: None,
+        });
     }
 
     /// The loop's totals once nothing is in flight: the end time, the CPU
