@@ -170,7 +170,10 @@ fn the_reports_match_fios_in_number_and_shape() {
     // Every field fio writes in its reports is in ours (ioscope adds some).
     for (o, t) in ours.iter().zip(&theirs) {
         let missing: Vec<_> = shape_of(t).difference(&shape_of(o)).cloned().collect();
-        assert!(missing.is_empty(), "fields fio has and ioscope lacks: {missing:?}");
+        assert!(
+            missing.is_empty(),
+            "fields fio has and ioscope lacks: {missing:?}"
+        );
     }
 }
 
@@ -196,7 +199,11 @@ fn sigusr1_asks_for_a_report() {
     assert!(out.status.success(), "{}\n{stdout}\n{stderr}", out.status);
     assert!(stderr.is_empty(), "{stderr}");
     let docs = documents(&stdout);
-    assert_eq!(docs.len(), 2, "one report for the signal, then the final one");
+    assert_eq!(
+        docs.len(),
+        2,
+        "one report for the signal, then the final one"
+    );
     assert!(0 < read_bytes(&docs[0]) && read_bytes(&docs[0]) < read_bytes(&docs[1]));
 }
 

@@ -143,12 +143,13 @@ pub(crate) fn run_all(
     let to_stderr = options.stdout_is_data;
 
     let mut aborted = None;
-    'phases: for phase in phases(&parsed.jobs) {
+    let all_phases = phases(&parsed.jobs);
+    'phases: for (k, phase) in all_phases.iter().enumerate() {
         if signal::interrupted() || stop.load(Ordering::Relaxed) {
             break;
         }
         let mut workers: Vec<(usize, WorkerId, Vec<WorkerFile>)> = Vec::new();
-        for &j in &phase {
+        for &j in phase {
             let spec = &parsed.jobs[j];
             for w in 0..spec.numjobs.max(1) {
                 let id = WorkerId {
@@ -241,6 +242,14 @@ pub(crate) fn run_all(
                     .iter()
                     .zip(&progresses)
                     .map(|((j, _, _), p)| (*j, groups[*j], p))
+                    .collect(),
+                // fio shows the jobs still to come, with nothing done yet.
+                later: all_phases[k + 1..]
+                    .iter()
+                    .flatten()
+                    .flat_map(|&j| {
+                        std::iter::repeat_n((j, groups[j]), parsed.jobs[j].numjobs.max(1) as usize)
+                    })
                     .collect(),
                 helpers: &helpers,
                 disks: &disks,

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use ioscope_job::Parsed;
-use ioscope_stats::{process_cpu, Clock, HelperTracker, Notice, RunResult, ThreadCpu};
+use ioscope_stats::{process_cpu, Clock, HelperCpu, HelperTracker, Notice, RunResult, ThreadCpu};
 
 use crate::collect::{self, Finished};
 use crate::disks::DiskTracker;
@@ -129,6 +129,8 @@ pub(crate) struct PhaseView<'a> {
     pub earlier: &'a [Finished],
     /// This phase's workers: job index, group id, and what they publish.
     pub workers: Vec<(usize, u32, &'a WorkerProgress)>,
+    /// The workers of later phases: job index and group id.
+    pub later: Vec<(usize, u32)>,
     pub helpers: &'a HelperTracker,
     pub disks: &'a DiskTracker,
     pub clock: Clock,
@@ -185,16 +187,17 @@ impl PhaseView<'_> {
             }
         }
         let elapsed_ms = self.phase_start.elapsed().as_millis() as u64;
-        let current: Vec<Finished> = self
+        let nothing = WorkerOutcome {
+            tid: 0,
+            errno: 0,
+            stats: None,
+            message: None,
+        };
+        let mut current: Vec<Finished> = self
             .workers
             .iter()
             .map(|&(job, groupid, p)| {
-                let snap = p.status.lock().clone().unwrap_or(WorkerOutcome {
-                    tid: 0,
-                    errno: 0,
-                    stats: None,
-                    message: None,
-                });
+                let snap = p.status.lock().clone().unwrap_or(nothing.clone());
                 let stats = snap.stats.as_ref();
                 let mut helper_cpu = self
                     .helpers
@@ -210,6 +213,13 @@ impl PhaseView<'_> {
                 }
             })
             .collect();
+        current.extend(self.later.iter().map(|&(job, groupid)| Finished {
+            job,
+            groupid,
+            outcome: nothing.clone(),
+            helper_cpu: HelperCpu::default(),
+            elapsed_ms: 0,
+        }));
         let mut result = collect::build(
             self.parsed,
             self.earlier.iter().chain(&current),

@@ -28,9 +28,9 @@ use ioscope_workload::{BufferFiller, Workload};
 use crate::progress::WorkerProgress;
 use crate::signal;
 use crate::start_gate::Ticket;
-use crate::worker::WorkerOutcome;
 use crate::verify::VerifyLog;
 use crate::verify_async::AsyncChecks;
+use crate::worker::WorkerOutcome;
 
 mod config;
 mod fill;
