@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context};
-use ioscope_report::Format;
+use ioscope_report::{Format, TerseVersion};
 use ioscope_run::Eta;
 
 /// What the user asked for.
@@ -40,9 +40,6 @@ pub struct Args {
 /// rather than mistaken for job options.
 const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
     "debug",
-    "minimal",
-    "append-terse",
-    "terse-version",
     "latency-log",
     "bandwidth-log",
     "showcmd",
@@ -72,7 +69,10 @@ usage: ioscope [options] [job files] [job options]
 Runs fio job files and fio-style command-line jobs.
 
   --output=FILE          write the results to FILE instead of stdout
-  --output-format=LIST   normal, json, json+ (comma-separated for several)
+  --output-format=LIST   normal, terse, json, json+ (comma-separated for several)
+  --minimal              terse output only (--output-format=terse)
+  --append-terse         add terse output to the formats given so far
+  --terse-version=N      the terse line's version: 2, 3 (default), 4 or 5
   --eta=WHEN             the live status line: auto (default), always, never
   --parse-only           check the job files and options, run nothing
   --readonly             refuse every job that writes or trims (a safety check)
@@ -99,6 +99,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
         warnings_fatal: false,
         job_input: ioscope_job::ParseInput::default(),
     };
+    let mut terse_version = TerseVersion::default();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let Some(opt) = arg
@@ -124,6 +125,12 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
         match name {
             "output" => out.output = Some(PathBuf::from(value_of(name)?)),
             "output-format" => out.formats = parse_formats(&value_of(name)?)?,
+            // As in fio: --minimal replaces the formats given so far,
+            // --append-terse adds terse to them, and a later
+            // --output-format replaces either.
+            "minimal" => out.formats = vec![Format::Terse(terse_version)],
+            "append-terse" => add_format(&mut out.formats, Format::Terse(terse_version)),
+            "terse-version" => terse_version = parse_terse_version(&value_of(name)?)?,
             "eta" => out.eta = parse_eta(&value_of(name)?)?,
             "section" => out.job_input.sections.push(value_of(name)?),
             "parse-only" => out.parse_only = true,
@@ -143,6 +150,12 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             }
             _ if arg.starts_with("--") => out.job_input.cli_options.push(arg),
             _ => bail!("unknown option {arg}; run ioscope --help for the program options"),
+        }
+    }
+    // fio's terse_version applies wherever it stands among the options.
+    for f in &mut out.formats {
+        if let Format::Terse(v) = f {
+            *v = terse_version;
         }
     }
     Ok(out)
@@ -165,6 +178,9 @@ pub fn doc(page: &str) -> anyhow::Result<String> {
 const PROGRAM_OPTIONS: &[&str] = &[
     "output",
     "output-format",
+    "minimal",
+    "append-terse",
+    "terse-version",
     "eta",
     "section",
     "parse-only",
@@ -194,16 +210,31 @@ fn parse_formats(list: &str) -> anyhow::Result<Vec<Format>> {
             "normal" => Format::Normal,
             "json" => Format::Json,
             "json+" => Format::JsonPlus,
-            "terse" => bail!("--output-format=terse is not supported by ioscope yet"),
-            other => {
-                bail!("--output-format: unknown format '{other}' (expected normal, json or json+)")
-            }
+            // fio's aliases for terse.
+            "terse" | "minimal" | "csv" => Format::Terse(TerseVersion::default()),
+            other => bail!(
+                "--output-format: unknown format '{other}' (expected normal, terse, json or json+)"
+            ),
         };
-        if !formats.contains(&format) {
-            formats.push(format);
-        }
+        add_format(&mut formats, format);
     }
     Ok(formats)
+}
+
+fn add_format(formats: &mut Vec<Format>, format: Format) {
+    if !formats.contains(&format) {
+        formats.push(format);
+    }
+}
+
+fn parse_terse_version(value: &str) -> anyhow::Result<TerseVersion> {
+    value
+        .parse()
+        .ok()
+        .and_then(TerseVersion::new)
+        .with_context(|| {
+            format!("--terse-version: '{value}' is not a terse version (expected 2, 3, 4 or 5)")
+        })
 }
 
 fn parse_eta(value: &str) -> anyhow::Result<Eta> {
@@ -256,13 +287,58 @@ mod tests {
 
     #[test]
     fn unsupported_program_options_are_refused_by_name() {
-        let e = args(&["--minimal"]).unwrap_err().to_string();
+        let e = args(&["--daemonize"]).unwrap_err().to_string();
         assert!(
-            e.contains("--minimal") && e.contains("not supported"),
+            e.contains("--daemonize") && e.contains("not supported"),
             "{e}"
         );
         let e = args(&["--output-format=xml"]).unwrap_err().to_string();
         assert!(e.contains("xml"), "{e}");
+    }
+
+    #[test]
+    fn terse_formats_combine_as_in_fio() {
+        let terse = |v| Format::Terse(TerseVersion::new(v).unwrap());
+        assert_eq!(args(&["--minimal"]).unwrap().formats, vec![terse(3)]);
+        assert_eq!(
+            args(&["--append-terse", "--terse-version=5"])
+                .unwrap()
+                .formats,
+            vec![Format::Normal, terse(5)]
+        );
+        assert_eq!(
+            args(&["--output-format=json", "--append-terse"])
+                .unwrap()
+                .formats,
+            vec![Format::Json, terse(3)]
+        );
+        // A later --output-format replaces what --minimal chose.
+        assert_eq!(
+            args(&[
+                "--terse-version",
+                "2",
+                "--minimal",
+                "--output-format=csv,normal"
+            ])
+            .unwrap()
+            .formats,
+            vec![terse(2), Format::Normal]
+        );
+        assert_eq!(
+            args(&["--output-format=normal,minimal,terse"])
+                .unwrap()
+                .formats,
+            vec![Format::Normal, terse(3)]
+        );
+        for bad in ["1", "6", "x", ""] {
+            let e = args(&[&format!("--terse-version={bad}")])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("--terse-version") && e.contains("2, 3, 4 or 5"),
+                "{e}"
+            );
+        }
     }
 
     #[test]
