@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{bail, Context};
-use ioscope_report::Format;
+use ioscope_report::{Format, TerseVersion};
 use ioscope_run::Eta;
 
 /// What the user asked for.
@@ -43,9 +43,6 @@ pub struct Args {
 /// rather than mistaken for job options.
 const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
     "debug",
-    "minimal",
-    "append-terse",
-    "terse-version",
     "latency-log",
     "bandwidth-log",
     "showcmd",
@@ -74,7 +71,10 @@ usage: ioscope [options] [job files] [job options]
 Runs fio job files and fio-style command-line jobs.
 
   --output=FILE          write the results to FILE instead of stdout
-  --output-format=LIST   normal, json, json+ (comma-separated for several)
+  --output-format=LIST   normal, terse, json, json+ (comma-separated for several)
+  --minimal              terse output only (--output-format=terse)
+  --append-terse         add terse output to the formats given so far
+  --terse-version=N      the terse line's version: 2, 3 (default), 4 or 5
   --eta=WHEN             the live status line: auto (default), always, never
   --status-interval=T    a full report of the run so far every T (seconds,
                          or with a unit: 500ms, 2s, 1m); SIGUSR1 asks for one
@@ -104,6 +104,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
         warnings_fatal: false,
         job_input: ioscope_job::ParseInput::default(),
     };
+    let mut terse_version = TerseVersion::default();
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let Some(opt) = arg
@@ -129,6 +130,12 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
         match name {
             "output" => out.output = Some(PathBuf::from(value_of(name)?)),
             "output-format" => out.formats = parse_formats(&value_of(name)?)?,
+            // As in fio: --minimal replaces the formats given so far,
+            // --append-terse adds terse to them, and a later
+            // --output-format replaces either.
+            "minimal" => out.formats = vec![Format::Terse(terse_version)],
+            "append-terse" => add_format(&mut out.formats, Format::Terse(terse_version)),
+            "terse-version" => terse_version = parse_terse_version(&value_of(name)?)?,
             "eta" => out.eta = parse_eta(&value_of(name)?)?,
             "status-interval" => {
                 out.status_interval = Some(parse_status_interval(&value_of(name)?)?)
@@ -153,6 +160,12 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             _ => bail!("unknown option {arg}; run ioscope --help for the program options"),
         }
     }
+    // fio's terse_version applies wherever it stands among the options.
+    for f in &mut out.formats {
+        if let Format::Terse(v) = f {
+            *v = terse_version;
+        }
+    }
     Ok(out)
 }
 
@@ -173,6 +186,9 @@ pub fn doc(page: &str) -> anyhow::Result<String> {
 const PROGRAM_OPTIONS: &[&str] = &[
     "output",
     "output-format",
+    "minimal",
+    "append-terse",
+    "terse-version",
     "eta",
     "status-interval",
     "section",
@@ -203,14 +219,13 @@ fn parse_formats(list: &str) -> anyhow::Result<Vec<Format>> {
             "normal" => Format::Normal,
             "json" => Format::Json,
             "json+" => Format::JsonPlus,
-            "terse" => bail!("--output-format=terse is not supported by ioscope yet"),
-            other => {
-                bail!("--output-format: unknown format '{other}' (expected normal, json or json+)")
-            }
+            // fio's aliases for terse.
+            "terse" | "minimal" | "csv" => Format::Terse(TerseVersion::default()),
+            other => bail!(
+                "--output-format: unknown format '{other}' (expected normal, terse, json or json+)"
+            ),
         };
-        if !formats.contains(&format) {
-            formats.push(format);
-        }
+        add_format(&mut formats, format);
     }
     Ok(formats)
 }
@@ -224,6 +239,22 @@ fn parse_status_interval(value: &str) -> anyhow::Result<Duration> {
         bail!("--status-interval: '{value}' is too short (at least 1ms)");
     }
     Ok(Duration::from_millis(us / 1000))
+}
+
+fn add_format(formats: &mut Vec<Format>, format: Format) {
+    if !formats.contains(&format) {
+        formats.push(format);
+    }
+}
+
+fn parse_terse_version(value: &str) -> anyhow::Result<TerseVersion> {
+    value
+        .parse()
+        .ok()
+        .and_then(TerseVersion::new)
+        .with_context(|| {
+            format!("--terse-version: '{value}' is not a terse version (expected 2, 3, 4 or 5)")
+        })
 }
 
 fn parse_eta(value: &str) -> anyhow::Result<Eta> {
@@ -276,13 +307,58 @@ mod tests {
 
     #[test]
     fn unsupported_program_options_are_refused_by_name() {
-        let e = args(&["--minimal"]).unwrap_err().to_string();
+        let e = args(&["--daemonize"]).unwrap_err().to_string();
         assert!(
-            e.contains("--minimal") && e.contains("not supported"),
+            e.contains("--daemonize") && e.contains("not supported"),
             "{e}"
         );
         let e = args(&["--output-format=xml"]).unwrap_err().to_string();
         assert!(e.contains("xml"), "{e}");
+    }
+
+    #[test]
+    fn terse_formats_combine_as_in_fio() {
+        let terse = |v| Format::Terse(TerseVersion::new(v).unwrap());
+        assert_eq!(args(&["--minimal"]).unwrap().formats, vec![terse(3)]);
+        assert_eq!(
+            args(&["--append-terse", "--terse-version=5"])
+                .unwrap()
+                .formats,
+            vec![Format::Normal, terse(5)]
+        );
+        assert_eq!(
+            args(&["--output-format=json", "--append-terse"])
+                .unwrap()
+                .formats,
+            vec![Format::Json, terse(3)]
+        );
+        // A later --output-format replaces what --minimal chose.
+        assert_eq!(
+            args(&[
+                "--terse-version",
+                "2",
+                "--minimal",
+                "--output-format=csv,normal"
+            ])
+            .unwrap()
+            .formats,
+            vec![terse(2), Format::Normal]
+        );
+        assert_eq!(
+            args(&["--output-format=normal,minimal,terse"])
+                .unwrap()
+                .formats,
+            vec![Format::Normal, terse(3)]
+        );
+        for bad in ["1", "6", "x", ""] {
+            let e = args(&[&format!("--terse-version={bad}")])
+                .unwrap_err()
+                .to_string();
+            assert!(
+                e.contains("--terse-version") && e.contains("2, 3, 4 or 5"),
+                "{e}"
+            );
+        }
     }
 
     #[test]

@@ -106,9 +106,11 @@ fn run() -> anyhow::Result<ExitCode> {
         output::warn(&format!("ioscope: {why}"));
     }
     // The notices travel in the report. They go to stderr as well when it
-    // could not be written (an interrupted run must still say so), and as
-    // errors under --warnings-fatal.
-    if written.is_err() || args.warnings_fatal {
+    // could not be written (an interrupted run must still say so), when no
+    // format asked for has a place for them (terse only), and as errors
+    // under --warnings-fatal.
+    let reported = args.formats.iter().any(|f| f.carries_notices());
+    if written.is_err() || !reported || args.warnings_fatal {
         let prefix = if args.warnings_fatal {
             "ioscope: error (--warnings-fatal): "
         } else {

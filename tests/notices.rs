@@ -1,6 +1,7 @@
 //! Notices end to end: what a run tells the user beside its numbers comes
 //! in one block at the end of the normal output and in the JSON `notices`
-//! array, never on stderr; `--warnings-fatal` turns them into errors.
+//! array, never on stderr (unless only terse lines, which have no place
+//! for them, are written); `--warnings-fatal` turns them into errors.
 //!
 //! The notice used is pvsync2's hipri on a device without poll queues
 //! (preadv2 completes RWF_HIPRI I/O by interrupt): the test files live on a
@@ -141,4 +142,28 @@ fn a_fallen_back_clock_is_a_notice() {
     assert!(n["message"]
         .as_str()
         .is_some_and(|m| m.starts_with("clocksource=gettimeofday was not used")));
+}
+
+#[test]
+fn a_terse_only_run_writes_its_notices_to_stderr() {
+    let d = tempdir();
+    let r = ioscope([
+        "--minimal".to_string(),
+        "--name=clock".into(),
+        format!("--filename={}", d.path().join("data").display()),
+        "--ioengine=null".into(),
+        "--size=64k".into(),
+        "--clocksource=gettimeofday".into(),
+    ])
+    .run();
+    assert!(r.status.success(), "{}", r.describe());
+    // The terse line stays one line of fields; the notice is not lost.
+    assert_eq!(r.stdout.lines().count(), 1, "{}", r.describe());
+    assert!(r.stdout.starts_with("3;ioscope-"), "{}", r.describe());
+    assert!(
+        r.stderr
+            .starts_with("ioscope: clocksource=gettimeofday was not used"),
+        "{}",
+        r.describe()
+    );
 }

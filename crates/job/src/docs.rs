@@ -148,7 +148,6 @@ are refused naming their engine; they are listed in
 
 These fio command-line options are refused the same way (`fio option
 --NAME is not supported by ioscope yet`); the list is in `src/args.rs`.
-`--output-format=terse` is refused too.
 
 {}
 ",

@@ -1,5 +1,5 @@
-//! fio's disk utilisation: the `Disk stats (read/write):` lines and the
-//! top-level "disk_util" array.
+//! fio's disk utilisation: the `Disk stats (read/write):` lines, the
+//! top-level "disk_util" array and the fields appended to terse lines.
 
 use crate::cfmt::fixed;
 use ioscope_stats::DiskUtil;
@@ -34,6 +34,23 @@ pub fn lines(disks: &[DiskUtil]) -> String {
         ));
     }
     out
+}
+
+/// The fields fio's print_disk_util appends to each terse line (version 3
+/// and later): `;name;ios;ios;merges;merges;ticks;ticks;in_queue;util%`.
+pub fn terse(d: &DiskUtil) -> String {
+    format!(
+        ";{};{};{};{};{};{};{};{};{}%",
+        d.name,
+        d.read_ios,
+        d.write_ios,
+        d.read_merges,
+        d.write_merges,
+        d.read_ticks,
+        d.write_ticks,
+        d.in_queue,
+        fixed(util(d), 2),
+    )
 }
 
 /// One "disk_util" entry, keys in fio 3.33's order.

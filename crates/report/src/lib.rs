@@ -1,4 +1,5 @@
-//! Turning a [`RunResult`] into bytes: fio's normal text, JSON and JSON+.
+//! Turning a [`RunResult`] into bytes: fio's normal text, terse lines, JSON
+//! and JSON+.
 //! Adding a format never touches the runner.
 //!
 //! The layout follows fio 3.33 line by line (stat.c, json.c, lib/num2str.c),
@@ -18,15 +19,27 @@ mod num2str;
 mod percentiles;
 mod preamble;
 mod stat;
+mod terse;
 
 use ioscope_stats::{JobHeader, RunResult};
+pub use terse::TerseVersion;
 
 /// fio's `--output-format` values that ioscope writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     Normal,
+    /// fio's `terse` (also `--minimal`), in the given terse version.
+    Terse(TerseVersion),
     Json,
     JsonPlus,
+}
+
+impl Format {
+    /// Whether the format has a place for the run's notices: terse lines
+    /// have none (a field more would break the scripts that read them).
+    pub fn carries_notices(self) -> bool {
+        !matches!(self, Format::Terse(_))
+    }
 }
 
 /// What the output needs that the results do not carry.
@@ -73,10 +86,16 @@ pub fn render(result: &RunResult, formats: &[Format]) -> String {
 /// [`render`] with the pid and version given, so that the output can be
 /// reproduced (snapshot tests) or say what the caller wants.
 ///
-/// fio's order: the JSON document first (one document, with bins when
-/// JSON+ is among the formats), then the normal output.
+/// fio's order (its output buffers, flushed by index): the terse lines
+/// first, then the JSON document (one document, with bins when JSON+ is
+/// among the formats), then the normal output.
 pub fn render_with(result: &RunResult, formats: &[Format], opts: &Options) -> String {
     let mut out = String::new();
+    for f in formats {
+        if let Format::Terse(version) = f {
+            out.push_str(&terse::render(result, *version, opts));
+        }
+    }
     let plus = formats.contains(&Format::JsonPlus);
     if plus || formats.contains(&Format::Json) {
         out.push_str(&json::render(result, plus, opts));

@@ -7,7 +7,7 @@
 //! the slat/clat/lat lines cannot be replayed; those lines and JSON values
 //! are left out of the comparison. Everything else must match byte for byte.
 
-use ioscope_report::{render_with, Format, Options};
+use ioscope_report::{render_with, Format, Options, TerseVersion};
 use ioscope_stats::{
     DirResult, DiskUtil, JobHeader, JobResult, LatencyHistogram, LatencyStat, RunResult, Summary,
 };
@@ -519,4 +519,43 @@ fn gtod_reduce_three_clones_without_group_reporting_match_fio() {
         vec![h.clone(), h.clone(), h],
         1024,
     );
+}
+
+const GROUPS_TERSE: &str = include_str!("data/fio-3.33-groups-kb1000-sync-terse5-jsonplus.txt");
+
+/// Fields of a version-5 terse line that come from a mean or a standard
+/// deviation, per direction: slat, clat and lat mean and stddev, the bw
+/// share of the group, mean and stddev, the iops mean and stddev.
+const TERSE5_MEAN_FIELDS: [usize; 11] = [6, 7, 10, 11, 34, 35, 38, 39, 40, 44, 45];
+
+/// The same job file as the groups run, printed by fio as
+/// `--output-format=terse,json+ --terse-version=5`: the terse lines come
+/// first, and must match field for field (what depends on a mean aside).
+#[test]
+fn groups_kb_base_1000_and_fsync_terse_v5_matches_fio() {
+    let (terse, json, rest) = split(GROUPS_TERSE);
+    assert_eq!(rest, "", "fio writes the terse lines before the JSON");
+    let fio: Value = serde_json::from_str(json).unwrap();
+    let result = replay(&fio, groups_headers(), 1000);
+    let opts = Options {
+        pid: 1,
+        version: "fio-3.33".into(),
+    };
+    let v5 = Format::Terse(TerseVersion::new(5).unwrap());
+    let ours = render_with(&result, &[v5], &opts);
+    assert_eq!(ours.lines().count(), terse.lines().count(), "{ours}");
+    for (o, t) in ours.lines().zip(terse.lines()) {
+        let (a, b): (Vec<&str>, Vec<&str>) = (o.split(';').collect(), t.split(';').collect());
+        assert_eq!(a.len(), b.len(), "ours: {o}\nfio:  {t}");
+        for (i, (x, y)) in a.iter().zip(&b).enumerate() {
+            // 5 leading fields, then 47 per direction for read, write, trim.
+            let in_dir = (5..5 + 3 * 47)
+                .contains(&i)
+                .then(|| (i - 5) % 47)
+                .filter(|k| TERSE5_MEAN_FIELDS.contains(k));
+            if in_dir.is_none() {
+                assert_eq!(x, y, "field {i} differs:\nours: {o}\nfio:  {t}");
+            }
+        }
+    }
 }

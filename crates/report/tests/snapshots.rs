@@ -2,7 +2,7 @@
 //! built by hand: fixed times, pid and version, latency histograms filled
 //! with known samples, reads and writes, one disk.
 
-use ioscope_report::{preamble_with, render_with, Format, Options};
+use ioscope_report::{preamble_with, render_with, Format, Options, TerseVersion};
 use ioscope_stats::{
     DirResult, DiskUtil, JobHeader, JobResult, LatencyBuckets, LatencyHistogram, LatencyStat,
     Notice, RunResult, Summary,
@@ -242,6 +242,24 @@ fn randrw_json() {
 #[test]
 fn randrw_json_plus() {
     insta::assert_snapshot!(render_with(&randrw_result(), &[Format::JsonPlus], &opts()));
+}
+
+#[test]
+fn randrw_terse_v5() {
+    let v5 = Format::Terse(TerseVersion::new(5).unwrap());
+    insta::assert_snapshot!(render_with(&randrw_result(), &[v5], &opts()));
+}
+
+/// Terse lines (version 2: no disks, no version string) come before the
+/// normal output, as fio writes them.
+#[test]
+fn groups_terse_v2_and_normal() {
+    let v2 = Format::Terse(TerseVersion::new(2).unwrap());
+    insta::assert_snapshot!(render_with(
+        &groups_result(),
+        &[Format::Normal, v2],
+        &opts()
+    ));
 }
 
 #[test]
