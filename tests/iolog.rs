@@ -88,7 +88,10 @@ fn ioscope_writes_what_fio_writes_and_fio_replays_it() {
     assert_eq!(io_lines(&log), io_lines(&fio_log));
     assert_eq!(moved(&ours).0, moved(&theirs).0);
 
-    let replayed = fio_json(d.path(), &["--name=r", "--read_iolog=ours.log", "--ioengine=psync"]);
+    let replayed = fio_json(
+        d.path(),
+        &["--name=r", "--read_iolog=ours.log", "--ioengine=psync"],
+    );
     assert_eq!(moved(&replayed), moved(&ours));
 }
 
@@ -104,7 +107,10 @@ fn ioscope_replays_what_fio_wrote() {
     assert_eq!(moved(&ours), moved(&theirs));
     assert_eq!(moved(&ours), moved(&fio_replay));
     // The replay logs what it replays: the same I/O lines again.
-    let again = ioscope_json(d.path(), &[&replay[..], &["--write_iolog=again.log"]].concat());
+    let again = ioscope_json(
+        d.path(),
+        &[&replay[..], &["--write_iolog=again.log"]].concat(),
+    );
     assert_eq!(moved(&again), moved(&ours));
     let a = fs::read_to_string(d.path().join("fio.log")).unwrap();
     let b = fs::read_to_string(d.path().join("again.log")).unwrap();
@@ -163,7 +169,10 @@ fn replay_options_change_the_replay_as_in_fio() {
     let (dirs, syncs) = moved(&full);
     let skipped = ioscope_json(d.path(), &[&base[..], &["--replay_skip=write"]].concat());
     assert_eq!(moved(&skipped), ([dirs[0], (0, 0), (0, 0)], syncs));
-    let skipped = ioscope_json(d.path(), &[&base[..], &["--replay_skip=read,sync"]].concat());
+    let skipped = ioscope_json(
+        d.path(),
+        &[&base[..], &["--replay_skip=read,sync"]].concat(),
+    );
     assert_eq!(moved(&skipped), ([(0, 0), dirs[1], (0, 0)], 0));
 
     // replay_scale then replay_align, as fio applies them: the offsets
@@ -184,7 +193,7 @@ fn replay_options_change_the_replay_as_in_fio() {
     };
     let want: Vec<_> = io("fio.log")
         .into_iter()
-        .map(|(dir, off)| (dir, off / 4 & !8191))
+        .map(|(dir, off)| (dir, (off / 4) & !8191))
         .collect();
     assert_eq!(io("ours.log"), want);
 
@@ -251,10 +260,17 @@ fn a_malformed_log_is_refused_naming_file_and_line() {
         "{err}"
     );
     write_file(d.path(), "v1.log", "f read 0 4096\n");
-    let run = ioscope(["--name=r", "--read_iolog=v1.log"]).dir(d.path()).run();
+    let run = ioscope(["--name=r", "--read_iolog=v1.log"])
+        .dir(d.path())
+        .run();
     let err = run.assert_refused();
-    assert!(err.contains("v1.log: line 1") && err.contains("version 1"), "{err}");
-    let run = ioscope(["--name=r", "--read_iolog=missing.log"]).dir(d.path()).run();
+    assert!(
+        err.contains("v1.log: line 1") && err.contains("version 1"),
+        "{err}"
+    );
+    let run = ioscope(["--name=r", "--read_iolog=missing.log"])
+        .dir(d.path())
+        .run();
     assert!(run.assert_refused().contains("read_iolog=missing.log"));
 }
 
@@ -271,5 +287,8 @@ fn an_iolog_that_cannot_be_written_fails_the_job() {
     .dir(d.path())
     .run();
     let err = run.assert_refused();
-    assert!(err.contains("write_iolog") && err.contains("/dev/full"), "{err}");
+    assert!(
+        err.contains("write_iolog") && err.contains("/dev/full"),
+        "{err}"
+    );
 }

@@ -75,7 +75,11 @@ impl JobPlan {
 pub fn plan(parsed: &Parsed, readonly: bool) -> Result<Plan, RunError> {
     if readonly {
         // A replay writes what its log does, which plan_job checks.
-        if let Some(spec) = parsed.jobs.iter().find(|s| s.iolog.read.is_empty() && changes_target(s)) {
+        if let Some(spec) = parsed
+            .jobs
+            .iter()
+            .find(|s| s.iolog.read.is_empty() && changes_target(s))
+        {
             return Err(RunError::job(&spec.name, readonly_refusal(spec)));
         }
     }

@@ -11,7 +11,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "write_iolog",
         kind: Kind::Text,
-        help: "Store IO pattern to file",
+        help: "Store IO pattern to file (fio's version 3 iolog, appended to)",
         apply: |s, v| {
             s.spec.iolog.write = non_empty(v.text)?;
             Ok(())
@@ -96,7 +96,9 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "replay_skip",
         kind: Kind::Text,
-        help: "Skip certain IO types (read,write,trim,sync)",
+        // fio 3.33 skips only in blktrace replays; newer fio (and ioscope)
+        // in text iologs too.
+        help: "Skip certain IO types (read,write,trim,sync) in the replay, as fio 3.42 does",
         apply: |s, v| {
             s.spec.iolog.skip = replay_skip(v.text)?;
             Ok(())

@@ -66,11 +66,7 @@ impl IologWriter {
         };
         let us = self.start.elapsed().as_micros();
         let name = self.names.get(req.file as usize).map_or("", String::as_str);
-        let r = writeln!(
-            self.out,
-            "{us} {name} {action} {} {}",
-            req.offset, req.len
-        );
+        let r = writeln!(self.out, "{us} {name} {action} {} {}", req.offset, req.len);
         if let Err(e) = r {
             self.failed = Some(e);
         }

@@ -16,12 +16,17 @@ const BLKTRACE_MAGIC: u32 = 0x6561_7400;
 
 pub(super) fn parse(data: &[u8], spec: &IologSpec) -> Result<Iolog, String> {
     if is_blktrace(data) {
-        return Err("a blktrace binary trace; ioscope does not replay blktrace files yet \
+        return Err(
+            "a blktrace binary trace; ioscope does not replay blktrace files yet \
                     (fio's iolog text format is supported)"
-            .into());
+                .into(),
+        );
     }
     let text = std::str::from_utf8(data).map_err(|e| {
-        format!("not an iolog: not text (a byte at {} is not UTF-8)", e.valid_up_to())
+        format!(
+            "not an iolog: not text (a byte at {} is not UTF-8)",
+            e.valid_up_to()
+        )
     })?;
     let mut lines = text.lines().enumerate();
     let first = lines.next().map_or("", |(_, l)| l);
@@ -287,11 +292,26 @@ mod tests {
     #[test]
     fn malformed_lines_are_refused_with_their_number() {
         let bad = [
-            ("fio version 2 iolog\nf add\nf read x 4096\n", "line 3: 'x' is not an offset"),
-            ("fio version 2 iolog\nf read 0 4096\n", "line 2: file 'f' is used before"),
-            ("fio version 2 iolog\nf add\nf copy 0 4096\n", "line 3: 'copy' is not an action"),
-            ("fio version 3 iolog\n5 f add\n9 f read 0\n", "line 3: expected 'TIME FILE"),
-            ("0 f read 0 4096\n", "line 1: expected 'fio version 2 iolog'"),
+            (
+                "fio version 2 iolog\nf add\nf read x 4096\n",
+                "line 3: 'x' is not an offset",
+            ),
+            (
+                "fio version 2 iolog\nf read 0 4096\n",
+                "line 2: file 'f' is used before",
+            ),
+            (
+                "fio version 2 iolog\nf add\nf copy 0 4096\n",
+                "line 3: 'copy' is not an action",
+            ),
+            (
+                "fio version 3 iolog\n5 f add\n9 f read 0\n",
+                "line 3: expected 'TIME FILE",
+            ),
+            (
+                "0 f read 0 4096\n",
+                "line 1: expected 'fio version 2 iolog'",
+            ),
             ("fio version 2 iolog\nf add\n", "no I/O to replay"),
         ];
         for (text, want) in bad {

@@ -87,10 +87,16 @@ mod tests {
         };
         let mut r = Replay::new(Arc::new(log));
         assert_eq!(r.next_sync(), None);
-        assert_eq!(r.next_io().map(|u| (u.dir, u.offset)), Some((DataDir::Write, 0)));
+        assert_eq!(
+            r.next_io().map(|u| (u.dir, u.offset)),
+            Some((DataDir::Write, 0))
+        );
         assert_eq!(r.next_due_us(), Some(1));
         assert_eq!(r.next_sync(), Some(0));
-        assert_eq!(r.next_io().map(|u| (u.dir, u.offset)), Some((DataDir::Read, 2)));
+        assert_eq!(
+            r.next_io().map(|u| (u.dir, u.offset)),
+            Some((DataDir::Read, 2))
+        );
         assert_eq!(r.next_due_us(), None);
         assert_eq!(r.next_io(), None);
     }
