@@ -593,9 +593,43 @@ pub struct JobSpec {
     pub exitall: bool,
     /// `create_on_open`, default false.
     pub create_on_open: bool,
+    /// `write_iolog`, `read_iolog` and the `replay_*` options.
+    pub iolog: IologSpec,
     /// The options set in this job's own section (or after its `--name`), as
     /// written, for the JSON "job options" echo.
     pub options: Vec<(String, String)>,
+}
+
+/// I/O log capture and replay (fio's "I/O replay" options).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct IologSpec {
+    /// `write_iolog`: every I/O issued goes to this file (appended to).
+    pub write: Option<String>,
+    /// `read_iolog`: the logs to replay, the `:`-separated list split;
+    /// clone N of the job replays log N modulo their number. Empty when
+    /// not set.
+    pub read: Vec<String>,
+    /// `replay_no_stall`: issue as fast as possible, not at the log's times.
+    pub no_stall: bool,
+    /// `replay_time_scale`: percent of the log's pace (200 runs twice as fast).
+    pub time_scale: u32,
+    /// `replay_redirect`: every I/O goes to this file instead.
+    pub redirect: Option<String>,
+    /// `replay_align`: offsets rounded down to this power of two; 0 for none.
+    pub align: u64,
+    /// `replay_scale`: offsets divided by this; 0 or 1 leaves them.
+    pub scale: u64,
+    /// `replay_skip`: directions not replayed.
+    pub skip: ReplaySkip,
+}
+
+/// `replay_skip`'s set.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ReplaySkip {
+    pub read: bool,
+    pub write: bool,
+    pub trim: bool,
+    pub sync: bool,
 }
 
 /// fio's default `percentile_list`.

@@ -37,8 +37,14 @@ pub(crate) fn file_paths(spec: &JobSpec, worker: u32) -> Vec<PathBuf> {
     } else {
         spec.filenames.clone()
     };
+    in_directory(spec, &names)
+}
+
+/// `names` joined to the job's `directory` where they are relative (as fio
+/// adds files, also those an iolog names).
+fn in_directory(spec: &JobSpec, names: &[String]) -> Vec<PathBuf> {
     names
-        .into_iter()
+        .iter()
         .map(|name| match &spec.directory {
             Some(dir) if !name.starts_with('/') => Path::new(dir).join(name),
             _ => PathBuf::from(name),
@@ -91,7 +97,12 @@ pub(crate) fn prepare(
         }
         _ => spec,
     };
+    let replay = plan.replay(worker).map(|log| (log, log.summary()));
     if plan.backend.is_diskless() {
+        if let Some((log, _)) = replay {
+            // Nothing to size: the log's offsets are taken as they are.
+            return Ok(log.files.iter().map(|_| replay_file()).collect());
+        }
         let plans = ioscope_workload::plan_files(spec, &[None])
             .map_err(|m| RunError::job(&spec.name, m))?;
         return Ok(plans
@@ -104,22 +115,33 @@ pub(crate) fn prepare(
             })
             .collect());
     }
-    let paths = file_paths(spec, worker);
+    let paths = match replay {
+        Some((log, _)) => in_directory(spec, &log.files),
+        None => file_paths(spec, worker),
+    };
     let existing = paths
         .iter()
         .map(|p| existing_size(p))
         .collect::<Result<Vec<_>, _>>()?;
-    let plans =
-        ioscope_workload::plan_files(spec, &existing).map_err(|m| RunError::job(&spec.name, m))?;
+    let plans = match replay {
+        // fio lays out nothing for a replay: the files are used as they
+        // are, and one that does not exist is created empty.
+        Some(_) => existing.iter().map(|&size| replay_plan(size)).collect(),
+        None => ioscope_workload::plan_files(spec, &existing)
+            .map_err(|m| RunError::job(&spec.name, m))?,
+    };
 
     // Trimming changes the target as writing does.
-    let writes = crate::plan::changes_target(spec);
+    let (writes, reads) = match replay {
+        Some((_, r)) => (r.ios[1] + r.ios[2] > 0, r.ios[0] > 0),
+        None => (crate::plan::changes_target(spec), spec.rw.kind.reads()),
+    };
     // A shared mapping of a file must be readable even to be written.
-    let reads = spec.rw.kind.reads() || plan.backend == Backend::Mmap;
+    let reads = reads || plan.backend == Backend::Mmap;
     // create_on_open: a write-only job's files are not made beforehand but
     // created by the job's own open, and grow as they are written. A read
     // needs the data there, and a mapping needs the file at its full size.
-    let create_on_open = spec.create_on_open && !reads;
+    let create_on_open = replay.is_some() || (spec.create_on_open && !reads);
     let mut laid_out = Vec::new();
     for (path, plan) in paths.iter().zip(&plans).filter(|_| !create_on_open) {
         if let Some(size) = plan.layout_size {
@@ -203,6 +225,30 @@ pub(crate) fn prepare(
         });
     }
     Ok(files)
+}
+
+/// A replayed file: all of it, whatever its size, as the log's offsets
+/// are absolute.
+fn replay_plan(size: Option<u64>) -> ioscope_workload::FilePlan {
+    let size = size.unwrap_or(0);
+    ioscope_workload::FilePlan {
+        layout_size: None,
+        file_size: size,
+        extent: FileExtent {
+            offset: 0,
+            len: size,
+        },
+    }
+}
+
+fn replay_file() -> WorkerFile {
+    let plan = replay_plan(None);
+    WorkerFile {
+        path: PathBuf::new(),
+        target: None,
+        extent: plan.extent,
+        file_size: plan.file_size,
+    }
 }
 
 /// A block device that holds a filesystem, a partition table or a volume

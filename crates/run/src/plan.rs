@@ -6,6 +6,7 @@
 //! size, block size, poll queues, NVMe limits, what it holds) run once per
 //! target in `files.rs`, after it is opened.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use ioscope_engine::{
@@ -14,6 +15,7 @@ use ioscope_engine::{
 };
 use ioscope_job::{JobSpec, Parsed, VerifyMethod, WriteMode};
 use ioscope_stats::Clock;
+use ioscope_workload::{Iolog, IologSummary};
 
 use crate::error::RunError;
 use crate::io_loop::{LoopConfig, Tracking};
@@ -37,6 +39,9 @@ pub struct JobPlan {
     looping: LoopConfig,
     ramp_time: Duration,
     runtime: Option<Duration>,
+    /// `read_iolog`: the logs read, one per name given; empty when the job
+    /// does not replay.
+    replays: Vec<Arc<Iolog>>,
 }
 
 /// The plans of every job of a run, in job order.
@@ -56,28 +61,50 @@ impl JobPlan {
             ..self.looping.clone()
         }
     }
+
+    /// The log clone `clone` of the job replays (fio hands the logs out to
+    /// the clones in turn); None when the job does not replay.
+    pub(crate) fn replay(&self, clone: u32) -> Option<&Arc<Iolog>> {
+        let n = self.replays.len();
+        (n > 0).then(|| &self.replays[clone as usize % n])
+    }
 }
 
 /// Plans every job of `parsed`, or refuses the first that cannot run.
 /// `readonly` is fio's `--readonly`: a job that writes or trims is refused.
 pub fn plan(parsed: &Parsed, readonly: bool) -> Result<Plan, RunError> {
     if readonly {
-        if let Some(spec) = parsed.jobs.iter().find(|s| changes_target(s)) {
+        // A replay writes what its log does, which plan_job checks.
+        if let Some(spec) = parsed
+            .jobs
+            .iter()
+            .find(|s| s.iolog.read.is_empty() && changes_target(s))
+        {
             return Err(RunError::job(&spec.name, readonly_refusal(spec)));
         }
     }
     let jobs = parsed
         .jobs
         .iter()
-        .map(|spec| plan_job(spec).map_err(|m| RunError::job(&spec.name, m)))
+        .map(|spec| plan_job(spec, readonly).map_err(|m| RunError::job(&spec.name, m)))
         .collect::<Result<_, _>>()?;
     Ok(Plan { jobs })
 }
 
-fn plan_job(spec: &JobSpec) -> Result<JobPlan, String> {
+fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
     let xnvme = xnvme_mapping(spec)?;
     let backend = backend(spec);
     check(spec, backend)?;
+    let replays = spec
+        .iolog
+        .read
+        .iter()
+        .map(|path| Iolog::load(path, &spec.iolog).map(Arc::new))
+        .collect::<Result<Vec<_>, _>>()?;
+    let replayed = replayed(&replays);
+    if let Some(r) = &replayed {
+        check_replay(spec, backend, r, readonly)?;
+    }
     // An xnvme interface that issues fewer requests at once than the job's
     // depth (emu: one) runs at that depth.
     let depth = match xnvme.and_then(|m| m.max_depth) {
@@ -99,11 +126,16 @@ fn plan_job(spec: &JobSpec) -> Result<JobPlan, String> {
         complete_min: spec.iodepth_batch_complete_min.min(depth),
         complete_max: spec.iodepth_batch_complete_max.clamp(1, depth),
         depth_low: spec.iodepth_low.min(depth),
-        fsync_every: spec.fsync,
+        // A replay flushes where its log does: fio's fsync=N picks the
+        // direction of generated I/O only.
+        fsync_every: if replayed.is_some() { 0 } else { spec.fsync },
         write_op,
         // check() refused num_range above 1 where it cannot be sent.
         trim_ranges: spec.num_range.min(u32::from(MAX_TRIM_RANGES)) as u16,
-        data_buffers: spec.rw.kind.reads() || (spec.rw.kind.writes() && write_op.carries_data()),
+        data_buffers: match &replayed {
+            Some(r) => r.ios[0] + r.ios[1] > 0,
+            None => spec.rw.kind.reads() || (spec.rw.kind.writes() && write_op.carries_data()),
+        },
         tracking: Tracking {
             slat: !(reduce || spec.disable_slat),
             clat: !(reduce || spec.disable_clat),
@@ -117,11 +149,15 @@ fn plan_job(spec: &JobSpec) -> Result<JobPlan, String> {
         sample_ms: SAMPLE_MS,
         errors: spec.errors.clone(),
         verify_async: spec.verify.async_threads,
+        replay_paced: replayed.is_some() && !spec.iolog.no_stall,
     };
     let e = &spec.engine_options;
     let mut queue = QueueConfig {
         depth,
-        buffer_size: buffer_size(spec, &looping) as usize,
+        buffer_size: match &replayed {
+            Some(r) => r.max_len.iter().copied().max().unwrap_or(0).max(1) as usize,
+            None => buffer_size(spec, &looping) as usize,
+        },
         buffer_align: page_size(),
         hipri: spec.hipri,
         uring: UringOptions {
@@ -155,7 +191,60 @@ fn plan_job(spec: &JobSpec) -> Result<JobPlan, String> {
         looping,
         ramp_time: spec.ramp_time,
         runtime: spec.runtime,
+        replays,
     })
+}
+
+/// What all the job's logs together replay; None when it replays none.
+fn replayed(logs: &[Arc<Iolog>]) -> Option<IologSummary> {
+    let mut all = logs.first()?.summary();
+    for s in logs[1..].iter().map(|l| l.summary()) {
+        for d in 0..3 {
+            all.ios[d] += s.ios[d];
+            all.bytes[d] += s.bytes[d];
+            all.max_len[d] = all.max_len[d].max(s.max_len[d]);
+        }
+        all.syncs += s.syncs;
+    }
+    Some(all)
+}
+
+/// What a replay cannot do: what its logs ask of the engine, writing under
+/// `--readonly`, and the options whose workload the log replaces.
+fn check_replay(
+    spec: &JobSpec,
+    backend: Backend,
+    r: &IologSummary,
+    readonly: bool,
+) -> Result<(), String> {
+    let carries = |op| backend.supports(op) && spec.ioengine.supports(op);
+    let engine = spec.ioengine.name();
+    if r.syncs > 0 && !carries(Op::Fsync) {
+        return Err(format!(
+            "read_iolog: the log flushes, and ioengine={engine} cannot (replay_skip=sync \
+             leaves the flushes out)"
+        ));
+    }
+    if r.ios[2] > 0 && !carries(Op::Trim) {
+        return Err(format!(
+            "read_iolog: the log trims, and ioengine={engine} cannot (replay_skip=trim \
+             leaves the trims out)"
+        ));
+    }
+    if readonly && r.ios[1] + r.ios[2] > 0 {
+        return Err(
+            "read_iolog: the log writes or trims, but ioscope runs with --readonly \
+             (replay_skip=write,trim leaves them out)"
+                .into(),
+        );
+    }
+    if spec.verify.method != VerifyMethod::None || spec.trim_verify.percentage > 0 {
+        return Err("verify with read_iolog is not supported by ioscope yet".into());
+    }
+    if spec.num_range > 1 {
+        return Err("num_range with read_iolog is not supported by ioscope yet".into());
+    }
+    Ok(())
 }
 
 /// The bytes of each buffer slot: the largest block the job moves through
@@ -246,7 +335,7 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
     };
     // The engine's refusal names fio's options.
     backend.check(&shape).map_err(|e| e.to_string())?;
-    if backend.is_diskless() {
+    if backend.is_diskless() && spec.iolog.read.is_empty() {
         // No target to size the workload by: the job's own size must do.
         ioscope_workload::plan_files(spec, &[None]).map(drop)?;
     }

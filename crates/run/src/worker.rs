@@ -1,5 +1,6 @@
 //! One worker thread: pin, wait its start delay, run the loop on its queue.
 
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -7,11 +8,11 @@ use ioscope_engine::Backend;
 use ioscope_engine::{open_queue, FaultConfig, FaultKind, QueueConfig};
 use ioscope_job::{InjectedFault, JobSpec};
 use ioscope_stats::{current_tid, Clock, HelperTracker, PuntTally};
-use ioscope_workload::{BufferFiller, Workload};
+use ioscope_workload::{BufferFiller, Replay, Workload};
 
 use crate::affinity;
-use crate::files::WorkerFile;
-use crate::io_loop::{IoFailure, IoLoop, LoopStats};
+use crate::files::{file_paths, WorkerFile};
+use crate::io_loop::{IoFailure, IoLoop, IologWriter, LoopStats};
 use crate::plan::JobPlan;
 use crate::progress::{Phase, WorkerProgress};
 use crate::signal;
@@ -111,7 +112,31 @@ fn run_inner(
 
     let extents: Vec<_> = files.iter().map(|f| f.extent).collect();
     let sizes: Vec<_> = files.iter().map(|f| f.file_size).collect();
-    let workload = Workload::with_file_sizes(spec, &extents, &sizes, id.number);
+    let mut workload = Workload::with_file_sizes(spec, &extents, &sizes, id.number);
+    if let Some(log) = plan.replay(id.clone) {
+        workload = workload.replaying(Replay::new(log.clone()));
+    }
+    let paths: Vec<_> = files.iter().map(|f| f.path.clone()).collect();
+    let iolog = spec.iolog.write.as_deref().map(|p| {
+        // The diskless engines open no file: the log names the files fio
+        // would name (the replayed log's, or the job's).
+        let names = match plan.replay(id.clone) {
+            _ if !plan.backend.is_diskless() => paths.clone(),
+            Some(log) => log.files.iter().map(PathBuf::from).collect(),
+            None => file_paths(spec, id.clone),
+        };
+        IologWriter::open(p, &names)
+    });
+    let iolog = match iolog {
+        Some(Ok(w)) => Some(w),
+        Some(Err(e)) => {
+            return fail(
+                e.raw_os_error().unwrap_or(libc::EIO),
+                format!("{}: write_iolog: {e}", spec.name),
+            )
+        }
+        None => None,
+    };
     let filler = BufferFiller::new(spec, id.number);
     let replay = || Workload::with_file_sizes(spec, &extents, &sizes, id.number);
     let verify = match VerifyLog::new(spec, id.number, id.clone, replay) {
@@ -151,8 +176,9 @@ fn run_inner(
         ticket,
         punts,
         verify,
-        paths: files.iter().map(|f| f.path.clone()).collect(),
+        paths,
         job: &spec.name,
+        iolog,
     };
     let stats = match open_queue(backend, &queue_config, &fds, io_loop) {
         Ok(Ok(stats)) => stats,

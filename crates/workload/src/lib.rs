@@ -6,6 +6,7 @@
 mod block_size;
 mod buffers;
 mod generator;
+mod iolog;
 mod layout;
 mod lfsr;
 mod rand;
@@ -15,6 +16,7 @@ mod verify;
 
 pub use buffers::BufferFiller;
 pub use generator::{DataDir, FileExtent, IoUnit, Workload};
+pub use iolog::{Iolog, IologSummary, LoggedDir, LoggedIo, Replay};
 pub use layout::{plan_files, FilePlan};
 pub use verify::{check_zeroes, BlockId, Corruption, CorruptionKind, Verifier};
 #[cfg(test)]

@@ -20,6 +20,7 @@ mod engine;
 mod errors;
 mod files;
 mod io_type;
+mod iolog;
 mod random;
 mod reporting;
 mod threads;
@@ -293,6 +294,7 @@ const PARTS: &[&[OptionDef]] = &[
     buffers::OPTIONS,
     verify::OPTIONS,
     errors::OPTIONS,
+    iolog::OPTIONS,
 ];
 
 static ALL: [OptionDef; count(PARTS)] = concat(PARTS);

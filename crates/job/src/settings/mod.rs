@@ -153,6 +153,7 @@ impl Settings {
                 },
                 exitall: false,
                 create_on_open: false,
+                iolog: IologSpec::default(),
                 options: Vec::new(),
             },
             bs: PerDir::all(0),

@@ -52,4 +52,7 @@ pub(crate) struct LoopConfig {
     /// verify_async: threads that check blocks read back; 0 checks them
     /// in the worker.
     pub verify_async: u32,
+    /// A replay that follows its log's times (read_iolog without
+    /// replay_no_stall).
+    pub replay_paced: bool,
 }

@@ -9,6 +9,7 @@ use ioscope_stats::Clock;
 use ioscope_workload::{BlockId, BufferFiller, DataDir, IoUnit, Workload};
 
 use super::config::LoopConfig;
+use super::iolog::IologWriter;
 use super::results::LoopStats;
 use crate::verify::{SlotWork, VerifyLog};
 
@@ -37,6 +38,16 @@ pub(super) struct Fill {
     /// An I/O the workload gave while trims were being gathered that
     /// could not join them: it is the next one issued.
     held: Option<IoUnit>,
+    /// `write_iolog`: where every issued request is logged.
+    pub iolog: Option<IologWriter>,
+    /// A replay that follows its log's times.
+    pace: Option<Pace>,
+}
+
+/// The start of a paced replay: a logged I/O is due this long after it.
+pub(super) struct Pace {
+    pub clock: Clock,
+    pub start: u64,
 }
 
 /// What a free slot is given.
@@ -49,23 +60,48 @@ pub(super) enum Next {
     /// Nothing: the workload has ended, or there is nothing to issue until
     /// something completes. The slot is free again and filling stops.
     Stop,
+    /// Nothing until this tick, when a replay's next I/O is due. The slot
+    /// is free again and filling stops.
+    Wait(u64),
 }
 
 impl Fill {
-    pub(super) fn new() -> Fill {
+    pub(super) fn new(iolog: Option<IologWriter>, pace: Option<Pace>) -> Fill {
         Fill {
             writing: true,
             writes_since_fsync: 0,
             fsync_due: None,
             held: None,
+            iolog,
+            pace,
         }
+    }
+
+    /// What free `slot` is given (see [`Fill::pick`]), logged to the
+    /// `write_iolog` when it is a request.
+    #[inline]
+    pub(super) fn next<Q: Queue>(
+        &mut self,
+        q: &mut Q,
+        slot: u32,
+        workload: &mut Workload,
+        filler: &mut BufferFiller,
+        verify: Option<&mut VerifyLog>,
+        cfg: &LoopConfig,
+    ) -> Next {
+        let next = self.pick(q, slot, workload, filler, verify, cfg);
+        if let (Next::Issue(req, _), Some(log)) = (&next, &mut self.iolog) {
+            log.log(req);
+        }
+        next
     }
 
     /// The request for free `slot`: an fsync that is due, else a verify
     /// check or trim that is due, else the workload's next I/O (numbered
-    /// and filled for verify, its buffer prepared when it sends data).
+    /// and filled for verify, its buffer prepared when it sends data). A
+    /// replay gives its log's flushes, and waits for its log's times.
     #[inline]
-    pub(super) fn next<Q: Queue>(
+    fn pick<Q: Queue>(
         &mut self,
         q: &mut Q,
         slot: u32,
@@ -89,6 +125,24 @@ impl Fill {
         }
         if !self.writing {
             return Next::Stop;
+        }
+        if let Some(p) = &self.pace {
+            if let Some(due) = workload.next_due_us() {
+                let at = p.start + p.clock.ticks_for_ns(due.saturating_mul(1000));
+                if p.clock.now() < at {
+                    return Next::Wait(at);
+                }
+            }
+        }
+        if let Some(file) = workload.next_sync() {
+            let fsync = Request {
+                op: Op::Fsync,
+                file,
+                offset: 0,
+                len: 0,
+                slot,
+            };
+            return Next::Issue(fsync, SlotWork::Plain);
         }
         let Some(unit) = self.held.take().or_else(|| workload.next()) else {
             self.writing = false;

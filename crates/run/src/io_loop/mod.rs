@@ -34,11 +34,13 @@ use crate::worker::WorkerOutcome;
 
 mod config;
 mod fill;
+mod iolog;
 mod ledger;
 mod results;
 
 pub(crate) use config::{LoopConfig, Tracking};
-use fill::{commit, dir_index, Fill, Next, Slot};
+use fill::{commit, dir_index, Fill, Next, Pace, Slot};
+pub(crate) use iolog::IologWriter;
 use ledger::{verify_failure, Ledger};
 pub(crate) use results::{DirStats, IoFailure, LoopStats};
 
@@ -65,6 +67,8 @@ pub(crate) struct IoLoop<'a> {
     pub paths: Vec<PathBuf>,
     /// The job's name, for the verify state file.
     pub job: &'a str,
+    /// `write_iolog`'s writer, opened with the worker's files.
+    pub iolog: Option<IologWriter>,
 }
 
 impl QueueUser for IoLoop<'_> {
@@ -109,7 +113,10 @@ impl QueueUser for IoLoop<'_> {
         let deadline = cfg.runtime_ticks.map(|r| ramp_end + r);
 
         let mut now = start;
-        let mut fill = Fill::new();
+        let pace = cfg.replay_paced.then_some(Pace { clock, start });
+        let mut fill = Fill::new(self.iolog.take(), pace);
+        // When a paced replay's next I/O is due.
+        let mut due = None;
         let mut stopped = false;
         let mut refill = true;
 
@@ -164,6 +171,11 @@ impl QueueUser for IoLoop<'_> {
                     }
                     Next::Stop => {
                         free.push(slot);
+                        break;
+                    }
+                    Next::Wait(at) => {
+                        free.push(slot);
+                        due = Some(at);
                         break;
                     }
                 };
@@ -231,6 +243,12 @@ impl QueueUser for IoLoop<'_> {
 
             let nothing_due = ledger.verify.as_ref().is_none_or(VerifyLog::nothing_due);
             let in_flight = q.in_flight();
+            if let Some(at) = due.take().filter(|_| in_flight == 0) {
+                // Nothing to reap meanwhile: sleep until the replay's next
+                // I/O, a little at a time so that a stop is seen.
+                now = sleep_until(&clock, at, deadline);
+                continue;
+            }
             if in_flight == 0 {
                 if ledger.when_drained(
                     &mut q,
@@ -280,6 +298,11 @@ impl QueueUser for IoLoop<'_> {
         while ledger.checks.as_ref().is_some_and(|c| c.pending > 0) {
             if !ledger.take_verdicts(&mut q, &slots, &mut free, true) {
                 break;
+            }
+        }
+        if let Some(log) = fill.iolog.take() {
+            if let Err(m) = log.close() {
+                ledger.stats.failure.get_or_insert(verify_failure(m));
             }
         }
         ledger.stats.loop_start = start;
@@ -347,6 +370,20 @@ impl IoLoop<'_> {
             ledger.stats.verify = Some(v.finish(stopped));
         }
         ledger.stats
+    }
+}
+
+/// Sleeps until tick `at` (or the runtime's end, when sooner) in steps of
+/// at most 10 ms, returning early on a stop; returns the time it woke.
+fn sleep_until(clock: &Clock, at: u64, deadline: Option<u64>) -> u64 {
+    let until = deadline.map_or(at, |d| d.min(at));
+    loop {
+        let now = clock.now();
+        if now >= until || signal::interrupted() {
+            return now;
+        }
+        let left = clock.elapsed_ns(now, until).min(10_000_000);
+        std::thread::sleep(std::time::Duration::from_nanos(left));
     }
 }
 

@@ -3,6 +3,7 @@
 use ioscope_job::{JobSpec, RandomGenerator, RwKind};
 
 use crate::block_size::BlockSizer;
+use crate::iolog::Replay;
 use crate::lfsr::Lfsr;
 use crate::rand::{fio_seeds, seed_slot, FioRand};
 use crate::random_map::RandomMap;
@@ -151,6 +152,8 @@ pub struct Workload {
     issued: u64,
     pass_issued: u64,
     finished: bool,
+    /// `read_iolog`: the log's I/Os in place of the generated ones.
+    replay: Option<Replay>,
 }
 
 impl Workload {
@@ -265,7 +268,27 @@ impl Workload {
             issued: 0,
             pass_issued: 0,
             finished: !usable,
+            replay: None,
         }
+    }
+
+    /// This workload replaying `replay` instead of generating its I/Os.
+    pub fn replaying(mut self, replay: Replay) -> Workload {
+        self.replay = Some(replay);
+        self
+    }
+
+    /// When a replay's next I/O is due (microseconds after the start); None
+    /// when not replaying or at the log's end.
+    #[inline]
+    pub fn next_due_us(&self) -> Option<u64> {
+        self.replay.as_ref().and_then(Replay::next_due_us)
+    }
+
+    /// A replay's flush of a file, when that is what its log has next.
+    #[inline]
+    pub fn next_sync(&mut self) -> Option<u32> {
+        self.replay.as_mut().and_then(Replay::next_sync)
     }
 
     /// The next I/O, or None when a size-bound job has issued everything
@@ -278,6 +301,9 @@ impl Workload {
     #[allow(clippy::should_implement_trait)]
     #[inline]
     pub fn next(&mut self) -> Option<IoUnit> {
+        if let Some(r) = &mut self.replay {
+            return r.next_io();
+        }
         // A trimmed block is written whatever the limits say since.
         if let Some(write) = self.pending_write.take() {
             return Some(write);
