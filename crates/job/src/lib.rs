@@ -68,6 +68,7 @@ mod expand;
 mod fio_only;
 mod ini;
 mod jobs;
+mod log_spec;
 mod options;
 mod pattern;
 mod settings;
@@ -76,6 +77,7 @@ mod values;
 
 pub use error::ParseError;
 pub use options::is_job_option;
+pub use log_spec::*;
 pub use spec::*;
 
 use std::path::PathBuf;

@@ -593,6 +593,8 @@ pub struct JobSpec {
     pub exitall: bool,
     /// `create_on_open`, default false.
     pub create_on_open: bool,
+    /// The logs it writes: `write_bw_log` and its family.
+    pub logs: crate::log_spec::LogSpec,
     /// The options set in this job's own section (or after its `--name`), as
     /// written, for the JSON "job options" echo.
     pub options: Vec<(String, String)>,

@@ -15,6 +15,7 @@ use std::time::Duration;
 use ioscope_engine::Backend;
 
 use crate::options::{self, Kind, OptionDef, Value};
+use crate::log_spec::LogSpec;
 use crate::spec::*;
 
 /// A job's settings before derivation. Cloned from the global settings when
@@ -153,6 +154,7 @@ impl Settings {
                 },
                 exitall: false,
                 create_on_open: false,
+                logs: LogSpec::default(),
                 options: Vec::new(),
             },
             bs: PerDir::all(0),
@@ -176,6 +178,7 @@ impl Settings {
     ) -> Result<(), String> {
         let text = match (value, def.kind) {
             (None, Kind::Flag) => "1",
+            (None, Kind::OptionalText) => "",
             (None, _) => return Err("a value is needed".to_string()),
             (Some(v), _) => v,
         };
@@ -198,6 +201,7 @@ impl Settings {
             && !matches!(
                 def.kind,
                 Kind::Text
+                    | Kind::OptionalText
                     | Kind::PerDirSize
                     | Kind::PerDirRange
                     | Kind::Split
