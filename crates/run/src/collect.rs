@@ -67,6 +67,7 @@ pub(crate) fn build(
         aborted: None,
         interrupted: None,
         notices: Vec::new(),
+        logs: Vec::new(),
     }
 }
 

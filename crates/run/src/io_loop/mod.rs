@@ -93,7 +93,7 @@ impl QueueUser for IoLoop<'_> {
             None => None,
         };
         let mut ledger = Ledger {
-            stats: LoopStats::new(cfg, &clock, start),
+            stats: LoopStats::new(cfg, &clock, start, start),
             // Bytes and I/Os for the status line, which ignores the ramp reset.
             shown: [(0, 0); 3],
             progress: self.progress,
@@ -291,7 +291,8 @@ impl IoLoop<'_> {
     /// Returns the thread's CPU time at the restart.
     #[cold]
     fn end_ramp(&mut self, ledger: &mut Ledger, now: u64) -> ThreadCpu {
-        ledger.stats = LoopStats::new(self.config, &self.clock, now);
+        let epoch = ledger.stats.logs.as_ref().map_or(now, |l| l.epoch);
+        ledger.stats = LoopStats::new(self.config, &self.clock, now, epoch);
         let cpu_start = ThreadCpu::now();
         // Helper threads, like this one, are charged from here on.
         if let Some(helpers) = self.helpers {
@@ -314,6 +315,9 @@ impl IoLoop<'_> {
         ledger.stats.punts = self.punts.punts();
         for dir in &mut ledger.stats.dirs {
             dir.rate.finish(ledger.stats.end);
+        }
+        if let Some(logs) = &mut ledger.stats.logs {
+            logs.finish(ledger.stats.end);
         }
         ledger.stats.cpu = ThreadCpu::now().since(&cpu_start);
         if let Some(v) = ledger.verify.take() {
