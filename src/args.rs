@@ -43,7 +43,6 @@ const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
     "minimal",
     "append-terse",
     "terse-version",
-    "latency-log",
     "bandwidth-log",
     "showcmd",
     "eta-newline",
@@ -133,6 +132,10 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             "doc" => out.action = Action::Doc(value_of(name)?),
             "version" | "v" => out.action = Action::Version,
             "help" | "h" => out.action = Action::Help,
+            // fio refuses it the same way: its logs are job options now.
+            "latency-log" => {
+                bail!("--latency-log is deprecated: use the job option write_lat_log")
+            }
             n if UNSUPPORTED_PROGRAM_OPTIONS.contains(&n) => {
                 bail!("fio option --{n} is not supported by ioscope yet")
             }

@@ -104,6 +104,8 @@ fn run() -> anyhow::Result<ExitCode> {
         }
     }
     written?;
+    // What each worker recorded is written even when the run was cut short.
+    ioscope_report::write_logs(&result.logs)?;
     let fatal = args.warnings_fatal && !result.notices.is_empty();
     // fio's status for a signal outranks the notices: scripts check for it.
     if result.interrupted.is_some() {

@@ -12,6 +12,8 @@ mod group;
 mod helpers;
 mod json;
 mod lat_line;
+mod log_lines;
+mod logs;
 mod normal;
 mod notices;
 mod num2str;
@@ -20,6 +22,8 @@ mod preamble;
 mod stat;
 
 use ioscope_stats::{JobHeader, RunResult};
+
+pub use logs::write_logs;
 
 /// fio's `--output-format` values that ioscope writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

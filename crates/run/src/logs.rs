@@ -98,7 +98,11 @@ pub(crate) fn take(
     if !l.any() {
         return None;
     }
-    let recorder = stats.logs.take()?;
+    // Averaged bandwidth and IOPS logs alone record nothing per I/O: the
+    // rate sampler kept their lines.
+    let recorder = stats.logs.take().unwrap_or_else(|| {
+        ioscope_stats::LogRecorder::new(&LogPlan::default(), *clock, stats.loop_start)
+    });
     // fio reads the alternate clock when the job starts; reading it now
     // and going back by the job's age gives the same time.
     let time_offset_ms = if l.alternate_epoch {
@@ -141,7 +145,9 @@ pub(crate) fn take(
         let mut lines: Vec<WindowLine> = Vec::new();
         for (d, dir) in stats.dirs.iter().enumerate() {
             lines.extend(kept(&dir.rate).iter().map(|&(end, value)| WindowLine {
-                time_ms: clock.to_ns(end.saturating_sub(epoch)) / 1_000_000,
+                // Rounded: an interval's end in ticks is a whole number of
+                // ms only up to the conversion's last nanosecond.
+                time_ms: (clock.to_ns(end.saturating_sub(epoch)) + 500_000) / 1_000_000,
                 avg: value,
                 max: value,
                 dir: d as u8,
