@@ -143,7 +143,10 @@ fn per_io_logs_have_fios_files_columns_units_and_counts() {
     // Latencies in ns: each I/O of the null engine takes well under a
     // millisecond, and lat is at least clat.
     for (lat, clat) in ours["p_lat.1.log"].iter().zip(&ours["p_clat.1.log"]) {
-        assert!(lat[1] < 1_000_000 && lat[1] >= clat[1], "{lat:?} vs {clat:?}");
+        assert!(
+            lat[1] < 1_000_000 && lat[1] >= clat[1],
+            "{lat:?} vs {clat:?}"
+        );
         assert_eq!(lat[4], clat[4], "the same I/O, line by line");
     }
     // Bandwidth per I/O: bytes over its completion latency, KiB/s-sized:
@@ -227,13 +230,19 @@ fn averaged_logs_have_one_line_per_window_and_direction() {
             }
             assert_columns(name, lines, 5);
             // Averaged lines carry no block size or offset.
-            assert!(lines.iter().all(|l| l[3] == 0 && l[4] == 0), "{tool} {name}");
+            assert!(
+                lines.iter().all(|l| l[3] == 0 && l[4] == 0),
+                "{tool} {name}"
+            );
             for dir in 0..2 {
                 let n = lines.iter().filter(|l| l[2] == dir).count();
                 // A 1 s run in 250 ms windows; the bandwidth and IOPS
                 // window that ends with the run has no line (fio's helper
                 // thread is gone by then), a latency window does.
-                assert!((3..=5).contains(&n), "{tool} {name}: {n} lines for dir {dir}");
+                assert!(
+                    (3..=5).contains(&n),
+                    "{tool} {name}: {n} lines for dir {dir}"
+                );
             }
             if name.contains("bw") || name.contains("iops") {
                 // Sampled by the interval: times on its boundaries.
@@ -253,7 +262,10 @@ fn averaged_logs_have_one_line_per_window_and_direction() {
             );
             let bw = mean_of(&logs["a_bw.1.log"], d);
             // 4 KiB I/Os: KiB/s is four times the IOPS.
-            assert!((bw / (4.0 * iops) - 1.0).abs() < 0.01, "{tool} {dir}: {bw} vs {iops}");
+            assert!(
+                (bw / (4.0 * iops) - 1.0).abs() < 0.01,
+                "{tool} {dir}: {bw} vs {iops}"
+            );
             let lat = mean_of(&logs["a_clat.1.log"], d);
             let reported = job[dir]["clat_ns"]["mean"].as_f64().unwrap();
             assert!(
@@ -312,7 +324,10 @@ fn histogram_log_has_fios_buckets_per_window() {
         for dir in 0..2 {
             let n = lines.iter().filter(|l| l[1] == dir).count();
             let m = fio_lines.iter().filter(|l| l[1] == dir).count();
-            assert!((3..=4).contains(&n) && (3..=4).contains(&m), "{n} vs fio's {m}");
+            assert!(
+                (3..=4).contains(&n) && (3..=4).contains(&m),
+                "{n} vs fio's {m}"
+            );
         }
         // Each line counts its own window's I/Os: together no more than
         // the run did, and most of them.
@@ -338,7 +353,10 @@ fn log_alternate_epoch_counts_from_the_unix_epoch() {
     let lines = logs_of(dir.path(), "e_lat.1.log");
     assert_eq!(lines.len(), 16);
     for l in &lines {
-        assert!((before..=after).contains(&l[0]), "{l:?} not in {before}..{after}");
+        assert!(
+            (before..=after).contains(&l[0]),
+            "{l:?} not in {before}..{after}"
+        );
     }
 }
 
@@ -369,7 +387,10 @@ fn log_issue_time_without_log_offset_is_refused_as_fio_refuses_it() {
     .dir(dir.path())
     .run();
     let err = run.assert_refused();
-    assert!(err.contains("log_issue_time") && err.contains("log_offset"), "{err}");
+    assert!(
+        err.contains("log_issue_time") && err.contains("log_offset"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -491,5 +512,8 @@ fn fiologparser_hist_reads_our_histogram_log() {
     assert!(ok, "{err}");
     // A header, then a line of percentiles per interval.
     assert!(out.lines().count() >= 2, "{out}");
-    assert!(out.starts_with("end-time, samples, min, avg, median"), "{out}");
+    assert!(
+        out.starts_with("end-time, samples, min, avg, median"),
+        "{out}"
+    );
 }

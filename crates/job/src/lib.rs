@@ -76,8 +76,8 @@ mod spec;
 mod values;
 
 pub use error::ParseError;
-pub use options::is_job_option;
 pub use log_spec::*;
+pub use options::is_job_option;
 pub use spec::*;
 
 use std::path::PathBuf;

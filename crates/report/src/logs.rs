@@ -122,7 +122,9 @@ fn per_io_sample(w: &WorkerLogs, r: &IoRecord, kind: PerIo) -> Option<Sample> {
         // latency (bytes per ms), 0 when that was not clocked.
         PerIo::Bw => (
             ms(r.done),
-            (u64::from(r.bytes) * 1_000_000).checked_div(clat).unwrap_or(0),
+            (u64::from(r.bytes) * 1_000_000)
+                .checked_div(clat)
+                .unwrap_or(0),
             0,
         ),
         PerIo::Iops => (ms(r.done), 1, 0),

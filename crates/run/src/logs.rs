@@ -107,7 +107,9 @@ pub(crate) fn take(
     // and going back by the job's age gives the same time.
     let time_offset_ms = if l.alternate_epoch {
         let age = clock.to_ns(clock.now().saturating_sub(recorder.epoch)) / 1_000_000;
-        epoch_ms(l.alternate_epoch_clock_id).unwrap_or(0).saturating_sub(age)
+        epoch_ms(l.alternate_epoch_clock_id)
+            .unwrap_or(0)
+            .saturating_sub(age)
     } else {
         0
     };

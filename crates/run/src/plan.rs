@@ -18,7 +18,6 @@ use ioscope_stats::Clock;
 use crate::error::RunError;
 use crate::io_loop::{LoopConfig, Tracking};
 
-
 /// What every worker of one job is built from.
 #[derive(Clone, Debug)]
 pub struct JobPlan {

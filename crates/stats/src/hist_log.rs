@@ -67,10 +67,7 @@ impl HistLog {
 
     #[cold]
     fn close(&mut self, dir: usize, bs: u32, elapsed: u64, this_window: u64) {
-        let counts = std::mem::replace(
-            &mut self.window[dir],
-            vec![0; PLAT_NR].into_boxed_slice(),
-        );
+        let counts = std::mem::replace(&mut self.window[dir], vec![0; PLAT_NR].into_boxed_slice());
         self.lines.push(HistLine {
             time_ms: elapsed,
             dir: dir as u8,

@@ -27,8 +27,8 @@ pub use diskstats::{DiskSnapshot, DiskUtil};
 pub use helpers::{
     current_tid, parse_helper_name, process_cpu, HelperCpu, HelperKind, HelperTracker,
 };
-pub use histogram::{bucket_index, bucket_value, LatencyHistogram, PLAT_NR};
 pub use hist_log::{HistLine, HistLog};
+pub use histogram::{bucket_index, bucket_value, LatencyHistogram, PLAT_NR};
 pub use io_log::{Chunked, IoRecord, LatLogs, LogFiles, LogPlan, LogRecorder, WorkerLogs};
 pub use lat_buckets::LatencyBuckets;
 pub use log_window::{LogWindows, WindowLine};

@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use ioscope_engine::Backend;
 
-use crate::options::{self, Kind, OptionDef, Value};
 use crate::log_spec::LogSpec;
+use crate::options::{self, Kind, OptionDef, Value};
 use crate::spec::*;
 
 /// A job's settings before derivation. Cloned from the global settings when
