@@ -517,3 +517,44 @@ fn fiologparser_hist_reads_our_histogram_log() {
         "{out}"
     );
 }
+
+#[test]
+fn an_interrupted_run_writes_what_it_recorded() {
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+    let dir = tempdir();
+    // A 30 s job stopped by SIGINT once its first I/Os are done: what was
+    // recorded until then is written, as fio writes its logs on the way out.
+    let mut child = Command::new(common::bin())
+        .args([
+            "--name=int",
+            "--ioengine=null",
+            "--rw=read",
+            "--bs=4k",
+            "--size=1g",
+            "--time_based",
+            "--runtime=30",
+            "--write_iops_log=int",
+            "--log_avg_msec=100",
+            "--eta=never",
+        ])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ioscope starts");
+    std::thread::sleep(Duration::from_millis(700));
+    // SAFETY: a signal to the child this test started and has not reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(start.elapsed() < Duration::from_secs(20), "no exit after SIGINT");
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(128), "{out:?}");
+    let lines = logs_of(dir.path(), "int_iops.1.log");
+    assert!(lines.len() >= 2, "{lines:?}");
+    assert_columns("int_iops.1.log", &lines, 5);
+}
