@@ -20,6 +20,8 @@ pub enum Action {
     /// `--help`: prints a page of docs/ generated from the binary's
     /// tables (`--doc=options` is docs/options.md).
     Doc(String),
+    /// `--inflate-log=FILE`: print a compressed log (`.log.fz`) as text.
+    InflateLog(PathBuf),
 }
 
 #[derive(Debug)]
@@ -54,7 +56,6 @@ const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
     "client",
     "remote-config",
     "idle-prof",
-    "inflate-log",
     "trigger-file",
     "trigger-timeout",
     "trigger",
@@ -79,6 +80,7 @@ Runs fio job files and fio-style command-line jobs.
                          the notices on stderr as errors
   --section=NAME         run only job section NAME (may be repeated)
   --cmdhelp[=OPTION]     describe a job option, or all of them
+  --inflate-log=FILE     print a compressed log (log_store_compressed) as text
   --version              print the version
   --help                 this text
 
@@ -130,6 +132,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             "warnings-fatal" => out.warnings_fatal = true,
             "cmdhelp" => out.action = Action::CmdHelp(value.unwrap_or_else(|| "all".into())),
             "doc" => out.action = Action::Doc(value_of(name)?),
+            "inflate-log" => out.action = Action::InflateLog(PathBuf::from(value_of(name)?)),
             "version" | "v" => out.action = Action::Version,
             "help" | "h" => out.action = Action::Help,
             // fio refuses it the same way: its logs are job options now.
@@ -174,6 +177,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "readonly",
     "warnings-fatal",
     "cmdhelp",
+    "inflate-log",
     "version",
     "help",
 ];

@@ -49,6 +49,15 @@ fn run() -> anyhow::Result<ExitCode> {
             output::print(&args::doc(page)?)?;
             return Ok(ExitCode::SUCCESS);
         }
+        args::Action::InflateLog(path) => {
+            let data = std::fs::read(path).map_err(|e| {
+                anyhow::anyhow!("--inflate-log: cannot read {}: {e}", path.display())
+            })?;
+            let text = ioscope_report::inflate_log(&data)
+                .map_err(|e| anyhow::anyhow!("--inflate-log: {}: {e}", path.display()))?;
+            output::print(&text)?;
+            return Ok(ExitCode::SUCCESS);
+        }
         args::Action::Run => {}
     }
 

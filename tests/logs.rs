@@ -549,7 +549,10 @@ fn an_interrupted_run_writes_what_it_recorded() {
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
     let start = Instant::now();
     while child.try_wait().unwrap().is_none() {
-        assert!(start.elapsed() < Duration::from_secs(20), "no exit after SIGINT");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no exit after SIGINT"
+        );
         std::thread::sleep(Duration::from_millis(10));
     }
     let out = child.wait_with_output().unwrap();
@@ -557,4 +560,104 @@ fn an_interrupted_run_writes_what_it_recorded() {
     let lines = logs_of(dir.path(), "int_iops.1.log");
     assert!(lines.len() >= 2, "{lines:?}");
     assert_columns("int_iops.1.log", &lines, 5);
+}
+
+const COMPRESSED_JOB: &str = "\
+[z]
+ioengine=null
+rw=randrw
+bs=4k
+size=1m
+write_lat_log=z
+write_iops_log=z
+log_offset=1
+log_store_compressed=1
+log_compression=1k
+";
+
+/// The text `tool --inflate-log=FILE` prints, run in `dir`.
+fn inflated(tool: &str, dir: &Path, file: &str) -> String {
+    let arg = format!("--inflate-log={file}");
+    let run = if tool == "fio" {
+        fio([arg]).dir(dir).run()
+    } else {
+        ioscope([arg]).dir(dir).run()
+    };
+    assert!(run.status.success(), "{}", run.describe());
+    run.stdout
+}
+
+#[test]
+fn compressed_logs_are_fios_fz_files_both_tools_inflate_alike() {
+    require!(fio_installed());
+    let ((ours, _), (theirs, _)) = both(COMPRESSED_JOB);
+    let listing = |d: &Path| {
+        let mut v: Vec<String> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .filter(|n| n.ends_with(".log.fz"))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(
+        listing(ours.path()),
+        [
+            "z_clat.1.log.fz",
+            "z_iops.1.log.fz",
+            "z_lat.1.log.fz",
+            "z_slat.1.log.fz"
+        ]
+    );
+    assert_eq!(listing(ours.path()), listing(theirs.path()));
+    for name in ["z_clat.1.log.fz", "z_iops.1.log.fz", "z_lat.1.log.fz"] {
+        // 256 I/Os in 1 KiB chunks of 40-byte samples: several zlib
+        // streams, which fio reads back as one log.
+        let by_fio = inflated("fio", ours.path(), name);
+        let by_us = inflated("ioscope", ours.path(), name);
+        assert_eq!(by_fio, by_us, "{name}");
+        assert_eq!(by_fio.lines().count(), 256, "{name}");
+        assert!(by_fio.lines().all(|l| l.split(", ").count() == 6), "{name}");
+        // And fio's own files read the same through ioscope.
+        assert_eq!(
+            inflated("ioscope", theirs.path(), name),
+            inflated("fio", theirs.path(), name),
+            "fio's {name}"
+        );
+    }
+}
+
+#[test]
+fn compressed_logs_refuse_what_fios_format_cannot_hold() {
+    let dir = tempdir();
+    let err = ioscope([
+        "--name=x",
+        "--ioengine=null",
+        "--size=64k",
+        "--write_hist_log=x",
+        "--log_store_compressed=1",
+        "--parse-only",
+    ])
+    .dir(dir.path())
+    .run()
+    .assert_refused()
+    .to_string();
+    assert!(
+        err.contains("log_store_compressed") && err.contains("write_hist_log"),
+        "{err}"
+    );
+}
+
+#[test]
+fn inflate_log_refuses_what_is_not_a_compressed_log() {
+    let dir = tempdir();
+    write_file(dir.path(), "plain.log", "0, 1, 0, 4096, 0\n");
+    for file in ["plain.log", "missing.log.fz"] {
+        let err = ioscope([format!("--inflate-log={file}")])
+            .dir(dir.path())
+            .run()
+            .assert_refused()
+            .to_string();
+        assert!(err.contains(file) && err.contains("--inflate-log"), "{err}");
+    }
 }

@@ -52,6 +52,14 @@ pub struct LogSpec {
     pub alternate_epoch_clock_id: i32,
     /// `log_entries`, default 1024: the samples the first log buffer holds.
     pub entries: u32,
+    /// `log_compression`: bytes of samples per compressed chunk, 0 for
+    /// none. ioscope keeps its compact per-I/O records as they are while
+    /// the job runs; the size sets the chunks of a stored compressed log.
+    pub compression: u64,
+    /// `log_store_compressed`: write fio's compressed `.log.fz` files
+    /// (zlib streams of fio 3.33's binary samples, which `fio
+    /// --inflate-log` and `ioscope --inflate-log` turn back into text).
+    pub store_compressed: bool,
 }
 
 impl LogSpec {

@@ -12,6 +12,7 @@ mod group;
 mod helpers;
 mod json;
 mod lat_line;
+mod log_fz;
 mod log_lines;
 mod logs;
 mod normal;
@@ -23,6 +24,7 @@ mod stat;
 
 use ioscope_stats::{JobHeader, RunResult};
 
+pub use log_fz::inflate_log;
 pub use logs::write_logs;
 
 /// fio's `--output-format` values that ioscope writes.

@@ -1,16 +1,20 @@
 //! Writing fio's per-job logs: each worker's `PREFIX_TYPE.N.log` files (or
-//! `PREFIX_TYPE.log`, shared and appended to, with `per_job_logs=0`), made
-//! from what the worker recorded.
+//! `PREFIX_TYPE.log`, shared and appended to, with `per_job_logs=0`; with
+//! `log_store_compressed`, `.log.fz`), made from what the worker recorded.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 
 use ioscope_stats::{IoRecord, WorkerLogs};
 
+use crate::log_fz;
 use crate::log_lines::{push_hist_line, push_line, Sample};
 
 /// Text gathered before each write to the file.
 const FLUSH_AT: usize = 1 << 16;
+/// Bytes of samples per zlib stream of a compressed log when
+/// log_compression gives no size.
+const STREAM_AT: usize = 1 << 20;
 
 /// The per-I/O logs, each a way to make a record's line; slat lines only
 /// for records with a submission latency.
@@ -69,7 +73,7 @@ fn write_worker(w: &WorkerLogs) -> io::Result<()> {
     }
     if let Some(prefix) = &f.hist {
         let path = file_name(w, prefix, "clat_hist");
-        let mut out = Output::open(&path, f.per_job)?;
+        let mut out = Output::open(&path, w)?;
         for h in w.hist_lines() {
             push_hist_line(&mut out.text, h, f);
             out.flush_if_full()?;
@@ -80,31 +84,34 @@ fn write_worker(w: &WorkerLogs) -> io::Result<()> {
 }
 
 /// fio's `gen_log_name`: `PREFIX_TYPE.N.log`, or `PREFIX_TYPE.log` when
-/// the workers share one file.
+/// the workers share one file; `.log.fz` when stored compressed.
 fn file_name(w: &WorkerLogs, prefix: &str, kind: &str) -> String {
-    if w.files.per_job {
-        format!("{prefix}_{kind}.{}.log", w.files.number)
+    let suffix = if w.files.compressed_chunk.is_some() {
+        "log.fz"
     } else {
-        format!("{prefix}_{kind}.log")
+        "log"
+    };
+    if w.files.per_job {
+        format!("{prefix}_{kind}.{}.{suffix}", w.files.number)
+    } else {
+        format!("{prefix}_{kind}.{suffix}")
     }
 }
 
 fn write_samples(path: &str, w: &WorkerLogs, samples: &[Sample]) -> io::Result<()> {
-    let mut out = Output::open(path, w.files.per_job)?;
+    let mut out = Output::open(path, w)?;
     for s in samples {
-        push_line(&mut out.text, s, &w.files);
-        out.flush_if_full()?;
+        out.sample(s, w)?;
     }
     out.finish()
 }
 
 fn write_per_io(path: &str, w: &WorkerLogs, kind: PerIo) -> io::Result<()> {
-    let mut out = Output::open(path, w.files.per_job)?;
+    let mut out = Output::open(path, w)?;
     if let Some(records) = &w.recorder.records {
         for r in records.iter() {
             if let Some(s) = per_io_sample(w, r, kind) {
-                push_line(&mut out.text, &s, &w.files);
-                out.flush_if_full()?;
+                out.sample(&s, w)?;
             }
         }
     }
@@ -149,28 +156,73 @@ fn per_io_sample(w: &WorkerLogs, r: &IoRecord, kind: PerIo) -> Option<Sample> {
     })
 }
 
-/// A log file being written: text gathered, then written in large pieces.
+/// A log file being written: text (or, stored compressed, binary samples)
+/// gathered, then written in large pieces.
 struct Output {
     path: String,
     file: File,
     text: String,
+    /// Samples of the zlib stream being gathered, and the stream's size;
+    /// None for a text log.
+    packed: Option<(Vec<u8>, usize)>,
 }
 
 impl Output {
     /// Creates (or truncates) the worker's own file; a file the workers
-    /// share (`own` false) is appended to, as fio does.
-    fn open(path: &str, own: bool) -> io::Result<Output> {
+    /// share (`per_job_logs=0`) is appended to, as fio does.
+    fn open(path: &str, w: &WorkerLogs) -> io::Result<Output> {
+        let own = w.files.per_job;
         let file = if own {
             File::create(path)
         } else {
             OpenOptions::new().create(true).append(true).open(path)
         }
         .map_err(|e| named(path, e))?;
+        let packed = w.files.compressed_chunk.map(|chunk| {
+            let chunk = if chunk == 0 { STREAM_AT } else { chunk };
+            (Vec::with_capacity(chunk + 64), chunk)
+        });
         Ok(Output {
             path: path.to_string(),
             file,
             text: String::with_capacity(FLUSH_AT + 4096),
+            packed,
         })
+    }
+
+    /// Adds a sample's line, or its packed form to a compressed log.
+    fn sample(&mut self, s: &Sample, w: &WorkerLogs) -> io::Result<()> {
+        let f = &w.files;
+        match &mut self.packed {
+            Some((samples, chunk)) => {
+                let time = s.time_ms + f.time_offset_ms;
+                log_fz::pack(samples, s, time, f.offset, f.prio);
+                // Whole samples per stream, as fio's chunks hold.
+                if samples.len() >= *chunk {
+                    self.write_stream()?;
+                }
+                Ok(())
+            }
+            None => {
+                push_line(&mut self.text, s, f);
+                self.flush_if_full()
+            }
+        }
+    }
+
+    /// Writes the gathered samples as one zlib stream.
+    fn write_stream(&mut self) -> io::Result<()> {
+        let Some((samples, _)) = &mut self.packed else {
+            return Ok(());
+        };
+        if samples.is_empty() {
+            return Ok(());
+        }
+        let stream = log_fz::deflate(samples).map_err(|e| named(&self.path, e))?;
+        samples.clear();
+        self.file
+            .write_all(&stream)
+            .map_err(|e| named(&self.path, e))
     }
 
     fn flush_if_full(&mut self) -> io::Result<()> {
@@ -184,6 +236,7 @@ impl Output {
     }
 
     fn finish(mut self) -> io::Result<()> {
+        self.write_stream()?;
         self.file
             .write_all(self.text.as_bytes())
             .map_err(|e| named(&self.path, e))

@@ -63,6 +63,24 @@ pub(crate) fn check(spec: &JobSpec) -> Result<(), String> {
     if l.issue_time && (l.lat.is_none() || !l.offset) {
         return Err("log_issue_time option requires write_lat_log and log_offset options".into());
     }
+    if l.store_compressed {
+        // fio 3.33's stored samples have room for none of these.
+        let what = if l.hist.is_some() {
+            Some("write_hist_log")
+        } else if l.issue_time {
+            Some("log_issue_time")
+        } else if l.window_value == LogWindowValue::Both && l.avg_msec > 0 {
+            Some("log_window_value=both")
+        } else {
+            None
+        };
+        if let Some(what) = what {
+            return Err(format!(
+                "log_store_compressed with {what}: fio 3.33's compressed log format cannot hold it \
+                 (write the log uncompressed)"
+            ));
+        }
+    }
     if l.alternate_epoch && epoch_ms(l.alternate_epoch_clock_id).is_none() {
         return Err(format!(
             "log_alternate_epoch_clock_id={}: clock_gettime refuses this clock",
@@ -141,6 +159,7 @@ pub(crate) fn take(
         },
         hist_coarseness: l.hist_coarseness,
         time_offset_ms,
+        compressed_chunk: l.store_compressed.then_some(l.compression as usize),
     };
     let epoch = recorder.epoch;
     let lines = |kept: fn(&ioscope_stats::RateSampler) -> &[(u64, u64)]| {

@@ -204,6 +204,10 @@ pub struct LogFiles {
     /// Added to every time (`log_alternate_epoch`): the chosen clock's
     /// reading at the job's start, in ms; 0 otherwise.
     pub time_offset_ms: u64,
+    /// `log_store_compressed`: the files are fio's `.log.fz`, zlib streams
+    /// of binary samples, each of up to this many bytes of samples (0: one
+    /// stream per file).
+    pub compressed_chunk: Option<usize>,
 }
 
 /// One worker's logs, recorded, to be written out.

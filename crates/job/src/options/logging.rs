@@ -175,6 +175,32 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..LOGGING
     },
     OptionDef {
+        name: "log_compression",
+        kind: Kind::Size,
+        default: "0",
+        help: "Log in compressed chunks of this size (1k to 512m; with log_store_compressed, the size of each zlib stream's samples)",
+        apply: |s, v| {
+            let n = v.size()?;
+            if n != 0 && !(1024..=512 << 20).contains(&n) {
+                return Err(format!("{n} is outside 1024 to 536870912 bytes"));
+            }
+            s.spec.logs.compression = n;
+            Ok(())
+        },
+        ..LOGGING
+    },
+    OptionDef {
+        name: "log_store_compressed",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Store logs in a compressed format (PREFIX_TYPE.N.log.fz; read them with --inflate-log)",
+        apply: |s, v| {
+            s.spec.logs.store_compressed = v.bool()?;
+            Ok(())
+        },
+        ..LOGGING
+    },
+    OptionDef {
         name: "log_alternate_epoch",
         aliases: &["log_unix_epoch"],
         kind: Kind::Bool,
