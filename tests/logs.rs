@@ -661,3 +661,27 @@ fn inflate_log_refuses_what_is_not_a_compressed_log() {
         assert!(err.contains(file) && err.contains("--inflate-log"), "{err}");
     }
 }
+
+#[test]
+fn log_times_start_when_the_ramp_ends_as_fios_do() {
+    require!(fio_installed());
+    let job = "[r]\nioengine=null\nrw=read\nbs=4k\nsize=1g\nramp_time=1\nruntime=1\ntime_based\n\
+               write_iops_log=r\nwrite_lat_log=r\nlog_avg_msec=250\n";
+    let ((ours, _), (theirs, _)) = both(job);
+    for (tool, dir) in [("ioscope", &ours), ("fio", &theirs)] {
+        for name in ["r_iops.1.log", "r_lat.1.log"] {
+            let lines = logs_of(dir.path(), name);
+            let first = lines
+                .first()
+                .unwrap_or_else(|| panic!("{tool} {name}: empty"))[0];
+            let last = lines.last().unwrap()[0];
+            // The first window ends 250 ms after the ramp, the last by the
+            // end of the 1 s measured.
+            assert!(
+                (245..=300).contains(&first),
+                "{tool} {name}: first at {first}"
+            );
+            assert!(last <= 1100, "{tool} {name}: last at {last}");
+        }
+    }
+}

@@ -119,7 +119,7 @@ pub(crate) fn take(
     // Averaged bandwidth and IOPS logs alone record nothing per I/O: the
     // rate sampler kept their lines.
     let recorder = stats.logs.take().unwrap_or_else(|| {
-        ioscope_stats::LogRecorder::new(&LogPlan::default(), *clock, stats.loop_start)
+        ioscope_stats::LogRecorder::new(&LogPlan::default(), *clock, stats.measure_start)
     });
     // fio reads the alternate clock when the job starts; reading it now
     // and going back by the job's age gives the same time.

@@ -93,7 +93,7 @@ impl QueueUser for IoLoop<'_> {
             None => None,
         };
         let mut ledger = Ledger {
-            stats: LoopStats::new(cfg, &clock, start, start),
+            stats: LoopStats::new(cfg, &clock, start),
             // Bytes and I/Os for the status line, which ignores the ramp reset.
             shown: [(0, 0); 3],
             progress: self.progress,
@@ -291,8 +291,7 @@ impl IoLoop<'_> {
     /// Returns the thread's CPU time at the restart.
     #[cold]
     fn end_ramp(&mut self, ledger: &mut Ledger, now: u64) -> ThreadCpu {
-        let epoch = ledger.stats.logs.as_ref().map_or(now, |l| l.epoch);
-        ledger.stats = LoopStats::new(self.config, &self.clock, now, epoch);
+        ledger.stats = LoopStats::new(self.config, &self.clock, now);
         let cpu_start = ThreadCpu::now();
         // Helper threads, like this one, are charged from here on.
         if let Some(helpers) = self.helpers {

@@ -118,9 +118,9 @@ pub(crate) struct LoopStats {
 }
 
 impl LoopStats {
-    /// Measurements from `now`; the logs count their times from `epoch`,
-    /// the job's start (before any ramp).
-    pub(super) fn new(config: &LoopConfig, clock: &Clock, now: u64, epoch: u64) -> LoopStats {
+    /// Measurements from `now`, which the logs' times count from too (fio
+    /// restarts its log clock when the ramp ends).
+    pub(super) fn new(config: &LoopConfig, clock: &Clock, now: u64) -> LoopStats {
         let t = &config.tracking;
         LoopStats {
             dirs: [
@@ -151,7 +151,7 @@ impl LoopStats {
             logs: config
                 .logs
                 .any()
-                .then(|| LogRecorder::new(&config.logs, *clock, epoch)),
+                .then(|| LogRecorder::new(&config.logs, *clock, now)),
         }
     }
 }
