@@ -112,9 +112,11 @@ fn run() -> anyhow::Result<ExitCode> {
             output::warn(&format!("{prefix}{notice}"));
         }
     }
+    // What each worker recorded is written even when the run was cut short,
+    // and even when the report could not be.
+    let logged = ioscope_report::write_logs(&result.logs);
     written?;
-    // What each worker recorded is written even when the run was cut short.
-    ioscope_report::write_logs(&result.logs)?;
+    logged?;
     let fatal = args.warnings_fatal && !result.notices.is_empty();
     // fio's status for a signal outranks the notices: scripts check for it.
     if result.interrupted.is_some() {
