@@ -8,18 +8,20 @@
 #   --keep        keep the work directory (the JSON results and the data file)
 # Environment: FIO (default fio), IOSCOPE (default <target>/release/ioscope),
 #   BENCH_DIR (work directory, default <target>/bench; must not be tmpfs for
-#   the numbers to mean a real file system), CPU (CPU to pin to, default 0).
+#   the numbers to mean a real file system), CPU (CPU to pin to, default 0),
+#   ROWS (the rows to run, space-separated names, default all:
+#   null-4k-qd1 null-4k-qd1-lat-log psync-4k-randread-cached).
 set -euo pipefail
 
 SCRIPT=compare-fio.sh
-USAGE_LINES=2,12
+USAGE_LINES=2,14
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bench_init "$@"
 bench_build
 
 if [ "$KEEP" = 0 ]; then
-    trap 'rm -f "$work"/*.json "$work"/*.err "$work/cached-256m"' EXIT
+    trap 'rm -f "$work"/*.json "$work"/*.err "$work/cached-256m" "$work"/lat-*.log' EXIT
 fi
 
 bench_machine_header
@@ -48,15 +50,43 @@ args_null=(--name=null-4k-qd1 --ioengine=null --rw=read --bs=4k --iodepth=1 --si
 args_psync=(--name=psync-4k-randread-cached --ioengine=psync --rw=randread --bs=4k --iodepth=1
             --size=256m "--filename=$data")
 
-measure null-4k-qd1 fio "$FIO" "${args_null[@]}" "${common[@]}"
-measure null-4k-qd1 ioscope "$IOSCOPE" "${args_null[@]}" "${common[@]}"
-measure psync-4k-randread-cached fio "$FIO" "${args_psync[@]}" "${fio_extra[@]}" "${common[@]}"
-measure psync-4k-randread-cached ioscope "$IOSCOPE" "${args_psync[@]}" "${ioscope_extra[@]}" "${common[@]}"
+# wanted ROW: whether ROWS asks for this row (all rows when ROWS is empty).
+wanted() {
+    [ -z "${ROWS:-}" ] || [[ " $ROWS " == *" $1 "* ]]
+}
+
+if wanted null-4k-qd1; then
+    measure null-4k-qd1 fio "$FIO" "${args_null[@]}" "${common[@]}"
+    measure null-4k-qd1 ioscope "$IOSCOPE" "${args_null[@]}" "${common[@]}"
+fi
+# The same row with a latency log line per I/O (slat, clat and lat files;
+# the null engine has no slat): what each tool's throughput loses to
+# recording it. The files are written after the measured run, and removed.
+if wanted null-4k-qd1-lat-log; then
+    measure null-4k-qd1-lat-log fio "$FIO" "${args_null[@]}" "${common[@]}" \
+        "--write_lat_log=$work/lat-fio"
+    measure null-4k-qd1-lat-log ioscope "$IOSCOPE" "${args_null[@]}" "${common[@]}" \
+        "--write_lat_log=$work/lat-ioscope"
+    rm -f "$work"/lat-*.log
+fi
+if wanted psync-4k-randread-cached; then
+    measure psync-4k-randread-cached fio "$FIO" "${args_psync[@]}" "${fio_extra[@]}" "${common[@]}"
+    measure psync-4k-randread-cached ioscope "$IOSCOPE" "${args_psync[@]}" "${ioscope_extra[@]}" "${common[@]}"
+fi
 echo
 
 table_header
-table_row null-4k-qd1 "null engine, 4k, QD1, latency tracked"
-table_row psync-4k-randread-cached "psync 4k randread, 256 MiB cached file"
+wanted null-4k-qd1 && table_row null-4k-qd1 "null engine, 4k, QD1, latency tracked"
+wanted null-4k-qd1-lat-log && table_row null-4k-qd1-lat-log "the same, write_lat_log (a line per I/O)"
+wanted psync-4k-randread-cached && table_row psync-4k-randread-cached "psync 4k randread, 256 MiB cached file"
+if wanted null-4k-qd1 && wanted null-4k-qd1-lat-log; then
+    echo
+    echo "== IOPS kept with write_lat_log (with / without; 1.000 = logging costs nothing)"
+    for tool in fio ioscope; do
+        printf "  %-8s %s\n" "$tool" \
+            "$(ratio "${iops[null-4k-qd1-lat-log.$tool]:--}" "${iops[null-4k-qd1.$tool]:--}")"
+    done
+fi
 if [ "$KEEP" = 1 ]; then
     echo
     echo "JSON results kept in $work"

@@ -21,6 +21,8 @@ pub enum Action {
     /// `--help`: prints a page of docs/ generated from the binary's
     /// tables (`--doc=options` is docs/options.md).
     Doc(String),
+    /// `--inflate-log=FILE`: print a compressed log (`.log.fz`) as text.
+    InflateLog(PathBuf),
 }
 
 #[derive(Debug)]
@@ -43,7 +45,6 @@ pub struct Args {
 /// rather than mistaken for job options.
 const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
     "debug",
-    "latency-log",
     "bandwidth-log",
     "showcmd",
     "eta-newline",
@@ -54,7 +55,6 @@ const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
     "client",
     "remote-config",
     "idle-prof",
-    "inflate-log",
     "trigger-file",
     "trigger-timeout",
     "trigger",
@@ -84,6 +84,7 @@ Runs fio job files and fio-style command-line jobs.
                          the notices on stderr as errors
   --section=NAME         run only job section NAME (may be repeated)
   --cmdhelp[=OPTION]     describe a job option, or all of them
+  --inflate-log=FILE     print a compressed log (log_store_compressed) as text
   --version              print the version
   --help                 this text
 
@@ -146,8 +147,13 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             "warnings-fatal" => out.warnings_fatal = true,
             "cmdhelp" => out.action = Action::CmdHelp(value.unwrap_or_else(|| "all".into())),
             "doc" => out.action = Action::Doc(value_of(name)?),
+            "inflate-log" => out.action = Action::InflateLog(PathBuf::from(value_of(name)?)),
             "version" | "v" => out.action = Action::Version,
             "help" | "h" => out.action = Action::Help,
+            // fio refuses it the same way: its logs are job options now.
+            "latency-log" => {
+                bail!("--latency-log is deprecated: use the job option write_lat_log")
+            }
             n if UNSUPPORTED_PROGRAM_OPTIONS.contains(&n) => {
                 bail!("fio option --{n} is not supported by ioscope yet")
             }
@@ -196,6 +202,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "readonly",
     "warnings-fatal",
     "cmdhelp",
+    "inflate-log",
     "version",
     "help",
 ];

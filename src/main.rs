@@ -49,6 +49,15 @@ fn run() -> anyhow::Result<ExitCode> {
             output::print(&args::doc(page)?)?;
             return Ok(ExitCode::SUCCESS);
         }
+        args::Action::InflateLog(path) => {
+            let data = std::fs::read(path).map_err(|e| {
+                anyhow::anyhow!("--inflate-log: cannot read {}: {e}", path.display())
+            })?;
+            let text = ioscope_report::inflate_log(&data)
+                .map_err(|e| anyhow::anyhow!("--inflate-log: {}: {e}", path.display()))?;
+            output::print(&text)?;
+            return Ok(ExitCode::SUCCESS);
+        }
         args::Action::Run => {}
     }
 
@@ -120,7 +129,11 @@ fn run() -> anyhow::Result<ExitCode> {
             output::warn(&format!("{prefix}{notice}"));
         }
     }
+    // What each worker recorded is written even when the run was cut short,
+    // and even when the report could not be.
+    let logged = ioscope_report::write_logs(&result.logs);
     written?;
+    logged?;
     let fatal = args.warnings_fatal && !result.notices.is_empty();
     // fio's status for a signal outranks the notices: scripts check for it.
     if result.interrupted.is_some() {

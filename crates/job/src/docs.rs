@@ -57,8 +57,12 @@ pub(crate) fn options_markdown(version: &str, refused_program_options: &[&str]) 
 Every job option {version} accepts ({count} options), grouped by category in
 the order `ioscope --cmdhelp=all` lists them. Each is fio's option of the
 same name and means what it means in fio 3.33, with these exceptions:
-`libaio_vectored` is a newer fio's option, `ioengine=nop` is ioscope's
-own, `clocksource=gettimeofday` is served by CLOCK_MONOTONIC, and jobs
+`libaio_vectored`, `log_issue_time` and `log_window_value` are a newer
+fio's options, `ioengine=nop` is ioscope's own, `clocksource=gettimeofday`
+is served by CLOCK_MONOTONIC, every I/O is logged at priority 0 (ioscope
+sets no I/O priority), `log_compression` only sizes the zlib streams of a
+`log_store_compressed` log (the per-I/O records are kept uncompressed, 40
+bytes each, until the job ends), and jobs
 always run as threads of one process whatever `thread` says (see
 [output.md](output.md)). The text is the binary's own help (`ioscope
 --cmdhelp=NAME` prints it for one option).

@@ -68,6 +68,7 @@ mod expand;
 mod fio_only;
 mod ini;
 mod jobs;
+mod log_spec;
 mod options;
 mod pattern;
 mod settings;
@@ -75,6 +76,7 @@ mod spec;
 mod values;
 
 pub use error::ParseError;
+pub use log_spec::*;
 pub use options::is_job_option;
 pub use spec::*;
 

@@ -595,6 +595,8 @@ pub struct JobSpec {
     pub create_on_open: bool,
     /// `write_iolog`, `read_iolog` and the `replay_*` options.
     pub iolog: IologSpec,
+    /// The logs it writes: `write_bw_log` and its family.
+    pub logs: crate::log_spec::LogSpec,
     /// The options set in this job's own section (or after its `--name`), as
     /// written, for the JSON "job options" echo.
     pub options: Vec<(String, String)>,

@@ -13,6 +13,9 @@ mod group;
 mod helpers;
 mod json;
 mod lat_line;
+mod log_fz;
+mod log_lines;
+mod logs;
 mod normal;
 mod notices;
 mod num2str;
@@ -23,6 +26,9 @@ mod terse;
 
 use ioscope_stats::{JobHeader, RunResult};
 pub use terse::TerseVersion;
+
+pub use log_fz::inflate_log;
+pub use logs::write_logs;
 
 /// fio's `--output-format` values that ioscope writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

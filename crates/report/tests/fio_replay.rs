@@ -233,6 +233,7 @@ fn replay(doc: &Value, headers: Vec<JobHeader>, kb_base: u32) -> RunResult {
         aborted: None,
         interrupted: None,
         notices: Vec::new(),
+        logs: Vec::new(),
     }
 }
 

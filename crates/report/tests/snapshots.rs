@@ -159,6 +159,7 @@ fn randrw_result() -> RunResult {
         aborted: None,
         interrupted: None,
         notices: Vec::new(),
+        logs: Vec::new(),
     }
 }
 

@@ -69,6 +69,7 @@ pub(crate) fn build<'a>(
         aborted: None,
         interrupted: None,
         notices: Vec::new(),
+        logs: Vec::new(),
     }
 }
 

@@ -16,6 +16,7 @@ mod disks;
 mod error;
 mod files;
 mod io_loop;
+mod logs;
 mod phases;
 mod plan;
 mod progress;

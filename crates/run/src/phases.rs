@@ -134,6 +134,7 @@ pub(crate) fn run_all(
     let stop = AtomicBool::new(false);
     let mut disks = DiskTracker::default();
     let mut finished: Vec<Finished> = Vec::new();
+    let mut logs = Vec::new();
     let show_progress = match options.eta {
         Eta::Never => false,
         Eta::Always => true,
@@ -283,8 +284,11 @@ pub(crate) fn run_all(
         })?;
         let elapsed_ms = phase_start.elapsed().as_millis() as u64;
 
-        for ((j, _, files), outcome) in workers.into_iter().zip(outcomes) {
+        for ((j, id, files), mut outcome) in workers.into_iter().zip(outcomes) {
             let spec = &parsed.jobs[j];
+            if let Some(stats) = outcome.stats.as_mut() {
+                logs.extend(crate::logs::take(spec, id.number, stats, &clock));
+            }
             let described = outcome
                 .stats
                 .as_ref()
@@ -358,6 +362,7 @@ pub(crate) fn run_all(
             .map(|signal| Notice::Interrupted { signal }),
     );
     result.notices = notices;
+    result.logs = logs;
     Ok(result)
 }
 

@@ -20,9 +20,6 @@ use ioscope_workload::{Iolog, IologSummary};
 use crate::error::RunError;
 use crate::io_loop::{LoopConfig, Tracking};
 
-/// fio's bandwidth and IOPS sampling interval (bw_avg_time, iops_avg_time).
-const SAMPLE_MS: u64 = 500;
-
 /// What every worker of one job is built from.
 #[derive(Clone, Debug)]
 pub struct JobPlan {
@@ -146,7 +143,9 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         },
         ramp_ticks: 0,
         runtime_ticks: None,
-        sample_ms: SAMPLE_MS,
+        sample_ms: crate::logs::rate_intervals(&spec.logs),
+        logs: crate::logs::plan(spec),
+        keep_rate_samples: crate::logs::keeps_rate_samples(&spec.logs),
         errors: spec.errors.clone(),
         verify_async: spec.verify.async_threads,
         replay_paced: replayed.is_some() && !spec.iolog.no_stall,
@@ -270,6 +269,7 @@ fn buffer_size(spec: &JobSpec, looping: &LoopConfig) -> u64 {
 
 /// Everything about the job that can be refused without its targets.
 fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
+    crate::logs::check(spec)?;
     let verifies = spec.verify.method != VerifyMethod::None;
     if verifies && backend.is_diskless() {
         return Err(format!(

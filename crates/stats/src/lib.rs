@@ -8,8 +8,11 @@ mod cpu;
 mod depth;
 mod diskstats;
 mod helpers;
+mod hist_log;
 mod histogram;
+mod io_log;
 mod lat_buckets;
+mod log_window;
 mod notice;
 mod percentile;
 mod punts;
@@ -24,8 +27,11 @@ pub use diskstats::{DiskSnapshot, DiskUtil};
 pub use helpers::{
     current_tid, parse_helper_name, process_cpu, HelperCpu, HelperKind, HelperTracker,
 };
+pub use hist_log::{HistLine, HistLog};
 pub use histogram::{bucket_index, bucket_value, LatencyHistogram, PLAT_NR};
+pub use io_log::{Chunked, IoRecord, LatLogs, LogFiles, LogPlan, LogRecorder, WorkerLogs};
 pub use lat_buckets::LatencyBuckets;
+pub use log_window::{LogWindows, WindowLine};
 pub use notice::Notice;
 pub use punts::{PuntCounter, PuntTally, Punts, PuntsUncounted};
 pub use rate::RateSampler;

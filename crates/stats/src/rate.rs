@@ -14,6 +14,10 @@
 //! run ends (a time_based run of a whole number of intervals) gets no sample
 //! in fio, because the job is gone by the time the helper thread looks.
 //! `finish` takes that sample back.
+//!
+//! With `log_avg_msec`, fio's bandwidth and IOPS logs have a line per such
+//! sample (the interval being log_avg_msec then): [`RateSampler::keep_log`]
+//! keeps each sample with the end of its interval.
 
 use crate::{Clock, Summary};
 
@@ -37,7 +41,7 @@ pub struct RateSampler {
 }
 
 /// The sampling state of one metric.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct Window {
     interval_ms: u64,
     interval_ticks: u64,
@@ -49,6 +53,8 @@ struct Window {
     /// summary as it was before that sample, for `finish`.
     last_sampled_end: Option<u64>,
     before_last: Summary,
+    /// Each sample with the end of its interval (ticks), when kept.
+    log: Option<Vec<(u64, u64)>>,
 }
 
 impl Window {
@@ -62,6 +68,7 @@ impl Window {
             start: 0,
             last_sampled_end: None,
             before_last: Summary::default(),
+            log: None,
         }
     }
 
@@ -73,6 +80,9 @@ impl Window {
         };
         self.start = count;
         self.last_sampled_end = None;
+        if let Some(log) = &mut self.log {
+            log.clear();
+        }
     }
 
     /// Closes the intervals that ended by `now`, given the counter before
@@ -85,7 +95,11 @@ impl Window {
         if delta != 0 {
             self.before_last = *summary;
             self.last_sampled_end = Some(self.deadline);
-            summary.add(scale(delta, self.interval_ms));
+            let value = scale(delta, self.interval_ms);
+            summary.add(value);
+            if let Some(log) = &mut self.log {
+                log.push((self.deadline, value));
+            }
         }
         self.start = seen;
         // Intervals that passed with no tick saw no completion: no samples.
@@ -99,6 +113,9 @@ impl Window {
         if let Some(last_end) = self.last_sampled_end.take() {
             if end < last_end.saturating_add(slack) {
                 *summary = self.before_last;
+                if let Some(log) = &mut self.log {
+                    log.pop();
+                }
             }
         }
         self.deadline = u64::MAX;
@@ -169,6 +186,24 @@ impl RateSampler {
         self.bw_window.finish(end, slack, &mut self.bw);
         self.iops_window.finish(end, slack, &mut self.iops);
         self.next = u64::MAX;
+    }
+
+    /// Keeps every sample from now on, for the averaged bandwidth and
+    /// IOPS logs.
+    pub fn keep_log(&mut self) {
+        self.bw_window.log.get_or_insert_with(Vec::new);
+        self.iops_window.log.get_or_insert_with(Vec::new);
+    }
+
+    /// The bandwidth samples kept (KiB/s), each with the end of its
+    /// interval in ticks.
+    pub fn bw_log(&self) -> &[(u64, u64)] {
+        self.bw_window.log.as_deref().unwrap_or(&[])
+    }
+
+    /// The IOPS samples kept, as `bw_log`.
+    pub fn iops_log(&self) -> &[(u64, u64)] {
+        self.iops_window.log.as_deref().unwrap_or(&[])
     }
 
     /// Drops the samples and starts over at `now` with the given counters.
@@ -306,6 +341,23 @@ mod tests {
             s.tick(i * MS, i * 4096, i);
         }
         assert_eq!((s.bw.samples, s.iops.samples), (0, 1));
+    }
+
+    #[test]
+    fn kept_log_has_each_sample_with_its_interval_end() {
+        let mut s = sampler(500);
+        s.keep_log();
+        for i in 1..=2000u64 {
+            s.tick(i * MS, i * 4096, i);
+        }
+        s.tick(2000 * MS + 30_000, 2001 * 4096, 2001);
+        s.finish(2000 * MS + 30_000);
+        // The sample fio never takes (its interval ends with the run) is
+        // not logged either.
+        let ends: Vec<u64> = s.iops_log().iter().map(|&(t, _)| t / MS).collect();
+        assert_eq!(ends, [500, 1000, 1500]);
+        assert_eq!(s.iops_log()[1].1, 1000);
+        assert_eq!(s.bw_log().len(), 3);
     }
 
     #[test]

@@ -32,6 +32,9 @@ pub struct RunResult {
     pub interrupted: Option<i32>,
     /// What the user should know beside the numbers, in the order found.
     pub notices: Vec<Notice>,
+    /// What each worker recorded for the logs its job asked for
+    /// (`write_bw_log` and its family), to be written out.
+    pub logs: Vec<crate::WorkerLogs>,
 }
 
 /// The process's CPU over the run, split into what the reports attribute

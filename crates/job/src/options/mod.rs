@@ -21,6 +21,7 @@ mod errors;
 mod files;
 mod io_type;
 mod iolog;
+mod logging;
 mod random;
 mod reporting;
 mod threads;
@@ -45,6 +46,8 @@ pub(crate) use io_type::rw_mode;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
     Text,
+    /// Text that may be given bare (`write_bw_log`), which is empty then.
+    OptionalText,
     Size,
     SizeOrPercent,
     Int,
@@ -85,6 +88,7 @@ impl Kind {
     pub(crate) fn describe(self) -> &'static str {
         match self {
             Kind::Text => "string (opt=bla)",
+            Kind::OptionalText => "empty or string (opt[=bla])",
             Kind::Size => "size with k/m/g/t/p suffix (opt=4k)",
             Kind::SizeOrPercent => "size with k/m/g/t/p suffix, or a percentage (opt=4k, opt=50%)",
             Kind::Int => "integer value (opt=100)",
@@ -291,6 +295,7 @@ const PARTS: &[&[OptionDef]] = &[
     cpu::OPTIONS,
     engine::OPTIONS,
     reporting::OPTIONS,
+    logging::OPTIONS,
     buffers::OPTIONS,
     verify::OPTIONS,
     errors::OPTIONS,

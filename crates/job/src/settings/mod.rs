@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use ioscope_engine::Backend;
 
+use crate::log_spec::LogSpec;
 use crate::options::{self, Kind, OptionDef, Value};
 use crate::spec::*;
 
@@ -154,6 +155,7 @@ impl Settings {
                 exitall: false,
                 create_on_open: false,
                 iolog: IologSpec::default(),
+                logs: LogSpec::default(),
                 options: Vec::new(),
             },
             bs: PerDir::all(0),
@@ -177,6 +179,7 @@ impl Settings {
     ) -> Result<(), String> {
         let text = match (value, def.kind) {
             (None, Kind::Flag) => "1",
+            (None, Kind::OptionalText) => "",
             (None, _) => return Err("a value is needed".to_string()),
             (Some(v), _) => v,
         };
@@ -199,6 +202,7 @@ impl Settings {
             && !matches!(
                 def.kind,
                 Kind::Text
+                    | Kind::OptionalText
                     | Kind::PerDirSize
                     | Kind::PerDirRange
                     | Kind::Split

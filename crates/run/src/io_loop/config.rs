@@ -3,6 +3,7 @@
 
 use ioscope_engine::Op;
 use ioscope_job::ErrorPolicy;
+use ioscope_stats::LogPlan;
 
 /// Which latencies to measure and which get histograms.
 #[derive(Clone, Copy, Debug, Default)]
@@ -45,8 +46,12 @@ pub(crate) struct LoopConfig {
     /// Ramp and run durations in clock ticks; `runtime` None means size-bound.
     pub ramp_ticks: u64,
     pub runtime_ticks: Option<u64>,
-    /// Interval of the bandwidth/IOPS samples.
-    pub sample_ms: u64,
+    /// Intervals of the bandwidth and IOPS samples, in ms.
+    pub sample_ms: (u64, u64),
+    /// What the job's logs need recorded.
+    pub logs: LogPlan,
+    /// The rate samples are kept, for averaged bandwidth or IOPS logs.
+    pub keep_rate_samples: bool,
     /// Which errors the job counts and goes on after.
     pub errors: ErrorPolicy,
     /// verify_async: threads that check blocks read back; 0 checks them

@@ -7,7 +7,7 @@ use std::sync::atomic::Ordering;
 
 use ioscope_engine::{Completion, Op, Queue};
 use ioscope_job::ErrorClass;
-use ioscope_stats::Clock;
+use ioscope_stats::{Clock, IoRecord};
 
 use super::config::LoopConfig;
 use super::fill::{dir_index, Slot};
@@ -298,6 +298,19 @@ impl Ledger<'_> {
             if let Some(h) = &mut dir.lat_hist {
                 h.add(lat_ns);
             }
+        }
+        if let Some(logs) = &mut stats.logs {
+            let slat = (t.slat && slot.queued).then(|| clock.to_ns(slot.issue - slot.start));
+            let record = IoRecord {
+                start: slot.start,
+                issue: slot.issue,
+                done: t_done,
+                offset: slot.offset,
+                bytes: bytes as u32,
+                dir: d as u8,
+                slat: slat.is_some(),
+            };
+            logs.record(record, slat, clat_ns, lat_ns);
         }
         if t.slat || t.clat || t.lat {
             stats.lat_buckets.add(clat_ns);

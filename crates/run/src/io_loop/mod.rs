@@ -359,6 +359,9 @@ impl IoLoop<'_> {
         for dir in &mut ledger.stats.dirs {
             dir.rate.finish(ledger.stats.end);
         }
+        if let Some(logs) = &mut ledger.stats.logs {
+            logs.finish(ledger.stats.end);
+        }
         ledger.stats.cpu = ThreadCpu::now().since(&cpu_start);
         if let Some(v) = ledger.verify.take() {
             // Stopped while writing: the write phase's end never came.

@@ -3,8 +3,8 @@
 
 use ioscope_engine::Op;
 use ioscope_stats::{
-    Clock, DepthDist, HelperCpu, LatencyBuckets, LatencyHistogram, Punts, RateSampler, Summary,
-    ThreadCpu,
+    Clock, DepthDist, HelperCpu, LatencyBuckets, LatencyHistogram, LogRecorder, Punts, RateSampler,
+    Summary, ThreadCpu,
 };
 
 use super::config::*;
@@ -26,8 +26,14 @@ pub(crate) struct DirStats {
 }
 
 impl DirStats {
-    pub(super) fn new(tracking: &Tracking, clock: &Clock, sample_ms: u64, start: u64) -> DirStats {
+    pub(super) fn new(config: &LoopConfig, clock: &Clock, start: u64) -> DirStats {
+        let tracking = &config.tracking;
         let hist = |on: bool| on.then(LatencyHistogram::new);
+        let (bw_ms, iops_ms) = config.sample_ms;
+        let mut rate = RateSampler::with_intervals(clock, bw_ms, iops_ms, start);
+        if config.keep_rate_samples {
+            rate.keep_log();
+        }
         DirStats {
             bytes: 0,
             ios: 0,
@@ -38,7 +44,7 @@ impl DirStats {
             slat_hist: hist(tracking.slat && tracking.slat_hist),
             clat_hist: hist(tracking.clat && tracking.clat_hist),
             lat_hist: hist(tracking.lat && tracking.lat_hist),
-            rate: RateSampler::new(clock, sample_ms, start),
+            rate,
         }
     }
 }
@@ -107,16 +113,20 @@ pub(crate) struct LoopStats {
     pub punts: Punts,
     /// Optional io_uring setup flags the kernel refused, by name.
     pub refused_setup_flags: Option<String>,
+    /// What the job's logs need, when it writes any.
+    pub logs: Option<LogRecorder>,
 }
 
 impl LoopStats {
+    /// Measurements from `now`, which the logs' times count from too (fio
+    /// restarts its log clock when the ramp ends).
     pub(super) fn new(config: &LoopConfig, clock: &Clock, now: u64) -> LoopStats {
         let t = &config.tracking;
         LoopStats {
             dirs: [
-                DirStats::new(t, clock, config.sample_ms, now),
-                DirStats::new(t, clock, config.sample_ms, now),
-                DirStats::new(t, clock, config.sample_ms, now),
+                DirStats::new(config, clock, now),
+                DirStats::new(config, clock, now),
+                DirStats::new(config, clock, now),
             ],
             sync_ios: 0,
             sync_lat: Summary::default(),
@@ -138,6 +148,10 @@ impl LoopStats {
             helpers_at_start: HelperCpu::default(),
             punts: Punts::default(),
             refused_setup_flags: None,
+            logs: config
+                .logs
+                .any()
+                .then(|| LogRecorder::new(&config.logs, *clock, now)),
         }
     }
 }

@@ -1,0 +1,248 @@
+//! Writing fio's per-job logs: each worker's `PREFIX_TYPE.N.log` files (or
+//! `PREFIX_TYPE.log`, shared and appended to, with `per_job_logs=0`; with
+//! `log_store_compressed`, `.log.fz`), made from what the worker recorded.
+
+use std::fs::{File, OpenOptions};
+use std::io::{self, Write};
+
+use ioscope_stats::{IoRecord, WorkerLogs};
+
+use crate::log_fz;
+use crate::log_lines::{push_hist_line, push_line, Sample};
+
+/// Text gathered before each write to the file.
+const FLUSH_AT: usize = 1 << 16;
+/// Bytes of samples per zlib stream of a compressed log when
+/// log_compression gives no size.
+const STREAM_AT: usize = 1 << 20;
+
+/// The per-I/O logs, each a way to make a record's line; slat lines only
+/// for records with a submission latency.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum PerIo {
+    Bw,
+    Iops,
+    Slat,
+    Clat,
+    Lat,
+}
+
+/// Writes every log of every worker. The error names the file.
+pub fn write_logs(logs: &[WorkerLogs]) -> io::Result<()> {
+    logs.iter().try_for_each(write_worker)
+}
+
+fn write_worker(w: &WorkerLogs) -> io::Result<()> {
+    let f = &w.files;
+    let averaged = f.averaged;
+    let windows = |lines: &[ioscope_stats::WindowLine]| -> Vec<Sample> {
+        lines.iter().map(|l| Sample::window(l, f)).collect()
+    };
+    if let Some(prefix) = &f.bw {
+        let path = file_name(w, prefix, "bw");
+        if averaged {
+            write_samples(&path, w, &windows(&w.bw))?;
+        } else {
+            write_per_io(&path, w, PerIo::Bw)?;
+        }
+    }
+    if let Some(prefix) = &f.iops {
+        let path = file_name(w, prefix, "iops");
+        if averaged {
+            write_samples(&path, w, &windows(&w.iops))?;
+        } else {
+            write_per_io(&path, w, PerIo::Iops)?;
+        }
+    }
+    if let Some(prefix) = &f.lat {
+        let kinds = [
+            (f.lat_logs.lat, "lat", PerIo::Lat, 2),
+            (f.lat_logs.slat, "slat", PerIo::Slat, 0),
+            (f.lat_logs.clat, "clat", PerIo::Clat, 1),
+        ];
+        for (on, name, kind, window) in kinds {
+            if !on {
+                continue;
+            }
+            let path = file_name(w, prefix, name);
+            match &w.recorder.windows[window] {
+                Some(lines) if averaged => write_samples(&path, w, &windows(&lines.lines))?,
+                _ => write_per_io(&path, w, kind)?,
+            }
+        }
+    }
+    if let Some(prefix) = &f.hist {
+        let path = file_name(w, prefix, "clat_hist");
+        let mut out = Output::open(&path, w)?;
+        for h in w.hist_lines() {
+            push_hist_line(&mut out.text, h, f);
+            out.flush_if_full()?;
+        }
+        out.finish()?;
+    }
+    Ok(())
+}
+
+/// fio's `gen_log_name`: `PREFIX_TYPE.N.log`, or `PREFIX_TYPE.log` when
+/// the workers share one file; `.log.fz` when stored compressed.
+fn file_name(w: &WorkerLogs, prefix: &str, kind: &str) -> String {
+    let suffix = if w.files.compressed_chunk.is_some() {
+        "log.fz"
+    } else {
+        "log"
+    };
+    if w.files.per_job {
+        format!("{prefix}_{kind}.{}.{suffix}", w.files.number)
+    } else {
+        format!("{prefix}_{kind}.{suffix}")
+    }
+}
+
+fn write_samples(path: &str, w: &WorkerLogs, samples: &[Sample]) -> io::Result<()> {
+    let mut out = Output::open(path, w)?;
+    for s in samples {
+        out.sample(s, w)?;
+    }
+    out.finish()
+}
+
+fn write_per_io(path: &str, w: &WorkerLogs, kind: PerIo) -> io::Result<()> {
+    let mut out = Output::open(path, w)?;
+    if let Some(records) = &w.recorder.records {
+        for r in records.iter() {
+            if let Some(s) = per_io_sample(w, r, kind) {
+                out.sample(&s, w)?;
+            }
+        }
+    }
+    out.finish()
+}
+
+/// The line `kind` has for record `r`, as fio's add_*_sample makes it.
+fn per_io_sample(w: &WorkerLogs, r: &IoRecord, kind: PerIo) -> Option<Sample> {
+    let clock = &w.clock;
+    let epoch = w.recorder.epoch;
+    let ms = |t: u64| clock.to_ns(t.saturating_sub(epoch)) / 1_000_000;
+    let clat = clock.to_ns(r.done.saturating_sub(r.issue));
+    let (time_ms, value, issue_ns) = match kind {
+        // KiB/s as fio has it per I/O: the bytes over the completion
+        // latency (bytes per ms), 0 when that was not clocked.
+        PerIo::Bw => (
+            ms(r.done),
+            (u64::from(r.bytes) * 1_000_000)
+                .checked_div(clat)
+                .unwrap_or(0),
+            0,
+        ),
+        PerIo::Iops => (ms(r.done), 1, 0),
+        PerIo::Slat if !r.slat => return None,
+        // Logged when the I/O is submitted, so timed then.
+        PerIo::Slat => (
+            ms(r.issue),
+            clock.to_ns(r.issue.saturating_sub(r.start)),
+            clock.to_ns(r.issue.saturating_sub(epoch)),
+        ),
+        PerIo::Clat => (ms(r.done), clat, clock.to_ns(r.issue.saturating_sub(epoch))),
+        PerIo::Lat => (ms(r.done), clock.to_ns(r.done.saturating_sub(r.start)), 0),
+    };
+    Some(Sample {
+        time_ms,
+        value,
+        value1: 0,
+        dir: r.dir,
+        bs: u64::from(r.bytes),
+        offset: r.offset,
+        issue_ns,
+    })
+}
+
+/// A log file being written: text (or, stored compressed, binary samples)
+/// gathered, then written in large pieces.
+struct Output {
+    path: String,
+    file: File,
+    text: String,
+    /// Samples of the zlib stream being gathered, and the stream's size;
+    /// None for a text log.
+    packed: Option<(Vec<u8>, usize)>,
+}
+
+impl Output {
+    /// Creates (or truncates) the worker's own file; a file the workers
+    /// share (`per_job_logs=0`) is appended to, as fio does.
+    fn open(path: &str, w: &WorkerLogs) -> io::Result<Output> {
+        let own = w.files.per_job;
+        let file = if own {
+            File::create(path)
+        } else {
+            OpenOptions::new().create(true).append(true).open(path)
+        }
+        .map_err(|e| named(path, e))?;
+        let packed = w.files.compressed_chunk.map(|chunk| {
+            let chunk = if chunk == 0 { STREAM_AT } else { chunk };
+            (Vec::with_capacity(chunk + 64), chunk)
+        });
+        Ok(Output {
+            path: path.to_string(),
+            file,
+            text: String::with_capacity(FLUSH_AT + 4096),
+            packed,
+        })
+    }
+
+    /// Adds a sample's line, or its packed form to a compressed log.
+    fn sample(&mut self, s: &Sample, w: &WorkerLogs) -> io::Result<()> {
+        let f = &w.files;
+        match &mut self.packed {
+            Some((samples, chunk)) => {
+                let time = s.time_ms + f.time_offset_ms;
+                log_fz::pack(samples, s, time, f.offset, f.prio);
+                // Whole samples per stream, as fio's chunks hold.
+                if samples.len() >= *chunk {
+                    self.write_stream()?;
+                }
+                Ok(())
+            }
+            None => {
+                push_line(&mut self.text, s, f);
+                self.flush_if_full()
+            }
+        }
+    }
+
+    /// Writes the gathered samples as one zlib stream.
+    fn write_stream(&mut self) -> io::Result<()> {
+        let Some((samples, _)) = &mut self.packed else {
+            return Ok(());
+        };
+        if samples.is_empty() {
+            return Ok(());
+        }
+        let stream = log_fz::deflate(samples).map_err(|e| named(&self.path, e))?;
+        samples.clear();
+        self.file
+            .write_all(&stream)
+            .map_err(|e| named(&self.path, e))
+    }
+
+    fn flush_if_full(&mut self) -> io::Result<()> {
+        if self.text.len() >= FLUSH_AT {
+            self.file
+                .write_all(self.text.as_bytes())
+                .map_err(|e| named(&self.path, e))?;
+            self.text.clear();
+        }
+        Ok(())
+    }
+
+    fn finish(mut self) -> io::Result<()> {
+        self.write_stream()?;
+        self.file
+            .write_all(self.text.as_bytes())
+            .map_err(|e| named(&self.path, e))
+    }
+}
+
+fn named(path: &str, e: io::Error) -> io::Error {
+    io::Error::new(e.kind(), format!("cannot write log file {path}: {e}"))
+}
