@@ -172,14 +172,13 @@ fn apply_section(
     }
     let mut waiting = Vec::new();
     for (entry, def) in resolved {
-        // fio echoes options given with a value, engine options included
-        // (after the others in a job file, as they are parsed last), and
-        // no bare flags.
-        if let Some(value) = &entry.value {
-            match echo.iter_mut().find(|(name, _)| name == def.name) {
-                Some(slot) => slot.1 = value.clone(),
-                None => echo.push((def.name.to_string(), value.clone())),
-            }
+        // fio echoes every option given, engine options included (after
+        // the others in a job file, as they are parsed last); a bare flag
+        // (`time_based`) with an empty value, as fio 3.42 does.
+        let value = entry.value.clone().unwrap_or_default();
+        match echo.iter_mut().find(|(name, _)| name == def.name) {
+            Some(slot) => slot.1 = value,
+            None => echo.push((def.name.to_string(), value)),
         }
         if def.check_engine(settings.spec.ioengine).is_err() {
             waiting.push((entry.clone(), def));
