@@ -1,5 +1,6 @@
 //! ioscope: parse the job dialect, run the jobs, write the results.
 
+mod alias;
 mod args;
 mod info;
 mod output;
@@ -20,6 +21,13 @@ fn main() -> ExitCode {
     if std::env::args_os().nth(1).is_some_and(|a| a == "peak") {
         return peak::main(std::env::args_os().skip(2));
     }
+    // `ioscope install-fio-alias [DIR]` links `fio` to this binary.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|a| a == "install-fio-alias")
+    {
+        return alias::main(std::env::args_os().skip(2));
+    }
     // `ioscope info DEVICE` describes a device.
     if std::env::args_os().nth(1).is_some_and(|a| a == "info") {
         return info::main(std::env::args_os().skip(2));
@@ -32,9 +40,11 @@ fn main() -> ExitCode {
 
 fn run() -> anyhow::Result<ExitCode> {
     let args = args::parse(std::env::args().skip(1))?;
+    // Under the name `fio` the version says so, everywhere it is printed.
+    let version = alias::version(alias::invoked_as_fio());
     match &args.action {
         args::Action::Version => {
-            output::print(&format!("ioscope-{}\n", env!("CARGO_PKG_VERSION")))?;
+            output::print(&format!("{version}\n"))?;
             return Ok(ExitCode::SUCCESS);
         }
         args::Action::Help => {
@@ -72,7 +82,7 @@ fn run() -> anyhow::Result<ExitCode> {
         let preamble = ioscope_report::preamble_with(
             &ioscope_run::headers(&parsed),
             kb_base,
-            &ioscope_report::version(),
+            &version,
         );
         out.write(&preamble)?;
     }
@@ -86,7 +96,15 @@ fn run() -> anyhow::Result<ExitCode> {
     // with it. Why it was aborted goes to stderr even when the report could
     // not be written; the exit status then tells of the lost report, the
     // worse news.
-    let written = out.write(&ioscope_report::render(&result, &args.formats));
+    let report_options = ioscope_report::Options {
+        version,
+        ..ioscope_report::Options::default()
+    };
+    let written = out.write(&ioscope_report::render_with(
+        &result,
+        &args.formats,
+        &report_options,
+    ));
     if let Some(why) = &result.aborted {
         output::warn(&format!("ioscope: {why}"));
     }
