@@ -177,6 +177,9 @@ mod tests {
         let args = [OsString::from("--force"), args[0].clone()];
         install(args).unwrap();
         let link = std::fs::read_link(dir.path().join("fio")).unwrap();
-        assert_eq!(link, std::env::current_exe().unwrap().canonicalize().unwrap());
+        assert_eq!(
+            link,
+            std::env::current_exe().unwrap().canonicalize().unwrap()
+        );
     }
 }

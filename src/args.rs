@@ -3,6 +3,7 @@
 //! (every other `--key=value`, handed to the job parser in order).
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::{bail, Context};
 use ioscope_report::Format;
@@ -16,6 +17,8 @@ pub enum Action {
     Help,
     /// `--cmdhelp[=NAME]`.
     CmdHelp(String),
+    /// `--enghelp[=ENGINE[,OPTION]]` (empty: list the engines).
+    EngHelp(String),
     /// `--doc=PAGE`: ioscope's own, not a fio option, and left out of
     /// `--help`: prints a page of docs/ generated from the binary's
     /// tables (`--doc=options` is docs/options.md).
@@ -28,6 +31,14 @@ pub struct Args {
     pub formats: Vec<Format>,
     pub output: Option<PathBuf>,
     pub eta: Eta,
+    /// `--eta-interval`: how often the status line is redrawn.
+    pub eta_interval: Duration,
+    /// `--eta-newline`: start a new status line this often.
+    pub eta_newline: Option<Duration>,
+    /// `--showcmd`: print each job file as one command line, run nothing.
+    pub show_cmd: bool,
+    /// `--aux-path`: where verify state and dump files go.
+    pub aux_path: Option<PathBuf>,
     pub parse_only: bool,
     /// `--readonly`: refuse every job that writes or trims.
     pub readonly: bool,
@@ -45,11 +56,7 @@ const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
     "terse-version",
     "latency-log",
     "bandwidth-log",
-    "showcmd",
-    "eta-newline",
-    "eta-interval",
     "status-interval",
-    "max-jobs",
     "server",
     "daemonize",
     "client",
@@ -60,11 +67,28 @@ const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
     "trigger-timeout",
     "trigger",
     "trigger-remote",
-    "aux-path",
     "crctest",
-    "alloc-size",
     "merge-blktrace-only",
 ];
+
+/// Why some of them are refused, where there is more to say than "not yet".
+fn why_unsupported(name: &str) -> &'static str {
+    match name {
+        "trigger-file" | "trigger-timeout" | "trigger" | "trigger-remote" => {
+            ": fio's triggers run a command when a file appears or a timeout \
+             passes, mostly for its client/server mode (--server, --client), \
+             which ioscope does not have either"
+        }
+        "idle-prof" => {
+            ": it needs fio's calibrated idle threads on every CPU, which \
+             ioscope does not start"
+        }
+        _ => " yet",
+    }
+}
+
+/// fio's shortest `--eta-interval` (its DISK_UTIL_MSEC).
+const MIN_ETA_INTERVAL: Duration = Duration::from_millis(250);
 
 pub const USAGE: &str = "\
 usage: ioscope [options] [job files] [job options]
@@ -74,14 +98,30 @@ Runs fio job files and fio-style command-line jobs.
   --output=FILE          write the results to FILE instead of stdout
   --output-format=LIST   normal, json, json+ (comma-separated for several)
   --eta=WHEN             the live status line: auto (default), always, never
+  --eta-interval=TIME    redraw the status line every TIME (default 1s,
+                         at least 250ms; a plain number is in seconds)
+  --eta-newline=TIME     start a new status line every TIME instead of
+                         redrawing one
   --parse-only           check the job files and options, run nothing
   --readonly             refuse every job that writes or trims (a safety check)
   --warnings-fatal       fail (exit 1) when the run has any notice, and print
                          the notices on stderr as errors
   --section=NAME         run only job section NAME (may be repeated)
+  --showcmd              print each job file as one fio command line, run
+                         nothing
   --cmdhelp[=OPTION]     describe a job option, or all of them
+  --enghelp[=ENGINE[,OPTION]]
+                         list the engines, an engine's options, or one of them
+  --aux-path=DIR         write verify state files (verify_state_save) and
+                         verify_dump files in DIR, and read state files there
+  --max-jobs=N           accepted and ignored, as fio ignores it
+  --alloc-size=KIB       accepted and ignored: it sizes fio's shared memory
+                         pool for job processes; ioscope's jobs are threads
   --version              print the version
   --help                 this text
+
+Under the name fio (a link made by `ioscope install-fio-alias [--force]
+[DIR]`), --version says fio-3.42 (ioscope-X.Y.Z).
 
 Job options are fio's: options before the first --name are global, each
 --name starts a job, e.g.
@@ -94,6 +134,10 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
         formats: vec![Format::Normal],
         output: None,
         eta: Eta::Auto,
+        eta_interval: Duration::from_secs(1),
+        eta_newline: None,
+        show_cmd: false,
+        aux_path: None,
         parse_only: false,
         readonly: false,
         warnings_fatal: false,
@@ -125,6 +169,35 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             "output" => out.output = Some(PathBuf::from(value_of(name)?)),
             "output-format" => out.formats = parse_formats(&value_of(name)?)?,
             "eta" => out.eta = parse_eta(&value_of(name)?)?,
+            "eta-interval" => {
+                let t = parse_time(name, &value_of(name)?)?;
+                if t < MIN_ETA_INTERVAL {
+                    bail!("--eta-interval: {t:?} is too short (at least 250ms)");
+                }
+                out.eta_interval = t;
+            }
+            "eta-newline" => {
+                let t = parse_time(name, &value_of(name)?)?;
+                if t < Duration::from_millis(1) {
+                    bail!("--eta-newline: {t:?} is too short (at least 1ms)");
+                }
+                out.eta_newline = Some(t);
+            }
+            "showcmd" => out.show_cmd = true,
+            "enghelp" => out.action = Action::EngHelp(value.unwrap_or_default()),
+            "aux-path" => out.aux_path = Some(PathBuf::from(value_of(name)?)),
+            // fio ignores --max-jobs ("we don't track/need this anymore").
+            "max-jobs" => {
+                value_of(name)?;
+            }
+            // fio's smalloc pool serves job processes; ioscope's jobs are
+            // threads sharing its memory, so there is nothing to size.
+            "alloc-size" => {
+                let v = value_of(name)?;
+                if v.trim().parse::<u64>().is_err() {
+                    bail!("--alloc-size: expected a size in KiB, not '{v}'");
+                }
+            }
             "section" => out.job_input.sections.push(value_of(name)?),
             "parse-only" => out.parse_only = true,
             "readonly" => out.readonly = true,
@@ -134,7 +207,10 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             "version" | "v" => out.action = Action::Version,
             "help" | "h" => out.action = Action::Help,
             n if UNSUPPORTED_PROGRAM_OPTIONS.contains(&n) => {
-                bail!("fio option --{n} is not supported by ioscope yet")
+                bail!(
+                    "fio option --{n} is not supported by ioscope{}",
+                    why_unsupported(n)
+                )
             }
             // Job options are spelled with underscores; a dashed name can
             // only be a mistyped program option.
@@ -166,6 +242,13 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "output",
     "output-format",
     "eta",
+    "eta-interval",
+    "eta-newline",
+    "showcmd",
+    "enghelp",
+    "aux-path",
+    "max-jobs",
+    "alloc-size",
     "section",
     "parse-only",
     "readonly",
@@ -204,6 +287,13 @@ fn parse_formats(list: &str) -> anyhow::Result<Vec<Format>> {
         }
     }
     Ok(formats)
+}
+
+/// A time as fio's program options take it: a plain number is in seconds.
+fn parse_time(name: &str, value: &str) -> anyhow::Result<Duration> {
+    ioscope_job::time_us(value, 1_000_000)
+        .map(Duration::from_micros)
+        .map_err(|e| anyhow::anyhow!("--{name}: {e}"))
 }
 
 fn parse_eta(value: &str) -> anyhow::Result<Eta> {

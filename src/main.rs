@@ -55,6 +55,15 @@ fn run() -> anyhow::Result<ExitCode> {
             output::print(&ioscope_job::cmdhelp(name)?)?;
             return Ok(ExitCode::SUCCESS);
         }
+        args::Action::EngHelp(engine) => {
+            let (text, ok) = ioscope_job::enghelp(engine)?;
+            output::print(&text)?;
+            return Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            });
+        }
         args::Action::Doc(page) => {
             output::print(&args::doc(page)?)?;
             return Ok(ExitCode::SUCCESS);
@@ -63,6 +72,10 @@ fn run() -> anyhow::Result<ExitCode> {
     }
 
     let parsed = ioscope_job::parse(&args.job_input)?;
+    if args.show_cmd {
+        output::print(&parsed.command_lines.concat())?;
+        return Ok(ExitCode::SUCCESS);
+    }
     // A run refuses before opening anything exactly what --parse-only does.
     let plan = ioscope_run::plan(&parsed, args.readonly)?;
     if args.parse_only {
@@ -79,15 +92,15 @@ fn run() -> anyhow::Result<ExitCode> {
     let normal = args.formats.contains(&Format::Normal);
     if normal {
         let kb_base = parsed.jobs.first().map_or(1024, |j| j.kb_base);
-        let preamble = ioscope_report::preamble_with(
-            &ioscope_run::headers(&parsed),
-            kb_base,
-            &version,
-        );
+        let preamble =
+            ioscope_report::preamble_with(&ioscope_run::headers(&parsed), kb_base, &version);
         out.write(&preamble)?;
     }
     let options = ioscope_run::RunOptions {
         eta: args.eta,
+        eta_interval: args.eta_interval,
+        eta_newline: args.eta_newline,
+        aux_path: args.aux_path.clone(),
         layout_lines: normal && args.output.is_none(),
         stdout_is_data: args.output.is_none() && !normal,
     };

@@ -38,7 +38,8 @@ fn a_fio_script_runs_ioscope_through_the_alias() {
     let run = ioscope(["install-fio-alias".as_ref(), bin.as_os_str()]).run();
     run.assert_ok();
     assert!(
-        run.stdout.contains(&format!("{}", bin.join("fio").display())),
+        run.stdout
+            .contains(&format!("{}", bin.join("fio").display())),
         "{}",
         run.describe()
     );
@@ -86,7 +87,11 @@ fn installing_twice_keeps_the_link_and_a_real_fio_is_kept() {
     first.assert_ok();
     let again = ioscope(["install-fio-alias".as_ref(), d.path().as_os_str()]).run();
     again.assert_ok();
-    assert!(again.stdout.contains("already links"), "{}", again.describe());
+    assert!(
+        again.stdout.contains("already links"),
+        "{}",
+        again.describe()
+    );
 
     let other = tempdir();
     std::fs::write(other.path().join("fio"), "#!/bin/sh\necho real fio\n").unwrap();

@@ -63,6 +63,7 @@ mod arith;
 mod cmdhelp;
 mod cmdline;
 mod docs;
+mod enghelp;
 mod error;
 mod expand;
 mod fio_only;
@@ -98,6 +99,9 @@ pub struct ParseInput {
 pub struct Parsed {
     pub jobs: Vec<JobSpec>,
     pub global_options: Vec<(String, String)>,
+    /// fio's `--showcmd`: each job file as one `fio --opt=value ...` line
+    /// (newline included), in the order the files were given.
+    pub command_lines: Vec<String>,
 }
 
 impl JobSpec {
@@ -147,6 +151,18 @@ pub fn engines_table() -> String {
 /// The text of `--cmdhelp=NAME` (`all` lists every option).
 pub fn cmdhelp(name: &str) -> Result<String, ParseError> {
     cmdhelp::cmdhelp(name)
+}
+
+/// The text of `--enghelp[=ENGINE[,OPTION]]` (empty: the engines), and
+/// whether to exit 0 after it: fio exits 1 for an engine without options.
+pub fn enghelp(arg: &str) -> Result<(String, bool), ParseError> {
+    enghelp::enghelp(arg)
+}
+
+/// A time as fio's program options take it (`--eta-newline=2s`), in
+/// microseconds; a plain number is in `default_us` units.
+pub fn time_us(text: &str, default_us: u64) -> Result<u64, String> {
+    values::time_us(text, default_us)
 }
 
 #[cfg(test)]

@@ -103,11 +103,19 @@ fn xnvme_style_job_file() {
     assert_eq!(job.ioengine, Backend::Pvsync2);
     assert_eq!(job.iodepth, 1);
     assert_eq!(job.options, opts(&[("iodepth", "1")]));
+    // `fio --showcmd` on the same file prints this line.
+    assert_eq!(
+        parsed.command_lines,
+        [
+            "fio --thread=1 --time_based --runtime=1m --rw=randread --bs=4k --cpus_allowed=1 \
+          --norandommap --direct=1 --ioengine=pvsync2 --filename=/dev/nvme0n1 --hipri=1 \
+          --name=default --iodepth=1 \n"
+        ]
+    );
     assert_eq!(
         parsed.global_options,
         opts(&[
             ("thread", "1"),
-            ("filename", "/dev/nvme0n1"),
             ("time_based", ""),
             ("runtime", "1m"),
             ("rw", "randread"),
@@ -116,6 +124,8 @@ fn xnvme_style_job_file() {
             ("norandommap", ""),
             ("direct", "1"),
             ("ioengine", "pvsync2"),
+            // fio parses filename after the rest (its .prio = -1).
+            ("filename", "/dev/nvme0n1"),
             ("hipri", "1"),
         ])
     );

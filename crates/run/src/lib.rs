@@ -38,6 +38,13 @@ use ioscope_stats::RunResult;
 pub struct RunOptions {
     /// The live status line (fio's `--eta`).
     pub eta: Eta,
+    /// How often the status line is redrawn (fio's `--eta-interval`).
+    pub eta_interval: std::time::Duration,
+    /// Start a new status line this often (fio's `--eta-newline`).
+    pub eta_newline: Option<std::time::Duration>,
+    /// Where verify state and dump files go (fio's `--aux-path`); the
+    /// current directory when None.
+    pub aux_path: Option<std::path::PathBuf>,
     /// Print fio's "Laying out IO file" lines (normal output only).
     pub layout_lines: bool,
     /// stdout carries a machine-read format (JSON): the status line, when

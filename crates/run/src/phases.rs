@@ -138,6 +138,10 @@ pub(crate) fn run_all(
         Eta::Auto => !options.stdout_is_data && unsafe { libc::isatty(libc::STDOUT_FILENO) == 1 },
     };
     let to_stderr = options.stdout_is_data;
+    let pace = progress::Pace {
+        interval: options.eta_interval,
+        newline: options.eta_newline,
+    };
 
     let mut aborted = None;
     'phases: for phase in phases(&parsed.jobs) {
@@ -193,6 +197,7 @@ pub(crate) fn run_all(
             clock,
             stop: &stop,
             helpers: &helpers,
+            aux_path: options.aux_path.as_deref(),
         };
         let outcomes = std::thread::scope(|s| -> Result<Vec<_>, RunError> {
             let mut handles = Vec::with_capacity(workers.len());
@@ -223,7 +228,7 @@ pub(crate) fn run_all(
                     .collect();
                 let kb = parsed.jobs.first().map_or(1024, |j| j.kb_base);
                 let done = &done;
-                s.spawn(move || progress::report_loop(&shapes, done, kb, to_stderr))
+                s.spawn(move || progress::report_loop(&shapes, done, kb, to_stderr, pace))
             });
             // Helper threads serve rings only; without one there is
             // nothing to find.
