@@ -19,6 +19,8 @@ pub enum Action {
     CmdHelp(String),
     /// `--enghelp[=ENGINE[,OPTION]]` (empty: list the engines).
     EngHelp(String),
+    /// `--debug=?`: list the debug categories.
+    DebugHelp,
     /// `--doc=PAGE`: ioscope's own, not a fio option, and left out of
     /// `--help`: prints a page of docs/ generated from the binary's
     /// tables (`--doc=options` is docs/options.md).
@@ -39,6 +41,8 @@ pub struct Args {
     pub show_cmd: bool,
     /// `--aux-path`: where verify state and dump files go.
     pub aux_path: Option<PathBuf>,
+    /// `--debug=LIST`: what to trace.
+    pub debug: crate::debug::Debug,
     pub parse_only: bool,
     /// `--readonly`: refuse every job that writes or trims.
     pub readonly: bool,
@@ -50,7 +54,6 @@ pub struct Args {
 /// fio program options that ioscope does not implement yet: refused by name
 /// rather than mistaken for job options.
 const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
-    "debug",
     "minimal",
     "append-terse",
     "terse-version",
@@ -109,6 +112,10 @@ Runs fio job files and fio-style command-line jobs.
   --section=NAME         run only job section NAME (may be repeated)
   --showcmd              print each job file as one fio command line, run
                          nothing
+  --debug=LIST           fio's debug output; ioscope shows `random` (the
+                         seeds of each worker's generators, before the
+                         report) and `all` means that; fio's other categories
+                         are refused by name; --debug=? lists them
   --cmdhelp[=OPTION]     describe a job option, or all of them
   --enghelp[=ENGINE[,OPTION]]
                          list the engines, an engine's options, or one of them
@@ -138,6 +145,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
         eta_newline: None,
         show_cmd: false,
         aux_path: None,
+        debug: crate::debug::Debug::default(),
         parse_only: false,
         readonly: false,
         warnings_fatal: false,
@@ -184,6 +192,10 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
                 out.eta_newline = Some(t);
             }
             "showcmd" => out.show_cmd = true,
+            "debug" => match crate::debug::parse(&value_of(name)?)? {
+                Some(d) => out.debug = d,
+                None => out.action = Action::DebugHelp,
+            },
             "enghelp" => out.action = Action::EngHelp(value.unwrap_or_default()),
             "aux-path" => out.aux_path = Some(PathBuf::from(value_of(name)?)),
             // fio ignores --max-jobs ("we don't track/need this anymore").
@@ -245,6 +257,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "eta-interval",
     "eta-newline",
     "showcmd",
+    "debug",
     "enghelp",
     "aux-path",
     "max-jobs",

@@ -2,6 +2,7 @@
 
 mod alias;
 mod args;
+mod debug;
 mod info;
 mod output;
 mod peak;
@@ -64,6 +65,10 @@ fn run() -> anyhow::Result<ExitCode> {
                 ExitCode::from(1)
             });
         }
+        args::Action::DebugHelp => {
+            output::print(&debug::categories())?;
+            return Ok(ExitCode::SUCCESS);
+        }
         args::Action::Doc(page) => {
             output::print(&args::doc(page)?)?;
             return Ok(ExitCode::SUCCESS);
@@ -89,6 +94,10 @@ fn run() -> anyhow::Result<ExitCode> {
         Some(path) => Output::create(path)?,
         None => Output::stdout(),
     };
+    // fio prints the seeds as it sets each job up, before the run.
+    if args.debug.random {
+        out.write(&debug::random_lines(&parsed))?;
+    }
     let normal = args.formats.contains(&Format::Normal);
     if normal {
         let kb_base = parsed.jobs.first().map_or(1024, |j| j.kb_base);

@@ -227,3 +227,56 @@ fn max_jobs_and_alloc_size_are_taken_as_fio_takes_them() {
         "{e}"
     );
 }
+
+#[test]
+fn debug_random_prints_each_workers_seeds_before_the_report() {
+    let d = tempdir();
+    let run = ioscope([
+        "--debug=random",
+        "--name=r",
+        "--numjobs=2",
+        "--ioengine=null",
+        "--size=64k",
+        "--rw=randread",
+        "--name=u",
+        "--randrepeat=0",
+        "--ioengine=null",
+        "--size=64k",
+    ])
+    .dir(d.path())
+    .run();
+    run.assert_ok();
+    let pid_field = |l: &str| l.split_whitespace().nth(1).map(str::to_string);
+    let lines: Vec<&str> = run
+        .stdout
+        .lines()
+        .take_while(|l| l.starts_with("random   "))
+        .collect();
+    // Two workers of r, 21 seeds each after the count, then u's line.
+    assert_eq!(lines.len(), 2 * 22 + 1, "{}", run.stdout);
+    assert!(lines.iter().all(|l| pid_field(l) == pid_field(lines[0])));
+    assert!(lines[0].ends_with(" FIO_RAND_NR_OFFS=21"), "{}", lines[0]);
+    assert!(lines[1].contains(" rand_seeds[0]="), "{}", lines[1]);
+    assert_ne!(
+        lines[1].split('=').nth(1),
+        lines[23].split('=').nth(1),
+        "the two workers start from different seeds"
+    );
+    assert!(lines[44].ends_with(" using system RNG for random seeds"));
+    assert!(run.stdout[run.stdout.find("r: (g=0)").unwrap()..].contains("Run status"));
+}
+
+#[test]
+fn debug_lists_and_refuses_categories_by_name() {
+    let run = ioscope(["--debug=?"]).run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "fio: dumping debug options:random,all\n");
+    let e = ioscope(["--debug=io", "--name=x"])
+        .run()
+        .assert_refused()
+        .to_string();
+    assert!(
+        e.contains("--debug=io") && e.contains("nothing to show"),
+        "{e}"
+    );
+}

@@ -16,6 +16,7 @@ mod verify;
 pub use buffers::BufferFiller;
 pub use generator::{DataDir, FileExtent, IoUnit, Workload};
 pub use layout::{plan_files, FilePlan};
+pub use rand::{fio_seeds, seed_slot};
 pub use verify::{check_zeroes, BlockId, Corruption, CorruptionKind, Verifier};
 #[cfg(test)]
 mod fio_cases;
