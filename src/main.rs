@@ -18,19 +18,21 @@ use output::Output;
 const INTERRUPTED: u8 = 128;
 
 fn main() -> ExitCode {
+    // Under the name `fio` there are no subcommands: `fio info` runs the
+    // job file `info`, as fio would.
+    let first = std::env::args_os()
+        .nth(1)
+        .filter(|_| !alias::invoked_as_fio());
     // `ioscope peak` is a front end of its own, with its own options.
-    if std::env::args_os().nth(1).is_some_and(|a| a == "peak") {
+    if first.as_ref().is_some_and(|a| a == "peak") {
         return peak::main(std::env::args_os().skip(2));
     }
     // `ioscope install-fio-alias [DIR]` links `fio` to this binary.
-    if std::env::args_os()
-        .nth(1)
-        .is_some_and(|a| a == "install-fio-alias")
-    {
+    if first.as_ref().is_some_and(|a| a == "install-fio-alias") {
         return alias::main(std::env::args_os().skip(2));
     }
     // `ioscope info DEVICE` describes a device.
-    if std::env::args_os().nth(1).is_some_and(|a| a == "info") {
+    if first.as_ref().is_some_and(|a| a == "info") {
         return info::main(std::env::args_os().skip(2));
     }
     match run() {

@@ -103,3 +103,24 @@ fn installing_twice_keeps_the_link_and_a_real_fio_is_kept() {
         "#!/bin/sh\necho real fio\n"
     );
 }
+
+#[test]
+fn under_the_fio_name_a_subcommand_name_is_a_job_file() {
+    let d = tempdir();
+    let bin = d.path().join("bin");
+    ioscope(["install-fio-alias".as_ref(), bin.as_os_str()])
+        .run()
+        .assert_ok();
+    // fio reads `info` as a job file; so does ioscope under its name.
+    std::fs::write(
+        d.path().join("info"),
+        "[w]\nioengine=null\nsize=64k\nrw=write\n",
+    )
+    .unwrap();
+    let run = Cmd::new(bin.join("fio"))
+        .args(["--output-format=json", "info"])
+        .dir(d.path())
+        .run();
+    let v = run.ok_json();
+    assert_eq!(u(&job(&v, "w")["write"], "io_bytes"), 64 << 10);
+}
