@@ -41,6 +41,8 @@ pub struct Args {
     pub show_cmd: bool,
     /// `--aux-path`: where verify state and dump files go.
     pub aux_path: Option<PathBuf>,
+    /// `--trigger-file`, `--trigger-timeout`, `--trigger`.
+    pub trigger: ioscope_run::Trigger,
     /// `--debug=LIST`: what to trace.
     pub debug: crate::debug::Debug,
     pub parse_only: bool,
@@ -66,9 +68,6 @@ const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
     "remote-config",
     "idle-prof",
     "inflate-log",
-    "trigger-file",
-    "trigger-timeout",
-    "trigger",
     "trigger-remote",
     "crctest",
     "merge-blktrace-only",
@@ -77,10 +76,9 @@ const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
 /// Why some of them are refused, where there is more to say than "not yet".
 fn why_unsupported(name: &str) -> &'static str {
     match name {
-        "trigger-file" | "trigger-timeout" | "trigger" | "trigger-remote" => {
-            ": fio's triggers run a command when a file appears or a timeout \
-             passes, mostly for its client/server mode (--server, --client), \
-             which ioscope does not have either"
+        "trigger-remote" => {
+            ": it runs the trigger on a fio server (--client), and ioscope has \
+             no client/server mode; --trigger runs a local one"
         }
         "idle-prof" => {
             ": it needs fio's calibrated idle threads on every CPU, which \
@@ -121,6 +119,11 @@ Runs fio job files and fio-style command-line jobs.
                          list the engines, an engine's options, or one of them
   --aux-path=DIR         write verify state files (verify_state_save) and
                          verify_dump files in DIR, and read state files there
+  --trigger-file=FILE    when FILE appears (it is removed), stop every job,
+                         saving its verify state, then run the --trigger
+                         command
+  --trigger-timeout=TIME the same once TIME has passed since the start
+  --trigger=CMD          the command (run with sh -c) for the two above
   --max-jobs=N           accepted and ignored, as fio ignores it
   --alloc-size=KIB       accepted and ignored: it sizes fio's shared memory
                          pool for job processes; ioscope's jobs are threads
@@ -145,6 +148,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
         eta_newline: None,
         show_cmd: false,
         aux_path: None,
+        trigger: ioscope_run::Trigger::default(),
         debug: crate::debug::Debug::default(),
         parse_only: false,
         readonly: false,
@@ -198,6 +202,9 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             },
             "enghelp" => out.action = Action::EngHelp(value.unwrap_or_default()),
             "aux-path" => out.aux_path = Some(PathBuf::from(value_of(name)?)),
+            "trigger-file" => out.trigger.file = Some(PathBuf::from(value_of(name)?)),
+            "trigger-timeout" => out.trigger.timeout = Some(parse_time(name, &value_of(name)?)?),
+            "trigger" => out.trigger.command = Some(value_of(name)?),
             // fio ignores --max-jobs ("we don't track/need this anymore").
             "max-jobs" => {
                 value_of(name)?;
@@ -260,6 +267,9 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "debug",
     "enghelp",
     "aux-path",
+    "trigger-file",
+    "trigger-timeout",
+    "trigger",
     "max-jobs",
     "alloc-size",
     "section",

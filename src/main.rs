@@ -112,6 +112,7 @@ fn run() -> anyhow::Result<ExitCode> {
         eta_interval: args.eta_interval,
         eta_newline: args.eta_newline,
         aux_path: args.aux_path.clone(),
+        trigger: args.trigger.clone(),
         layout_lines: normal && args.output.is_none(),
         stdout_is_data: args.output.is_none() && !normal,
     };

@@ -280,3 +280,55 @@ fn debug_lists_and_refuses_categories_by_name() {
         "{e}"
     );
 }
+
+#[test]
+fn a_trigger_stops_the_jobs_then_runs_its_command() {
+    let d = tempdir();
+    let start = std::time::Instant::now();
+    // A time-based job of 30 s, stopped by the trigger's timeout after 1 s.
+    let run = ioscope([
+        "--trigger-timeout=1",
+        "--trigger=echo fired > fired",
+        "--output-format=json",
+        "--name=w",
+        "--filename=f",
+        "--size=1m",
+        "--rw=write",
+        "--time_based",
+        "--runtime=30",
+    ])
+    .dir(d.path())
+    .run();
+    let v = run.ok_json();
+    assert!(
+        start.elapsed().as_secs() < 15,
+        "the trigger did not stop the job"
+    );
+    assert!(common::u(&common::job(&v, "w")["write"], "io_bytes") > 0);
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("fired")).unwrap(),
+        "fired\n"
+    );
+
+    // The trigger file: removed when seen; a verify job saves its state
+    // (how far a later verify may check), though it checked nothing.
+    let file = d.path().join("cut-now");
+    std::fs::write(&file, "").unwrap();
+    let run = ioscope([
+        format!("--trigger-file={}", file.display()),
+        "--name=v".into(),
+        "--filename=g".into(),
+        "--size=1m".into(),
+        "--rw=write".into(),
+        "--verify=crc32c".into(),
+        "--time_based".into(),
+        "--runtime=30".into(),
+    ])
+    .dir(d.path())
+    .run();
+    let e = run.assert_refused();
+    assert!(e.contains("verify checked no block"), "{e}");
+    assert!(!file.exists(), "the trigger file was left");
+    assert!(d.path().join("local-v-0-verify.state").is_file());
+    assert!(start.elapsed().as_secs() < 30);
+}

@@ -21,6 +21,7 @@ mod plan;
 mod progress;
 mod signal;
 mod start_gate;
+mod trigger;
 mod verify;
 mod verify_async;
 mod worker;
@@ -29,6 +30,7 @@ pub use error::RunError;
 pub use phases::headers;
 pub use plan::{plan, JobPlan, Plan};
 pub use progress::Eta;
+pub use trigger::Trigger;
 
 use ioscope_job::Parsed;
 use ioscope_stats::RunResult;
@@ -45,6 +47,8 @@ pub struct RunOptions {
     /// Where verify state and dump files go (fio's `--aux-path`); the
     /// current directory when None.
     pub aux_path: Option<std::path::PathBuf>,
+    /// fio's local verification trigger.
+    pub trigger: Trigger,
     /// Print fio's "Laying out IO file" lines (normal output only).
     pub layout_lines: bool,
     /// stdout carries a machine-read format (JSON): the status line, when

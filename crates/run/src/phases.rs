@@ -129,6 +129,8 @@ pub(crate) fn run_all(
         })
         .collect();
     let stop = AtomicBool::new(false);
+    let run_start = std::time::Instant::now();
+    let trigger_fired = AtomicBool::new(false);
     let mut disks = DiskTracker::default();
     let mut finished: Vec<Finished> = Vec::new();
     let show_progress = match options.eta {
@@ -236,6 +238,13 @@ pub(crate) fn run_all(
                 .iter()
                 .any(|(j, _, _)| plan.jobs[*j].backend.uses_io_uring());
             let sampler = rings.then(|| s.spawn(|| sample_helpers(&helpers, &done)));
+            let watcher = options.trigger.armed().then(|| {
+                s.spawn(|| {
+                    options
+                        .trigger
+                        .watch(run_start, &done, &stop, &trigger_fired)
+                })
+            });
             let outcomes: Vec<_> = handles
                 .into_iter()
                 .map(|h| h.join().expect("worker threads do not panic"))
@@ -243,6 +252,9 @@ pub(crate) fn run_all(
             done.store(true, Ordering::Relaxed);
             if let Some(sampler) = sampler {
                 sampler.join().expect("the helper sampler does not panic");
+            }
+            if let Some(w) = watcher {
+                w.join().expect("the trigger watcher does not panic");
             }
             if let Some(r) = reporter {
                 r.join().expect("the status line does not panic");
@@ -313,6 +325,13 @@ pub(crate) fn run_all(
                 outcome,
                 elapsed_ms,
             });
+        }
+    }
+    // The jobs have stopped and saved their verify state: now the trigger's
+    // command (a power cut, say) may run.
+    if trigger_fired.load(Ordering::Relaxed) {
+        if let Err(e) = options.trigger.run_command() {
+            aborted.get_or_insert(e);
         }
     }
     let process = process_cpu().since(&cpu_start);
