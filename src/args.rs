@@ -17,6 +17,10 @@ pub enum Action {
     Help,
     /// `--cmdhelp[=NAME]`.
     CmdHelp(String),
+    /// `--enghelp[=ENGINE[,OPTION]]` (empty: list the engines).
+    EngHelp(String),
+    /// `--debug=?`: list the debug categories.
+    DebugHelp,
     /// `--doc=PAGE`: ioscope's own, not a fio option, and left out of
     /// `--help`: prints a page of docs/ generated from the binary's
     /// tables (`--doc=options` is docs/options.md).
@@ -33,6 +37,18 @@ pub struct Args {
     pub eta: Eta,
     /// `--status-interval`: a full report this often while the run goes on.
     pub status_interval: Option<Duration>,
+    /// `--eta-interval`: how often the status line is redrawn.
+    pub eta_interval: Duration,
+    /// `--eta-newline`: start a new status line this often.
+    pub eta_newline: Option<Duration>,
+    /// `--showcmd`: print each job file as one command line, run nothing.
+    pub show_cmd: bool,
+    /// `--aux-path`: where verify state and dump files go.
+    pub aux_path: Option<PathBuf>,
+    /// `--trigger-file`, `--trigger-timeout`, `--trigger`.
+    pub trigger: ioscope_run::Trigger,
+    /// `--debug=LIST`: what to trace.
+    pub debug: crate::debug::Debug,
     pub parse_only: bool,
     /// `--readonly`: refuse every job that writes or trims.
     pub readonly: bool,
@@ -44,26 +60,34 @@ pub struct Args {
 /// fio program options that ioscope does not implement yet: refused by name
 /// rather than mistaken for job options.
 const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
-    "debug",
     "bandwidth-log",
-    "showcmd",
-    "eta-newline",
-    "eta-interval",
-    "max-jobs",
     "server",
     "daemonize",
     "client",
     "remote-config",
     "idle-prof",
-    "trigger-file",
-    "trigger-timeout",
-    "trigger",
     "trigger-remote",
-    "aux-path",
     "crctest",
-    "alloc-size",
     "merge-blktrace-only",
 ];
+
+/// Why some of them are refused, where there is more to say than "not yet".
+fn why_unsupported(name: &str) -> &'static str {
+    match name {
+        "trigger-remote" => {
+            ": it runs the trigger on a fio server (--client), and ioscope has \
+             no client/server mode; --trigger runs a local one"
+        }
+        "idle-prof" => {
+            ": it needs fio's calibrated idle threads on every CPU, which \
+             ioscope does not start"
+        }
+        _ => " yet",
+    }
+}
+
+/// fio's shortest `--eta-interval` (its DISK_UTIL_MSEC).
+const MIN_ETA_INTERVAL: Duration = Duration::from_millis(250);
 
 pub const USAGE: &str = "\
 usage: ioscope [options] [job files] [job options]
@@ -78,15 +102,40 @@ Runs fio job files and fio-style command-line jobs.
   --eta=WHEN             the live status line: auto (default), always, never
   --status-interval=T    a full report of the run so far every T (seconds,
                          or with a unit: 500ms, 2s, 1m); SIGUSR1 asks for one
+  --eta-interval=TIME    redraw the status line every TIME (default 1s,
+                         at least 250ms; a plain number is in seconds)
+  --eta-newline=TIME     start a new status line every TIME instead of
+                         redrawing one
   --parse-only           check the job files and options, run nothing
   --readonly             refuse every job that writes or trims (a safety check)
   --warnings-fatal       fail (exit 1) when the run has any notice, and print
                          the notices on stderr as errors
   --section=NAME         run only job section NAME (may be repeated)
+  --showcmd              print each job file as one fio command line, run
+                         nothing
+  --debug=LIST           fio's debug output; ioscope shows `random` (the
+                         seeds of each worker's generators, before the
+                         report) and `all` means that; fio's other categories
+                         are refused by name; --debug=? lists them
   --cmdhelp[=OPTION]     describe a job option, or all of them
   --inflate-log=FILE     print a compressed log (log_store_compressed) as text
+  --enghelp[=ENGINE[,OPTION]]
+                         list the engines, an engine's options, or one of them
+  --aux-path=DIR         write verify state files (verify_state_save) and
+                         verify_dump files in DIR, and read state files there
+  --trigger-file=FILE    when FILE appears (it is removed), stop every job,
+                         saving its verify state, then run the --trigger
+                         command
+  --trigger-timeout=TIME the same once TIME has passed since the start
+  --trigger=CMD          the command (run with sh -c) for the two above
+  --max-jobs=N           accepted and ignored, as fio ignores it
+  --alloc-size=KIB       accepted and ignored: it sizes fio's shared memory
+                         pool for job processes; ioscope's jobs are threads
   --version              print the version
   --help                 this text
+
+Under the name fio (a link made by `ioscope install-fio-alias [--force]
+[DIR]`), --version says fio-3.42 (ioscope-X.Y.Z).
 
 Job options are fio's: options before the first --name are global, each
 --name starts a job, e.g.
@@ -100,6 +149,12 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
         output: None,
         eta: Eta::Auto,
         status_interval: None,
+        eta_interval: Duration::from_secs(1),
+        eta_newline: None,
+        show_cmd: false,
+        aux_path: None,
+        trigger: ioscope_run::Trigger::default(),
+        debug: crate::debug::Debug::default(),
         parse_only: false,
         readonly: false,
         warnings_fatal: false,
@@ -141,6 +196,42 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             "status-interval" => {
                 out.status_interval = Some(parse_status_interval(&value_of(name)?)?)
             }
+            "eta-interval" => {
+                let t = parse_time(name, &value_of(name)?)?;
+                if t < MIN_ETA_INTERVAL {
+                    bail!("--eta-interval: {t:?} is too short (at least 250ms)");
+                }
+                out.eta_interval = t;
+            }
+            "eta-newline" => {
+                let t = parse_time(name, &value_of(name)?)?;
+                if t < Duration::from_millis(1) {
+                    bail!("--eta-newline: {t:?} is too short (at least 1ms)");
+                }
+                out.eta_newline = Some(t);
+            }
+            "showcmd" => out.show_cmd = true,
+            "debug" => match crate::debug::parse(&value_of(name)?)? {
+                Some(d) => out.debug = d,
+                None => out.action = Action::DebugHelp,
+            },
+            "enghelp" => out.action = Action::EngHelp(value.unwrap_or_default()),
+            "aux-path" => out.aux_path = Some(PathBuf::from(value_of(name)?)),
+            "trigger-file" => out.trigger.file = Some(PathBuf::from(value_of(name)?)),
+            "trigger-timeout" => out.trigger.timeout = Some(parse_time(name, &value_of(name)?)?),
+            "trigger" => out.trigger.command = Some(value_of(name)?),
+            // fio ignores --max-jobs ("we don't track/need this anymore").
+            "max-jobs" => {
+                value_of(name)?;
+            }
+            // fio's smalloc pool serves job processes; ioscope's jobs are
+            // threads sharing its memory, so there is nothing to size.
+            "alloc-size" => {
+                let v = value_of(name)?;
+                if v.trim().parse::<u64>().is_err() {
+                    bail!("--alloc-size: expected a size in KiB, not '{v}'");
+                }
+            }
             "section" => out.job_input.sections.push(value_of(name)?),
             "parse-only" => out.parse_only = true,
             "readonly" => out.readonly = true,
@@ -155,7 +246,10 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
                 bail!("--latency-log is deprecated: use the job option write_lat_log")
             }
             n if UNSUPPORTED_PROGRAM_OPTIONS.contains(&n) => {
-                bail!("fio option --{n} is not supported by ioscope yet")
+                bail!(
+                    "fio option --{n} is not supported by ioscope{}",
+                    why_unsupported(n)
+                )
             }
             // Job options are spelled with underscores; a dashed name can
             // only be a mistyped program option.
@@ -197,6 +291,17 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "terse-version",
     "eta",
     "status-interval",
+    "eta-interval",
+    "eta-newline",
+    "showcmd",
+    "debug",
+    "enghelp",
+    "aux-path",
+    "trigger-file",
+    "trigger-timeout",
+    "trigger",
+    "max-jobs",
+    "alloc-size",
     "section",
     "parse-only",
     "readonly",
@@ -240,12 +345,11 @@ fn parse_formats(list: &str) -> anyhow::Result<Vec<Format>> {
 /// fio's `--status-interval`: a time, in seconds without a unit, of at
 /// least a millisecond (fio's "status interval too small" below that).
 fn parse_status_interval(value: &str) -> anyhow::Result<Duration> {
-    let us = ioscope_job::time_us(value, 1_000_000)
-        .map_err(|e| anyhow::anyhow!("--status-interval: {e}"))?;
-    if us < 1000 {
+    let t = parse_time("status-interval", value)?;
+    if t < Duration::from_millis(1) {
         bail!("--status-interval: '{value}' is too short (at least 1ms)");
     }
-    Ok(Duration::from_millis(us / 1000))
+    Ok(t)
 }
 
 fn add_format(formats: &mut Vec<Format>, format: Format) {
@@ -262,6 +366,13 @@ fn parse_terse_version(value: &str) -> anyhow::Result<TerseVersion> {
         .with_context(|| {
             format!("--terse-version: '{value}' is not a terse version (expected 2, 3, 4 or 5)")
         })
+}
+
+/// A time as fio's program options take it: a plain number is in seconds.
+fn parse_time(name: &str, value: &str) -> anyhow::Result<Duration> {
+    ioscope_job::time_us(value, 1_000_000)
+        .map(Duration::from_micros)
+        .map_err(|e| anyhow::anyhow!("--{name}: {e}"))
 }
 
 fn parse_eta(value: &str) -> anyhow::Result<Eta> {

@@ -1,6 +1,8 @@
 //! ioscope: parse the job dialect, run the jobs, write the results.
 
+mod alias;
 mod args;
+mod debug;
 mod info;
 mod output;
 mod peak;
@@ -16,12 +18,21 @@ use output::Output;
 const INTERRUPTED: u8 = 128;
 
 fn main() -> ExitCode {
+    // Under the name `fio` there are no subcommands: `fio info` runs the
+    // job file `info`, as fio would.
+    let first = std::env::args_os()
+        .nth(1)
+        .filter(|_| !alias::invoked_as_fio());
     // `ioscope peak` is a front end of its own, with its own options.
-    if std::env::args_os().nth(1).is_some_and(|a| a == "peak") {
+    if first.as_ref().is_some_and(|a| a == "peak") {
         return peak::main(std::env::args_os().skip(2));
     }
+    // `ioscope install-fio-alias [DIR]` links `fio` to this binary.
+    if first.as_ref().is_some_and(|a| a == "install-fio-alias") {
+        return alias::main(std::env::args_os().skip(2));
+    }
     // `ioscope info DEVICE` describes a device.
-    if std::env::args_os().nth(1).is_some_and(|a| a == "info") {
+    if first.as_ref().is_some_and(|a| a == "info") {
         return info::main(std::env::args_os().skip(2));
     }
     match run() {
@@ -32,9 +43,11 @@ fn main() -> ExitCode {
 
 fn run() -> anyhow::Result<ExitCode> {
     let args = args::parse(std::env::args().skip(1))?;
+    // Under the name `fio` the version says so, everywhere it is printed.
+    let version = alias::version(alias::invoked_as_fio());
     match &args.action {
         args::Action::Version => {
-            output::print(&format!("ioscope-{}\n", env!("CARGO_PKG_VERSION")))?;
+            output::print(&format!("{version}\n"))?;
             return Ok(ExitCode::SUCCESS);
         }
         args::Action::Help => {
@@ -43,6 +56,19 @@ fn run() -> anyhow::Result<ExitCode> {
         }
         args::Action::CmdHelp(name) => {
             output::print(&ioscope_job::cmdhelp(name)?)?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        args::Action::EngHelp(engine) => {
+            let (text, ok) = ioscope_job::enghelp(engine)?;
+            output::print(&text)?;
+            return Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            });
+        }
+        args::Action::DebugHelp => {
+            output::print(&debug::categories())?;
             return Ok(ExitCode::SUCCESS);
         }
         args::Action::Doc(page) => {
@@ -62,6 +88,10 @@ fn run() -> anyhow::Result<ExitCode> {
     }
 
     let parsed = ioscope_job::parse(&args.job_input)?;
+    if args.show_cmd {
+        output::print(&parsed.command_lines.concat())?;
+        return Ok(ExitCode::SUCCESS);
+    }
     // A run refuses before opening anything exactly what --parse-only does.
     let plan = ioscope_run::plan(&parsed, args.readonly)?;
     if args.parse_only {
@@ -75,18 +105,23 @@ fn run() -> anyhow::Result<ExitCode> {
         Some(path) => Output::create(path)?,
         None => Output::stdout(),
     };
+    // fio prints the seeds as it sets each job up, before the run.
+    if args.debug.random {
+        out.write(&debug::random_lines(&parsed))?;
+    }
     let normal = args.formats.contains(&Format::Normal);
     if normal {
         let kb_base = parsed.jobs.first().map_or(1024, |j| j.kb_base);
-        let preamble = ioscope_report::preamble_with(
-            &ioscope_run::headers(&parsed),
-            kb_base,
-            &ioscope_report::version(),
-        );
+        let preamble =
+            ioscope_report::preamble_with(&ioscope_run::headers(&parsed), kb_base, &version);
         out.write(&preamble)?;
     }
     let options = ioscope_run::RunOptions {
         eta: args.eta,
+        eta_interval: args.eta_interval,
+        eta_newline: args.eta_newline,
+        aux_path: args.aux_path.clone(),
+        trigger: args.trigger.clone(),
         layout_lines: normal && args.output.is_none(),
         stdout_is_data: args.output.is_none() && !normal,
         status_interval: args.status_interval,
@@ -94,11 +129,19 @@ fn run() -> anyhow::Result<ExitCode> {
     // Reports while the run goes on (--status-interval, SIGUSR1) go where
     // the final one goes; the first that cannot be written is the run's
     // write error, and no more are tried.
+    let report_options = ioscope_report::Options {
+        version,
+        ..ioscope_report::Options::default()
+    };
     let mut interim_failed = None;
     let mut interim = |so_far: &ioscope_stats::RunResult| {
         if interim_failed.is_none() {
             interim_failed = out
-                .write(&ioscope_report::render(so_far, &args.formats))
+                .write(&ioscope_report::render_with(
+                    so_far,
+                    &args.formats,
+                    &report_options,
+                ))
                 .err();
         }
     };
@@ -109,7 +152,11 @@ fn run() -> anyhow::Result<ExitCode> {
     // worse news.
     let written = match interim_failed {
         Some(e) => Err(e),
-        None => out.write(&ioscope_report::render(&result, &args.formats)),
+        None => out.write(&ioscope_report::render_with(
+            &result,
+            &args.formats,
+            &report_options,
+        )),
     };
     if let Some(why) = &result.aborted {
         output::warn(&format!("ioscope: {why}"));

@@ -303,6 +303,8 @@ fn every_fio_key_is_there_with_fios_type() {
         for k in [
             "read_ios",
             "write_ios",
+            "read_sectors",
+            "write_sectors",
             "read_merges",
             "write_merges",
             "read_ticks",
@@ -325,6 +327,36 @@ fn every_fio_key_is_there_with_fios_type() {
             d.path().display()
         ),
     }
+}
+
+/// Keys fio 3.42 writes that 3.33 did not: when the job started, the
+/// latency target's fields under their unit-named keys, and options given
+/// without a value echoed with an empty one.
+#[test]
+fn fio_3_42_keys_are_there() {
+    let d = tempdir();
+    let before = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let mut args = randrw_args(d.path(), "json");
+    args.insert(1, "--thread".into());
+    args.push("--norandommap".into());
+    let v = run_json(&args);
+    let after = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let j = job(&v, "fields");
+    let start = int(j, "job_start", "jobs[0]");
+    assert!(
+        (before..=after).contains(&start),
+        "job_start {start} is not between {before} and {after} (ms since the epoch)"
+    );
+    assert_eq!(int(j, "latency_target_ns", "jobs[0]"), 0);
+    assert_eq!(int(j, "latency_window_us", "jobs[0]"), 0);
+    assert_eq!(v["global options"]["thread"], "", "{v:#}");
+    assert_eq!(j["job options"]["norandommap"], "", "{j:#}");
 }
 
 #[test]

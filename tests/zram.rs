@@ -36,6 +36,17 @@ fn direct_write_then_read() {
         "the device saw {} bytes written, not 16 MiB",
         (w1 - w0) * SECTOR
     );
+    // disk_util's write_sectors (fio 3.42) counts the same sectors.
+    let zram = v["disk_util"]
+        .as_array()
+        .and_then(|du| du.iter().find(|e| e["name"] == "zram0"))
+        .unwrap();
+    assert!(
+        u(zram, "write_sectors") * SECTOR >= 16 << 20 && u(zram, "write_sectors") <= w1 - w0,
+        "write_sectors {} for 16 MiB written ({} sectors on the device)",
+        zram["write_sectors"],
+        w1 - w0
+    );
 
     let v = ioscope(z.job_args("r", "randread", &["--bs=4k", "--size=8m", "--direct=1"]))
         .run()

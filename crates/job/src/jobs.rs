@@ -7,9 +7,10 @@
 //!   between files), and its first job gets a stonewall, as fio separates
 //!   job files.
 //! - A `[global]` section changes the defaults for the jobs after it only.
-//! - Within a job-file section `kb_base` is applied first (fio gives it
-//!   priority, so sizes in the same section use it) and engine options
-//!   last, once the section's engine is known. Command-line options apply
+//! - Within a job-file section the options fio gives priority (`kb_base`,
+//!   `unit_base`, ...) are applied first, so sizes in the same section use
+//!   them, `filename` after the rest (after `directory`), and engine
+//!   options last, once the section's engine is known. Command-line options apply
 //!   in order, as fio's getopt loop takes them, except that an engine
 //!   option that the engine in effect does not take waits for the end of
 //!   its section (fio refuses `--sqthread_poll` before `--ioengine=io_uring`
@@ -32,6 +33,8 @@ pub(crate) struct Builder<'a> {
     pending: Vec<(Entry, &'static OptionDef)>,
     /// The global options as written, for fio's "global options" echo.
     global_echo: Vec<(String, String)>,
+    /// fio's `--showcmd` line of each job file read.
+    command_lines: Vec<String>,
     jobs: Vec<JobSpec>,
     filter: &'a [String],
 }
@@ -42,6 +45,7 @@ impl<'a> Builder<'a> {
             defaults: Settings::defaults(),
             pending: Vec::new(),
             global_echo: Vec::new(),
+            command_lines: Vec::new(),
             jobs: Vec::new(),
             filter,
         }
@@ -62,6 +66,8 @@ impl<'a> Builder<'a> {
         from_command_line: bool,
         mut stonewall_first: bool,
     ) -> Result<(), ParseError> {
+        // fio's --showcmd turns job files, not the command line, into one.
+        let mut line = (!from_command_line).then(|| String::from("fio "));
         for section in sections {
             // fio takes any section whose name starts with "global" as global.
             let global = section.name.starts_with("global");
@@ -76,13 +82,16 @@ impl<'a> Builder<'a> {
                 &section.entries[..]
             };
             if global {
-                let waiting = apply_section(
-                    &mut self.defaults,
-                    entries,
-                    from_command_line,
-                    &mut self.global_echo,
-                )?;
+                let mut echo = Vec::new();
+                let waiting =
+                    apply_section(&mut self.defaults, entries, from_command_line, &mut echo)?;
                 self.pending.extend(waiting);
+                if let Some(line) = &mut line {
+                    push_options(line, &echo);
+                }
+                for (name, value) in echo {
+                    echo_option(&mut self.global_echo, name, value);
+                }
                 continue;
             }
             if !self.filter.is_empty() && !self.filter.contains(&section.name) {
@@ -121,8 +130,16 @@ impl<'a> Builder<'a> {
                 },
                 Place::CommandLine => Origin::CommandLine,
             };
+            if let Some(line) = &mut line {
+                line.push_str(&format!("--name={} ", section.name));
+                push_options(line, &echo);
+            }
             spec.options = echo;
             self.jobs.push(spec);
+        }
+        if let Some(mut line) = line {
+            line.push('\n');
+            self.command_lines.push(line);
         }
         Ok(())
     }
@@ -139,6 +156,7 @@ impl<'a> Builder<'a> {
         Ok(Parsed {
             jobs: self.jobs,
             global_options: self.global_echo,
+            command_lines: self.command_lines,
         })
     }
 }
@@ -161,9 +179,12 @@ fn apply_section(
         check_unset_vars(entry, def)?;
         resolved.push((entry, def));
     }
+    // fio's option priorities (options.c's .prio), engine options being
+    // parsed once the section's engine is loaded.
     let rank = |def: &OptionDef| match def.name {
-        "kb_base" => 0,
-        _ if def.is_engine_option() => 2,
+        "kb_base" | "unit_base" | "lockfile" | "cpus_allowed_policy" => 0,
+        _ if def.is_engine_option() => 3,
+        "filename" | "filename_format" => 2,
         _ => 1,
     };
     if !in_order {
@@ -172,15 +193,14 @@ fn apply_section(
     }
     let mut waiting = Vec::new();
     for (entry, def) in resolved {
-        // fio echoes options given with a value, engine options included
-        // (after the others in a job file, as they are parsed last), and
-        // no bare flags.
-        if let Some(value) = &entry.value {
-            match echo.iter_mut().find(|(name, _)| name == def.name) {
-                Some(slot) => slot.1 = value.clone(),
-                None => echo.push((def.name.to_string(), value.clone())),
-            }
-        }
+        // fio echoes every option given, engine options included (after
+        // the others in a job file, as they are parsed last); a bare flag
+        // (`time_based`) with an empty value, as fio 3.42 does.
+        echo_option(
+            echo,
+            def.name.to_string(),
+            entry.value.clone().unwrap_or_default(),
+        );
         if def.check_engine(settings.spec.ioengine).is_err() {
             waiting.push((entry.clone(), def));
             continue;
@@ -239,4 +259,27 @@ fn check_unset_vars(entry: &Entry, def: &OptionDef) -> Result<(), ParseError> {
             entry.key
         ),
     ))
+}
+
+/// Records an option in an echo: a repeated option keeps its first place
+/// and takes its last value.
+fn echo_option(echo: &mut Vec<(String, String)>, name: String, value: String) {
+    match echo.iter_mut().find(|(n, _)| *n == name) {
+        Some(slot) => slot.1 = value,
+        None => echo.push((name, value)),
+    }
+}
+
+/// fio's dump_print_option() for each option: `--name=value ` (a
+/// description in double quotes), `--name ` for a bare flag.
+fn push_options(line: &mut String, echo: &[(String, String)]) {
+    for (name, value) in echo {
+        if value.is_empty() {
+            line.push_str(&format!("--{name} "));
+        } else if name == "description" {
+            line.push_str(&format!("--{name}=\"{value}\" "));
+        } else {
+            line.push_str(&format!("--{name}={value} "));
+        }
+    }
 }

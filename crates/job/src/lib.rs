@@ -63,6 +63,7 @@ mod arith;
 mod cmdhelp;
 mod cmdline;
 mod docs;
+mod enghelp;
 mod error;
 mod expand;
 mod fio_only;
@@ -100,6 +101,9 @@ pub struct ParseInput {
 pub struct Parsed {
     pub jobs: Vec<JobSpec>,
     pub global_options: Vec<(String, String)>,
+    /// fio's `--showcmd`: each job file as one `fio --opt=value ...` line
+    /// (newline included), in the order the files were given.
+    pub command_lines: Vec<String>,
 }
 
 impl JobSpec {
@@ -146,7 +150,8 @@ pub fn engines_table() -> String {
     docs::engines_table()
 }
 
-/// A time as fio's program options take it (`--status-interval`): fio's
+/// A time as fio's program options take it (`--status-interval`,
+/// `--eta-newline`): fio's
 /// units, a plain number in `default_us` microseconds. In microseconds.
 pub fn time_us(text: &str, default_us: u64) -> Result<u64, String> {
     values::time_us(text, default_us)
@@ -155,6 +160,12 @@ pub fn time_us(text: &str, default_us: u64) -> Result<u64, String> {
 /// The text of `--cmdhelp=NAME` (`all` lists every option).
 pub fn cmdhelp(name: &str) -> Result<String, ParseError> {
     cmdhelp::cmdhelp(name)
+}
+
+/// The text of `--enghelp[=ENGINE[,OPTION]]` (empty: the engines), and
+/// whether to exit 0 after it: fio exits 1 for an engine without options.
+pub fn enghelp(arg: &str) -> Result<(String, bool), ParseError> {
+    enghelp::enghelp(arg)
 }
 
 #[cfg(test)]

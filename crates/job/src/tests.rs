@@ -103,17 +103,29 @@ fn xnvme_style_job_file() {
     assert_eq!(job.ioengine, Backend::Pvsync2);
     assert_eq!(job.iodepth, 1);
     assert_eq!(job.options, opts(&[("iodepth", "1")]));
+    // `fio --showcmd` on the same file prints this line.
+    assert_eq!(
+        parsed.command_lines,
+        [
+            "fio --thread=1 --time_based --runtime=1m --rw=randread --bs=4k --cpus_allowed=1 \
+          --norandommap --direct=1 --ioengine=pvsync2 --filename=/dev/nvme0n1 --hipri=1 \
+          --name=default --iodepth=1 \n"
+        ]
+    );
     assert_eq!(
         parsed.global_options,
         opts(&[
             ("thread", "1"),
-            ("filename", "/dev/nvme0n1"),
+            ("time_based", ""),
             ("runtime", "1m"),
             ("rw", "randread"),
             ("bs", "4k"),
             ("cpus_allowed", "1"),
+            ("norandommap", ""),
             ("direct", "1"),
             ("ioengine", "pvsync2"),
+            // fio parses filename after the rest (its .prio = -1).
+            ("filename", "/dev/nvme0n1"),
             ("hipri", "1"),
         ])
     );
@@ -130,7 +142,12 @@ fn fios_ssd_test_example() {
         assert_eq!(job.size, Some(SizeSpec::Bytes(10 << 30)));
         assert_eq!(job.directory.as_deref(), Some("/mount-point-of-ssd"));
         assert_eq!(job.filenames, vec!["ssd.test.file"]);
-        assert_eq!(job.options.len(), 1, "bare stonewall is not echoed");
+        assert_eq!(job.options.len(), 2);
+        assert_eq!(
+            job.options[1],
+            ("stonewall".to_string(), String::new()),
+            "a bare stonewall is echoed with an empty value"
+        );
     }
     assert_eq!(parsed.jobs[3].rw.kind, RwKind::RandWrite);
     // The same file as fio ships it asks for libaio.
@@ -285,16 +302,19 @@ create_on_open=1
     assert_eq!(job.clocksource, ClockSourceOpt::ClockGettime);
     assert!(job.zero_buffers && !job.scramble_buffers && job.refill_buffers);
     assert!(job.allow_mounted_write && job.exitall && job.create_on_open);
-    // Bare flags are not echoed (fio does not either); the rest is, by
-    // canonical name.
-    assert_eq!(job.options.len(), 42);
+    // Every option is echoed by canonical name, bare flags (7 here) with
+    // an empty value, as fio 3.42 does.
+    assert_eq!(job.options.len(), 49);
+    assert!(job
+        .options
+        .contains(&("exitall".to_string(), String::new())));
     assert!(job
         .options
         .contains(&("io_size".to_string(), "1g".to_string())));
     assert!(job
         .options
         .contains(&("iodepth_batch".to_string(), "8".to_string())));
-    assert!(job.options.iter().all(|(k, _)| k != "thread"));
+    assert!(job.options.contains(&("thread".to_string(), String::new())));
 }
 
 #[test]
@@ -450,7 +470,11 @@ fn engine_options_follow_the_sections_engine() {
     // fio parses engine options after the rest of the section.
     let job = &parse_text("[j]\nhipri\nioengine=pvsync2\n").unwrap().jobs[0];
     assert!(job.hipri);
-    assert!(job.options.iter().all(|(k, _)| k != "hipri"), "bare");
+    assert_eq!(
+        job.options,
+        opts(&[("ioengine", "pvsync2"), ("hipri", "")]),
+        "a bare flag is echoed with an empty value"
+    );
     // Given a value, it is echoed after the others, as fio's JSON has it.
     let job = &parse_text("[j]\nhipri=1\nioengine=pvsync2\n").unwrap().jobs[0];
     assert_eq!(
@@ -539,17 +563,20 @@ fn io_uring_options_reach_their_fields() {
     assert_eq!(job.ioengine, Backend::IoUring);
     assert!(job.hipri);
     assert_eq!(job.engine_options, expected);
-    // fio 3.33's JSON echoes engine options given with a value too.
+    // fio's JSON echoes engine options too, bare ones with an empty value.
     assert_eq!(
         job.options,
         opts(&[
             ("ioengine", "io_uring"),
+            ("sqthread_poll", ""),
             ("sqthread_poll_cpu", "3"),
+            ("fixedbufs", ""),
             ("registerfiles", "1"),
             ("nonvectored", "0"),
             ("force_async", "8"),
             ("nowait", "1"),
             ("uncached", "1"),
+            ("hipri", ""),
         ])
     );
     let job = cli_job(&[
@@ -889,5 +916,8 @@ fn repeated_options_echo_once_with_the_last_value() {
     let job = &parse_text("[j]\nbs=4k\nreadwrite=write\nblocksize=8k\nnorandommap\n")
         .unwrap()
         .jobs[0];
-    assert_eq!(job.options, opts(&[("bs", "8k"), ("rw", "write")]));
+    assert_eq!(
+        job.options,
+        opts(&[("bs", "8k"), ("rw", "write"), ("norandommap", "")])
+    );
 }

@@ -59,6 +59,8 @@ pub fn json(d: &DiskUtil) -> Value {
     o.insert("name".into(), Value::from(d.name.clone()));
     o.insert("read_ios".into(), Value::from(d.read_ios));
     o.insert("write_ios".into(), Value::from(d.write_ios));
+    o.insert("read_sectors".into(), Value::from(d.read_sectors));
+    o.insert("write_sectors".into(), Value::from(d.write_sectors));
     o.insert("read_merges".into(), Value::from(d.read_merges));
     o.insert("write_merges".into(), Value::from(d.write_merges));
     o.insert("read_ticks".into(), Value::from(d.read_ticks));

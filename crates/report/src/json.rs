@@ -1,6 +1,8 @@
 //! fio's JSON and JSON+ documents (show_thread_status_json and friends),
 //! built as ordered serde_json values with fio 3.33's keys, order and
-//! number types, printed by [`crate::fio_formatter`].
+//! number types and the keys fio 3.42 added (job_start, latency_target_ns,
+//! latency_window_us, the disks' sectors, valueless options echoed as ""),
+//! printed by [`crate::fio_formatter`].
 
 use crate::dist::{depth_shares, issued_rw, lat_shares, LAT_RANGES};
 use crate::group::GroupStats;
@@ -82,16 +84,16 @@ pub fn document(result: &RunResult, plus: bool, opts: &Options) -> Value {
     Value::Object(root)
 }
 
-/// fio's json_add_job_opts(): absent when empty; fio drops empty values.
+/// fio's json_add_job_opts(): absent when empty. An option given without a
+/// value (`time_based`, `--thread`) is echoed with an empty string, as fio
+/// 3.42 does (3.33 dropped it).
 fn options(list: &[(String, String)]) -> Option<Value> {
     if list.is_empty() {
         return None;
     }
     let mut o = Map::new();
     for (k, v) in list {
-        if !v.is_empty() {
-            o.insert(k.clone(), Value::from(v.clone()));
-        }
+        o.insert(k.clone(), Value::from(v.clone()));
     }
     Some(Value::Object(o))
 }
@@ -107,6 +109,7 @@ fn job(job: &JobResult, group: &GroupStats, elapsed: u64, plus: bool) -> Value {
     let mut o = Map::new();
     o.insert("jobname".into(), Value::from(h.name.clone()));
     o.insert("groupid".into(), Value::from(h.groupid));
+    o.insert("job_start".into(), Value::from(job.job_start_ms));
     o.insert("error".into(), Value::from(job.error));
     o.insert("eta".into(), Value::from(eta(elapsed)));
     o.insert("elapsed".into(), Value::from(elapsed));
@@ -170,11 +173,15 @@ fn job(job: &JobResult, group: &GroupStats, elapsed: u64, plus: bool) -> Value {
         o.insert("total_err".into(), Value::from(job.total_err));
         o.insert("first_error".into(), Value::from(job.first_error));
     }
+    // latency_target and latency_window are refused (fio_only.rs), so
+    // these are fio's defaults: no target, no window, the 100th percentile.
     if h.iodepth != 0 {
         o.insert("latency_depth".into(), Value::from(h.iodepth));
         o.insert("latency_target".into(), Value::from(0));
+        o.insert("latency_target_ns".into(), Value::from(0));
         o.insert("latency_percentile".into(), float(100.0));
         o.insert("latency_window".into(), Value::from(0));
+        o.insert("latency_window_us".into(), Value::from(0));
     }
     if let Some(desc) = h.description.as_deref().filter(|d| !d.is_empty()) {
         o.insert("desc".into(), Value::from(desc.to_string()));

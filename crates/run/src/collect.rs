@@ -39,9 +39,10 @@ pub(crate) fn build<'a>(
     };
     // Whether the last reported job merges later workers of its group.
     let mut last_merges = false;
+    let now = Now::read(clock);
     for f in finished {
         let spec = &parsed.jobs[f.job];
-        let result = worker_result(parsed, f, clock);
+        let result = worker_result(parsed, f, clock, &now);
         cpu.workers_ns += result.cpu.user_ns + result.cpu.sys_ns;
         cpu.helpers.add(&result.helper_cpu);
         let merge = spec.group_reporting
@@ -73,7 +74,33 @@ pub(crate) fn build<'a>(
     }
 }
 
-fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock) -> JobResult {
+/// One reading of the run's clock and of the wall clock, to turn the
+/// former's ticks into times of day.
+struct Now {
+    ticks: u64,
+    unix_ms: u64,
+}
+
+impl Now {
+    fn read(clock: &Clock) -> Now {
+        let unix_ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default()
+            .as_millis() as u64;
+        Now {
+            ticks: clock.now(),
+            unix_ms,
+        }
+    }
+
+    /// The time of day, in ms since the Unix epoch, of an earlier tick.
+    fn unix_ms_of(&self, clock: &Clock, ticks: u64) -> u64 {
+        let ago_ms = clock.to_ns(self.ticks.saturating_sub(ticks)) / 1_000_000;
+        self.unix_ms.saturating_sub(ago_ms)
+    }
+}
+
+fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock, now: &Now) -> JobResult {
     let spec = &parsed.jobs[f.job];
     let mut header = header(spec, f.groupid);
     header.numjobs = 1;
@@ -91,6 +118,7 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock) -> JobResult {
         ..JobResult::default()
     };
     if let Some(stats) = &f.outcome.stats {
+        result.job_start_ms = now.unix_ms_of(clock, stats.measure_start);
         fill_from_loop(&mut result, stats, clock);
         if spec.ioengine == Backend::Faulty {
             result.faults_injected = Some(stats.faults_injected);

@@ -23,6 +23,7 @@ mod progress;
 mod signal;
 mod start_gate;
 mod status;
+mod trigger;
 mod verify;
 mod verify_async;
 mod worker;
@@ -31,6 +32,7 @@ pub use error::RunError;
 pub use phases::headers;
 pub use plan::{plan, JobPlan, Plan};
 pub use progress::Eta;
+pub use trigger::Trigger;
 
 use ioscope_job::Parsed;
 use ioscope_stats::RunResult;
@@ -41,6 +43,15 @@ use std::time::Duration;
 pub struct RunOptions {
     /// The live status line (fio's `--eta`).
     pub eta: Eta,
+    /// How often the status line is redrawn (fio's `--eta-interval`).
+    pub eta_interval: std::time::Duration,
+    /// Start a new status line this often (fio's `--eta-newline`).
+    pub eta_newline: Option<std::time::Duration>,
+    /// Where verify state and dump files go (fio's `--aux-path`); the
+    /// current directory when None.
+    pub aux_path: Option<std::path::PathBuf>,
+    /// fio's local verification trigger.
+    pub trigger: Trigger,
     /// Print fio's "Laying out IO file" lines (normal output only).
     pub layout_lines: bool,
     /// stdout carries a machine-read format (JSON): the status line, when

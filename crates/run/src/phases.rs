@@ -132,6 +132,8 @@ pub(crate) fn run_all(
         })
         .collect();
     let stop = AtomicBool::new(false);
+    let run_start = std::time::Instant::now();
+    let trigger_fired = AtomicBool::new(false);
     let mut disks = DiskTracker::default();
     let mut finished: Vec<Finished> = Vec::new();
     let mut logs = Vec::new();
@@ -142,6 +144,10 @@ pub(crate) fn run_all(
         Eta::Auto => !options.stdout_is_data && unsafe { libc::isatty(libc::STDOUT_FILENO) == 1 },
     };
     let to_stderr = options.stdout_is_data;
+    let pace = progress::Pace {
+        interval: options.eta_interval,
+        newline: options.eta_newline,
+    };
 
     let mut aborted = None;
     let all_phases = phases(&parsed.jobs);
@@ -198,6 +204,7 @@ pub(crate) fn run_all(
             clock,
             stop: &stop,
             helpers: &helpers,
+            aux_path: options.aux_path.as_deref(),
         };
         let outcomes = std::thread::scope(|s| -> Result<Vec<_>, RunError> {
             let mut handles = Vec::with_capacity(workers.len());
@@ -228,7 +235,7 @@ pub(crate) fn run_all(
                     .collect();
                 let kb = parsed.jobs.first().map_or(1024, |j| j.kb_base);
                 let done = &done;
-                s.spawn(move || progress::report_loop(&shapes, done, kb, to_stderr))
+                s.spawn(move || progress::report_loop(&shapes, done, kb, to_stderr, pace))
             });
             // Helper threads serve rings only; without one there is
             // nothing to find.
@@ -236,6 +243,13 @@ pub(crate) fn run_all(
                 .iter()
                 .any(|(j, _, _)| plan.jobs[*j].backend.uses_io_uring());
             let sampler = rings.then(|| s.spawn(|| sample_helpers(&helpers, &done)));
+            let watcher = options.trigger.armed().then(|| {
+                s.spawn(|| {
+                    options
+                        .trigger
+                        .watch(run_start, &done, &stop, &trigger_fired)
+                })
+            });
             let view = PhaseView {
                 parsed,
                 earlier: &finished,
@@ -276,6 +290,9 @@ pub(crate) fn run_all(
             status.join().expect("the status reports do not panic");
             if let Some(sampler) = sampler {
                 sampler.join().expect("the helper sampler does not panic");
+            }
+            if let Some(w) = watcher {
+                w.join().expect("the trigger watcher does not panic");
             }
             if let Some(r) = reporter {
                 r.join().expect("the status line does not panic");
@@ -349,6 +366,13 @@ pub(crate) fn run_all(
                 outcome,
                 elapsed_ms,
             });
+        }
+    }
+    // The jobs have stopped and saved their verify state: now the trigger's
+    // command (a power cut, say) may run.
+    if trigger_fired.load(Ordering::Relaxed) {
+        if let Err(e) = options.trigger.run_command() {
+            aborted.get_or_insert(e);
         }
     }
     let process = process_cpu().since(&cpu_start);

@@ -62,15 +62,29 @@ pub(crate) struct WorkerShape {
     pub duration: Option<Duration>,
 }
 
-/// Prints the status line every second until `done` is set.
+/// How often the status line is drawn (fio's `--eta-interval`) and how
+/// often a new one is started rather than the last redrawn
+/// (`--eta-newline`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Pace {
+    pub interval: Duration,
+    pub newline: Option<Duration>,
+}
+
+/// Prints the status line every `pace.interval` until `done` is set.
 pub(crate) fn report_loop(
     workers: &[(WorkerShape, &WorkerProgress)],
     done: &AtomicBool,
     kb_base: u32,
     to_stderr: bool,
+    pace: Pace,
 ) {
     let start = Instant::now();
     let mut last = (Instant::now(), [0u64; 2], [0u64; 2]);
+    // As fio's display_thread_status: once `newline` has passed since the
+    // last new line, the next status starts on a line of its own.
+    let mut line_started = Instant::now();
+    let mut new_line = false;
     let mut out: Box<dyn Write> = if to_stderr {
         Box::new(std::io::stderr())
     } else {
@@ -78,8 +92,9 @@ pub(crate) fn report_loop(
     };
     let mut printed = false;
     while !done.load(Ordering::Relaxed) {
-        std::thread::sleep(Duration::from_millis(100));
-        if last.0.elapsed() < Duration::from_secs(1) {
+        let due = pace.interval.saturating_sub(last.0.elapsed());
+        if !due.is_zero() {
+            std::thread::sleep(due.min(Duration::from_millis(100)));
             continue;
         }
         let now = Instant::now();
@@ -101,9 +116,21 @@ pub(crate) fn report_loop(
             [iops(0), iops(1)],
             kb_base,
         );
-        let _ = write!(out, "\r{line}\x1b[K");
+        let lead = if std::mem::take(&mut new_line) {
+            "\n"
+        } else {
+            ""
+        };
+        let _ = write!(out, "{lead}\r{line}\x1b[K");
         let _ = out.flush();
         printed = true;
+        if pace
+            .newline
+            .is_some_and(|every| line_started.elapsed() > every)
+        {
+            line_started = Instant::now();
+            new_line = true;
+        }
         last = (now, bytes, ios);
     }
     if printed {

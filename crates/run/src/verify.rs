@@ -137,6 +137,7 @@ impl VerifyLog {
         spec: &JobSpec,
         number: u32,
         clone: u32,
+        aux_path: Option<&Path>,
         replay: impl FnOnce() -> Workload,
     ) -> Result<Option<Self>, String> {
         let v = &spec.verify;
@@ -144,7 +145,7 @@ impl VerifyLog {
             return Ok(None);
         }
         let verifier = Verifier::new(spec, number)?;
-        let state_path = state_file(spec, clone);
+        let state_path = state_file(spec, clone, aux_path);
         let limit = if v.state_load {
             Some(load_state(&state_path)?)
         } else {
@@ -176,10 +177,13 @@ impl VerifyLog {
             phase_started: false,
             do_verify: v.do_verify || v.only,
             fatal: v.fatal,
+            // fio writes dumps in --aux-path when given.
             dump_dir: v.dump.then(|| {
-                spec.directory
-                    .as_ref()
-                    .map_or_else(|| PathBuf::from("."), PathBuf::from)
+                aux_path.map(Path::to_path_buf).unwrap_or_else(|| {
+                    spec.directory
+                        .as_ref()
+                        .map_or_else(|| PathBuf::from("."), PathBuf::from)
+                })
             }),
             state_path,
             state_save: v.state_save && !v.only && spec.rw.kind.writes(),
@@ -454,10 +458,11 @@ pub(crate) fn examine(verifier: &Verifier, work: SlotWork, buf: &[u8]) -> Result
     }
 }
 
-/// fio's name for the state file of clone `clone` of a job: in the current
-/// directory, `local-<job>-<clone>-verify.state`.
-fn state_file(spec: &JobSpec, clone: u32) -> PathBuf {
-    PathBuf::from(format!("local-{}-{clone}-verify.state", spec.name))
+/// fio's name for the state file of clone `clone` of a job: in `--aux-path`
+/// or the current directory, `local-<job>-<clone>-verify.state`.
+fn state_file(spec: &JobSpec, clone: u32, aux_path: Option<&Path>) -> PathBuf {
+    let name = format!("local-{}-{clone}-verify.state", spec.name);
+    aux_path.map_or_else(|| PathBuf::from(&name), |dir| dir.join(&name))
 }
 
 fn load_state(path: &Path) -> Result<u64, String> {

@@ -48,6 +48,8 @@ pub(crate) struct Shared<'a> {
     /// Set by a worker's `exitall`.
     pub stop: &'a AtomicBool,
     pub helpers: &'a HelperTracker,
+    /// `--aux-path`: where verify state and dump files go.
+    pub aux_path: Option<&'a std::path::Path>,
 }
 
 /// Runs worker `id` of `spec` over `files`, as `plan` says, and leaves its
@@ -139,7 +141,7 @@ fn run_inner(
     };
     let filler = BufferFiller::new(spec, id.number);
     let replay = || Workload::with_file_sizes(spec, &extents, &sizes, id.number);
-    let verify = match VerifyLog::new(spec, id.number, id.clone, replay) {
+    let verify = match VerifyLog::new(spec, id.number, id.clone, shared.aux_path, replay) {
         Ok(v) => v,
         Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
     };

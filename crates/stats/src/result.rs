@@ -141,6 +141,10 @@ pub struct JobResult {
     pub runtime_ms: u64,
     /// Milliseconds from start to finish, ramp time included.
     pub elapsed_ms: u64,
+    /// When the measured period began, in ms since the Unix epoch (fio's
+    /// job_start: CLOCK_REALTIME when the stats were last reset). A group
+    /// keeps its first member's, as fio does.
+    pub job_start_ms: u64,
     /// [read, write, trim].
     pub dirs: [DirResult; 3],
     pub sync: SyncResult,

@@ -1,0 +1,334 @@
+//! fio's program flags beyond the output ones: --showcmd, --enghelp,
+//! --eta-interval, --eta-newline, --aux-path, and those accepted for
+//! fio's sake (--max-jobs, --alloc-size).
+
+mod common;
+
+use common::{fio, ioscope, tempdir, write_file};
+use ioscope_testutil::require;
+
+/// Job files of different shapes: globals before and between jobs, bare
+/// flags, a quoted description, filename (which fio parses last) and an
+/// engine option.
+const JOB_FILES: &[&str] = &[
+    "[global]\nioengine=psync\nbs=4k\nsize=1m\nthread\n\n[seq]\nrw=write\nfilename=data\n\
+     time_based\nruntime=1\n\n[r2]\nrw=randread\n",
+    "[a]\nrw=read\n[global]\nbs=8k\n[b]\nnumjobs=2\n",
+    "[a]\nrw=read\nfilename=x:y\ndescription=hello world\n",
+    "[a]\nhipri=1\nfilename=d\nioengine=pvsync2\nrw=randread\nkb_base=1000\nsize=1m\n",
+];
+
+#[test]
+fn showcmd_prints_what_fio_prints() {
+    require!(ioscope_testutil::fio());
+    let d = tempdir();
+    let mut files = Vec::new();
+    for (i, text) in JOB_FILES.iter().enumerate() {
+        let f = write_file(d.path(), &format!("j{i}.fio"), text);
+        let ours = ioscope(["--showcmd".as_ref(), f.as_os_str()]).run();
+        ours.assert_ok();
+        let theirs = fio(["--showcmd".as_ref(), f.as_os_str()]).run();
+        assert_eq!(ours.stdout, theirs.stdout, "{text}");
+        files.push(f);
+    }
+    // Several files: one line each.
+    let args: Vec<std::ffi::OsString> = std::iter::once("--showcmd".into())
+        .chain(files.iter().map(|f| f.into()))
+        .collect();
+    let ours = ioscope(&args).run();
+    let theirs = fio(&args).run();
+    assert_eq!(ours.stdout, theirs.stdout);
+    assert_eq!(ours.stdout.lines().count(), JOB_FILES.len());
+}
+
+#[test]
+fn showcmd_runs_nothing_and_refuses_a_bad_file() {
+    let d = tempdir();
+    let f = write_file(
+        d.path(),
+        "j.fio",
+        "[w]\nrw=write\nsize=1m\nfilename=never\n",
+    );
+    let run = ioscope(["--showcmd".as_ref(), f.as_os_str()])
+        .dir(d.path())
+        .run();
+    run.assert_ok();
+    assert_eq!(
+        run.stdout,
+        "fio --name=w --rw=write --size=1m --filename=never \n"
+    );
+    assert!(!d.path().join("never").exists(), "--showcmd ran the job");
+    let bad = write_file(d.path(), "bad.fio", "[w]\nrw=sideways\n");
+    let e = ioscope(["--showcmd".as_ref(), bad.as_os_str()])
+        .run()
+        .assert_refused()
+        .to_string();
+    assert!(e.contains("rw"), "{e}");
+}
+
+#[test]
+fn enghelp_lists_engines_and_their_options() {
+    let run = ioscope(["--enghelp"]).run();
+    run.assert_ok();
+    assert!(
+        run.stdout.starts_with("Available IO engines:\n\t"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("\tio_uring\n"));
+
+    let run = ioscope(["--enghelp=libaio"]).run();
+    run.assert_ok();
+    assert!(
+        run.stdout.contains("userspace_reap          : "),
+        "{}",
+        run.stdout
+    );
+
+    let run = ioscope(["--enghelp=io_uring,sqthread_poll"]).run();
+    run.assert_ok();
+    assert!(
+        run.stdout.starts_with("       sqthread_poll: "),
+        "{}",
+        run.stdout
+    );
+
+    // fio prints this on stdout and exits 1.
+    let run = ioscope(["--enghelp=psync"]).run();
+    assert_eq!(run.status.code(), Some(1));
+    assert_eq!(run.stdout, "IO engine psync has no options\n");
+    assert!(run.stderr.is_empty());
+
+    let e = ioscope(["--enghelp=warp"])
+        .run()
+        .assert_refused()
+        .to_string();
+    assert!(e.contains("'warp' is not an engine"), "{e}");
+}
+
+/// The status lines a run printed, as drawn: each starts with `\r`, and a
+/// new line (`--eta-newline`) with `\n\r`.
+fn status_draws(args: &[&str]) -> (usize, usize) {
+    let d = tempdir();
+    let file = d.path().join("f").display().to_string();
+    let mut a = vec![
+        "--eta=always".to_string(),
+        "--name=eta".into(),
+        format!("--filename={file}"),
+        "--size=1m".into(),
+        "--rw=read".into(),
+        "--time_based".into(),
+        "--runtime=2".into(),
+    ];
+    a.extend(args.iter().map(|s| s.to_string()));
+    let run = ioscope(a).run();
+    run.assert_ok();
+    // From the first status line on (the preamble before it ends in a
+    // new line of its own).
+    let status = &run.stdout[run.stdout.find("\rJobs: ").unwrap_or(0)..];
+    let draws = status.matches("\rJobs: ").count();
+    let new_lines = status.matches("\n\rJobs: ").count();
+    (draws, new_lines)
+}
+
+#[test]
+fn eta_interval_and_newline_pace_the_status_line() {
+    let (draws, new_lines) = status_draws(&[]);
+    assert!((1..=2).contains(&draws), "{draws} status lines in 2 s");
+    assert_eq!(new_lines, 0);
+
+    // Four a second; the machine may be busy, so ask for at least half.
+    let (draws, _) = status_draws(&["--eta-interval=250ms"]);
+    assert!(draws >= 4, "{draws} status lines in 2 s at 250 ms");
+
+    let (draws, new_lines) = status_draws(&["--eta-interval=250ms", "--eta-newline=500ms"]);
+    assert!(
+        new_lines >= 1 && new_lines < draws,
+        "{new_lines} new lines among {draws} status lines"
+    );
+}
+
+#[test]
+fn eta_times_are_checked() {
+    let e = ioscope(["--eta-interval=100ms"])
+        .run()
+        .assert_refused()
+        .to_string();
+    assert!(e.contains("--eta-interval") && e.contains("250ms"), "{e}");
+    let e = ioscope(["--eta-newline=soon"])
+        .run()
+        .assert_refused()
+        .to_string();
+    assert!(e.contains("--eta-newline"), "{e}");
+}
+
+#[test]
+fn aux_path_holds_the_verify_state_and_dumps() {
+    let d = tempdir();
+    let aux = d.path().join("aux");
+    std::fs::create_dir(&aux).unwrap();
+    let run = ioscope([
+        format!("--aux-path={}", aux.display()),
+        "--name=st".into(),
+        "--filename=f".into(),
+        "--size=64k".into(),
+        "--rw=write".into(),
+        "--verify=crc32c".into(),
+    ])
+    .dir(d.path())
+    .run();
+    run.assert_ok();
+    assert!(aux.join("local-st-0-verify.state").is_file());
+    assert!(!d.path().join("local-st-0-verify.state").exists());
+
+    let run = ioscope([
+        format!("--aux-path={}", aux.display()),
+        "--name=dump".into(),
+        "--filename=g".into(),
+        "--size=64k".into(),
+        "--rw=write".into(),
+        "--ioengine=faulty".into(),
+        "--fault=bitflip".into(),
+        "--fault_rate=100".into(),
+        "--verify=md5".into(),
+        "--verify_dump=1".into(),
+    ])
+    .dir(d.path())
+    .run();
+    run.assert_refused();
+    assert!(aux.join("g.0.received").is_file() && aux.join("g.0.expected").is_file());
+}
+
+#[test]
+fn max_jobs_and_alloc_size_are_taken_as_fio_takes_them() {
+    let d = tempdir();
+    let run = ioscope([
+        "--max-jobs=1".to_string(),
+        "--alloc-size=65536".into(),
+        "--name=two".into(),
+        "--numjobs=2".into(),
+        "--ioengine=null".into(),
+        "--size=1m".into(),
+    ])
+    .dir(d.path())
+    .run();
+    run.assert_ok();
+    let e = ioscope(["--alloc-size=lots"])
+        .run()
+        .assert_refused()
+        .to_string();
+    assert!(e.contains("--alloc-size"), "{e}");
+    let e = ioscope(["--idle-prof=system"])
+        .run()
+        .assert_refused()
+        .to_string();
+    assert!(
+        e.contains("--idle-prof") && e.contains("not supported"),
+        "{e}"
+    );
+}
+
+#[test]
+fn debug_random_prints_each_workers_seeds_before_the_report() {
+    let d = tempdir();
+    let run = ioscope([
+        "--debug=random",
+        "--name=r",
+        "--numjobs=2",
+        "--ioengine=null",
+        "--size=64k",
+        "--rw=randread",
+        "--name=u",
+        "--randrepeat=0",
+        "--ioengine=null",
+        "--size=64k",
+    ])
+    .dir(d.path())
+    .run();
+    run.assert_ok();
+    let pid_field = |l: &str| l.split_whitespace().nth(1).map(str::to_string);
+    let lines: Vec<&str> = run
+        .stdout
+        .lines()
+        .take_while(|l| l.starts_with("random   "))
+        .collect();
+    // Two workers of r, 21 seeds each after the count, then u's line.
+    assert_eq!(lines.len(), 2 * 22 + 1, "{}", run.stdout);
+    assert!(lines.iter().all(|l| pid_field(l) == pid_field(lines[0])));
+    assert!(lines[0].ends_with(" FIO_RAND_NR_OFFS=21"), "{}", lines[0]);
+    assert!(lines[1].contains(" rand_seeds[0]="), "{}", lines[1]);
+    assert_ne!(
+        lines[1].split('=').nth(1),
+        lines[23].split('=').nth(1),
+        "the two workers start from different seeds"
+    );
+    assert!(lines[44].ends_with(" using system RNG for random seeds"));
+    assert!(run.stdout[run.stdout.find("r: (g=0)").unwrap()..].contains("Run status"));
+}
+
+#[test]
+fn debug_lists_and_refuses_categories_by_name() {
+    let run = ioscope(["--debug=?"]).run();
+    run.assert_ok();
+    assert_eq!(run.stdout, "fio: dumping debug options:random,all\n");
+    let e = ioscope(["--debug=io", "--name=x"])
+        .run()
+        .assert_refused()
+        .to_string();
+    assert!(
+        e.contains("--debug=io") && e.contains("nothing to show"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_trigger_stops_the_jobs_then_runs_its_command() {
+    let d = tempdir();
+    let start = std::time::Instant::now();
+    // A time-based job of 30 s, stopped by the trigger's timeout after 1 s.
+    let run = ioscope([
+        "--trigger-timeout=1",
+        "--trigger=echo fired > fired",
+        "--output-format=json",
+        "--name=w",
+        "--filename=f",
+        "--size=1m",
+        "--rw=write",
+        "--time_based",
+        "--runtime=30",
+    ])
+    .dir(d.path())
+    .run();
+    let v = run.ok_json();
+    assert!(
+        start.elapsed().as_secs() < 15,
+        "the trigger did not stop the job"
+    );
+    assert!(common::u(&common::job(&v, "w")["write"], "io_bytes") > 0);
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("fired")).unwrap(),
+        "fired\n"
+    );
+
+    // The trigger file: removed when seen; a verify job saves its state
+    // (how far a later verify may check), though it checked nothing.
+    let file = d.path().join("cut-now");
+    std::fs::write(&file, "").unwrap();
+    let run = ioscope([
+        format!("--trigger-file={}", file.display()),
+        "--name=v".into(),
+        "--filename=g".into(),
+        "--size=1m".into(),
+        "--rw=write".into(),
+        "--verify=crc32c".into(),
+        "--time_based".into(),
+        "--runtime=30".into(),
+    ])
+    .dir(d.path())
+    .run();
+    let e = run.assert_refused();
+    assert!(e.contains("verify checked no block"), "{e}");
+    assert!(!file.exists(), "the trigger file was left");
+    assert!(d.path().join("local-v-0-verify.state").is_file());
+    assert!(start.elapsed().as_secs() < 30);
+}
