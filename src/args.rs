@@ -37,6 +37,8 @@ pub struct Args {
     pub eta: Eta,
     /// `--status-interval`: a full report this often while the run goes on.
     pub status_interval: Option<Duration>,
+    /// `--bandwidth-log[=NAME]`: the aggregate bandwidth log's prefix.
+    pub bandwidth_log: Option<String>,
     /// `--eta-interval`: how often the status line is redrawn.
     pub eta_interval: Duration,
     /// `--eta-newline`: start a new status line this often.
@@ -60,7 +62,6 @@ pub struct Args {
 /// fio program options that ioscope does not implement yet: refused by name
 /// rather than mistaken for job options.
 const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
-    "bandwidth-log",
     "server",
     "daemonize",
     "client",
@@ -119,6 +120,9 @@ Runs fio job files and fio-style command-line jobs.
                          are refused by name; --debug=? lists them
   --cmdhelp[=OPTION]     describe a job option, or all of them
   --inflate-log=FILE     print a compressed log (log_store_compressed) as text
+  --bandwidth-log[=NAME] write the bandwidth of all jobs together, every
+                         500ms, to NAME-read_bw.log, NAME-write_bw.log and
+                         NAME-trim_bw.log (NAME: agg)
   --enghelp[=ENGINE[,OPTION]]
                          list the engines, an engine's options, or one of them
   --aux-path=DIR         write verify state files (verify_state_save) and
@@ -149,6 +153,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
         output: None,
         eta: Eta::Auto,
         status_interval: None,
+        bandwidth_log: None,
         eta_interval: Duration::from_secs(1),
         eta_newline: None,
         show_cmd: false,
@@ -238,6 +243,10 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             "warnings-fatal" => out.warnings_fatal = true,
             "cmdhelp" => out.action = Action::CmdHelp(value.unwrap_or_else(|| "all".into())),
             "doc" => out.action = Action::Doc(value_of(name)?),
+            // fio 3.42's optional name (3.33 takes none), `agg` by default.
+            "bandwidth-log" => {
+                out.bandwidth_log = Some(value.clone().unwrap_or_else(|| "agg".into()))
+            }
             "inflate-log" => out.action = Action::InflateLog(PathBuf::from(value_of(name)?)),
             "version" | "v" => out.action = Action::Version,
             "help" | "h" => out.action = Action::Help,
@@ -308,6 +317,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "warnings-fatal",
     "cmdhelp",
     "inflate-log",
+    "bandwidth-log",
     "version",
     "help",
 ];

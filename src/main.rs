@@ -125,6 +125,7 @@ fn run() -> anyhow::Result<ExitCode> {
         layout_lines: normal && args.output.is_none(),
         stdout_is_data: args.output.is_none() && !normal,
         status_interval: args.status_interval,
+        bandwidth_log: args.bandwidth_log.clone(),
     };
     // Reports while the run goes on (--status-interval, SIGUSR1) go where
     // the final one goes; the first that cannot be written is the run's
@@ -178,7 +179,12 @@ fn run() -> anyhow::Result<ExitCode> {
     }
     // What each worker recorded is written even when the run was cut short,
     // and even when the report could not be.
-    let logged = ioscope_report::write_logs(&result.logs);
+    let logged = ioscope_report::write_logs(&result.logs).and_then(|()| {
+        result
+            .agg_bw
+            .as_ref()
+            .map_or(Ok(()), ioscope_report::write_agg_bw)
+    });
     written?;
     logged?;
     let fatal = args.warnings_fatal && !result.notices.is_empty();

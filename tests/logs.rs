@@ -685,3 +685,73 @@ fn log_times_start_when_the_ramp_ends_as_fios_do() {
         }
     }
 }
+
+/// The mean of a log's values (its second column).
+fn mean_value(lines: &Lines) -> f64 {
+    lines.iter().map(|l| l[1] as f64).sum::<f64>() / lines.len().max(1) as f64
+}
+
+#[test]
+fn bandwidth_log_writes_fios_aggregate_files() {
+    require!(fio_installed());
+    let args = [
+        "--bandwidth-log",
+        "--output-format=json",
+        "--name=agg",
+        "--ioengine=null",
+        "--rw=randrw",
+        "--bs=4k",
+        "--size=16m",
+        "--time_based",
+        "--runtime=2s",
+    ];
+    let ours = tempdir();
+    let our_json = ioscope(args).dir(ours.path()).run().ok_json();
+    // fio 3.33 samples this log in its status-line code, which runs only
+    // while a status line is shown: never while JSON goes to stdout.
+    let theirs = tempdir();
+    let mut fio_args = args.to_vec();
+    fio_args.extend(["--eta=always", "--output=report.json"]);
+    fio(fio_args).dir(theirs.path()).run().assert_ok();
+    let report = fs::read_to_string(theirs.path().join("report.json")).unwrap();
+    let fio_json: Value = serde_json::from_str(&report).unwrap();
+    let (ours, theirs) = (logs(ours.path()), logs(theirs.path()));
+    let files = ["agg-read_bw.log", "agg-trim_bw.log", "agg-write_bw.log"];
+    assert_eq!(names(&ours), files);
+    assert_eq!(names(&theirs), files);
+    for (dir, name) in files.iter().enumerate() {
+        let (mine, fios) = (&ours[*name], &theirs[*name]);
+        assert_columns(name, mine, 5);
+        assert_columns(name, fios, 5);
+        // A line every 500 ms over 2 s; fio's come at the status line's
+        // pace, a little later each (600-750 ms apart): one fewer at most.
+        assert!((4..=5).contains(&mine.len()), "{name}: {mine:?}");
+        assert!(
+            mine.len().abs_diff(fios.len()) <= 1,
+            "{name}: {mine:?} vs {fios:?}"
+        );
+        // The direction column follows the file name's (read 0, trim 2,
+        // write 1), and the block size is 0.
+        let want_dir = [0, 2, 1][dir];
+        assert!(
+            mine.iter().all(|l| l[2] == want_dir && l[3] == 0),
+            "{mine:?}"
+        );
+        let times: Vec<u64> = mine.iter().map(|l| l[0]).collect();
+        assert!(times.windows(2).all(|w| w[1] > w[0]), "{times:?}");
+    }
+    // KiB/s: each tool's mean sample is its report's bandwidth, within
+    // the noise of a 2 s run.
+    for (logs, json) in [(&ours, &our_json), (&theirs, &fio_json)] {
+        for (name, d) in [("agg-read_bw.log", "read"), ("agg-write_bw.log", "write")] {
+            let reported = u(&json["jobs"][0][d], "bw") as f64;
+            let logged = mean_value(&logs[name]);
+            let ratio = logged / reported;
+            assert!(
+                (0.6..1.6).contains(&ratio),
+                "{name}: logged {logged} KiB/s, reported {reported}"
+            );
+        }
+        assert_eq!(mean_value(&logs["agg-trim_bw.log"]), 0.0);
+    }
+}

@@ -28,7 +28,7 @@ use ioscope_stats::{JobHeader, RunResult};
 pub use terse::TerseVersion;
 
 pub use log_fz::inflate_log;
-pub use logs::write_logs;
+pub use logs::{write_agg_bw, write_logs};
 
 /// fio's `--output-format` values that ioscope writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

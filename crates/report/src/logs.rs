@@ -5,7 +5,7 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
 
-use ioscope_stats::{IoRecord, WorkerLogs};
+use ioscope_stats::{AggBwLog, IoRecord, LogFiles, WorkerLogs};
 
 use crate::log_fz;
 use crate::log_lines::{push_hist_line, push_line, Sample};
@@ -30,6 +30,29 @@ enum PerIo {
 /// Writes every log of every worker. The error names the file.
 pub fn write_logs(logs: &[WorkerLogs]) -> io::Result<()> {
     logs.iter().try_for_each(write_worker)
+}
+
+/// Writes fio's aggregate bandwidth logs (`--bandwidth-log`):
+/// `PREFIX-read_bw.log`, `PREFIX-write_bw.log` and `PREFIX-trim_bw.log`,
+/// a line per sample in each with block size 0, as fio's add_agg_sample
+/// logs them. The error names the file.
+pub fn write_agg_bw(log: &AggBwLog) -> io::Result<()> {
+    let files = LogFiles::default();
+    for (dir, name) in ["read", "write", "trim"].into_iter().enumerate() {
+        let path = format!("{}-{name}_bw.log", log.prefix);
+        let mut text = String::new();
+        for s in &log.samples {
+            let sample = Sample {
+                time_ms: s.time_ms,
+                value: s.kib_s[dir],
+                dir: dir as u8,
+                ..Sample::default()
+            };
+            push_line(&mut text, &sample, &files);
+        }
+        std::fs::write(&path, text).map_err(|e| named(&path, e))?;
+    }
+    Ok(())
 }
 
 fn write_worker(w: &WorkerLogs) -> io::Result<()> {

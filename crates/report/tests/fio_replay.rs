@@ -234,6 +234,7 @@ fn replay(doc: &Value, headers: Vec<JobHeader>, kb_base: u32) -> RunResult {
         interrupted: None,
         notices: Vec::new(),
         logs: Vec::new(),
+        agg_bw: None,
     }
 }
 

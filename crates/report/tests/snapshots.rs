@@ -164,6 +164,7 @@ fn randrw_result() -> RunResult {
         interrupted: None,
         notices: Vec::new(),
         logs: Vec::new(),
+        agg_bw: None,
     }
 }
 

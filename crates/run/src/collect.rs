@@ -71,6 +71,7 @@ pub(crate) fn build<'a>(
         interrupted: None,
         notices: Vec::new(),
         logs: Vec::new(),
+        agg_bw: None,
     }
 }
 

@@ -11,6 +11,7 @@
 //! the reports to render; only the errors of a failed job go to stderr.
 
 mod affinity;
+mod agg_bw;
 mod collect;
 mod disks;
 mod error;
@@ -60,6 +61,9 @@ pub struct RunOptions {
     /// A report of the run so far every so often (fio's
     /// `--status-interval`).
     pub status_interval: Option<Duration>,
+    /// fio's `--bandwidth-log[=NAME]`: the aggregate bandwidth log's
+    /// prefix (`agg` by default).
+    pub bandwidth_log: Option<String>,
 }
 
 /// Runs every job as `plan` (from [`plan()`] of the same jobs) says and

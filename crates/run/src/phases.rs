@@ -15,6 +15,7 @@ use ioscope_stats::{
     process_cpu, Clock, ClockSource, HelperTracker, JobHeader, Notice, RunResult, XnvmeRan,
 };
 
+use crate::agg_bw::AggBw;
 use crate::collect::{self, Finished};
 use crate::disks::DiskTracker;
 use crate::error::RunError;
@@ -137,6 +138,10 @@ pub(crate) fn run_all(
     let mut disks = DiskTracker::default();
     let mut finished: Vec<Finished> = Vec::new();
     let mut logs = Vec::new();
+    let mut agg_bw = options
+        .bandwidth_log
+        .clone()
+        .map(|prefix| AggBw::new(prefix, &parsed.jobs, run_start));
     let show_progress = match options.eta {
         Eta::Never => false,
         Eta::Always => true,
@@ -243,6 +248,12 @@ pub(crate) fn run_all(
                 .iter()
                 .any(|(j, _, _)| plan.jobs[*j].backend.uses_io_uring());
             let sampler = rings.then(|| s.spawn(|| sample_helpers(&helpers, &done)));
+            let agg_sampler = agg_bw.as_mut().map(|agg| {
+                let ramp = phase.iter().map(|&j| parsed.jobs[j].ramp_time).max();
+                let ramp_end = phase_start + ramp.unwrap_or_default();
+                let (progresses, done) = (&progresses, &done);
+                s.spawn(move || agg.watch(progresses, ramp_end, done))
+            });
             let watcher = options.trigger.armed().then(|| {
                 s.spawn(|| {
                     options
@@ -290,6 +301,10 @@ pub(crate) fn run_all(
             status.join().expect("the status reports do not panic");
             if let Some(sampler) = sampler {
                 sampler.join().expect("the helper sampler does not panic");
+            }
+            if let Some(a) = agg_sampler {
+                a.join()
+                    .expect("the aggregate bandwidth sampler does not panic");
             }
             if let Some(w) = watcher {
                 w.join().expect("the trigger watcher does not panic");
@@ -387,6 +402,7 @@ pub(crate) fn run_all(
     );
     result.notices = notices;
     result.logs = logs;
+    result.agg_bw = agg_bw.map(|a| a.sampler.log());
     Ok(result)
 }
 

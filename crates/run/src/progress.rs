@@ -31,9 +31,9 @@ pub(crate) enum Phase {
 /// Counters one worker publishes.
 #[derive(Default)]
 pub(crate) struct WorkerProgress {
-    /// Bytes and I/Os completed: [read, write].
-    pub bytes: [AtomicU64; 2],
-    pub ios: [AtomicU64; 2],
+    /// Bytes and I/Os completed: [read, write, trim].
+    pub bytes: [AtomicU64; 3],
+    pub ios: [AtomicU64; 3],
     phase: AtomicU8,
     /// Where the worker answers requests for its stats so far.
     pub status: StatusSlot,

@@ -3,6 +3,7 @@
 //! io_uring's helper threads and punts, disk statistics, and the result types
 //! the reports render, notices included.
 
+mod agg_bw;
 mod clock;
 mod cpu;
 mod depth;
@@ -20,6 +21,7 @@ mod rate;
 mod result;
 mod summary;
 
+pub use agg_bw::{AggBwLog, AggBwSample, AggBwSampler};
 pub use clock::{Clock, ClockSource};
 pub use cpu::ThreadCpu;
 pub use depth::DepthDist;

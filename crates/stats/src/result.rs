@@ -35,6 +35,8 @@ pub struct RunResult {
     /// What each worker recorded for the logs its job asked for
     /// (`write_bw_log` and its family), to be written out.
     pub logs: Vec<crate::WorkerLogs>,
+    /// fio's aggregate bandwidth log (`--bandwidth-log`), when asked for.
+    pub agg_bw: Option<crate::AggBwLog>,
 }
 
 /// The process's CPU over the run, split into what the reports attribute

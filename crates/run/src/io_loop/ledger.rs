@@ -319,11 +319,8 @@ impl Ledger<'_> {
         let s = &mut shown[d];
         s.0 += bytes;
         s.1 += 1;
-        // The status line shows reads and writes only.
-        if d < 2 {
-            progress.bytes[d].store(s.0, Ordering::Relaxed);
-            progress.ios[d].store(s.1, Ordering::Relaxed);
-        }
+        progress.bytes[d].store(s.0, Ordering::Relaxed);
+        progress.ios[d].store(s.1, Ordering::Relaxed);
         true
     }
 }
