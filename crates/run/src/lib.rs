@@ -23,6 +23,7 @@ mod progress;
 mod signal;
 mod start_gate;
 mod status;
+mod trace;
 mod trigger;
 mod verify;
 mod verify_async;
@@ -32,6 +33,7 @@ pub use error::RunError;
 pub use phases::headers;
 pub use plan::{plan, JobPlan, Plan};
 pub use progress::Eta;
+pub use trace::Trace;
 pub use trigger::Trigger;
 
 use ioscope_job::Parsed;
@@ -60,6 +62,8 @@ pub struct RunOptions {
     /// A report of the run so far every so often (fio's
     /// `--status-interval`).
     pub status_interval: Option<Duration>,
+    /// `--debug=file,io`: what is traced, and where the lines go.
+    pub trace: Option<Trace>,
 }
 
 /// Runs every job as `plan` (from [`plan()`] of the same jobs) says and

@@ -28,6 +28,7 @@ use ioscope_workload::{BufferFiller, Workload};
 use crate::progress::WorkerProgress;
 use crate::signal;
 use crate::start_gate::Ticket;
+use crate::trace::IoTrace;
 use crate::verify::VerifyLog;
 use crate::verify_async::AsyncChecks;
 use crate::worker::WorkerOutcome;
@@ -69,6 +70,9 @@ pub(crate) struct IoLoop<'a> {
     pub job: &'a str,
     /// `write_iolog`'s writer, opened with the worker's files.
     pub iolog: Option<IologWriter>,
+    /// `--debug=io`'s lines of this worker; None, a branch that always
+    /// goes the same way, when not traced.
+    pub trace: Option<IoTrace>,
 }
 
 impl QueueUser for IoLoop<'_> {
@@ -107,6 +111,7 @@ impl QueueUser for IoLoop<'_> {
             verify,
             checks,
             paths: std::mem::take(&mut self.paths),
+            trace: self.trace.take(),
         };
         let ramp_end = start + cfg.ramp_ticks;
         let mut ramping = cfg.ramp_ticks > 0;
@@ -192,6 +197,17 @@ impl QueueUser for IoLoop<'_> {
                     queued: false,
                     work,
                 };
+                if let Some(t) = &mut ledger.trace {
+                    let path = ledger.paths.get(req.file as usize);
+                    t.io_u(
+                        "queue",
+                        slot,
+                        req.op,
+                        req.offset,
+                        req.len,
+                        path.map(PathBuf::as_path),
+                    );
+                }
                 match q.submit(&req)? {
                     Submitted::Completed(result) => {
                         let t_done = if timing { clock.now() } else { t_issue };
