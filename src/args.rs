@@ -114,10 +114,9 @@ Runs fio job files and fio-style command-line jobs.
   --section=NAME         run only job section NAME (may be repeated)
   --showcmd              print each job file as one fio command line, run
                          nothing
-  --debug=LIST           fio's debug output; ioscope shows `random` (the
-                         seeds of each worker's generators, before the
-                         report) and `all` means that; fio's other categories
-                         are refused by name; --debug=? lists them
+  --debug=LIST           fio's debug output; ioscope shows `file`, `io` and
+                         `random` (`all` is those three); fio's other
+                         categories are refused by name; --debug=? lists them
   --cmdhelp[=OPTION]     describe a job option, or all of them
   --inflate-log=FILE     print a compressed log (log_store_compressed) as text
   --bandwidth-log[=NAME] write the bandwidth of all jobs together, every

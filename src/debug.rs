@@ -1,7 +1,9 @@
 //! `--debug=LIST`: fio's debug categories. ioscope shows `random` (the
 //! seeds each worker's generators start from, printed as fio 3.42's
-//! setup_random_seeds prints them); fio's other categories trace the
-//! inside of fio (its processes, mutexes, per-I/O calls), which ioscope
+//! setup_random_seeds prints them), `file` (its files looked at, laid out,
+//! opened and closed) and `io` (each I/O as it is queued and completes;
+//! the run crate's trace prints both); fio's other categories trace the
+//! inside of fio (its processes, mutexes, option parser), which ioscope
 //! does not print, and are refused by name rather than accepted to show
 //! nothing.
 
@@ -33,11 +35,13 @@ const FIO_CATEGORIES: &[&str] = &[
 ];
 
 /// The categories ioscope shows.
-const SHOWN: &[&str] = &["random"];
+const SHOWN: &[&str] = &["file", "io", "random"];
 
 /// What `--debug` asked for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Debug {
+    pub file: bool,
+    pub io: bool,
     pub random: bool,
 }
 
@@ -51,7 +55,16 @@ pub fn parse(value: &str) -> anyhow::Result<Option<Debug>> {
     for name in value.split(',') {
         match name {
             // Every category ioscope has.
-            "all" | "random" => debug.random = true,
+            "all" => {
+                debug = Debug {
+                    file: true,
+                    io: true,
+                    random: true,
+                }
+            }
+            "file" => debug.file = true,
+            "io" => debug.io = true,
+            "random" => debug.random = true,
             n if FIO_CATEGORIES.contains(&n) || n.starts_with("job:") => bail!(
                 "--debug={n}: ioscope has nothing to show for fio's '{n}' category \
                  (it shows {}; --debug=? lists them)",
@@ -103,18 +116,35 @@ mod tests {
     use super::*;
 
     #[test]
-    fn random_and_all_are_shown_the_rest_refused_by_name() {
-        assert_eq!(parse("random").unwrap(), Some(Debug { random: true }));
-        assert_eq!(parse("all").unwrap(), Some(Debug { random: true }));
+    fn file_io_random_and_all_are_shown_the_rest_refused_by_name() {
+        let random = Debug {
+            random: true,
+            ..Debug::default()
+        };
+        assert_eq!(parse("random").unwrap(), Some(random));
+        let io_file = Debug {
+            io: true,
+            file: true,
+            random: false,
+        };
+        assert_eq!(parse("io,file").unwrap(), Some(io_file));
+        let all = Debug {
+            random: true,
+            ..io_file
+        };
+        assert_eq!(parse("all").unwrap(), Some(all));
         assert_eq!(parse("?").unwrap(), None);
-        let e = parse("random,io").unwrap_err().to_string();
+        let e = parse("random,mutex").unwrap_err().to_string();
         assert!(
-            e.contains("--debug=io") && e.contains("nothing to show"),
+            e.contains("--debug=mutex") && e.contains("nothing to show"),
             "{e}"
         );
         let e = parse("randmo").unwrap_err().to_string();
         assert!(e.contains("unknown category 'randmo'"), "{e}");
-        assert_eq!(categories(), "fio: dumping debug options:random,all\n");
+        assert_eq!(
+            categories(),
+            "fio: dumping debug options:file,io,random,all\n"
+        );
     }
 
     #[test]

@@ -126,6 +126,10 @@ fn run() -> anyhow::Result<ExitCode> {
         stdout_is_data: args.output.is_none() && !normal,
         status_interval: args.status_interval,
         bandwidth_log: args.bandwidth_log.clone(),
+        trace: (args.debug.file || args.debug.io)
+            .then(|| out.second_writer())
+            .transpose()?
+            .map(|to| ioscope_run::Trace::new(args.debug.file, args.debug.io, to)),
     };
     // Reports while the run goes on (--status-interval, SIGUSR1) go where
     // the final one goes; the first that cannot be written is the run's
@@ -187,6 +191,9 @@ fn run() -> anyhow::Result<ExitCode> {
     });
     written?;
     logged?;
+    if let Some(e) = options.trace.as_ref().and_then(ioscope_run::Trace::error) {
+        anyhow::bail!("--debug: cannot write its lines to {}: {e}", out.name());
+    }
     let fatal = args.warnings_fatal && !result.notices.is_empty();
     // fio's status for a signal outranks the notices: scripts check for it.
     if result.interrupted.is_some() {

@@ -20,6 +20,8 @@ pub struct Output {
     /// thread.
     to: Box<dyn Write + Send>,
     name: String,
+    /// `--output`'s file, from which `--debug`'s writer is made.
+    file: Option<std::fs::File>,
 }
 
 /// Text that could not be written, and where to.
@@ -49,6 +51,7 @@ impl Output {
         Output {
             to: Box::new(io::stdout()),
             name: "stdout".into(),
+            file: None,
         }
     }
 
@@ -61,9 +64,24 @@ impl Output {
             )
         })?;
         Ok(Output {
-            to: Box::new(file),
+            to: Box::new(file.try_clone()?),
             name: path.display().to_string(),
+            file: Some(file),
         })
+    }
+
+    /// Another writer to the same place, for `--debug`'s lines while the
+    /// run goes on. A file's copy shares the file's offset, so neither
+    /// writer overwrites what the other wrote.
+    pub fn second_writer(&self) -> anyhow::Result<Box<dyn Write + Send>> {
+        Ok(match &self.file {
+            Some(f) => Box::new(f.try_clone()?),
+            None => Box::new(io::stdout()),
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
     }
 
     /// Writes `text` and flushes it, so a failure shows here and not later

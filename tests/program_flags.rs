@@ -270,15 +270,112 @@ fn debug_random_prints_each_workers_seeds_before_the_report() {
 fn debug_lists_and_refuses_categories_by_name() {
     let run = ioscope(["--debug=?"]).run();
     run.assert_ok();
-    assert_eq!(run.stdout, "fio: dumping debug options:random,all\n");
-    let e = ioscope(["--debug=io", "--name=x"])
+    assert_eq!(
+        run.stdout,
+        "fio: dumping debug options:file,io,random,all\n"
+    );
+    let e = ioscope(["--debug=mutex", "--name=x"])
         .run()
         .assert_refused()
         .to_string();
     assert!(
-        e.contains("--debug=io") && e.contains("nothing to show"),
+        e.contains("--debug=mutex") && e.contains("nothing to show"),
         "{e}"
     );
+}
+
+/// The `queue:`/`complete:` lines of `--debug=io` output, without the
+/// thread id and fio's io_u address (ioscope prints its slot there).
+fn io_lines(stdout: &str) -> Vec<String> {
+    stdout
+        .lines()
+        .filter(|l| l.starts_with("io       "))
+        .filter_map(|l| {
+            let text = l.splitn(3, ' ').nth(2)?.trim_start().split_once(' ')?.1;
+            let (what, rest) = text.split_once(": io_u ")?;
+            let (_, fields) = rest.split_once(": ")?;
+            ["queue", "complete"]
+                .contains(&what)
+                .then(|| format!("{what} {fields}"))
+        })
+        .collect()
+}
+
+#[test]
+fn debug_io_shows_each_io_queued_and_completed_as_fio_does() {
+    let d = tempdir();
+    let job = [
+        "--name=t",
+        "--filename=f",
+        "--size=64k",
+        "--bs=4k",
+        "--rw=randread",
+        "--ioengine=psync",
+    ];
+    let run = ioscope(["--debug=io"]).args(job).dir(d.path()).run();
+    run.assert_ok();
+    assert_eq!(run.stderr, "", "the lines go to stdout, as fio's");
+    let ours = io_lines(&run.stdout);
+    let queued: Vec<u64> = ours
+        .iter()
+        .filter_map(|l| l.strip_prefix("queue off=0x"))
+        .map(|l| u64::from_str_radix(l.split(',').next().unwrap(), 16).unwrap())
+        .collect();
+    let mut sorted = queued.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, (0..16).map(|i| i * 4096).collect::<Vec<_>>());
+    assert_eq!(
+        ours.iter().filter(|l| l.starts_with("complete ")).count(),
+        16
+    );
+    assert!(
+        ours[0].ends_with(",len=0x1000,ddir=0,file=f"),
+        "{}",
+        ours[0]
+    );
+    // fio draws the same offsets in the same order (randrepeat's seeds)
+    // and prints the same fields for them.
+    require!(ioscope_testutil::fio());
+    let fio = fio(["--debug=io"]).args(job).dir(d.path()).run();
+    fio.assert_ok();
+    assert_eq!(ours, io_lines(&fio.stdout));
+}
+
+#[test]
+fn debug_file_names_the_file_as_it_opens_and_closes() {
+    let d = tempdir();
+    let out = d.path().join("out.txt");
+    let run = ioscope([
+        "--debug=file",
+        "--output",
+        out.to_str().unwrap(),
+        "--name=t",
+        "--filename=f",
+        "--size=16k",
+    ])
+    .dir(d.path())
+    .run();
+    run.assert_ok();
+    assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", ""));
+    // With --output the lines go to the file, before the report.
+    let text = std::fs::read_to_string(out).unwrap();
+    let file_lines: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("file     "))
+        .map(|l| l.splitn(3, ' ').nth(2).unwrap().trim_start())
+        .map(|l| l.split_once(' ').unwrap().1)
+        .collect();
+    assert_eq!(
+        file_lines,
+        [
+            "get file size for f",
+            "lay out f, size 16384",
+            "fd open f",
+            "fd close f"
+        ],
+        "{text}"
+    );
+    assert!(text.find("fd close f").unwrap() < text.find("(groupid=0").unwrap());
 }
 
 #[test]

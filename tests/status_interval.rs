@@ -216,3 +216,32 @@ fn an_interval_below_a_millisecond_is_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn reports_while_running_leave_a_per_io_log_whole() {
+    // Each interim report copies the workers' stats; the records kept for
+    // a per-I/O log are not copied, and the log still has one line per I/O.
+    let dir = tempdir();
+    // psync on a cached file: a few hundred thousand lines, not the
+    // millions the null engine would log.
+    let r = ioscope([
+        "--name=p",
+        "--ioengine=psync",
+        "--filename=f",
+        "--size=1m",
+        "--time_based",
+        "--runtime=1",
+        "--write_iops_log=p",
+        "--status-interval=200ms",
+        "--output-format=json",
+    ])
+    .dir(dir.path())
+    .run();
+    let docs = documents(&r.stdout);
+    assert!(docs.len() >= 4, "{} documents", docs.len());
+    let ios = docs[docs.len() - 1]["jobs"][0]["read"]["total_ios"]
+        .as_u64()
+        .unwrap();
+    let log = std::fs::read_to_string(dir.path().join("p_iops.1.log")).unwrap();
+    assert_eq!(log.lines().count() as u64, ios);
+}

@@ -16,10 +16,14 @@ use ioscope_workload::FileExtent;
 use crate::error::RunError;
 use crate::plan::JobPlan;
 use crate::signal;
+use crate::trace::Trace;
 
 /// One file or device a worker does I/O to.
 pub(crate) struct WorkerFile {
     pub path: PathBuf,
+    /// Says "fd close" as the file is closed, under `--debug=file`; before
+    /// `target`, so the line comes just before the close, as fio's.
+    pub _closing: Option<CloseLine>,
     /// None for the diskless engines (null, nop), which touch no file.
     pub target: Option<Target>,
     pub extent: FileExtent,
@@ -81,6 +85,7 @@ pub(crate) fn prepare(
     worker: u32,
     notice: &mut dyn FnMut(String),
     found: &mut Vec<Notice>,
+    trace: Option<&Trace>,
 ) -> Result<Vec<WorkerFile>, RunError> {
     let backend = plan.backend;
     // Polled completions as the backend was set (xnvme's libaio reaps
@@ -109,6 +114,7 @@ pub(crate) fn prepare(
             .into_iter()
             .map(|p| WorkerFile {
                 path: PathBuf::new(),
+                _closing: None,
                 target: None,
                 extent: p.extent,
                 file_size: p.file_size,
@@ -121,7 +127,12 @@ pub(crate) fn prepare(
     };
     let existing = paths
         .iter()
-        .map(|p| existing_size(p))
+        .map(|p| {
+            if let Some(t) = trace {
+                t.file_line(format_args!("get file size for {}", p.display()));
+            }
+            existing_size(p)
+        })
         .collect::<Result<Vec<_>, _>>()?;
     let plans = match replay {
         // fio lays out nothing for a replay: the files are used as they
@@ -153,6 +164,9 @@ pub(crate) fn prepare(
         notice(layout_notice(&spec.name, laid_out.len(), total));
         let block = spec.bs.write.max().max(4096) as usize;
         for (path, size) in &laid_out {
+            if let Some(t) = trace {
+                t.file_line(format_args!("lay out {}, size {size}", path.display()));
+            }
             if reads {
                 // Ctrl-C stops a long layout; the run then reports the stop.
                 layout_file_until(path, *size, block, &signal::interrupted)?;
@@ -174,6 +188,9 @@ pub(crate) fn prepare(
                 direct: spec.direct,
             },
         )?;
+        if let Some(t) = trace {
+            t.file_line(format_args!("fd open {}", path.display()));
+        }
         if writes && target.kind() == TargetKind::BlockDevice && !spec.allow_mounted_write {
             if let Some(use_) = ioscope_engine::mounted_use(&path)? {
                 return Err(RunError::job(
@@ -218,6 +235,10 @@ pub(crate) fn prepare(
             refuse_signature(spec, &path, target.size())?;
         }
         files.push(WorkerFile {
+            _closing: trace.filter(|t| t.file).map(|t| CloseLine {
+                trace: t.clone(),
+                path: path.clone(),
+            }),
             path,
             target: Some(target),
             extent: plan.extent,
@@ -225,6 +246,19 @@ pub(crate) fn prepare(
         });
     }
     Ok(files)
+}
+
+/// fio's "fd close PATH" line, said when the file it belongs to closes.
+pub(crate) struct CloseLine {
+    trace: Trace,
+    path: PathBuf,
+}
+
+impl Drop for CloseLine {
+    fn drop(&mut self) {
+        self.trace
+            .file_line(format_args!("fd close {}", self.path.display()));
+    }
 }
 
 /// A replayed file: all of it, whatever its size, as the log's offsets
@@ -245,6 +279,7 @@ fn replay_file() -> WorkerFile {
     let plan = replay_plan(None);
     WorkerFile {
         path: PathBuf::new(),
+        _closing: None,
         target: None,
         extent: plan.extent,
         file_size: plan.file_size,

@@ -24,6 +24,7 @@ mod progress;
 mod signal;
 mod start_gate;
 mod status;
+mod trace;
 mod trigger;
 mod verify;
 mod verify_async;
@@ -33,6 +34,7 @@ pub use error::RunError;
 pub use phases::headers;
 pub use plan::{plan, JobPlan, Plan};
 pub use progress::Eta;
+pub use trace::Trace;
 pub use trigger::Trigger;
 
 use ioscope_job::Parsed;
@@ -64,6 +66,8 @@ pub struct RunOptions {
     /// fio's `--bandwidth-log[=NAME]`: the aggregate bandwidth log's
     /// prefix (`agg` by default).
     pub bandwidth_log: Option<String>,
+    /// `--debug=file,io`: what is traced, and where the lines go.
+    pub trace: Option<Trace>,
 }
 
 /// Runs every job as `plan` (from [`plan()`] of the same jobs) says and

@@ -176,8 +176,14 @@ pub(crate) fn run_all(
                         let _ = writeln!(std::io::stdout(), "{line}");
                     }
                 };
-                let files = match files::prepare(spec, &plan.jobs[j], w, &mut notice, &mut notices)
-                {
+                let files = match files::prepare(
+                    spec,
+                    &plan.jobs[j],
+                    w,
+                    &mut notice,
+                    &mut notices,
+                    options.trace.as_ref(),
+                ) {
                     Ok(files) => files,
                     // Ctrl-C stopped the layout: report what ran, and the
                     // signal, as for a stop during the I/O.
@@ -210,6 +216,7 @@ pub(crate) fn run_all(
             stop: &stop,
             helpers: &helpers,
             aux_path: options.aux_path.as_deref(),
+            trace: options.trace.as_ref(),
         };
         let outcomes = std::thread::scope(|s| -> Result<Vec<_>, RunError> {
             let mut handles = Vec::with_capacity(workers.len());

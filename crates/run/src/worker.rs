@@ -50,6 +50,8 @@ pub(crate) struct Shared<'a> {
     pub helpers: &'a HelperTracker,
     /// `--aux-path`: where verify state and dump files go.
     pub aux_path: Option<&'a std::path::Path>,
+    /// `--debug`'s trace, when one is asked for.
+    pub trace: Option<&'a crate::Trace>,
 }
 
 /// Runs worker `id` of `spec` over `files`, as `plan` says, and leaves its
@@ -181,6 +183,7 @@ fn run_inner(
         paths,
         job: &spec.name,
         iolog,
+        trace: crate::trace::IoTrace::for_worker(shared.trace),
     };
     let stats = match open_queue(backend, &queue_config, &fds, io_loop) {
         Ok(Ok(stats)) => stats,

@@ -13,6 +13,7 @@ use super::config::LoopConfig;
 use super::fill::{dir_index, Slot};
 use super::results::{IoFailure, LoopStats};
 use crate::progress::WorkerProgress;
+use crate::trace::IoTrace;
 use crate::verify::{SlotWork, Verdict, VerifyLog};
 use crate::verify_async::AsyncChecks;
 
@@ -28,6 +29,8 @@ pub(super) struct Ledger<'a> {
     /// verify_async's checkers, when the job has them.
     pub(super) checks: Option<AsyncChecks>,
     pub(super) paths: Vec<PathBuf>,
+    /// `--debug=io`'s lines, when traced.
+    pub(super) trace: Option<IoTrace>,
 }
 
 impl Ledger<'_> {
@@ -108,6 +111,17 @@ impl Ledger<'_> {
         result: i64,
         t_done: u64,
     ) -> (bool, bool) {
+        if let (Some(t), Some(op)) = (&mut self.trace, slot.op) {
+            let path = self.paths.get(slot.file as usize);
+            t.io_u(
+                "complete",
+                slot_id,
+                op,
+                slot.offset,
+                slot.len,
+                path.map(PathBuf::as_path),
+            );
+        }
         if !self.finish(slot, result, t_done) {
             return (false, false);
         }

@@ -28,6 +28,7 @@ use ioscope_workload::{BufferFiller, Workload};
 use crate::progress::WorkerProgress;
 use crate::signal;
 use crate::start_gate::Ticket;
+use crate::trace::IoTrace;
 use crate::verify::VerifyLog;
 use crate::verify_async::AsyncChecks;
 use crate::worker::WorkerOutcome;
@@ -69,6 +70,9 @@ pub(crate) struct IoLoop<'a> {
     pub job: &'a str,
     /// `write_iolog`'s writer, opened with the worker's files.
     pub iolog: Option<IologWriter>,
+    /// `--debug=io`'s lines of this worker; None, a branch that always
+    /// goes the same way, when not traced.
+    pub trace: Option<IoTrace>,
 }
 
 impl QueueUser for IoLoop<'_> {
@@ -107,6 +111,7 @@ impl QueueUser for IoLoop<'_> {
             verify,
             checks,
             paths: std::mem::take(&mut self.paths),
+            trace: self.trace.take(),
         };
         let ramp_end = start + cfg.ramp_ticks;
         let mut ramping = cfg.ramp_ticks > 0;
@@ -129,7 +134,7 @@ impl QueueUser for IoLoop<'_> {
                 break;
             }
             if self.progress.status.asked() {
-                self.answer_status(&ledger, cpu_start);
+                self.answer_status(&mut ledger, cpu_start);
             }
             if fill.writing && deadline.is_some_and(|d| now >= d) {
                 // The runtime bounds the workload; a verify phase still
@@ -192,6 +197,17 @@ impl QueueUser for IoLoop<'_> {
                     queued: false,
                     work,
                 };
+                if let Some(t) = &mut ledger.trace {
+                    let path = ledger.paths.get(req.file as usize);
+                    t.io_u(
+                        "queue",
+                        slot,
+                        req.op,
+                        req.offset,
+                        req.len,
+                        path.map(PathBuf::as_path),
+                    );
+                }
                 match q.submit(&req)? {
                     Submitted::Completed(result) => {
                         let t_done = if timing { clock.now() } else { t_issue };
@@ -333,8 +349,13 @@ impl IoLoop<'_> {
     /// the loop would report them (sampling intervals still open stay
     /// out, as in fio's reports while it runs).
     #[cold]
-    fn answer_status(&mut self, ledger: &Ledger, cpu_start: ThreadCpu) {
+    fn answer_status(&mut self, ledger: &mut Ledger, cpu_start: ThreadCpu) {
+        // The records kept for the logs (one per I/O without
+        // log_avg_msec) stay out: a report does not show them, and copying
+        // them at every report would cost as much as the run's memory.
+        let logs = ledger.stats.logs.take();
         let mut stats = ledger.stats.clone();
+        ledger.stats.logs = logs;
         stats.end = self.clock.now();
         stats.cpu = ThreadCpu::now().since(&cpu_start);
         stats.punts = self.punts.punts();
