@@ -60,6 +60,7 @@ impl<T> Chunked<T> {
     #[cold]
     fn grow(&mut self, value: T) {
         let mut chunk = Vec::with_capacity(self.next.max(1));
+        populate(&mut chunk);
         self.next = (self.next * 2).min(MAX_CHUNK);
         chunk.push(value);
         self.chunks.push(chunk);
@@ -80,6 +81,29 @@ impl<T> Chunked<T> {
 
 /// Which of the latency logs a job writes (fio's `write_lat_log` minus
 /// the `disable_*lat` ones).
+/// Asks the kernel for every page of `chunk`'s buffer at once
+/// (MADV_POPULATE_WRITE, Linux 5.14): one system call per chunk instead of
+/// a page fault every 100 records while the I/O runs. Where the kernel
+/// lacks it the pages fault in as they are first written, as before.
+fn populate<T>(chunk: &mut Vec<T>) {
+    let bytes = chunk.capacity() * std::mem::size_of::<T>();
+    let start = chunk.as_mut_ptr() as usize;
+    let page = 4096;
+    let first = start.next_multiple_of(page);
+    let end = (start + bytes) & !(page - 1);
+    if end > first {
+        // SAFETY: the range lies inside the chunk's own allocation, and
+        // populating pages changes no byte of it.
+        unsafe {
+            libc::madvise(
+                first as *mut libc::c_void,
+                end - first,
+                libc::MADV_POPULATE_WRITE,
+            );
+        }
+    }
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct LatLogs {
     pub slat: bool,
