@@ -65,6 +65,18 @@ pub(super) enum Next {
     Wait(u64),
 }
 
+/// An fsync of `file` in `slot`.
+fn fsync(file: u32, slot: u32) -> Next {
+    let req = Request {
+        op: Op::Fsync,
+        file,
+        offset: 0,
+        len: 0,
+        slot,
+    };
+    Next::Issue(req, SlotWork::Plain)
+}
+
 impl Fill {
     pub(super) fn new(iolog: Option<IologWriter>, pace: Option<Pace>) -> Fill {
         Fill {
@@ -111,14 +123,7 @@ impl Fill {
         cfg: &LoopConfig,
     ) -> Next {
         if let Some(file) = self.fsync_due.take() {
-            let fsync = Request {
-                op: Op::Fsync,
-                file,
-                offset: 0,
-                len: 0,
-                slot,
-            };
-            return Next::Issue(fsync, SlotWork::Plain);
+            return fsync(file, slot);
         }
         if let Some(due) = verify.as_deref_mut().and_then(VerifyLog::next_due) {
             return Next::Issue(check_request(due, slot), due);
@@ -135,14 +140,7 @@ impl Fill {
             }
         }
         if let Some(file) = workload.next_sync() {
-            let fsync = Request {
-                op: Op::Fsync,
-                file,
-                offset: 0,
-                len: 0,
-                slot,
-            };
-            return Next::Issue(fsync, SlotWork::Plain);
+            return fsync(file, slot);
         }
         let Some(unit) = self.held.take().or_else(|| workload.next()) else {
             self.writing = false;
