@@ -6,8 +6,11 @@
 //! (DIR one of read, write, trim, sync, datasync, or `wait` with a time in
 //! milliseconds since the start); version 3 puts the microseconds since the
 //! log started before each line. fio 3.33 writes version 3. fio's version 1
-//! (no version line) is refused, as fio refuses it.
+//! (no version line) is refused, as fio refuses it. A blktrace binary
+//! trace (recognised by its magic, as fio does) is replayed too: its
+//! queue events are the I/Os.
 
+mod blktrace;
 mod parse;
 mod replay;
 

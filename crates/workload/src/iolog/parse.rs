@@ -5,22 +5,14 @@
 
 use ioscope_job::IologSpec;
 
-use super::{Iolog, LoggedDir, LoggedIo};
+use super::{blktrace, Iolog, LoggedDir, LoggedIo};
 
 const VERSION_2: &str = "fio version 2 iolog";
 const VERSION_3: &str = "fio version 3 iolog";
 
-/// blktrace's `BLK_IO_TRACE_MAGIC`, in the top 24 bits of a trace's first
-/// word (either byte order), as fio's `is_blktrace` checks it.
-const BLKTRACE_MAGIC: u32 = 0x6561_7400;
-
 pub(super) fn parse(data: &[u8], spec: &IologSpec) -> Result<Iolog, String> {
-    if is_blktrace(data) {
-        return Err(
-            "a blktrace binary trace; ioscope does not replay blktrace files yet \
-                    (fio's iolog text format is supported)"
-                .into(),
-        );
+    if blktrace::is_blktrace(data) {
+        return blktrace::parse(data, spec, blktrace::dev_lookup);
     }
     let text = std::str::from_utf8(data).map_err(|e| {
         format!(
@@ -162,7 +154,7 @@ fn file_index(log: &Iolog, spec: &IologSpec, name: &str) -> Result<u32, String> 
 }
 
 /// `replay_scale` then `replay_align`, as fio applies them.
-fn place(offset: u64, spec: &IologSpec) -> u64 {
+pub(super) fn place(offset: u64, spec: &IologSpec) -> u64 {
     let scaled = if spec.scale > 1 {
         offset / spec.scale
     } else {
@@ -176,13 +168,13 @@ fn place(offset: u64, spec: &IologSpec) -> u64 {
 }
 
 /// Whether and how fast the replay follows the log's times.
-struct Pace {
-    follow: bool,
+pub(super) struct Pace {
+    pub(super) follow: bool,
     percent: u64,
 }
 
 impl Pace {
-    fn new(spec: &IologSpec) -> Pace {
+    pub(super) fn new(spec: &IologSpec) -> Pace {
         Pace {
             follow: !spec.no_stall,
             percent: u64::from(spec.time_scale.max(1)),
@@ -190,24 +182,13 @@ impl Pace {
     }
 
     /// fio's `delay_since_ttime`: 100/replay_time_scale of the log's time.
-    fn scale(&self, us: u64) -> u64 {
+    pub(super) fn scale(&self, us: u64) -> u64 {
         if self.percent == 100 {
             us
         } else {
             us.saturating_mul(100) / self.percent
         }
     }
-}
-
-/// fio's `is_blktrace`: the magic of a trace's first event.
-fn is_blktrace(data: &[u8]) -> bool {
-    let Some(word) = data.get(..4) else {
-        return false;
-    };
-    let word: [u8; 4] = word.try_into().unwrap_or_default();
-    [u32::from_le_bytes(word), u32::from_be_bytes(word)]
-        .iter()
-        .any(|w| w & 0xffff_ff00 == BLKTRACE_MAGIC)
 }
 
 #[cfg(test)]
@@ -318,14 +299,5 @@ mod tests {
             let e = parse(text.as_bytes(), &spec()).unwrap_err();
             assert!(e.starts_with(want), "{text:?}: {e}");
         }
-    }
-
-    #[test]
-    fn blktrace_files_are_refused_by_name() {
-        // struct blk_io_trace starts with magic | version (0x07).
-        let mut trace = (BLKTRACE_MAGIC | 7).to_le_bytes().to_vec();
-        trace.extend_from_slice(&[0; 44]);
-        let e = parse(&trace, &spec()).unwrap_err();
-        assert!(e.contains("blktrace"), "{e}");
     }
 }
