@@ -313,8 +313,20 @@ type BlkEvent = (u64, u64, u32, u32, Vec<u8>);
 fn blktrace(events: &[BlkEvent], big: bool) -> Vec<u8> {
     let mut out = Vec::new();
     for (seq, (time, sector, bytes, action, pdu)) in events.iter().enumerate() {
-        let w32 = |v: u32| if big { v.to_be_bytes() } else { v.to_le_bytes() };
-        let w64 = |v: u64| if big { v.to_be_bytes() } else { v.to_le_bytes() };
+        let w32 = |v: u32| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
+        let w64 = |v: u64| {
+            if big {
+                v.to_be_bytes()
+            } else {
+                v.to_le_bytes()
+            }
+        };
         let pdu_len = pdu.len() as u16;
         out.extend(w32(0x6561_7407)); // magic | version
         out.extend(w32(seq as u32));

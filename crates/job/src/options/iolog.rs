@@ -21,7 +21,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "read_iolog",
         kind: Kind::Text,
-        help: "Playback IO pattern from file (several ':'-separated, one per clone of numjobs)",
+        help: "Playback IO pattern from file: a fio iolog or a blktrace binary trace (several \
+               ':'-separated, one per clone of numjobs)",
         apply: |s, v| {
             // The same escapes as filename (`\:` for a colon in a name).
             let names = values::filenames(v.text);

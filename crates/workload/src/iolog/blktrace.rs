@@ -268,8 +268,20 @@ mod tests {
     fn trace(events: &[Ev], big: bool) -> Vec<u8> {
         let mut out = Vec::new();
         for (i, &(time, sector, bytes, action, device, pdu)) in events.iter().enumerate() {
-            let w32 = |v: u32| if big { v.to_be_bytes() } else { v.to_le_bytes() };
-            let w64 = |v: u64| if big { v.to_be_bytes() } else { v.to_le_bytes() };
+            let w32 = |v: u32| {
+                if big {
+                    v.to_be_bytes()
+                } else {
+                    v.to_le_bytes()
+                }
+            };
+            let w64 = |v: u64| {
+                if big {
+                    v.to_be_bytes()
+                } else {
+                    v.to_le_bytes()
+                }
+            };
             out.extend(w32(MAGIC | VERSION));
             out.extend(w32(i as u32));
             out.extend(w64(time));
@@ -281,7 +293,11 @@ mod tests {
             out.extend(w32(0)); // cpu
             out.extend([0, 0]); // error
             let n = pdu.len() as u16;
-            out.extend(if big { n.to_be_bytes() } else { n.to_le_bytes() });
+            out.extend(if big {
+                n.to_be_bytes()
+            } else {
+                n.to_le_bytes()
+            });
             out.extend(pdu);
         }
         out
@@ -376,9 +392,15 @@ mod tests {
     fn damaged_traces_are_refused_with_the_event() {
         let t = trace(&events(), false);
         let e = parse(&t[..t.len() - 10], &spec(), sda).unwrap_err();
-        assert!(e.starts_with("event 6 (byte 244): the trace ends inside it"), "{e}");
+        assert!(
+            e.starts_with("event 6 (byte 244): the trace ends inside it"),
+            "{e}"
+        );
         let e = parse(&t[..50], &spec(), sda).unwrap_err();
-        assert!(e.starts_with("event 1 (byte 0): the trace ends inside its 4"), "{e}");
+        assert!(
+            e.starts_with("event 1 (byte 0): the trace ends inside its 4"),
+            "{e}"
+        );
         let mut bad = t.clone();
         bad[55] = 0;
         let e = parse(&bad, &spec(), sda).unwrap_err();
@@ -388,7 +410,10 @@ mod tests {
         let e = parse(&old, &spec(), sda).unwrap_err();
         assert!(e.ends_with("blktrace version 6, expected 7"), "{e}");
         let e = parse(&t, &spec(), |_, _| None).unwrap_err();
-        assert!(e.contains("event 2 (byte 52): device 8:16 is not a block device"), "{e}");
+        assert!(
+            e.contains("event 2 (byte 52): device 8:16 is not a block device"),
+            "{e}"
+        );
         let zero = trace(&[(0, 0, 0, READ, DEV, &[])], false);
         let e = parse(&zero, &spec(), sda).unwrap_err();
         assert!(e.contains("0 bytes"), "{e}");
