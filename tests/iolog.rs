@@ -4,7 +4,8 @@
 //! do; a malformed log is refused naming its file and line.
 //!
 //! fio 3.33 writes version 3 logs (with times) and reads versions 2 and 3,
-//! so every direction is checked against fio itself.
+//! so every direction is checked against fio itself. blktrace binary
+//! traces, written here event by event, are replayed by both too.
 
 mod common;
 
