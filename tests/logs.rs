@@ -440,9 +440,20 @@ fn fio_script(dir: &Path, name: &str) -> Result<std::path::PathBuf, Missing> {
     }
 }
 
+/// The python that apt's python3-numpy and python3-pandas (which CI
+/// installs for fiologparser_hist.py) belong to: Debian's own, rather than
+/// whatever `python3` comes first on PATH (a pyenv shim, a virtualenv).
+fn python3() -> &'static str {
+    if Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    }
+}
+
 /// Runs a python3 script; (success, stdout, stderr).
 fn python(script: &Path, args: &[&str], dir: &Path) -> (bool, String, String) {
-    let out = Command::new("python3")
+    let out = Command::new(python3())
         .arg(script)
         .args(args)
         .current_dir(dir)
@@ -472,7 +483,7 @@ fn fio2gnuplot_reads_our_bandwidth_log() {
 #[test]
 fn fiologparser_reads_our_logs_as_it_reads_fios() {
     require!(fio_installed());
-    require!(ioscope_testutil::program("python3"));
+    require!(ioscope_testutil::program(python3()));
     let ((ours, _), (theirs, _)) = both(AVERAGED_JOB);
     let script = require!(fio_script(ours.path(), "fiologparser.py"));
     // fiologparser.py (fio 3.33's copy) still expects the four columns of
@@ -493,10 +504,10 @@ fn fiologparser_reads_our_logs_as_it_reads_fios() {
 
 #[test]
 fn fiologparser_hist_reads_our_histogram_log() {
-    require!(ioscope_testutil::program("python3"));
+    require!(ioscope_testutil::program(python3()));
     let (dir, _) = run_in("ioscope", HIST_JOB);
     let script = require!(fio_script(dir.path(), "fiologparser_hist.py"));
-    let probe = Command::new("python3")
+    let probe = Command::new(python3())
         .args(["-c", "import numpy, pandas"])
         .output()
         .unwrap();
