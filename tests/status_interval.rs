@@ -208,6 +208,37 @@ fn sigusr1_asks_for_a_report() {
 }
 
 #[test]
+fn fios_status_file_asks_for_a_report_and_is_removed() {
+    // fio prints a report when $TMPDIR/fio-dump-status appears, and
+    // removes it; a TMPDIR of the test's own keeps other runs out of it.
+    let dir = tempdir();
+    let child = Command::new(common::bin())
+        .args(JOB)
+        .arg("--output-format=json")
+        .env("TMPDIR", dir.path())
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("cannot start ioscope");
+    std::thread::sleep(Duration::from_secs(1));
+    let file = dir.path().join("fio-dump-status");
+    std::fs::write(&file, "").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{}\n{stdout}\n{stderr}", out.status);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_eq!(
+        documents(&stdout).len(),
+        2,
+        "one report for the file, then the final one"
+    );
+    assert!(!file.exists(), "the status file was left in place");
+}
+
+#[test]
 fn an_interval_below_a_millisecond_is_refused() {
     let r = ioscope(["--status-interval=500us", "--name=p", "--ioengine=null"]).run();
     let err = r.assert_refused();

@@ -10,6 +10,7 @@
 //! time must not hang the report; it is shown as of its last answer) and
 //! merges the snapshots with the code that merges the final results.
 
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -20,8 +21,8 @@ use ioscope_stats::{process_cpu, Clock, HelperCpu, HelperTracker, Notice, RunRes
 use crate::collect::{self, Finished};
 use crate::disks::DiskTracker;
 use crate::progress::{Phase, WorkerProgress};
-use crate::signal;
 use crate::worker::WorkerOutcome;
+use crate::{signal, warn};
 
 /// `answered` of a worker that has finished: its slot holds its final stats.
 const FINAL: u64 = u64::MAX;
@@ -85,6 +86,19 @@ impl StatusSlot {
 pub(crate) struct StatusTimer {
     interval: Option<Duration>,
     next: Instant,
+    /// fio's status file, whose appearance asks for a report; None once
+    /// it could not be removed (fio then stops looking, as here).
+    dump_file: Option<PathBuf>,
+}
+
+/// fio's status file: `fio-dump-status` in `$TMPDIR` (else `$TEMP`, else
+/// /tmp). Creating it asks a running fio for a report, as SIGUSR1 does;
+/// fio removes it when it has seen it.
+fn dump_file() -> PathBuf {
+    let dir = std::env::var_os("TMPDIR")
+        .or_else(|| std::env::var_os("TEMP"))
+        .unwrap_or_else(|| "/tmp".into());
+    Path::new(&dir).join("fio-dump-status")
 }
 
 impl StatusTimer {
@@ -95,7 +109,27 @@ impl StatusTimer {
         StatusTimer {
             interval,
             next: interval.map_or(now, |i| now + i),
+            dump_file: Some(dump_file()),
         }
+    }
+
+    /// Whether fio's status file has appeared; it is removed, as fio
+    /// removes it, so one file asks for one report.
+    fn dump_file_asked(&mut self) -> bool {
+        let Some(path) = &self.dump_file else {
+            return false;
+        };
+        if !path.exists() {
+            return false;
+        }
+        if let Err(e) = std::fs::remove_file(path) {
+            warn(format_args!(
+                "ioscope: cannot remove {}: {e}; no longer watching for it",
+                path.display()
+            ));
+            self.dump_file = None;
+        }
+        true
     }
 
     /// Whether a report is due now; if so, schedules the next one (missed
@@ -141,7 +175,7 @@ pub(crate) struct PhaseView<'a> {
 
 impl PhaseView<'_> {
     /// Prints (through `report`) a report whenever one is due or SIGUSR1
-    /// asks for one, until `done` is set.
+    /// or fio's status file asks for one, until `done` is set.
     pub fn watch(
         &self,
         done: &AtomicBool,
@@ -154,9 +188,9 @@ impl PhaseView<'_> {
             if done.load(Ordering::Relaxed) {
                 break;
             }
-            // Both are consumed: one report answers a signal and a due
-            // interval that coincide.
-            let signalled = signal::take_status_request();
+            // All are consumed: one report answers a signal, the status
+            // file and a due interval that coincide.
+            let signalled = signal::take_status_request() | timer.dump_file_asked();
             if timer.due(Instant::now()) | signalled {
                 generation += 1;
                 report(&self.snapshot(generation));
