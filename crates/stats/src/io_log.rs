@@ -32,7 +32,7 @@ const MAX_CHUNK: usize = 1024 * 1024;
 
 /// Records in chunks that are never moved once allocated: a push allocates
 /// only when the current chunk is full, and each new chunk is twice the
-/// last (up to [`MAX_CHUNK`]), as fio regrows its logs.
+/// last (up to 1 Mi records), as fio regrows its logs.
 #[derive(Clone, Debug, Default)]
 pub struct Chunked<T> {
     chunks: Vec<Vec<T>>,
