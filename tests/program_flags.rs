@@ -291,7 +291,10 @@ fn io_lines(stdout: &str) -> Vec<String> {
         .lines()
         .filter(|l| l.starts_with("io       "))
         .filter_map(|l| {
+            // `%-8s %-5u text`: a pid shorter than 5 digits leaves more
+            // than one space before the text.
             let text = l.splitn(3, ' ').nth(2)?.trim_start().split_once(' ')?.1;
+            let text = text.trim_start();
             let (what, rest) = text.split_once(": io_u ")?;
             let (_, fields) = rest.split_once(": ")?;
             ["queue", "complete"]
@@ -363,7 +366,7 @@ fn debug_file_names_the_file_as_it_opens_and_closes() {
         .lines()
         .filter(|l| l.starts_with("file     "))
         .map(|l| l.splitn(3, ' ').nth(2).unwrap().trim_start())
-        .map(|l| l.split_once(' ').unwrap().1)
+        .map(|l| l.split_once(' ').unwrap().1.trim_start())
         .collect();
     assert_eq!(
         file_lines,
