@@ -735,10 +735,11 @@ fn bandwidth_log_writes_fios_aggregate_files() {
         assert_columns(name, mine, 5);
         assert_columns(name, fios, 5);
         // A line every 500 ms over 2 s; fio's come at the status line's
-        // pace, a little later each (600-750 ms apart): one fewer at most.
+        // pace, a little later each (600-750 ms apart, more on a busy
+        // machine): one or two fewer.
         assert!((4..=5).contains(&mine.len()), "{name}: {mine:?}");
         assert!(
-            mine.len().abs_diff(fios.len()) <= 1,
+            (2..=mine.len()).contains(&fios.len()),
             "{name}: {mine:?} vs {fios:?}"
         );
         // The direction column follows the file name's (read 0, trim 2,
