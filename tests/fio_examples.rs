@@ -1,0 +1,314 @@
+//! fio's own example job files (examples/ in fio's source), as a fio user
+//! would hand them over: every file the installed fio accepts must parse in
+//! ioscope, and run for a second with its devices replaced by files in a
+//! temporary directory, or be refused because it needs hardware or a
+//! library this machine cannot have, with that reason.
+//!
+//! The source is the Debian source package of the installed fio, which
+//! .ci/run unpacks with `bench/fio-source.sh target/fio-src`
+//! (IOSCOPE_FIO_SRC names another unpacked tree).
+
+mod common;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::thread;
+use std::time::Duration;
+
+use common::{fio, ioscope, tempdir};
+use ioscope_testutil::{require, Missing};
+
+/// The unpacked fio source whose examples are read.
+fn fio_source() -> Result<PathBuf, Missing> {
+    if let Some(dir) = std::env::var_os("IOSCOPE_FIO_SRC") {
+        return Ok(PathBuf::from(dir));
+    }
+    let fetched = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/fio-src");
+    fs::read_dir(&fetched)
+        .ok()
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("examples").is_dir())
+        .ok_or_else(|| {
+            Missing::strict(format!(
+                "fio's source is not unpacked in {} (run bench/fio-source.sh target/fio-src, as .ci/run does)",
+                fetched.display()
+            ))
+        })
+}
+
+/// The example job files, sorted by name.
+fn examples(src: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(src.join("examples"))
+        .expect("examples/ of fio's source")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "fio"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// The installed fio's version ("3.33") and the source tree's, which must
+/// be the same for "what fio accepts" to mean this fio.
+fn versions(src: &Path) -> (String, String) {
+    let run = fio(["--version"]).run();
+    let installed = run.stdout.trim().trim_start_matches("fio-").to_string();
+    let tree = src
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or_default()
+        .trim_start_matches("fio-")
+        .to_string();
+    (installed, tree)
+}
+
+/// A refusal that names hardware or a library the machine lacks (an
+/// engine's library, a SCSI generic or zoned or NVMe device), rather than
+/// something ioscope has not built.
+fn needs_what_is_absent(stderr: &str) -> bool {
+    stderr.contains(" needs ")
+}
+
+/// The largest size the smoke runs lay out per file or job.
+const SIZE_CAP: u64 = 32 << 20;
+
+/// `text` with a size's suffix read as fio reads it (base 1024), or None
+/// for what is not a plain size (a percentage, a range, a list).
+fn plain_size(text: &str) -> Option<u64> {
+    let t = text.trim().to_ascii_lowercase();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let n: u64 = t[..digits].parse().ok()?;
+    let shift = match t[digits..].trim_end_matches(['b', 'i']) {
+        "" => 0,
+        "k" => 10,
+        "m" => 20,
+        "g" => 30,
+        "t" => 40,
+        "p" => 50,
+        _ => return None,
+    };
+    n.checked_mul(1u64 << shift)
+}
+
+/// The job file made fit for a one-second run in `dir`: devices and
+/// absolute directories become files and folders in `dir`, large sizes are
+/// capped, and every section ends with `runtime=1` (a later value wins in
+/// fio's dialect), so the job's own settings otherwise stand.
+fn for_a_smoke_run(text: &str, dir: &Path) -> String {
+    let mut out = String::new();
+    let mut in_section = false;
+    for line in text.lines() {
+        let trimmed = line.trim();
+        if trimmed.starts_with('[') {
+            if in_section {
+                out.push_str("runtime=1\n");
+            }
+            in_section = true;
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        }
+        let Some((key, value)) = trimmed.split_once('=') else {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        let key = key.trim();
+        let value = value.trim();
+        let replaced = match key {
+            "filename" => value
+                .split(':')
+                .map(|f| {
+                    let name = f.trim_start_matches('/').replace('/', "-");
+                    if f.starts_with("/dev/") {
+                        // A device has a size: so has the file in its place.
+                        let file = fs::File::create(dir.join(&name)).expect("a stand-in device");
+                        file.set_len(SIZE_CAP).expect("size the stand-in device");
+                    }
+                    name
+                })
+                .collect::<Vec<_>>()
+                .join(":"),
+            "directory" | "opendir" => {
+                let sub = dir.join(value.trim_start_matches('/').replace('/', "-"));
+                fs::create_dir_all(&sub).expect("a directory for the example");
+                sub.display().to_string()
+            }
+            "size" | "filesize" | "io_size" | "io_limit" => match plain_size(value) {
+                Some(n) if n > SIZE_CAP => format!("{}m", SIZE_CAP >> 20),
+                _ => value.to_string(),
+            },
+            _ => value.to_string(),
+        };
+        out.push_str(&format!("{key}={replaced}\n"));
+    }
+    if in_section {
+        out.push_str("runtime=1\n");
+    }
+    out
+}
+
+/// What became of one example in ioscope.
+#[derive(Debug)]
+enum Outcome {
+    Ran,
+    Absent(String),
+    Failed(String),
+}
+
+fn name(example: &Path) -> String {
+    example
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn first_line(s: &str) -> String {
+    s.lines().next().unwrap_or_default().to_string()
+}
+
+fn smoke_run(example: &Path) -> Outcome {
+    let dir = tempdir();
+    let text = fs::read_to_string(example).expect("the example's text");
+    let job = for_a_smoke_run(&text, dir.path());
+    assert!(
+        !job.lines()
+            .any(|l| !l.trim_start().starts_with(['#', ';']) && l.contains("/dev/")),
+        "{}: a device path survived the rewrite:\n{job}",
+        example.display()
+    );
+    let path = dir.path().join("job.fio");
+    fs::write(&path, &job).expect("write the rewritten job");
+    let run = ioscope([path.as_os_str(), "--output-format=json".as_ref()])
+        .dir(dir.path())
+        .timeout(Duration::from_secs(90))
+        .run();
+    if run.status.success() {
+        Outcome::Ran
+    } else if needs_what_is_absent(&run.stderr) {
+        Outcome::Absent(first_line(&run.stderr))
+    } else {
+        Outcome::Failed(format!("{}\n{job}", run.describe()))
+    }
+}
+
+#[test]
+fn every_example_fio_accepts_parses_and_runs_or_names_what_is_absent() {
+    require!(ioscope_testutil::fio());
+    let src = require!(fio_source());
+    let (installed, tree) = versions(&src);
+    assert_eq!(
+        installed, tree,
+        "the examples must come from the installed fio's own source"
+    );
+    let dir = tempdir();
+    let accepted: Vec<PathBuf> = examples(&src)
+        .into_iter()
+        .filter(|f| {
+            fio(["--parse-only".as_ref(), f.as_os_str()])
+                .dir(dir.path())
+                .run()
+                .status
+                .success()
+        })
+        .collect();
+    assert!(
+        accepted.len() >= 60,
+        "fio {installed} accepted only {} examples: is the tree whole?",
+        accepted.len()
+    );
+
+    let mut refused = Vec::new();
+    let mut absent = Vec::new();
+    let mut parsed = Vec::new();
+    for f in &accepted {
+        let run = ioscope(["--parse-only".as_ref(), f.as_os_str()])
+            .dir(dir.path())
+            .run();
+        if run.status.success() {
+            parsed.push(f.clone());
+        } else if needs_what_is_absent(&run.stderr) {
+            absent.push(format!("{}: {}", name(f), first_line(&run.stderr)));
+        } else {
+            refused.push(format!("{}: {}", name(f), first_line(&run.stderr)));
+        }
+    }
+
+    // Two at a time: the machine has two cores and each run is short.
+    let outcomes = Mutex::new(Vec::new());
+    let next = Mutex::new(parsed.iter());
+    thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| loop {
+                let Some(f) = next.lock().unwrap().next() else {
+                    break;
+                };
+                let outcome = smoke_run(f);
+                outcomes.lock().unwrap().push((f.clone(), outcome));
+            });
+        }
+    });
+    let mut outcomes = outcomes.into_inner().unwrap();
+    outcomes.sort_by(|a, b| a.0.cmp(&b.0));
+
+    let ran = outcomes
+        .iter()
+        .filter(|(_, o)| matches!(o, Outcome::Ran))
+        .count();
+    absent.extend(outcomes.iter().filter_map(|(f, o)| match o {
+        Outcome::Absent(why) => Some(format!("{}: {why}", name(f))),
+        _ => None,
+    }));
+    let failed: Vec<String> = outcomes
+        .iter()
+        .filter_map(|(f, o)| match o {
+            Outcome::Failed(why) => Some(format!("{}: {why}", name(f))),
+            _ => None,
+        })
+        .collect();
+    absent.sort();
+    println!(
+        "fio {installed} examples: {} accepted by fio, {} parsed by ioscope, {ran} ran for 1 s, \
+         {} refused for absent hardware or libraries:",
+        accepted.len(),
+        parsed.len(),
+        absent.len(),
+    );
+    for a in &absent {
+        println!("  {a}");
+    }
+    assert!(
+        refused.is_empty(),
+        "ioscope refused examples that fio accepts, for no absent hardware or library:\n{}",
+        refused.join("\n")
+    );
+    assert!(
+        failed.is_empty(),
+        "examples that parsed but did not run:\n{}",
+        failed.join("\n\n")
+    );
+}
+
+#[test]
+fn the_smoke_rewrite_keeps_devices_and_large_sizes_out() {
+    let dir = tempdir();
+    let job = "[global]\nfilename=/dev/sdb:/dev/sdc\nsize=10G\n\n[a]\ndirectory=/scratch\nsize=50%\nruntime=300\n";
+    let out = for_a_smoke_run(job, dir.path());
+    assert!(out.contains("filename=dev-sdb:dev-sdc\n"), "{out}");
+    assert!(out.contains("size=32m\n"), "{out}");
+    assert!(out.contains("size=50%\n"), "{out}");
+    assert!(out.ends_with("runtime=300\nruntime=1\n"), "{out}");
+    assert!(dir.path().join("scratch").is_dir());
+    assert_eq!(
+        fs::metadata(dir.path().join("dev-sdc")).unwrap().len(),
+        SIZE_CAP
+    );
+    assert_eq!(out.matches("runtime=1\n").count(), 2, "{out}");
+    assert_eq!(plain_size("100Mb"), Some(100 << 20));
+    assert_eq!(plain_size("4k-8k"), None);
+}
