@@ -591,6 +591,8 @@ pub struct JobSpec {
     pub errors: ErrorPolicy,
     /// `exitall`, default false.
     pub exitall: bool,
+    /// Job control, steady state, exec_prerun/postrun, nice and I/O priority.
+    pub process: crate::process::ProcessSpec,
     /// `create_on_open`, default false.
     pub create_on_open: bool,
     /// `write_iolog`, `read_iolog` and the `replay_*` options.
