@@ -66,6 +66,28 @@ impl SteadyStateSpec {
     }
 }
 
+/// A NUMA node set as libnuma's numa_parse_nodestring reads it (the
+/// forms ioscope takes: `all`, or numbers and ranges: `0-1,3`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NumaNodes {
+    /// Every node (with memory, for a memory policy).
+    All,
+    List(Vec<u32>),
+}
+
+/// `numa_mem_policy`: the memory policy of the worker's thread
+/// (set_mempolicy), as fio's modes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MemPolicy {
+    Default,
+    /// `prefer:N`: one node.
+    Prefer(u32),
+    Bind(NumaNodes),
+    /// `interleave[:nodes]`: every node with memory when none are given.
+    Interleave(NumaNodes),
+    Local,
+}
+
 /// The job-control and process options (fio's names in each field's doc).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ProcessSpec {
@@ -90,6 +112,11 @@ pub struct ProcessSpec {
     pub prio: Option<u32>,
     /// `prioclass`: the I/O priority class 0..=3; None when not set.
     pub prioclass: Option<u32>,
+    /// `numa_cpu_nodes`: the worker runs on these nodes' CPUs (replacing
+    /// `cpus_allowed`, as libnuma's numa_run_on_node_mask does in fio).
+    pub numa_cpu_nodes: Option<NumaNodes>,
+    /// `numa_mem_policy`; None when not set.
+    pub numa_mem_policy: Option<MemPolicy>,
 }
 
 impl ProcessSpec {
@@ -112,6 +139,8 @@ impl ProcessSpec {
             nice: 0,
             prio: None,
             prioclass: None,
+            numa_cpu_nodes: None,
+            numa_mem_policy: None,
         }
     }
 }

@@ -528,7 +528,7 @@ pub struct JobSpec {
     pub randseed: Option<u64>,
     /// `random_generator`, default tausworthe.
     pub random_generator: RandomGenerator,
-    /// `cpus_allowed` (alias `cpumask` is not supported): CPU numbers; empty when not set.
+    /// `cpus_allowed` or `cpumask` (its bitmask form): CPU numbers; empty when not set.
     pub cpus_allowed: Vec<u32>,
     /// `cpus_allowed_policy`, default shared.
     pub cpus_allowed_policy: CpusAllowedPolicy,

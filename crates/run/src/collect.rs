@@ -119,6 +119,7 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock, now: &Now) -> Job
         lat_percentiles: spec.lat_percentiles,
         slat_percentiles: spec.slat_percentiles,
         steadystate: f.steadystate.clone(),
+        pid: f.outcome.tid,
         ..JobResult::default()
     };
     if let Some(stats) = &f.outcome.stats {

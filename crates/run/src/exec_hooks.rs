@@ -48,7 +48,9 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ioscope-exec-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let job = dir.join("j").display().to_string();
-        run(&job, Hook::Prerun, "echo hello; echo oops >&2").unwrap();
+        // The redirection is appended to the command as written, as fio
+        // does: a list needs braces to send all of its output there.
+        run(&job, Hook::Prerun, "{ echo hello; echo oops >&2; }").unwrap();
         let text = std::fs::read_to_string(format!("{job}.prerun.txt")).unwrap();
         assert_eq!(text, "hello\noops\n");
         let err = run(&job, Hook::Postrun, "exit 3").unwrap_err();

@@ -301,3 +301,31 @@ impl<'a> Control<'a> {
             .map(|u| u.detector.result())
     }
 }
+
+/// The workers of `phases`, which the run stopped before they started
+/// (`exit_what=all`): fio reports them too, with nothing done.
+pub(crate) fn never_started(
+    parsed: &Parsed,
+    phases: &[Vec<usize>],
+    groups: &[u32],
+) -> Vec<crate::collect::Finished> {
+    let nothing = crate::worker::WorkerOutcome {
+        tid: 0,
+        stats: None,
+        errno: 0,
+        message: None,
+    };
+    phases
+        .iter()
+        .flatten()
+        .flat_map(|&j| std::iter::repeat_n(j, parsed.jobs[j].numjobs.max(1) as usize))
+        .map(|job| crate::collect::Finished {
+            job,
+            groupid: groups[job],
+            outcome: nothing.clone(),
+            helper_cpu: Default::default(),
+            elapsed_ms: 0,
+            steadystate: None,
+        })
+        .collect()
+}

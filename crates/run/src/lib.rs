@@ -20,6 +20,7 @@ mod files;
 mod io_loop;
 mod job_control;
 mod logs;
+mod numa;
 mod phases;
 mod plan;
 mod priority;

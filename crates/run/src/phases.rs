@@ -20,7 +20,7 @@ use crate::collect::{self, Finished};
 use crate::disks::DiskTracker;
 use crate::error::RunError;
 use crate::files::{self, WorkerFile};
-use crate::job_control::{Control, Member};
+use crate::job_control::{self, Control, Member};
 use crate::plan::Plan;
 use crate::progress::{self, Eta, WorkerProgress, WorkerShape};
 use crate::start_gate::StartGate;
@@ -159,6 +159,9 @@ pub(crate) fn run_all(
     let all_phases = phases(&parsed.jobs);
     'phases: for (k, phase) in all_phases.iter().enumerate() {
         if signal::interrupted() || stop.load(Ordering::Relaxed) {
+            if !signal::interrupted() {
+                finished.extend(job_control::never_started(parsed, &all_phases[k..], &groups));
+            }
             break;
         }
         let mut workers: Vec<(usize, WorkerId, Vec<WorkerFile>)> = Vec::new();

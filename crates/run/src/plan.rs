@@ -91,6 +91,7 @@ pub fn plan(parsed: &Parsed, readonly: bool) -> Result<Plan, RunError> {
 }
 
 fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
+    crate::numa::check(spec)?;
     let xnvme = xnvme_mapping(spec)?;
     let backend = backend(spec);
     check(spec, backend)?;

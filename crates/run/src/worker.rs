@@ -95,7 +95,12 @@ fn run_inner(
         errno,
         message: Some(message),
     };
-    let cpus = affinity::cpus_for(spec, id.clone);
+    // numa_cpu_nodes replaces the CPU set, as libnuma's run-on-node does.
+    let cpus = match crate::numa::node_cpus(spec) {
+        Ok(Some(cpus)) => cpus,
+        Ok(None) => affinity::cpus_for(spec, id.clone),
+        Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
+    };
     if let Err(e) = affinity::pin_current_thread(&cpus) {
         return fail(
             e.raw_os_error().unwrap_or(libc::EINVAL),
@@ -119,7 +124,9 @@ fn run_inner(
             message: None,
         };
     }
-    if let Err((errno, m)) = crate::priority::apply(spec) {
+    if let Err((errno, m)) =
+        crate::numa::apply_mem_policy(spec).and_then(|()| crate::priority::apply(spec))
+    {
         return fail(errno, format!("{}: {m}", spec.name));
     }
     if let Some(command) = &spec.process.exec_prerun {

@@ -172,6 +172,9 @@ pub struct JobResult {
     pub clat_percentiles: bool,
     pub lat_percentiles: bool,
     pub slat_percentiles: bool,
+    /// The thread id of the job's (group's first) worker, which fio prints
+    /// as `pid=`; 0 when unknown (then the process's).
+    pub pid: i32,
     /// Steady-state detection's record, when the job looked for it.
     pub steadystate: Option<crate::SteadyStateResult>,
 }

@@ -2,7 +2,7 @@
 //! state), the commands run around a job, and its CPU and I/O priority.
 
 use super::{Kind, OptionDef, Value};
-use crate::process::{ExitWhat, SteadyMetric};
+use crate::process::{ExitWhat, MemPolicy, NumaNodes, SteadyMetric};
 use crate::values;
 
 const CONTROL: OptionDef = OptionDef::of("Job control");
@@ -71,6 +71,38 @@ fn steadystate(v: &Value) -> Result<(SteadyMetric, bool, f64, bool), String> {
         SteadyMetric::Bw => values::size(limit, v.kb)? as f64,
     };
     Ok((metric, slope, limit, false))
+}
+
+/// A node list as libnuma reads it: `all`, or numbers and ranges.
+fn numa_nodes(text: &str) -> Result<NumaNodes, String> {
+    if text == "all" {
+        return Ok(NumaNodes::All);
+    }
+    values::cpu_list(text)
+        .map(NumaNodes::List)
+        .map_err(|_| format!("'{text}' is not a node list (all, or numbers and ranges: 0-1,3)"))
+}
+
+/// `mode[:nodes]`, with fio's rules on which modes take nodes.
+fn mem_policy(text: &str) -> Result<MemPolicy, String> {
+    let (mode, nodes) = match text.split_once(':') {
+        Some((m, n)) => (m, Some(n)),
+        None => (text, None),
+    };
+    match (mode, nodes) {
+        ("default", None) => Ok(MemPolicy::Default),
+        ("local", None) => Ok(MemPolicy::Local),
+        ("default" | "local", Some(_)) => Err(format!("no nodelist for '{mode}'")),
+        ("prefer", Some(n)) => n
+            .parse()
+            .map(MemPolicy::Prefer)
+            .map_err(|_| "one node only for 'prefer'".to_string()),
+        ("prefer", None) => Err("one node is needed for 'prefer'".to_string()),
+        ("bind", Some(n)) => numa_nodes(n).map(MemPolicy::Bind),
+        ("bind", None) => Err("a nodelist is needed for 'bind'".to_string()),
+        ("interleave", n) => numa_nodes(n.unwrap_or("all")).map(MemPolicy::Interleave),
+        _ => Err("memory policy should be: default, prefer, bind, interleave, local".to_string()),
+    }
 }
 
 pub(super) const OPTIONS: &[OptionDef] = &[
@@ -206,11 +238,29 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         },
         ..PROCESS
     },
+    OptionDef {
+        name: "numa_cpu_nodes",
+        help: "NUMA CPU nodes bind",
+        apply: |s, v| {
+            s.spec.process.numa_cpu_nodes = Some(numa_nodes(v.text)?);
+            Ok(())
+        },
+        ..PROCESS
+    },
+    OptionDef {
+        name: "numa_mem_policy",
+        help: "NUMA memory policy setup",
+        apply: |s, v| {
+            s.spec.process.numa_mem_policy = Some(mem_policy(v.text)?);
+            Ok(())
+        },
+        ..PROCESS
+    },
 ];
 
 #[cfg(test)]
 mod tests {
-    use crate::process::{ExitWhat, SteadyMetric};
+    use crate::process::{ExitWhat, MemPolicy, NumaNodes, SteadyMetric};
     use crate::{parse, JobSpec, ParseInput};
 
     fn parse_one(text: &str) -> JobSpec {
@@ -236,6 +286,24 @@ mod tests {
         let ss = parse_one("[j]\nsteadystate=iops_slope:0.5%\n").process.steadystate;
         assert!(ss.slope && ss.percent && !ss.enabled());
         assert_eq!(ss.describe(), "iops_slope:0.500000%");
+    }
+
+    #[test]
+    fn memory_policies_take_nodes_as_fio_allows() {
+        use super::mem_policy;
+        assert_eq!(mem_policy("prefer:1"), Ok(MemPolicy::Prefer(1)));
+        assert_eq!(
+            mem_policy("interleave"),
+            Ok(MemPolicy::Interleave(NumaNodes::All))
+        );
+        assert_eq!(
+            mem_policy("bind:0-1"),
+            Ok(MemPolicy::Bind(NumaNodes::List(vec![0, 1])))
+        );
+        assert!(mem_policy("bind").is_err());
+        assert!(mem_policy("local:0").is_err());
+        assert!(mem_policy("prefer:0-1").is_err());
+        assert!(mem_policy("spread").is_err());
     }
 
     #[test]
