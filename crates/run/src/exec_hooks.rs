@@ -3,6 +3,7 @@
 //! `sh -c` (what system() does), with its output and errors going to
 //! `<job>.prerun.txt` / `<job>.postrun.txt` in the current directory.
 
+use std::io::Write;
 use std::process::Command;
 
 /// Which of the two commands.
@@ -21,10 +22,18 @@ impl Hook {
     }
 }
 
-/// Runs `command` for job `job`; the error says why it could not run or
-/// how it ended (fio stops the job when the prerun command fails).
-pub(crate) fn run(job: &str, hook: Hook, command: &str) -> Result<(), String> {
+/// Runs `command` for job `job`, first saying where its output goes (as
+/// fio does on stdout) when `say` is set; the error says why it could not
+/// run or how it ended (fio stops the job when the prerun command fails).
+pub(crate) fn run(job: &str, hook: Hook, command: &str, say: bool) -> Result<(), String> {
     let mode = hook.mode();
+    if say {
+        // If stdout cannot take it, the report that follows fails and says so.
+        let _ = writeln!(
+            std::io::stdout(),
+            "{job} : Saving output of {mode} in {job}.{mode}.txt"
+        );
+    }
     // The same line fio hands to system(): the job name is the file's stem.
     let line = format!("{command} > {job}.{mode}.txt 2>&1");
     let status = Command::new("/bin/sh")
@@ -50,10 +59,10 @@ mod tests {
         let job = dir.join("j").display().to_string();
         // The redirection is appended to the command as written, as fio
         // does: a list needs braces to send all of its output there.
-        run(&job, Hook::Prerun, "{ echo hello; echo oops >&2; }").unwrap();
+        run(&job, Hook::Prerun, "{ echo hello; echo oops >&2; }", false).unwrap();
         let text = std::fs::read_to_string(format!("{job}.prerun.txt")).unwrap();
         assert_eq!(text, "hello\noops\n");
-        let err = run(&job, Hook::Postrun, "exit 3").unwrap_err();
+        let err = run(&job, Hook::Postrun, "exit 3", false).unwrap_err();
         assert!(err.contains("exec_postrun") && err.contains('3'), "{err}");
         std::fs::remove_dir_all(&dir).unwrap();
     }

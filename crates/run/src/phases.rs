@@ -228,6 +228,7 @@ pub(crate) fn run_all(
         let control = Control::new(parsed, members, &stop);
         let shared = Shared {
             clock,
+            layout_lines: options.layout_lines,
             control: &control,
             helpers: &helpers,
             aux_path: options.aux_path.as_deref(),

@@ -48,6 +48,9 @@ pub(crate) struct WorkerId {
 /// What every worker of a phase shares.
 pub(crate) struct Shared<'a> {
     pub clock: Clock,
+    /// Print fio's lines on stdout (normal output only), such as
+    /// exec_prerun's "Saving output of prerun in ...".
+    pub layout_lines: bool,
     /// wait_for, exit_what, steady state: each worker's stop flag.
     pub control: &'a crate::job_control::Control<'a>,
     pub helpers: &'a HelperTracker,
@@ -130,7 +133,7 @@ fn run_inner(
         return fail(errno, format!("{}: {m}", spec.name));
     }
     if let Some(command) = &spec.process.exec_prerun {
-        if let Err(m) = exec_hooks::run(&spec.name, Hook::Prerun, command) {
+        if let Err(m) = exec_hooks::run(&spec.name, Hook::Prerun, command, shared.layout_lines) {
             return fail(libc::EINVAL, format!("{}: {m}", spec.name));
         }
     }
@@ -232,7 +235,7 @@ fn run_inner(
 
     if let Some(command) = &spec.process.exec_postrun {
         // fio ignores how the postrun command ended.
-        let _ = exec_hooks::run(&spec.name, Hook::Postrun, command);
+        let _ = exec_hooks::run(&spec.name, Hook::Postrun, command, shared.layout_lines);
     }
 
     let (errno, message) = match &stats.failure {
