@@ -20,7 +20,11 @@ fn exists(path: &str, strict: bool) -> Result<(), Missing> {
         return Ok(());
     }
     let why = format!("{path} is absent");
-    Err(if strict { Missing::strict(why) } else { Missing::soft(why) })
+    Err(if strict {
+        Missing::strict(why)
+    } else {
+        Missing::soft(why)
+    })
 }
 
 /// Runs `file` with fio and ioscope (JSON), in `dir`.
@@ -31,7 +35,10 @@ fn both(dir: &Path, file: &Path) -> [Value; 2] {
 /// The same, taking fio's JSON from among the lines fio prints before it
 /// on stdout (exec_prerun's note).
 fn both_in(dir: &Path, file: &Path) -> [Value; 2] {
-    let args = ["--output-format=json".to_string(), file.display().to_string()];
+    let args = [
+        "--output-format=json".to_string(),
+        file.display().to_string(),
+    ];
     let f = fio(args.clone()).dir(dir).run();
     assert!(f.status.success(), "{}", f.describe());
     let (fv, _) = extract_json(&f.stdout).unwrap_or_else(|| panic!("{}", f.describe()));
@@ -77,7 +84,11 @@ fn wait_for_starts_a_job_when_its_waitee_has_finished() {
         };
         // readers start once both writers are done, other at once.
         let (w, r, o) = (start("writers"), start("readers"), start("other"));
-        assert!((900..1700).contains(&(r - w)), "{k}: readers {} ms after", r - w);
+        assert!(
+            (900..1700).contains(&(r - w)),
+            "{k}: readers {} ms after",
+            r - w
+        );
         assert!((o - w).abs() < 400, "{k}: other {} ms after", o - w);
     }
 }
@@ -153,13 +164,24 @@ fn exitall_on_error_stops_the_group_when_a_job_fails() {
     ];
     for (program, bad, errno) in runs {
         let file = write_file(dir.path(), "onerror.fio", &format!("{bad}{long}"));
-        let args = ["--output-format=json".to_string(), file.display().to_string()];
-        let cmd = if program == "fio" { fio(args) } else { ioscope(args) };
+        let args = [
+            "--output-format=json".to_string(),
+            file.display().to_string(),
+        ];
+        let cmd = if program == "fio" {
+            fio(args)
+        } else {
+            ioscope(args)
+        };
         let run = cmd.dir(dir.path()).run();
         assert!(!run.status.success(), "{}", run.describe());
         let (v, _) = extract_json(&run.stdout).unwrap_or_else(|| panic!("{}", run.describe()));
         assert_eq!(job(&v, "bad")["error"], errno, "{}", run.describe());
-        assert!(u(job(&v, "long"), "job_runtime") < 1500, "{}", run.describe());
+        assert!(
+            u(job(&v, "long"), "job_runtime") < 1500,
+            "{}",
+            run.describe()
+        );
     }
 }
 
@@ -188,7 +210,15 @@ fn steady_state_reaches_fios_verdict() {
             let keys: Vec<&String> = s.as_object().unwrap().keys().collect();
             assert_eq!(
                 keys,
-                ["ss", "duration", "attained", "criterion", "max_deviation", "slope", "data"]
+                [
+                    "ss",
+                    "duration",
+                    "attained",
+                    "criterion",
+                    "max_deviation",
+                    "slope",
+                    "data"
+                ]
             );
             let runtime = u(j, "job_runtime");
             if attained == 1 {
@@ -207,13 +237,7 @@ fn steady_state_reaches_fios_verdict() {
 
 #[test]
 fn steady_state_must_agree_within_a_group() {
-    let run = ioscope([
-        "--parse-only",
-        "--name=a",
-        "--ss_dur=5",
-        "--name=b",
-    ])
-    .run();
+    let run = ioscope(["--parse-only", "--name=a", "--ss_dur=5", "--name=b"]).run();
     assert!(run
         .assert_refused()
         .contains("steadystate options must be consistent within reporting groups"));
@@ -241,7 +265,8 @@ fn exec_commands_run_at_the_workers_priority_as_in_fio() {
         let run = cmd.dir(dir.path()).run();
         assert!(run.status.success(), "{}", run.describe());
         assert!(
-            run.stdout.contains("pr : Saving output of prerun in pr.prerun.txt"),
+            run.stdout
+                .contains("pr : Saving output of prerun in pr.prerun.txt"),
             "{}",
             run.describe()
         );
@@ -269,11 +294,18 @@ fn cpumask_and_numa_node_zero_run_and_a_missing_node_is_refused() {
     ] {
         fio(base).arg(extra).run();
         let run = ioscope(base).arg(extra).arg("--output-format=json").run();
-        assert!(u(&job(&run.ok_json(), "n")["read"], "total_ios") > 0, "{extra}");
+        assert!(
+            u(&job(&run.ok_json(), "n")["read"], "total_ios") > 0,
+            "{extra}"
+        );
     }
     for extra in ["--numa_cpu_nodes=999", "--numa_mem_policy=bind:999"] {
         let f = fio(base).arg(extra).run();
-        assert!(!f.status.success() || f.stderr.contains("failed parsing"), "{}", f.describe());
+        assert!(
+            !f.status.success() || f.stderr.contains("failed parsing"),
+            "{}",
+            f.describe()
+        );
         let err = ioscope(base).arg(extra).run().assert_refused().to_string();
         assert!(err.contains("node 999 does not exist"), "{err}");
     }

@@ -68,7 +68,11 @@ pub fn job_block(
     let h = &job.header;
     let members = h.numjobs.max(1);
     // fio prints its first worker's own pid (a thread's tid with thread=1).
-    let pid = if job.pid > 0 { job.pid as u32 } else { opts.pid };
+    let pid = if job.pid > 0 {
+        job.pid as u32
+    } else {
+        opts.pid
+    };
     let mut out = if job.error == 0 {
         format!(
             "{}: (groupid={}, jobs={}): err={:2}: pid={}: {}\n",

@@ -200,7 +200,11 @@ impl<'a> Control<'a> {
 
     /// Whether any job of the phase looks for steady state.
     pub(crate) fn has_steadystate(&self) -> bool {
-        !self.steady.lock().unwrap_or_else(|e| e.into_inner()).is_empty()
+        !self
+            .steady
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_empty()
     }
 
     /// Until `done`: passes the run's stop on to the workers and, once a
@@ -263,11 +267,23 @@ impl<'a> Control<'a> {
                 }
                 let ramp = parsed.jobs[m.job].process.steadystate.ramp;
                 // fio starts counting one second after ss_ramp.
-                if !s.ramp_over && (ramp.is_zero() || now - s.started >= ramp + Duration::from_secs(1)) {
+                if !s.ramp_over
+                    && (ramp.is_zero() || now - s.started >= ramp + Duration::from_secs(1))
+                {
                     s.ramp_over = true;
                 }
-                let ios: u64 = m.progress.ios.iter().map(|c| c.load(Ordering::Relaxed)).sum();
-                let bytes: u64 = m.progress.bytes.iter().map(|c| c.load(Ordering::Relaxed)).sum();
+                let ios: u64 = m
+                    .progress
+                    .ios
+                    .iter()
+                    .map(|c| c.load(Ordering::Relaxed))
+                    .sum();
+                let bytes: u64 = m
+                    .progress
+                    .bytes
+                    .iter()
+                    .map(|c| c.load(Ordering::Relaxed))
+                    .sum();
                 let ms = (now - s.prev_time).as_millis() as u64;
                 s.prev_time = now;
                 if s.ramp_over && ms > 0 {
@@ -284,7 +300,10 @@ impl<'a> Control<'a> {
             if unit.detector.sample(iops, bw) {
                 unit.detector.attained = true;
                 for &i in &unit.members {
-                    self.members[i].progress.terminate.store(true, Ordering::Relaxed);
+                    self.members[i]
+                        .progress
+                        .terminate
+                        .store(true, Ordering::Relaxed);
                 }
             }
         }

@@ -160,7 +160,11 @@ pub(crate) fn run_all(
     'phases: for (k, phase) in all_phases.iter().enumerate() {
         if signal::interrupted() || stop.load(Ordering::Relaxed) {
             if !signal::interrupted() {
-                finished.extend(job_control::never_started(parsed, &all_phases[k..], &groups));
+                finished.extend(job_control::never_started(
+                    parsed,
+                    &all_phases[k..],
+                    &groups,
+                ));
             }
             break;
         }

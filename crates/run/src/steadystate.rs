@@ -74,17 +74,16 @@ impl Detector {
         let tail = self.tail as usize;
         self.bw_data[tail] = bw;
         self.iops_data[tail] = iops;
-        let reached = if self.buffer_full
-            || u64::from(self.tail.wrapping_sub(self.head)) == self.dur - 1
-        {
-            if self.spec.slope {
-                self.judge_slope(if self.by_iops() { iops } else { bw })
+        let reached =
+            if self.buffer_full || u64::from(self.tail.wrapping_sub(self.head)) == self.dur - 1 {
+                if self.spec.slope {
+                    self.judge_slope(if self.by_iops() { iops } else { bw })
+                } else {
+                    self.judge_deviation()
+                }
             } else {
-                self.judge_deviation()
-            }
-        } else {
-            false
-        };
+                false
+            };
         if reached {
             return true;
         }

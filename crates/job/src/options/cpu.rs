@@ -29,7 +29,11 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         kind: Kind::Int,
         help: "CPU affinity mask",
         apply: |s, v| {
-            let mask = match v.text.strip_prefix("0x").or_else(|| v.text.strip_prefix("0X")) {
+            let mask = match v
+                .text
+                .strip_prefix("0x")
+                .or_else(|| v.text.strip_prefix("0X"))
+            {
                 Some(hex) => u32::from_str_radix(hex, 16).ok(),
                 None => v.text.parse::<u32>().ok(),
             }

@@ -278,12 +278,17 @@ mod tests {
     fn steadystate_criteria_read_as_fio_reads_them() {
         let job = parse_one("[j]\nss=bw:10m\nss_dur=30s\nss_ramp=5\n");
         let ss = job.process.steadystate;
-        assert_eq!((ss.metric, ss.slope, ss.percent), (SteadyMetric::Bw, false, false));
+        assert_eq!(
+            (ss.metric, ss.slope, ss.percent),
+            (SteadyMetric::Bw, false, false)
+        );
         assert_eq!(ss.limit, 10.0 * 1024.0 * 1024.0);
         assert_eq!(ss.duration_s, 30);
         assert_eq!(ss.ramp.as_secs(), 5);
         assert_eq!(ss.describe(), "bw:10485760.000000");
-        let ss = parse_one("[j]\nsteadystate=iops_slope:0.5%\n").process.steadystate;
+        let ss = parse_one("[j]\nsteadystate=iops_slope:0.5%\n")
+            .process
+            .steadystate;
         assert!(ss.slope && ss.percent && !ss.enabled());
         assert_eq!(ss.describe(), "iops_slope:0.500000%");
     }
