@@ -184,7 +184,7 @@ fn job(job: &JobResult, group: &GroupStats, elapsed: u64, plus: bool) -> Value {
         o.insert("latency_window_us".into(), Value::from(0));
     }
     if let Some(ss) = &job.steadystate {
-        o.insert("steadystate".into(), crate::steadystate_json::object(ss));
+        o.insert("steadystate".into(), crate::steadystate::object(ss));
     }
     if let Some(desc) = h.description.as_deref().filter(|d| !d.is_empty()) {
         o.insert("desc".into(), Value::from(desc.to_string()));

@@ -22,7 +22,7 @@ mod num2str;
 mod percentiles;
 mod preamble;
 mod stat;
-mod steadystate_json;
+mod steadystate;
 mod terse;
 
 use ioscope_stats::{JobHeader, RunResult};

@@ -195,6 +195,13 @@ pub fn job_block(
             h.iodepth
         ));
     }
+    if let Some(ss) = &job.steadystate {
+        out.push_str(&crate::steadystate::normal_line(
+            ss,
+            result.kb_base,
+            SIG_FIGS,
+        ));
+    }
     out
 }
 

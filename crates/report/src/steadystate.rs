@@ -1,7 +1,33 @@
-//! fio's JSON `steadystate` object (stat.c, show_thread_status_json).
+//! Steady state in the reports: fio's JSON `steadystate` object
+//! (stat.c, show_thread_status_json) and its normal-output line
+//! (show_ss_normal).
 
+use crate::num2str::{num2str, Unit};
 use ioscope_stats::SteadyStateResult;
 use serde_json::{Map, Value};
+
+/// `  steadystate  : attained=yes, bw=6090MiB/s (6236MB/s), iops=1559k,
+/// iops mean dev=1.709%`, as fio prints it.
+pub(crate) fn normal_line(ss: &SteadyStateResult, kb_base: u32, sig_figs: usize) -> String {
+    let kb = u64::from(kb_base.max(1));
+    let i2p = kb.is_power_of_two();
+    let bw = ss.bw_mean() / kb;
+    format!(
+        "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}\n",
+        if ss.attained { "yes" } else { "no" },
+        num2str(bw, sig_figs, kb, i2p, Unit::BytePerSec),
+        num2str(bw, sig_figs, kb, !i2p, Unit::BytePerSec),
+        num2str(ss.iops_mean(), sig_figs, 1, false, Unit::None),
+        if ss.iops { "iops" } else { "bw" },
+        if ss.slope_criterion {
+            " slope"
+        } else {
+            " mean dev"
+        },
+        ss.criterion,
+        if ss.percent { "%" } else { "" },
+    )
+}
 
 /// The object, with fio 3.33's keys in its order.
 pub(crate) fn object(ss: &SteadyStateResult) -> Value {
@@ -31,9 +57,8 @@ pub(crate) fn object(ss: &SteadyStateResult) -> Value {
 mod tests {
     use super::*;
 
-    #[test]
-    fn keys_and_texts_are_fios() {
-        let ss = SteadyStateResult {
+    fn sample() -> SteadyStateResult {
+        SteadyStateResult {
             ss: "iops:50.000000%".into(),
             duration: 2,
             attained: true,
@@ -45,7 +70,22 @@ mod tests {
             slope: 0.0,
             bw: vec![6505890960, 6516360669],
             iops_data: vec![1588352, 1590908],
-        };
+        }
+    }
+
+    #[test]
+    fn the_normal_line_is_fios() {
+        // fio 3.33's line for these samples: the second bandwidth is the
+        // KiB/s figure read with SI prefixes (fio's quirk), not bytes/s.
+        assert_eq!(
+            normal_line(&sample(), 1024, 4),
+            "  steadystate  : attained=yes, bw=6209MiB/s (6359MB/s), iops=1590k, iops mean dev=0.080%\n"
+        );
+    }
+
+    #[test]
+    fn keys_and_texts_are_fios() {
+        let ss = sample();
         let text = serde_json::to_string(&object(&ss)).unwrap();
         assert_eq!(
             text,
