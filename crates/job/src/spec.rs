@@ -528,7 +528,7 @@ pub struct JobSpec {
     pub randseed: Option<u64>,
     /// `random_generator`, default tausworthe.
     pub random_generator: RandomGenerator,
-    /// `cpus_allowed` (alias `cpumask` is not supported): CPU numbers; empty when not set.
+    /// `cpus_allowed` or `cpumask` (its bitmask form): CPU numbers; empty when not set.
     pub cpus_allowed: Vec<u32>,
     /// `cpus_allowed_policy`, default shared.
     pub cpus_allowed_policy: CpusAllowedPolicy,
@@ -591,6 +591,8 @@ pub struct JobSpec {
     pub errors: ErrorPolicy,
     /// `exitall`, default false.
     pub exitall: bool,
+    /// Job control, steady state, exec_prerun/postrun, nice and I/O priority.
+    pub process: crate::process::ProcessSpec,
     /// `create_on_open`, default false.
     pub create_on_open: bool,
     /// `write_iolog`, `read_iolog` and the `replay_*` options.

@@ -183,6 +183,9 @@ fn job(job: &JobResult, group: &GroupStats, elapsed: u64, plus: bool) -> Value {
         o.insert("latency_window".into(), Value::from(0));
         o.insert("latency_window_us".into(), Value::from(0));
     }
+    if let Some(ss) = &job.steadystate {
+        o.insert("steadystate".into(), crate::steadystate::object(ss));
+    }
     if let Some(desc) = h.description.as_deref().filter(|d| !d.is_empty()) {
         o.insert("desc".into(), Value::from(desc.to_string()));
     }

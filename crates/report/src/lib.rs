@@ -22,6 +22,7 @@ mod num2str;
 mod percentiles;
 mod preamble;
 mod stat;
+mod steadystate;
 mod terse;
 
 use ioscope_stats::{JobHeader, RunResult};

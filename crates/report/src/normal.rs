@@ -67,10 +67,16 @@ pub fn job_block(
     }
     let h = &job.header;
     let members = h.numjobs.max(1);
+    // fio prints its first worker's own pid (a thread's tid with thread=1).
+    let pid = if job.pid > 0 {
+        job.pid as u32
+    } else {
+        opts.pid
+    };
     let mut out = if job.error == 0 {
         format!(
             "{}: (groupid={}, jobs={}): err={:2}: pid={}: {}\n",
-            h.name, h.groupid, members, job.error, opts.pid, result.time
+            h.name, h.groupid, members, job.error, pid, result.time
         )
     } else {
         format!(
@@ -80,7 +86,7 @@ pub fn job_block(
             members,
             job.error,
             error_text(job.error),
-            opts.pid,
+            pid,
             result.time
         )
     };
@@ -187,6 +193,13 @@ pub fn job_block(
         out.push_str(&format!(
             "     latency   : target=0, window=0, percentile=100.00%, depth={}\n",
             h.iodepth
+        ));
+    }
+    if let Some(ss) = &job.steadystate {
+        out.push_str(&crate::steadystate::normal_line(
+            ss,
+            result.kb_base,
+            SIG_FIGS,
         ));
     }
     out

@@ -21,6 +21,8 @@ pub(crate) struct Finished {
     pub helper_cpu: HelperCpu,
     /// Wall time of the phase the worker ran in.
     pub elapsed_ms: u64,
+    /// Steady-state detection's record, for the worker that holds it.
+    pub steadystate: Option<ioscope_stats::SteadyStateResult>,
 }
 
 /// The report of the `finished` workers (the final one, or one while the
@@ -116,6 +118,8 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock, now: &Now) -> Job
         clat_percentiles: spec.clat_percentiles,
         lat_percentiles: spec.lat_percentiles,
         slat_percentiles: spec.slat_percentiles,
+        steadystate: f.steadystate.clone(),
+        pid: f.outcome.tid,
         ..JobResult::default()
     };
     if let Some(stats) = &f.outcome.stats {

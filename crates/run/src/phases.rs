@@ -20,6 +20,7 @@ use crate::collect::{self, Finished};
 use crate::disks::DiskTracker;
 use crate::error::RunError;
 use crate::files::{self, WorkerFile};
+use crate::job_control::{self, Control, Member};
 use crate::plan::Plan;
 use crate::progress::{self, Eta, WorkerProgress, WorkerShape};
 use crate::start_gate::StartGate;
@@ -158,6 +159,13 @@ pub(crate) fn run_all(
     let all_phases = phases(&parsed.jobs);
     'phases: for (k, phase) in all_phases.iter().enumerate() {
         if signal::interrupted() || stop.load(Ordering::Relaxed) {
+            if !signal::interrupted() {
+                finished.extend(job_control::never_started(
+                    parsed,
+                    &all_phases[k..],
+                    &groups,
+                ));
+            }
             break;
         }
         let mut workers: Vec<(usize, WorkerId, Vec<WorkerFile>)> = Vec::new();
@@ -167,6 +175,7 @@ pub(crate) fn run_all(
                 let id = WorkerId {
                     clone: w,
                     number: first_number[j] + w,
+                    index: workers.len(),
                 };
                 let mut notice = |line: String| {
                     if options.layout_lines {
@@ -211,9 +220,20 @@ pub(crate) fn run_all(
         // phase may reuse: each phase keeps its own record.
         let helpers = HelperTracker::default();
         let gate = StartGate::new(workers.len());
+        let members = workers
+            .iter()
+            .zip(&progresses)
+            .map(|((j, _, _), progress)| Member {
+                job: *j,
+                groupid: groups[*j],
+                progress,
+            })
+            .collect();
+        let control = Control::new(parsed, members, &stop);
         let shared = Shared {
             clock,
-            stop: &stop,
+            layout_lines: options.layout_lines,
+            control: &control,
             helpers: &helpers,
             aux_path: options.aux_path.as_deref(),
             trace: options.trace.as_ref(),
@@ -234,11 +254,14 @@ pub(crate) fn run_all(
                         // The run is refused: those already started stop
                         // at once rather than wait for the missing ones.
                         stop.store(true, Ordering::Relaxed);
+                        control.stop_all();
                         gate.open();
                         RunError::Other(format!("cannot start a worker thread: {e}"))
                     })?;
                 handles.push(handle);
             }
+            let (control, done_flag) = (&control, &done);
+            let controller = s.spawn(move || control.watch(done_flag));
             let reporter = show_progress.then(|| {
                 let shapes: Vec<(WorkerShape, &WorkerProgress)> = workers
                     .iter()
@@ -306,6 +329,7 @@ pub(crate) fn run_all(
                 .collect();
             done.store(true, Ordering::Relaxed);
             status.join().expect("the status reports do not panic");
+            controller.join().expect("job control does not panic");
             if let Some(sampler) = sampler {
                 sampler.join().expect("the helper sampler does not panic");
             }
@@ -382,6 +406,7 @@ pub(crate) fn run_all(
                 .since(&measured.map(|s| s.helpers_at_start).unwrap_or_default());
             helper_cpu.punts = measured.map(|s| s.punts).unwrap_or_default();
             finished.push(Finished {
+                steadystate: control.steady_result(id.index),
                 helper_cpu,
                 job: j,
                 groupid: groups[j],

@@ -80,6 +80,8 @@ pub fn plan(parsed: &Parsed, readonly: bool) -> Result<Plan, RunError> {
             return Err(RunError::job(&spec.name, readonly_refusal(spec)));
         }
     }
+    crate::job_control::check_wait_for(parsed)?;
+    crate::job_control::check_steadystate(&parsed.jobs, &crate::phases::group_ids(&parsed.jobs))?;
     let jobs = parsed
         .jobs
         .iter()
@@ -89,6 +91,7 @@ pub fn plan(parsed: &Parsed, readonly: bool) -> Result<Plan, RunError> {
 }
 
 fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
+    crate::numa::check(spec)?;
     let xnvme = xnvme_mapping(spec)?;
     let backend = backend(spec);
     check(spec, backend)?;

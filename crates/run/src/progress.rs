@@ -35,6 +35,9 @@ pub(crate) struct WorkerProgress {
     pub bytes: [AtomicU64; 3],
     pub ios: [AtomicU64; 3],
     phase: AtomicU8,
+    /// fio's `td->terminate`: the worker stops at its next check (its
+    /// I/O loop's stop flag; see job_control).
+    pub terminate: AtomicBool,
     /// Where the worker answers requests for its stats so far.
     pub status: StatusSlot,
 }

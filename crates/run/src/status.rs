@@ -244,6 +244,8 @@ impl PhaseView<'_> {
                     helper_cpu,
                     outcome: snap,
                     elapsed_ms,
+                    // The record is read when the phase ends.
+                    steadystate: None,
                 }
             })
             .collect();
@@ -253,6 +255,7 @@ impl PhaseView<'_> {
             outcome: nothing.clone(),
             helper_cpu: HelperCpu::default(),
             elapsed_ms: 0,
+            steadystate: None,
         }));
         let mut result = collect::build(
             self.parsed,

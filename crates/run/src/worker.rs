@@ -11,6 +11,7 @@ use ioscope_stats::{current_tid, Clock, HelperTracker, PuntTally};
 use ioscope_workload::{BufferFiller, Replay, Workload};
 
 use crate::affinity;
+use crate::exec_hooks::{self, Hook};
 use crate::files::{file_paths, WorkerFile};
 use crate::io_loop::{IoFailure, IoLoop, IologWriter, LoopStats};
 use crate::plan::JobPlan;
@@ -40,13 +41,18 @@ pub(crate) struct WorkerId {
     /// The position among every worker of the run, which seeds the random
     /// generators as fio's thread number does.
     pub number: u32,
+    /// The position among the workers of its phase (job control's index).
+    pub index: usize,
 }
 
 /// What every worker of a phase shares.
 pub(crate) struct Shared<'a> {
     pub clock: Clock,
-    /// Set by a worker's `exitall`.
-    pub stop: &'a AtomicBool,
+    /// Print fio's lines on stdout (normal output only), such as
+    /// exec_prerun's "Saving output of prerun in ...".
+    pub layout_lines: bool,
+    /// wait_for, exit_what, steady state: each worker's stop flag.
+    pub control: &'a crate::job_control::Control<'a>,
     pub helpers: &'a HelperTracker,
     /// `--aux-path`: where verify state and dump files go.
     pub aux_path: Option<&'a std::path::Path>,
@@ -66,13 +72,11 @@ pub(crate) fn run_worker(
     progress: &WorkerProgress,
     ticket: Ticket,
 ) {
-    let stop = shared.stop;
     let outcome = run_inner(spec, plan, id, files, shared, progress, ticket);
+    let errored = outcome.errno != 0;
     progress.status.close(outcome);
     progress.set_phase(Phase::Done);
-    if spec.exitall {
-        stop.store(true, Ordering::Relaxed);
-    }
+    shared.control.finished(spec, id.index, errored);
 }
 
 fn run_inner(
@@ -84,7 +88,8 @@ fn run_inner(
     progress: &WorkerProgress,
     mut ticket: Ticket,
 ) -> WorkerOutcome {
-    let (clock, stop) = (shared.clock, shared.stop);
+    let clock = shared.clock;
+    let stop = shared.control.stop_flag(id.index);
     let tid = current_tid();
     shared.helpers.not_a_helper();
     let fail = |errno: i32, message: String| WorkerOutcome {
@@ -93,7 +98,12 @@ fn run_inner(
         errno,
         message: Some(message),
     };
-    let cpus = affinity::cpus_for(spec, id.clone);
+    // numa_cpu_nodes replaces the CPU set, as libnuma's run-on-node does.
+    let cpus = match crate::numa::node_cpus(spec) {
+        Ok(Some(cpus)) => cpus,
+        Ok(None) => affinity::cpus_for(spec, id.clone),
+        Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
+    };
     if let Err(e) = affinity::pin_current_thread(&cpus) {
         return fail(
             e.raw_os_error().unwrap_or(libc::EINVAL),
@@ -105,13 +115,27 @@ fn run_inner(
         // wait for it.
         ticket.leave();
     }
-    if !sleep_start_delay(spec, id.number, stop) {
+    if spec.process.wait_for.is_some() {
+        // fio starts a waiting job when its waitee is done, on its own.
+        ticket.leave();
+    }
+    if !sleep_start_delay(spec, id.number, stop) || !shared.control.wait_for_waitee(id.index) {
         return WorkerOutcome {
             tid,
             stats: None,
             errno: 0,
             message: None,
         };
+    }
+    if let Err((errno, m)) =
+        crate::numa::apply_mem_policy(spec).and_then(|()| crate::priority::apply(spec))
+    {
+        return fail(errno, format!("{}: {m}", spec.name));
+    }
+    if let Some(command) = &spec.process.exec_prerun {
+        if let Err(m) = exec_hooks::run(&spec.name, Hook::Prerun, command, shared.layout_lines) {
+            return fail(libc::EINVAL, format!("{}: {m}", spec.name));
+        }
     }
 
     let extents: Vec<_> = files.iter().map(|f| f.extent).collect();
@@ -207,6 +231,11 @@ fn run_inner(
                 );
             }
         }
+    }
+
+    if let Some(command) = &spec.process.exec_postrun {
+        // fio ignores how the postrun command ended.
+        let _ = exec_hooks::run(&spec.name, Hook::Postrun, command, shared.layout_lines);
     }
 
     let (errno, message) = match &stats.failure {

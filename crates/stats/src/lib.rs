@@ -19,6 +19,7 @@ mod percentile;
 mod punts;
 mod rate;
 mod result;
+mod steady_state;
 mod summary;
 
 pub use agg_bw::{AggBwLog, AggBwSample, AggBwSampler};
@@ -40,4 +41,5 @@ pub use rate::RateSampler;
 pub use result::{
     CpuAccounting, DirResult, JobHeader, JobResult, LatencyStat, RunResult, SyncResult, XnvmeRan,
 };
+pub use steady_state::SteadyStateResult;
 pub use summary::Summary;

@@ -172,6 +172,11 @@ pub struct JobResult {
     pub clat_percentiles: bool,
     pub lat_percentiles: bool,
     pub slat_percentiles: bool,
+    /// The thread id of the job's (group's first) worker, which fio prints
+    /// as `pid=`; 0 when unknown (then the process's).
+    pub pid: i32,
+    /// Steady-state detection's record, when the job looked for it.
+    pub steadystate: Option<crate::SteadyStateResult>,
 }
 
 impl LatencyStat {
@@ -216,6 +221,11 @@ impl JobResult {
     /// the summed CPU times) while each direction keeps its longest runtime.
     pub fn merge(&mut self, other: &JobResult) {
         self.total_err += other.total_err;
+        // fio's group takes each member's record in turn: the last one
+        // (which holds the group's samples) stays.
+        if other.steadystate.is_some() {
+            self.steadystate = other.steadystate.clone();
+        }
         self.faults_injected = match (self.faults_injected, other.faults_injected) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),

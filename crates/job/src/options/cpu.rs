@@ -23,6 +23,30 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..CPU
     },
     OptionDef {
+        // fio's bitmask form of cpus_allowed (an int: bit N is CPU N, at
+        // most 32 CPUs); the two set the same mask, the last one given wins.
+        name: "cpumask",
+        kind: Kind::Int,
+        help: "CPU affinity mask",
+        apply: |s, v| {
+            let mask = match v
+                .text
+                .strip_prefix("0x")
+                .or_else(|| v.text.strip_prefix("0X"))
+            {
+                Some(hex) => u32::from_str_radix(hex, 16).ok(),
+                None => v.text.parse::<u32>().ok(),
+            }
+            .ok_or_else(|| format!("'{}' is not a 32-bit CPU mask", v.text))?;
+            if mask == 0 {
+                return Err("a mask of 0 names no CPU".to_string());
+            }
+            s.spec.cpus_allowed = (0..32).filter(|i| mask & (1 << i) != 0).collect();
+            Ok(())
+        },
+        ..CPU
+    },
+    OptionDef {
         name: "cpus_allowed_policy",
         kind: Kind::Choice(POLICY_VALUES),
         default: "shared",

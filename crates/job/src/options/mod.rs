@@ -22,6 +22,7 @@ mod files;
 mod io_type;
 mod iolog;
 mod logging;
+mod process;
 mod random;
 mod reporting;
 mod threads;
@@ -290,6 +291,7 @@ const PARTS: &[&[OptionDef]] = &[
     block_size::OPTIONS,
     depth::OPTIONS,
     threads::OPTIONS,
+    process::OPTIONS,
     time::OPTIONS,
     random::OPTIONS,
     cpu::OPTIONS,

@@ -153,6 +153,7 @@ impl Settings {
                     ignore: [Vec::new(), Vec::new(), Vec::new()],
                 },
                 exitall: false,
+                process: crate::process::ProcessSpec::blank(),
                 create_on_open: false,
                 iolog: IologSpec::default(),
                 logs: LogSpec::default(),
