@@ -72,6 +72,7 @@ mod jobs;
 mod log_spec;
 mod options;
 mod pattern;
+mod placement;
 mod settings;
 mod spec;
 mod values;
@@ -79,6 +80,7 @@ mod values;
 pub use error::ParseError;
 pub use log_spec::*;
 pub use options::is_job_option;
+pub use placement::*;
 pub use spec::*;
 
 use std::path::PathBuf;

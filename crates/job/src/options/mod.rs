@@ -22,6 +22,7 @@ mod files;
 mod io_type;
 mod iolog;
 mod logging;
+mod placement;
 mod random;
 mod reporting;
 mod threads;
@@ -292,6 +293,7 @@ const PARTS: &[&[OptionDef]] = &[
     threads::OPTIONS,
     time::OPTIONS,
     random::OPTIONS,
+    placement::OPTIONS,
     cpu::OPTIONS,
     engine::OPTIONS,
     reporting::OPTIONS,

@@ -74,6 +74,7 @@ impl Settings {
             ));
         }
         check_extent(&spec)?;
+        crate::placement::fix_up(&mut spec);
         if spec.time_based && spec.runtime.is_none() {
             // fio drops time_based with a complaint; refusing says it louder.
             return Err("time_based needs a runtime".to_string());
