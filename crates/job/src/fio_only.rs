@@ -136,6 +136,15 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "zoneskip",
 ];
 
+/// Options of fio versions newer than 3.33 (the one ioscope follows), with
+/// the version that added each, so that a job using one is told so.
+pub(crate) const NEWER_FIO_OPTIONS: &[(&str, &str)] = &[
+    ("spr_cs", "3.42"),
+    ("spr_num_regions", "3.41"),
+    ("spr_op", "3.41"),
+    ("sprandom", "3.41"),
+];
+
 /// The options of fio 3.33's engines that ioscope does not have (its
 /// `engines/*.c` option tables), with the engines that take each: a job
 /// that sets one is told which engine it belongs to rather than "unknown
