@@ -188,7 +188,11 @@ pub fn fio_seeds(
 /// making every seed the repeatable one.
 pub fn job_seeds(spec: &ioscope_job::JobSpec, thread_number: u64) -> [u64; seed_slot::COUNT] {
     if !spec.placement.allrandrepeat {
-        return fio_seeds(spec.randrepeat, spec.randseed, thread_number);
+        let mut seeds = fio_seeds(spec.randrepeat, spec.randseed, thread_number);
+        if spec.placement.repeatable_offsets {
+            seeds[seed_slot::BLOCK] = FIO_RANDSEED.wrapping_mul(thread_number);
+        }
+        return seeds;
     }
     let mut seeds = [0u64; seed_slot::COUNT];
     for (i, s) in seeds.iter_mut().enumerate() {
@@ -196,7 +200,7 @@ pub fn job_seeds(spec: &ioscope_job::JobSpec, thread_number: u64) -> [u64; seed_
             .wrapping_mul(thread_number)
             .wrapping_add(i as u64);
     }
-    if spec.randrepeat {
+    if spec.placement.repeatable_offsets {
         seeds[seed_slot::BLOCK] = FIO_RANDSEED.wrapping_mul(thread_number);
     }
     seeds

@@ -44,6 +44,7 @@ impl Settings {
             .max(spec.iodepth_batch_complete_min);
         // fio: a given randseed overrides randrepeat (init.c); one not
         // given is left to the workload, which seeds from the same default.
+        spec.placement.repeatable_offsets = spec.randrepeat;
         if self.given("randseed") {
             spec.randseed = Some(self.randseed);
             spec.randrepeat = false;
