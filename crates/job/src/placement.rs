@@ -90,7 +90,6 @@ impl Placement {
             repeatable_offsets: true,
         }
     }
-
 }
 
 /// fio's fixups (init.c `fixup_options`): `blockalign` counts for random

@@ -123,9 +123,16 @@ fn run_inner(
         true => file_paths(spec, id.clone),
         false => paths.clone(),
     };
-    let dist_names: Vec<&[u8]> = dist_paths.iter().map(|p| p.as_os_str().as_bytes()).collect();
+    let dist_names: Vec<&[u8]> = dist_paths
+        .iter()
+        .map(|p| p.as_os_str().as_bytes())
+        .collect();
     let workload_of = || {
-        Workload::with_file_sizes(spec, &extents, &sizes, id.number).named(spec, &dist_names, id.number)
+        Workload::with_file_sizes(spec, &extents, &sizes, id.number).named(
+            spec,
+            &dist_names,
+            id.number,
+        )
     };
     let mut workload = workload_of();
     if let Some(log) = plan.replay(id.clone) {

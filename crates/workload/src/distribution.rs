@@ -98,11 +98,23 @@ impl FileDist {
                 let to_gen = nranges.min(ZIPF_MAX_GEN);
                 let zetan = (0..to_gen).fold(0.0, |z, i| z + (1.0 / (i + 1) as f64).powf(theta));
                 let zeta2 = 1.0f64.powf(theta) + 0.5f64.powf(theta);
-                (Kind::Zipf { theta, zeta2, zetan }, off)
+                (
+                    Kind::Zipf {
+                        theta,
+                        zeta2,
+                        zetan,
+                    },
+                    off,
+                )
             }
             Distribution::Pareto { h, center } => {
                 let off = shared_offset(&mut rand, nranges, center);
-                (Kind::Pareto { pow: h.ln() / (1.0 - h).ln() }, off)
+                (
+                    Kind::Pareto {
+                        pow: h.ln() / (1.0 - h).ln(),
+                    },
+                    off,
+                )
             }
             Distribution::Normal { dev, center } => {
                 let mut stddev = 0u32;
@@ -130,7 +142,11 @@ impl FileDist {
     pub fn next(&mut self) -> u64 {
         let n = self.nranges;
         let val = match self.kind {
-            Kind::Zipf { theta, zeta2, zetan } => {
+            Kind::Zipf {
+                theta,
+                zeta2,
+                zetan,
+            } => {
                 let alpha = 1.0 / (1.0 - theta);
                 let eta = (1.0 - (2.0 / n as f64).powf(1.0 - theta)) / (1.0 - zeta2 / zetan);
                 let uni = self.rand.next_u64() as f64 / FRAND32_MAX;

@@ -152,7 +152,8 @@ pub(crate) fn distribution(text: &str, kb: u32) -> Result<Distribution, String> 
         None => (text, None),
     };
     let zones = |absolute: bool| {
-        let rest = rest.ok_or_else(|| format!("{name} needs its zones ({name}:access/size:...)"))?;
+        let rest =
+            rest.ok_or_else(|| format!("{name} needs its zones ({name}:access/size:...)"))?;
         if rest.contains(',') {
             // fio 3.33's HOWTO describes one list per direction, but its
             // parser refuses the comma ("failed parsing").

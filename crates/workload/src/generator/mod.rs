@@ -289,8 +289,16 @@ impl Workload {
             identical: spec.placement.rw_sequencer == RwSequencer::Identical,
             ba,
             bs_is_seq_rand: spec.placement.bs_is_seq_rand,
-            zoned: if random { Zoned::new(spec, &seeds) } else { None },
-            seq_rand: if random { SeqRandMix::new(spec, &seeds) } else { None },
+            zoned: if random {
+                Zoned::new(spec, &seeds)
+            } else {
+                None
+            },
+            seq_rand: if random {
+                SeqRandMix::new(spec, &seeds)
+            } else {
+                None
+            },
             next_file: 0,
             time_based: spec.time_based,
             limit: io_size.saturating_mul(u64::from(loops)),
