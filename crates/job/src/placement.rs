@@ -68,10 +68,10 @@ pub struct Placement {
     /// `allrandrepeat`: every generator (not only the offset one) seeded
     /// the repeatable way.
     pub allrandrepeat: bool,
-    /// Whether the offset generator gets fio's fixed repeatable seed: fio
-    /// seeds before a given `randseed` turns `randrepeat` off, so this is
-    /// `randrepeat` as the job gave it.
-    pub repeatable_offsets: bool,
+    /// A `randseed` was given while `randrepeat` stayed on: fio seeds
+    /// before the given seed turns `randrepeat` off, so the offset
+    /// generator keeps fio's fixed repeatable seed then.
+    pub randseed_keeps_offsets: bool,
 }
 
 impl Placement {
@@ -87,7 +87,7 @@ impl Placement {
             bs_is_seq_rand: false,
             offset_align: None,
             allrandrepeat: false,
-            repeatable_offsets: true,
+            randseed_keeps_offsets: false,
         }
     }
 }

@@ -189,7 +189,7 @@ pub fn fio_seeds(
 pub fn job_seeds(spec: &ioscope_job::JobSpec, thread_number: u64) -> [u64; seed_slot::COUNT] {
     if !spec.placement.allrandrepeat {
         let mut seeds = fio_seeds(spec.randrepeat, spec.randseed, thread_number);
-        if spec.placement.repeatable_offsets {
+        if spec.placement.randseed_keeps_offsets {
             seeds[seed_slot::BLOCK] = FIO_RANDSEED.wrapping_mul(thread_number);
         }
         return seeds;
@@ -200,7 +200,7 @@ pub fn job_seeds(spec: &ioscope_job::JobSpec, thread_number: u64) -> [u64; seed_
             .wrapping_mul(thread_number)
             .wrapping_add(i as u64);
     }
-    if spec.placement.repeatable_offsets {
+    if spec.randrepeat || spec.placement.randseed_keeps_offsets {
         seeds[seed_slot::BLOCK] = FIO_RANDSEED.wrapping_mul(thread_number);
     }
     seeds

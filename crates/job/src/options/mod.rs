@@ -41,7 +41,7 @@ pub(crate) use block_size::bssplit;
 #[cfg(test)]
 pub(crate) use errors::errno_name;
 #[cfg(test)]
-pub(crate) use io_type::rw_mode;
+pub(crate) use io_type::{rw_mode, seq_add};
 
 /// How a value is written, as `--cmdhelp` describes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -44,8 +44,8 @@ impl Settings {
             .max(spec.iodepth_batch_complete_min);
         // fio: a given randseed overrides randrepeat (init.c); one not
         // given is left to the workload, which seeds from the same default.
-        spec.placement.repeatable_offsets = spec.randrepeat;
         if self.given("randseed") {
+            spec.placement.randseed_keeps_offsets = spec.randrepeat;
             spec.randseed = Some(self.randseed);
             spec.randrepeat = false;
         }
