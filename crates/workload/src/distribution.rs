@@ -175,7 +175,7 @@ impl FileDist {
         for _ in 0..GAUSS_ITERS {
             sum = sum.wrapping_add(self.rand.next_u64() % (n + 1));
         }
-        sum = (sum + GAUSS_ITERS - 1) / GAUSS_ITERS;
+        sum = sum.div_ceil(GAUSS_ITERS);
         if stddev != 0 {
             let r = self.rand.next_u64() as f64;
             let vr = (f64::from(stddev) * (r / (FRAND32_MAX + 1.0))) as i32;

@@ -276,10 +276,7 @@ const CASES: &[Case] = &[
     // --size=1m --bs=4k --rw=write:8k
     Case {
         spec: |s| {
-            s.rw = RwMode {
-                kind: Write,
-                nr: 1,
-            };
+            s.rw = RwMode { kind: Write, nr: 1 };
             s.placement.seq_add = 8192;
         },
         totals: (0, 0, 352256, 86),
