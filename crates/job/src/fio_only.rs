@@ -6,16 +6,10 @@
 
 pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "allow_file_create",
-    "allrandrepeat",
     "apptag",
     "apptag_mask",
     "atomic",
-    "ba",
     "block_error_percentiles",
-    "blockalign",
-    "blocksize_unaligned",
-    "bs_is_seq_rand",
-    "bs_unaligned",
     "bwavgtime",
     "cgroup",
     "cgroup_nodelete",
@@ -76,18 +70,15 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "merge_blktrace_iters",
     "merge_blktrace_scalars",
     "number_ios",
-    "offset_align",
     "opendir",
     "openfiles",
     "overwrite",
-    "percentage_random",
     "pi_act",
     "pi_chk",
     "plid_select",
     "plids",
     "pre_read",
     "profile",
-    "random_distribution",
     "rate",
     "rate_cycle",
     "rate_ignore_thinktime",
@@ -99,10 +90,8 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "ratemin",
     "read_beyond_wp",
     "read_iolog_chunked",
-    "rw_sequencer",
     "serialize_overlap",
     "significant_figures",
-    "softrandommap",
     "stats",
     "sync",
     "sync_file_range",
@@ -128,6 +117,15 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "zonerange",
     "zonesize",
     "zoneskip",
+];
+
+/// Options of fio versions newer than 3.33 (the one ioscope follows), with
+/// the version that added each, so that a job using one is told so.
+pub(crate) const NEWER_FIO_OPTIONS: &[(&str, &str)] = &[
+    ("spr_cs", "3.42"),
+    ("spr_num_regions", "3.41"),
+    ("spr_op", "3.41"),
+    ("sprandom", "3.41"),
 ];
 
 /// The options of fio 3.33's engines that ioscope does not have (its

@@ -72,6 +72,7 @@ mod jobs;
 mod log_spec;
 mod options;
 mod pattern;
+mod placement;
 mod process;
 mod settings;
 mod spec;
@@ -80,6 +81,7 @@ mod values;
 pub use error::ParseError;
 pub use log_spec::*;
 pub use options::is_job_option;
+pub use placement::*;
 pub use process::*;
 pub use spec::*;
 

@@ -99,8 +99,8 @@ impl RwKind {
 
 /// `rw=randread:8`: for a random pattern the suffix says how many I/Os to
 /// issue before a new random offset is drawn (fio's `ddir_seq_nr`, used as
-/// `rw_sequencer` says). fio's sequential form (`rw=read:4k`, a gap added
-/// after every I/O) is refused by the parser for now.
+/// `rw_sequencer` says). The sequential form (`rw=read:4k`, a gap added
+/// after every I/O) is kept in `Placement::seq_add`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RwMode {
     pub kind: RwKind,
@@ -528,6 +528,9 @@ pub struct JobSpec {
     pub randseed: Option<u64>,
     /// `random_generator`, default tausworthe.
     pub random_generator: RandomGenerator,
+    /// Where I/Os go: `random_distribution`, `percentage_random`, `rw=read:N`
+    /// holes, `rw_sequencer`, `blockalign`, `offset_align`, ...
+    pub placement: crate::placement::Placement,
     /// `cpus_allowed` or `cpumask` (its bitmask form): CPU numbers; empty when not set.
     pub cpus_allowed: Vec<u32>,
     /// `cpus_allowed_policy`, default shared.

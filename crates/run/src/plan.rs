@@ -263,6 +263,10 @@ fn buffer_size(spec: &JobSpec, looping: &LoopConfig) -> u64 {
         // Written blocks are read back into the same buffers.
         max_bs = max_bs.max(spec.bs.write.max());
     }
+    if spec.placement.bs_is_seq_rand {
+        // Sizes follow randomness, not direction: either size may come.
+        max_bs = max_bs.max(spec.bs.read.max()).max(spec.bs.write.max());
+    }
     if looping.trim_ranges > 1 {
         // A trim of several ranges brings its range list in the buffer.
         max_bs = max_bs.max((usize::from(looping.trim_ranges) * TrimRange::BYTES) as u64);

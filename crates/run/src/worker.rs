@@ -1,5 +1,6 @@
 //! One worker thread: pin, wait its start delay, run the loop on its queue.
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
@@ -140,11 +141,27 @@ fn run_inner(
 
     let extents: Vec<_> = files.iter().map(|f| f.extent).collect();
     let sizes: Vec<_> = files.iter().map(|f| f.file_size).collect();
-    let mut workload = Workload::with_file_sizes(spec, &extents, &sizes, id.number);
+    let paths: Vec<_> = files.iter().map(|f| f.path.clone()).collect();
+    // zipf, pareto and normal seeds hash the file names fio would use.
+    let dist_paths = match plan.backend.is_diskless() {
+        true => file_paths(spec, id.clone),
+        false => paths.clone(),
+    };
+    let dist_names: Vec<&[u8]> = dist_paths
+        .iter()
+        .map(|p| p.as_os_str().as_bytes())
+        .collect();
+    let workload_of = || {
+        Workload::with_file_sizes(spec, &extents, &sizes, id.number).named(
+            spec,
+            &dist_names,
+            id.number,
+        )
+    };
+    let mut workload = workload_of();
     if let Some(log) = plan.replay(id.clone) {
         workload = workload.replaying(Replay::new(log.clone()));
     }
-    let paths: Vec<_> = files.iter().map(|f| f.path.clone()).collect();
     let iolog = spec.iolog.write.as_deref().map(|p| {
         // The diskless engines open no file: the log names the files fio
         // would name (the replayed log's, or the job's).
@@ -166,7 +183,7 @@ fn run_inner(
         None => None,
     };
     let filler = BufferFiller::new(spec, id.number);
-    let replay = || Workload::with_file_sizes(spec, &extents, &sizes, id.number);
+    let replay = workload_of;
     let verify = match VerifyLog::new(spec, id.number, id.clone, shared.aux_path, replay) {
         Ok(v) => v,
         Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),

@@ -13,6 +13,8 @@ pub struct BlockSizer {
     /// Fixed and Range.
     split: Vec<(u64, u64)>,
     rand: FioRand,
+    /// `bs_unaligned`: drawn sizes are not rounded to `min`.
+    unaligned: bool,
 }
 
 impl BlockSizer {
@@ -30,7 +32,14 @@ impl BlockSizer {
             max: bs.max(),
             split,
             rand,
+            unaligned: false,
         }
+    }
+
+    /// This rule with `bs_unaligned` as given.
+    pub fn unaligned(mut self, unaligned: bool) -> BlockSizer {
+        self.unaligned = unaligned;
+        self
     }
 
     /// Starts the draws over from a freshly seeded generator.
@@ -72,7 +81,9 @@ impl BlockSizer {
                 }
                 len
             };
-            len -= len % self.min;
+            if !self.unaligned {
+                len -= len % self.min;
+            }
             len = len.min(self.max);
             if len <= room {
                 return len;

@@ -9,7 +9,7 @@ mod pool;
 
 use ioscope_job::JobSpec;
 
-use crate::rand::{fio_seeds, seed_slot, FioRand};
+use crate::rand::{job_seeds, seed_slot, FioRand};
 use generated::{Fixed, Generated, Shape};
 use pattern::PatternFill;
 use pool::RandomPool;
@@ -80,7 +80,7 @@ pub struct BufferFiller {
 
 impl BufferFiller {
     pub fn new(spec: &JobSpec, worker: u32) -> BufferFiller {
-        let seeds = fio_seeds(spec.randrepeat, spec.randseed, u64::from(worker) + 1);
+        let seeds = job_seeds(spec, u64::from(worker) + 1);
         let rand = FioRand::new(seeds[seed_slot::BUF], false);
         let compress = spec.buffer_compress_percentage;
         // fio's TD_F_COMPRESS: either option written turns scrambling off.

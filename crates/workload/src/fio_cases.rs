@@ -268,7 +268,7 @@ const CASES: &[Case] = &[
     // --size=1m --bs=4k --rw=read:2
     Case {
         spec: |s| {
-            s.rw.nr = 2;
+            s.placement.seq_add = 2;
         },
         totals: (1044480, 255, 0, 0),
         log_hash: 0xea40bec8b20414f8,
@@ -276,10 +276,8 @@ const CASES: &[Case] = &[
     // --size=1m --bs=4k --rw=write:8k
     Case {
         spec: |s| {
-            s.rw = RwMode {
-                kind: Write,
-                nr: 8192,
-            };
+            s.rw = RwMode { kind: Write, nr: 1 };
+            s.placement.seq_add = 8192;
         },
         totals: (0, 0, 352256, 86),
         log_hash: 0xabd1e71326fa4057,

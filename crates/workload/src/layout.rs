@@ -4,7 +4,7 @@
 use ioscope_job::{JobSpec, SizeSpec};
 
 use crate::generator::FileExtent;
-use crate::rand::{fio_seeds, seed_slot, FioRand};
+use crate::rand::{job_seeds, seed_slot, FioRand};
 
 /// What one file of a job needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +64,8 @@ pub fn plan_files(spec: &JobSpec, existing: &[Option<u64>]) -> Result<Vec<FilePl
     let mut size_rand = None;
     let mut plans = Vec::with_capacity(existing.len());
     for (i, &real) in real.iter().enumerate() {
-        let start = start_offset(spec, real, min_bs);
+        let align = spec.placement.offset_align.unwrap_or(min_bs);
+        let start = start_offset(spec, real, align);
         let offset_error = || {
             format!(
                 "you need to specify valid offset= (offset {start} is beyond the end of file {i}, {real} bytes)"
@@ -81,7 +82,7 @@ pub fn plan_files(spec: &JobSpec, existing: &[Option<u64>]) -> Result<Vec<FilePl
                     lo
                 } else {
                     let r = size_rand.get_or_insert_with(|| {
-                        let seeds = fio_seeds(spec.randrepeat, spec.randseed, 1);
+                        let seeds = job_seeds(spec, 1);
                         FioRand::new(seeds[seed_slot::FILE_SIZE], false)
                     });
                     let s = lo + r.below(hi - lo);
@@ -122,7 +123,8 @@ fn min_bs(spec: &JobSpec) -> u64 {
 }
 
 /// fio's `get_start_offset`: a percentage is of the file's current size,
-/// rounded up to a multiple of the minimum block size.
+/// rounded up to a multiple of `offset_align` (default the minimum block
+/// size).
 fn start_offset(spec: &JobSpec, real: u64, min_bs: u64) -> u64 {
     match spec.offset {
         SizeSpec::Bytes(b) => b,

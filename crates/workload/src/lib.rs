@@ -5,10 +5,12 @@
 
 mod block_size;
 mod buffers;
+mod distribution;
 mod generator;
 mod iolog;
 mod layout;
 mod lfsr;
+mod offset_mix;
 mod rand;
 mod random_map;
 mod rwmix;

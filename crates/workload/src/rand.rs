@@ -138,6 +138,9 @@ pub mod seed_slot {
     pub const BLOCK: usize = 6;
     pub const FILE_SIZE: usize = 7;
     pub const BUF: usize = 9;
+    /// `percentage_random`: fio seeds every direction's from this one.
+    pub const SEQ_RAND_READ: usize = 10;
+    pub const ZONE: usize = 16;
     /// fio's FIO_RAND_NR_OFFS in 3.33.
     pub const COUNT: usize = 21;
 }
@@ -175,6 +178,29 @@ pub fn fio_seeds(
         seed = seed.wrapping_mul(SEED_MULT);
     }
     if randrepeat {
+        seeds[seed_slot::BLOCK] = FIO_RANDSEED.wrapping_mul(thread_number);
+    }
+    seeds
+}
+
+/// fio's `td->rand_seeds` for worker `thread_number` of `spec`: as
+/// [`fio_seeds`], with `allrandrepeat` (init.c `td_fill_rand_seeds`)
+/// making every seed the repeatable one.
+pub fn job_seeds(spec: &ioscope_job::JobSpec, thread_number: u64) -> [u64; seed_slot::COUNT] {
+    if !spec.placement.allrandrepeat {
+        let mut seeds = fio_seeds(spec.randrepeat, spec.randseed, thread_number);
+        if spec.placement.randseed_keeps_offsets {
+            seeds[seed_slot::BLOCK] = FIO_RANDSEED.wrapping_mul(thread_number);
+        }
+        return seeds;
+    }
+    let mut seeds = [0u64; seed_slot::COUNT];
+    for (i, s) in seeds.iter_mut().enumerate() {
+        *s = FIO_RANDSEED
+            .wrapping_mul(thread_number)
+            .wrapping_add(i as u64);
+    }
+    if spec.randrepeat || spec.placement.randseed_keeps_offsets {
         seeds[seed_slot::BLOCK] = FIO_RANDSEED.wrapping_mul(thread_number);
     }
     seeds

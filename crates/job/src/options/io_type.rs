@@ -47,6 +47,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         help: "I/O direction and pattern; randread:N takes N I/Os per random offset",
         apply: |s, v| {
             s.spec.rw = rw_mode(v.text, v.kb)?;
+            s.spec.placement.seq_add = seq_add(v.text, v.kb)?;
             Ok(())
         },
         ..IO_TYPE
@@ -165,8 +166,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     },
 ];
 
-/// `rw=randread:8`. A sequential `:N` offset is fio's but not ioscope's
-/// yet.
+/// `rw=randread:8`; a sequential pattern's `:N` is read by [`seq_add`].
 pub(crate) fn rw_mode(text: &str, kb: u32) -> Result<RwMode, String> {
     let (kind, suffix) = match text.split_once(':') {
         Some((k, n)) => (k, Some(n)),
@@ -192,13 +192,26 @@ pub(crate) fn rw_mode(text: &str, kb: u32) -> Result<RwMode, String> {
     };
     let nr = match suffix {
         None => 1,
-        Some(_) if !kind.is_random() => {
-            return Err(format!(
-                "the ':' offset of sequential rw={} is not supported by ioscope yet",
-                kind.name()
-            ))
-        }
+        Some(_) if !kind.is_random() => 1,
         Some(n) => values::uint(n, kb, 1)?,
     };
     Ok(RwMode { kind, nr })
+}
+
+/// `rw=read:8k`, `rw=write:-4k`: the bytes a sequential pattern skips
+/// after each I/O, negative to go backwards (fio's `ddir_seq_add`); 0 for
+/// a random pattern or no suffix.
+pub(crate) fn seq_add(text: &str, kb: u32) -> Result<i64, String> {
+    match text.split_once(':') {
+        Some((kind, n)) if !kind.starts_with("rand") => {
+            let (neg, n) = match n.trim().strip_prefix('-') {
+                Some(n) => (true, n),
+                None => (false, n),
+            };
+            let v = i64::try_from(values::size(n, kb)?)
+                .map_err(|_| format!("'{n}' is too large an offset"))?;
+            Ok(if neg { -v } else { v })
+        }
+        _ => Ok(0),
+    }
 }

@@ -22,6 +22,7 @@ mod files;
 mod io_type;
 mod iolog;
 mod logging;
+mod placement;
 mod process;
 mod random;
 mod reporting;
@@ -31,7 +32,7 @@ mod verify;
 
 use std::time::Duration;
 
-use crate::fio_only::{fio_engines_of, FIO_ONLY_OPTIONS};
+use crate::fio_only::{fio_engines_of, FIO_ONLY_OPTIONS, NEWER_FIO_OPTIONS};
 use crate::settings::Settings;
 use crate::values;
 use ioscope_engine::Backend;
@@ -41,7 +42,7 @@ pub(crate) use block_size::bssplit;
 #[cfg(test)]
 pub(crate) use errors::errno_name;
 #[cfg(test)]
-pub(crate) use io_type::rw_mode;
+pub(crate) use io_type::{rw_mode, seq_add};
 
 /// How a value is written, as `--cmdhelp` describes it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -294,6 +295,7 @@ const PARTS: &[&[OptionDef]] = &[
     process::OPTIONS,
     time::OPTIONS,
     random::OPTIONS,
+    placement::OPTIONS,
     cpu::OPTIONS,
     engine::OPTIONS,
     reporting::OPTIONS,
@@ -370,6 +372,11 @@ pub fn is_job_option(name: &str) -> bool {
 pub(crate) fn not_an_option(name: &str) -> String {
     if FIO_ONLY_OPTIONS.contains(&name) {
         return format!("fio option '{name}' is not supported by ioscope yet");
+    }
+    if let Some((_, version)) = NEWER_FIO_OPTIONS.iter().find(|(n, _)| *n == name) {
+        return format!(
+            "'{name}' was added in fio {version}; ioscope follows fio 3.33, which does not have it"
+        );
     }
     if let Some(engines) = fio_engines_of(name) {
         let names: Vec<String> = engines.iter().map(|e| format!("ioengine={e}")).collect();

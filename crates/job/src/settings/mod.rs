@@ -95,6 +95,7 @@ impl Settings {
                 randrepeat: false,
                 randseed: None,
                 random_generator: RandomGenerator::Tausworthe,
+                placement: crate::placement::Placement::fio_default(),
                 cpus_allowed: Vec::new(),
                 cpus_allowed_policy: CpusAllowedPolicy::Shared,
                 ioengine: Backend::Sync,

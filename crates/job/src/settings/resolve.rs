@@ -45,6 +45,7 @@ impl Settings {
         // fio: a given randseed overrides randrepeat (init.c); one not
         // given is left to the workload, which seeds from the same default.
         if self.given("randseed") {
+            spec.placement.randseed_keeps_offsets = spec.randrepeat;
             spec.randseed = Some(self.randseed);
             spec.randrepeat = false;
         }
@@ -74,6 +75,7 @@ impl Settings {
             ));
         }
         check_extent(&spec)?;
+        crate::placement::fix_up(&mut spec);
         if spec.time_based && spec.runtime.is_none() {
             // fio drops time_based with a complaint; refusing says it louder.
             return Err("time_based needs a runtime".to_string());

@@ -206,9 +206,11 @@ fn rw_modes() {
         rw_mode("randtrimwrite", 1024).unwrap().kind,
         RwKind::RandTrimWrite
     );
-    assert!(rw_mode("read:4k", 1024)
-        .unwrap_err()
-        .contains("not supported by ioscope yet"));
+    // A sequential pattern's suffix is a hole (Placement::seq_add).
+    assert_eq!(rw_mode("read:4k", 1024).unwrap().nr, 1);
+    assert_eq!(crate::options::seq_add("read:-8k", 1024), Ok(-8192));
+    assert_eq!(crate::options::seq_add("write:112k", 1024), Ok(114688));
+    assert_eq!(crate::options::seq_add("randread:8", 1024), Ok(0));
     assert!(rw_mode("randread:0", 1024).is_err());
     assert!(rw_mode("reed", 1024)
         .unwrap_err()

@@ -1,11 +1,13 @@
 //! The sequence of I/Os of one worker.
 
-use ioscope_job::{JobSpec, RandomGenerator, RwKind};
+use ioscope_job::{JobSpec, RandomGenerator, RwKind, RwSequencer};
 
 use crate::block_size::BlockSizer;
+use crate::distribution::{jhash, FileDist};
 use crate::iolog::Replay;
 use crate::lfsr::Lfsr;
-use crate::rand::{fio_seeds, seed_slot, FioRand};
+use crate::offset_mix::{SeqRandMix, Zoned};
+use crate::rand::{job_seeds, seed_slot, FioRand};
 use crate::random_map::RandomMap;
 use crate::rwmix::RwMix;
 
@@ -46,12 +48,17 @@ struct FileState {
     real: u64,
     /// End of the last I/O per direction (fio's `last_pos`), absolute.
     last_pos: [u64; 3],
+    /// Start of the last I/O per direction (fio's `last_start`), absolute;
+    /// None at the start of a pass.
+    last_start: [Option<u64>; 3],
     /// Blocks of the direction's smallest size in the extent (fio's
     /// `lastb` for random offsets), worked out once rather than divided
     /// per I/O.
     lastb: [u64; 3],
     map: Option<RandomMap>,
     lfsr: Option<Lfsr>,
+    /// zipf, pareto or normal offsets (`random_distribution`).
+    dist: Option<FileDist>,
     /// No further I/O fits in this pass.
     done: bool,
 }
@@ -64,6 +71,7 @@ impl FileState {
     /// fio's `fio_file_reset`.
     fn reset(&mut self) {
         self.last_pos = [self.start; 3];
+        self.last_start = [None; 3];
         if let Some(m) = &mut self.map {
             m.reset();
         }
@@ -110,12 +118,13 @@ impl Seeded {
 impl Rngs {
     fn new(spec: &JobSpec, s: &Seeded) -> Rngs {
         let mixed = matches!(spec.rw.kind, RwKind::ReadWrite | RwKind::RandRw);
+        let un = spec.placement.bs_unaligned;
         Rngs {
             offset: s.offset.clone(),
             bs: [
-                BlockSizer::new(&spec.bs.read, s.bs[0].clone()),
-                BlockSizer::new(&spec.bs.write, s.bs[1].clone()),
-                BlockSizer::new(&spec.bs.trim, s.bs[2].clone()),
+                BlockSizer::new(&spec.bs.read, s.bs[0].clone()).unaligned(un),
+                BlockSizer::new(&spec.bs.write, s.bs[1].clone()).unaligned(un),
+                BlockSizer::new(&spec.bs.trim, s.bs[2].clone()).unaligned(un),
             ],
             mix: mixed.then(|| RwMix::new(spec.rwmixread, s.mix.clone())),
         }
@@ -138,8 +147,19 @@ pub struct Workload {
     /// `rw=randread:N`: a new random offset every N I/Os, sequential between.
     seq_nr: u32,
     seq_nr_left: u32,
-    /// `rw=read:N`: a hole of N bytes after each sequential I/O.
-    seq_add: u64,
+    /// `rw=read:N`: a hole of N bytes after each sequential I/O (fio's
+    /// `ddir_seq_add`; negative goes backwards).
+    seq_add: i64,
+    /// `rw_sequencer=identical`: the I/Os between random ones repeat the
+    /// last offset.
+    identical: bool,
+    /// The unit of random offsets per direction (fio's `ba`: `blockalign`,
+    /// or the direction's minimum block size).
+    ba: [u64; 3],
+    /// `bs_is_seq_rand`: block sizes by randomness, not direction.
+    bs_is_seq_rand: bool,
+    zoned: Option<Zoned>,
+    seq_rand: Option<SeqRandMix>,
     next_file: usize,
     time_based: bool,
     /// Bytes all passes together may issue (`io_size * loops`).
@@ -181,7 +201,7 @@ impl Workload {
         file_sizes: &[u64],
         worker: u32,
     ) -> Workload {
-        let seeds = fio_seeds(spec.randrepeat, spec.randseed, u64::from(worker) + 1);
+        let seeds = job_seeds(spec, u64::from(worker) + 1);
         let seeded = Seeded::new(spec, &seeds);
         let rngs = Rngs::new(spec, &seeded);
         let kind = spec.rw.kind;
@@ -203,18 +223,29 @@ impl Workload {
             (false, true) => spec.bs.write.max(),
             _ => spec.bs.read.max().max(spec.bs.write.max()),
         };
+        let ba = {
+            let a = &spec.placement.blockalign;
+            let pick = |a: u64, bs: &ioscope_job::BlockSize| if a == 0 { bs.min() } else { a };
+            [
+                pick(a.read, &spec.bs.read),
+                pick(a.write, &spec.bs.write),
+                pick(a.trim, &spec.bs.trim),
+            ]
+        };
+        let mins = [spec.bs.read.min(), spec.bs.write.min(), spec.bs.trim.min()];
         let files: Vec<FileState> = files
             .iter()
             .enumerate()
             .map(|(i, e)| {
                 let blocks = e.len.checked_div(map_bs).unwrap_or(0);
+                let real = file_sizes.get(i).map_or(0, |&s| s).max(e.offset + e.len);
                 FileState {
                     start: e.offset,
                     len: e.len,
-                    real: file_sizes.get(i).map_or(0, |&s| s).max(e.offset + e.len),
+                    real,
                     last_pos: [e.offset; 3],
-                    lastb: [&spec.bs.read, &spec.bs.write, &spec.bs.trim]
-                        .map(|bs| e.len.checked_div(bs.min()).unwrap_or(0)),
+                    last_start: [None; 3],
+                    lastb: [0, 1, 2].map(|d| last_block(e.len.min(real), mins[d], ba[d])),
                     map: (random && !lfsr && !spec.norandommap && blocks > 0)
                         .then(|| RandomMap::new(blocks)),
                     lfsr: if lfsr {
@@ -222,6 +253,7 @@ impl Workload {
                     } else {
                         None
                     },
+                    dist: None,
                     done: false,
                 }
             })
@@ -232,11 +264,7 @@ impl Workload {
         let seq_nr = if random { spec.rw.nr.max(1) } else { 1 };
         // fio's `rw=read:N` is a byte count; N = 1 is also what the spec
         // says when no suffix was given, so it is read as "no holes".
-        let seq_add = if random || spec.rw.nr <= 1 {
-            0
-        } else {
-            u64::from(spec.rw.nr)
-        };
+        let seq_add = if random { 0 } else { spec.placement.seq_add };
         let usable = min_r > 0 && min_w > 0 && max_bs <= u64::from(u32::MAX) && !files.is_empty();
         Workload {
             files,
@@ -258,6 +286,19 @@ impl Workload {
             // fio starts the countdown at 1 so the first I/O is random.
             seq_nr_left: 1,
             seq_add,
+            identical: spec.placement.rw_sequencer == RwSequencer::Identical,
+            ba,
+            bs_is_seq_rand: spec.placement.bs_is_seq_rand,
+            zoned: if random {
+                Zoned::new(spec, &seeds)
+            } else {
+                None
+            },
+            seq_rand: if random {
+                SeqRandMix::new(spec, &seeds)
+            } else {
+                None
+            },
             next_file: 0,
             time_based: spec.time_based,
             limit: io_size.saturating_mul(u64::from(loops)),
@@ -270,6 +311,28 @@ impl Workload {
             finished: !usable,
             replay: None,
         }
+    }
+
+    /// Sets up the zipf, pareto and normal distributions, whose seeds
+    /// depend on the files' names as fio spells them (`names[i]` for file
+    /// i; fio's `__init_rand_distribution`). Nothing for other jobs.
+    pub fn named(mut self, spec: &JobSpec, names: &[&[u8]], worker: u32) -> Workload {
+        if !spec.rw.kind.is_random() {
+            return self;
+        }
+        let seeds = job_seeds(spec, u64::from(worker) + 1);
+        let range = spec.bs.read.min().min(spec.bs.write.min());
+        for (f, name) in self.files.iter_mut().zip(names) {
+            let fsize = f.len.min(f.real);
+            let nranges = fsize.div_ceil(range);
+            let seed = if spec.randrepeat {
+                jhash(name, 0).wrapping_mul(worker + 1)
+            } else {
+                seeds[seed_slot::BLOCK] as u32
+            };
+            f.dist = FileDist::new(&spec.placement.distribution, nranges, seed);
+        }
+        self
     }
 
     /// This workload replaying `replay` instead of generating its I/Os.
@@ -417,27 +480,41 @@ impl Workload {
     fn fill(&mut self, f: usize, dir: DataDir) -> Option<IoUnit> {
         let d = dir as usize;
         let min_bs = self.rngs.bs[d].min();
+        let ba = self.ba[d];
+        // `marks`: a random I/O, which marks the map; sequential I/Os of
+        // a random job do not (fio's IO_U_F_BUSY_OK).
         let (rel, marks) = if self.random {
             self.seq_nr_left -= 1;
             if self.seq_nr_left == 0 {
                 self.seq_nr_left = self.seq_nr;
-                (self.rand_block(f, d)? * min_bs, true)
-            } else {
-                // Sequential I/O between random ones does not mark the map.
-                match self.seq_offset(f, d) {
-                    Some(rel) => (rel, false),
-                    None => (self.rand_block(f, d)? * min_bs, false),
+                let random = self.seq_rand.as_mut().is_none_or(|m| m.random(d));
+                if random {
+                    (self.rand_block(f, d)? * ba, true)
+                } else {
+                    self.seq_or_rand(f, d)?
                 }
+            } else if self.identical {
+                let file = &self.files[f];
+                (file.last_start[d].map_or(0, |s| s - file.start), false)
+            } else {
+                self.seq_or_rand(f, d)?
             }
         } else {
             (self.seq_offset(f, d)?, false)
+        };
+        // bs_is_seq_rand: the write size for random I/Os, the read size
+        // for sequential ones.
+        let sizer = match self.bs_is_seq_rand {
+            true if marks => 1,
+            true => 0,
+            false => d,
         };
         let file = &self.files[f];
         if rel >= file.len || file.start + rel >= file.real {
             return None;
         }
         let offset = file.start + rel;
-        let mut len = self.rngs.bs[d].next(file.end() - offset);
+        let mut len = self.rngs.bs[sizer].next(file.end() - offset);
         if len == 0 || offset + len > file.real {
             return None;
         }
@@ -453,6 +530,7 @@ impl Workload {
             }
         }
         file.last_pos[d] = offset + len;
+        file.last_start[d] = Some(offset);
         Some(IoUnit {
             dir,
             file: f as u32,
@@ -473,16 +551,37 @@ impl Workload {
         if file.last_pos[d] >= file.real {
             return None;
         }
-        let mut pos = file.last_pos[d] - file.start;
+        // Backwards I/O in a region that does not start the file begins at
+        // the region's end (fio: "only rewind if we already hit the end").
+        if file.last_pos[d] == file.start && file.start != 0 && self.seq_add < 0 {
+            file.last_pos[d] = file.len.min(file.real);
+        }
+        let mut pos = file.last_pos[d].wrapping_sub(file.start);
         if pos != 0 && self.seq_add != 0 {
-            pos += self.seq_add;
-            // fio compares this relative position with the file's size and
-            // restarts at the extent's start taken as a relative position.
+            pos = pos.wrapping_add(self.seq_add as u64);
+            // fio compares this relative position with the file's size:
+            // past it (or below 0, which wraps high), holes restart at the
+            // extent's start taken as a relative position, backwards I/O
+            // at the end.
             if pos >= file.real {
-                pos = file.start;
+                pos = if self.seq_add > 0 {
+                    file.start
+                } else {
+                    file.len.min(file.real).wrapping_add(self.seq_add as u64)
+                };
             }
         }
         Some(pos)
+    }
+
+    /// A sequential offset for a random job, or a random one where none
+    /// is left (fio's rw_sequencer=sequential); neither marks the map.
+    #[inline]
+    fn seq_or_rand(&mut self, f: usize, d: usize) -> Option<(u64, bool)> {
+        match self.seq_offset(f, d) {
+            Some(rel) => Some((rel, false)),
+            None => Some((self.rand_block(f, d)? * self.ba[d], false)),
+        }
     }
 
     /// fio's `get_next_rand_block`: a block number in units of the
@@ -503,10 +602,45 @@ impl Workload {
     #[inline]
     fn rand_offset(&mut self, f: usize, d: usize) -> Option<u64> {
         let file = &mut self.files[f];
+        if let Some(dist) = &mut file.dist {
+            return Some(dist.next());
+        }
         let lastb = file.lastb[d];
         if lastb == 0 {
             return None;
         }
+        if let Some(z) = &mut self.zoned {
+            if let Some((start, end)) = z.next_zone(d) {
+                return self.zoned_offset(f, d, start, end);
+            }
+        }
+        self.uniform_offset(f, lastb)
+    }
+
+    /// fio's `__get_next_rand_offset_zoned` and `_zoned_abs`: a uniform
+    /// block of the zone `start..end` (percent of the region, or bytes).
+    fn zoned_offset(&mut self, f: usize, d: usize, start: u64, end: u64) -> Option<u64> {
+        let lastb = self.files[f].lastb[d];
+        let absolute = self.zoned.as_ref().is_some_and(|z| z.absolute);
+        if absolute {
+            let ba = self.ba[d];
+            let (first, last) = (start / ba, end / ba);
+            // fio: "zoned_abs sizes exceed file size", and no more I/O.
+            if last > lastb {
+                return None;
+            }
+            Some(self.uniform_offset(f, last - first)? + first)
+        } else {
+            let first = start * lastb / 100;
+            Some(self.uniform_offset(f, lastb * (end - start) / 100)? + first)
+        }
+    }
+
+    /// fio's `__get_next_rand_offset`: a uniform block below `lastb` (or
+    /// the LFSR's next), moved to the next free one in the random map.
+    #[inline]
+    fn uniform_offset(&mut self, f: usize, lastb: u64) -> Option<u64> {
+        let file = &mut self.files[f];
         let b = if self.lfsr {
             file.lfsr.as_mut()?.next()?
         } else {
@@ -517,6 +651,17 @@ impl Workload {
             _ => Some(b),
         }
     }
+}
+
+/// fio's `last_block`: the random blocks of `ba` bytes a region of
+/// `size` bytes holds, leaving room for a whole minimum-size block.
+fn last_block(size: u64, min_bs: u64, ba: u64) -> u64 {
+    let size = if min_bs > ba {
+        size.saturating_sub(min_bs - ba)
+    } else {
+        size
+    };
+    size.checked_div(ba).unwrap_or(0)
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use super::header::{self, Header};
 use super::pattern::{Pasted, PatternTile};
 use super::stream::{self, Stream};
 use super::{diagnosis, BlockId, Corruption};
-use crate::rand::fio_seeds;
+use crate::rand::job_seeds;
 
 /// fio's `FIO_RAND_VER_OFF`: the slot of `td->rand_seeds` fio's verify
 /// draws from.
@@ -96,7 +96,7 @@ impl Verifier {
                 ));
             }
         }
-        let seeds = fio_seeds(spec.randrepeat, spec.randseed, u64::from(worker) + 1);
+        let seeds = job_seeds(spec, u64::from(worker) + 1);
         Ok(Verifier {
             method,
             interval: v.interval as usize,
