@@ -71,6 +71,7 @@ mod ini;
 mod jobs;
 mod log_spec;
 mod options;
+mod pacing;
 mod pattern;
 mod settings;
 mod spec;
@@ -79,6 +80,7 @@ mod values;
 pub use error::ParseError;
 pub use log_spec::*;
 pub use options::is_job_option;
+pub use pacing::*;
 pub use spec::*;
 
 use std::path::PathBuf;

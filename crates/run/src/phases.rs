@@ -211,12 +211,14 @@ pub(crate) fn run_all(
         // phase may reuse: each phase keeps its own record.
         let helpers = HelperTracker::default();
         let gate = StartGate::new(workers.len());
+        let flows = crate::pacing::Flows::default();
         let shared = Shared {
             clock,
             stop: &stop,
             helpers: &helpers,
             aux_path: options.aux_path.as_deref(),
             trace: options.trace.as_ref(),
+            flows: &flows,
         };
         let outcomes = std::thread::scope(|s| -> Result<Vec<_>, RunError> {
             let mut handles = Vec::with_capacity(workers.len());

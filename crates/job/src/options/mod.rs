@@ -22,6 +22,7 @@ mod files;
 mod io_type;
 mod iolog;
 mod logging;
+mod pacing;
 mod random;
 mod reporting;
 mod threads;
@@ -291,6 +292,7 @@ const PARTS: &[&[OptionDef]] = &[
     depth::OPTIONS,
     threads::OPTIONS,
     time::OPTIONS,
+    pacing::OPTIONS,
     random::OPTIONS,
     cpu::OPTIONS,
     engine::OPTIONS,
