@@ -38,6 +38,7 @@ pub use notice::Notice;
 pub use punts::{PuntCounter, PuntTally, Punts, PuntsUncounted};
 pub use rate::RateSampler;
 pub use result::{
-    CpuAccounting, DirResult, JobHeader, JobResult, LatencyStat, RunResult, SyncResult, XnvmeRan,
+    CpuAccounting, DirResult, JobHeader, JobResult, LatencyProfile, LatencyStat, RunResult,
+    SyncResult, XnvmeRan,
 };
 pub use summary::Summary;

@@ -74,3 +74,29 @@ pub(super) fn min_rate_met(pacer: &mut Pacer, ledger: &mut Ledger, now: u64) -> 
     });
     false
 }
+
+/// fio's lat_fatal: an I/O slower than `max_latency` fails the job with
+/// ETIMEDOUT and fio's message.
+#[cold]
+pub(super) fn too_late(
+    slot: &Slot,
+    op: Op,
+    lat_ns: u64,
+    max_ns: u64,
+    path: &std::path::Path,
+) -> IoFailure {
+    IoFailure {
+        errno: libc::ETIMEDOUT,
+        op,
+        file: slot.file,
+        offset: slot.offset,
+        len: slot.len,
+        detail: Some(format!(
+            "latency of {lat_ns} nsec exceeds specified max ({max_ns} nsec): {} {} {} {}",
+            path.display(),
+            op.name(),
+            slot.offset,
+            slot.len
+        )),
+    }
+}

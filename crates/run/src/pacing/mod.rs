@@ -162,7 +162,11 @@ impl Pacer {
                 start: 0,
                 last: [None; 3],
             });
-        if rate.is_none() && think.is_none() && io_limit == 0 && flow.is_none() && min_rate.is_none()
+        if rate.is_none()
+            && think.is_none()
+            && io_limit == 0
+            && flow.is_none()
+            && min_rate.is_none()
         {
             return None;
         }
@@ -366,7 +370,11 @@ impl Pacer {
         };
         let total = clock.elapsed_ns(now, end) / 1000;
         let d = self.last_dir;
-        if let Some(r) = self.rate.as_mut().filter(|r| r.ignore_think && r.bps[d] > 0) {
+        if let Some(r) = self
+            .rate
+            .as_mut()
+            .filter(|r| r.ignore_think && r.bps[d] > 0)
+        {
             if total > 0 {
                 // fio adds the bytes the rate would have issued meanwhile,
                 // less one block when a whole block's time passed, so the
@@ -405,10 +413,7 @@ impl Pacer {
                 if m.bytes[d] > 0 {
                     let got = (bytes - last_bytes) * 1000 / spent;
                     if got < m.bytes[d] {
-                        return Some(format!(
-                            "rate_min={}B/s not met, got {got}B/s",
-                            m.bytes[d]
-                        ));
+                        return Some(format!("rate_min={}B/s not met, got {got}B/s", m.bytes[d]));
                     }
                 } else {
                     let got = (ios - last_ios) * 1000 / spent;
@@ -461,4 +466,57 @@ fn rate(p: &PacingSpec, spec: &JobSpec, worker: u32, min_bs: [u64; 3]) -> Rate {
 
 fn micros(d: Duration) -> u64 {
     d.as_micros() as u64
+}
+
+/// What the report says of a job's `latency_target`, None without one
+/// (fio's stat.c: the target in ns, the window in µs).
+pub(crate) fn latency_profile(spec: &JobSpec) -> Option<ioscope_stats::LatencyProfile> {
+    let p = &spec.pacing;
+    (!p.latency_target.is_zero()).then(|| ioscope_stats::LatencyProfile {
+        target_ns: p.latency_target.as_nanos() as u64,
+        window_us: p.latency_window.as_micros() as u64,
+        percentile: p.latency_percentile,
+        depth: spec.iodepth,
+    })
+}
+
+/// The pacing options a job cannot run with, found without its target
+/// (fio's init.c fixup_options checks, and what ioscope lacks).
+pub(crate) fn check(spec: &JobSpec) -> Result<(), String> {
+    let p = &spec.pacing;
+    let any = |v: &ioscope_job::PerDir<u64>| v.read + v.write + v.trim > 0;
+    if (any(&p.rate) && any(&p.rate_iops)) || (any(&p.rate_min) && any(&p.rate_iops_min)) {
+        return Err(
+            "rate and rate_iops are mutually exclusive (and so are rate_min and rate_iops_min)"
+                .into(),
+        );
+    }
+    let dirs = |v: &ioscope_job::PerDir<u64>| [v.read, v.write, v.trim];
+    let pairs = [
+        (&p.rate, &p.rate_min, "rate", "rate_min"),
+        (&p.rate_iops, &p.rate_iops_min, "rate_iops", "rate_iops_min"),
+    ];
+    for (cap, floor, cap_name, floor_name) in pairs {
+        for (d, (c, f)) in dirs(cap).into_iter().zip(dirs(floor)).enumerate() {
+            if c > 0 && c < f {
+                let dir = ["read", "write", "trim"][d];
+                return Err(format!("{floor_name}={f} is above {cap_name}={c} for {dir}s (fio: minimum rate exceeds rate)"));
+            }
+        }
+    }
+    if p.rate_process == RateProcess::Poisson {
+        let min_bs = [spec.bs.read.min(), spec.bs.write.min(), spec.bs.trim.min()];
+        for (d, bytes) in dirs(&p.rate).into_iter().enumerate() {
+            if bytes > 0 && bytes < min_bs[d] {
+                return Err(format!(
+                    "rate_process=poisson needs a rate of at least one block per second ({bytes} B/s is below the {} B block size)",
+                    min_bs[d]
+                ));
+            }
+        }
+    }
+    if !p.latency_target.is_zero() {
+        return Err("latency_target (fio's queue-depth search, with latency_window, latency_percentile and latency_run) is not supported by ioscope yet".into());
+    }
+    Ok(())
 }
