@@ -95,6 +95,33 @@ fn rate_iops_per_direction_and_poisson_average_their_targets() {
 }
 
 #[test]
+fn a_mixed_job_takes_the_direction_that_is_behind_its_rate_as_fio_does() {
+    require!(fio_installed());
+    let d = tempdir();
+    data_file(d.path(), "f", 8);
+    // Writes capped far below reads: fio switches to reads while writes
+    // are ahead (rate_ddir), so each direction reaches its own cap.
+    let (ours, theirs) = both(
+        d.path(),
+        &[
+            "--name=m",
+            "--filename=f",
+            "--rw=randrw",
+            "--bs=4k",
+            "--rate_iops=500,100",
+            "--time_based",
+            "--runtime=2",
+        ],
+    );
+    for (dir, cap) in [("read", 500.0), ("write", 100.0)] {
+        let iops = |doc: &Value| f(&doc["jobs"][0][dir], "iops");
+        let (o, t) = (iops(&ours), iops(&theirs));
+        assert!(o <= cap * 1.01, "{dir}: ioscope {o} IOPS");
+        assert!(o >= (cap * 0.99).min(t * 0.95), "{dir}: ioscope {o}, fio {t}");
+    }
+}
+
+#[test]
 fn rate_min_not_met_fails_the_job_as_fio_does() {
     require!(fio_installed());
     let d = tempdir();
@@ -133,16 +160,16 @@ fn max_latency_fails_the_job_with_etimedout_as_fio_does() {
         "--filename=f",
         "--rw=randread",
         "--bs=4k",
-        "--max_latency=1ns",
+        "--max_latency=1",
         "--output-format=json",
     ];
     let ours = ioscope(args).dir(d.path()).run();
     assert!(ours
         .assert_refused()
-        .contains("exceeds specified max (1 nsec)"));
+        .contains("exceeds specified max (1000 nsec)"));
     let theirs = fio(args).dir(d.path()).run();
     assert!(!theirs.status.success());
-    assert!(theirs.stderr.contains("exceeds specified max (1 nsec)"));
+    assert!(theirs.stderr.contains("exceeds specified max (1000 nsec)"));
     let err = |v: Value| u(&v["jobs"][0], "error");
     assert_eq!(err(ours.json()), 110);
     assert_eq!(err(theirs.json()), 110);

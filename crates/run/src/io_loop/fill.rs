@@ -162,7 +162,12 @@ impl Fill {
                 return Next::Hold;
             }
         }
-        let Some(unit) = self.held.take().or_else(|| workload.next()) else {
+        let pacer = &self.pacer;
+        let unit = self.held.take().or_else(|| match pacer {
+            Some(p) => workload.next_steered(|d| p.rate_ddir(d)),
+            None => workload.next(),
+        });
+        let Some(unit) = unit else {
             self.writing = false;
             return Next::Stop;
         };

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use ioscope_job::{JobSpec, PacingSpec, RateProcess, RwKind, SubmitMode, ThinkBlocks};
 use ioscope_stats::Clock;
-use ioscope_workload::{fio_seeds, FioRand};
+use ioscope_workload::{fio_seeds, DataDir, FioRand};
 
 pub(crate) use flows::{FlowMember, Flows};
 
@@ -117,6 +117,9 @@ pub(crate) struct Pacer {
     io_limit: u64,
     /// Reads, writes and trims issued.
     issued: u64,
+    /// `rwmixread` and `rwmixwrite`: a mixed job may switch to a direction
+    /// with a share.
+    mix: [u32; 2],
     last_dir: usize,
     flow: Option<(FlowMember, Duration)>,
     min_rate: Option<MinRate>,
@@ -177,6 +180,7 @@ impl Pacer {
             think,
             io_limit,
             issued: 0,
+            mix: [spec.rwmixread, 100 - spec.rwmixread.min(100)],
             last_dir: 0,
             flow,
             min_rate,
@@ -278,6 +282,26 @@ impl Pacer {
         let at = self.epoch + self.clock.ticks_for_ns(next * 1000);
         self.hold = Some(Hold::Until(at));
         true
+    }
+
+    /// fio's rate_ddir for a mixed job that drew `dir`: when it is ahead
+    /// of its rate, the other direction if that one is due, or else
+    /// whichever is due first ([`Pacer::gate`] then waits for it).
+    pub(crate) fn rate_ddir(&self, dir: DataDir) -> DataDir {
+        let Some(r) = &self.rate else { return dir };
+        let d = dir as usize;
+        let o = d ^ 1;
+        if d > 1 || self.mix[o] == 0 {
+            return dir;
+        }
+        let now_us = self.clock.elapsed_ns(self.epoch, self.clock.now()) / 1000;
+        if r.next_us[d] <= now_us {
+            return dir;
+        }
+        if r.next_us[o] <= now_us || r.next_us[o] < r.next_us[d] {
+            return if o == 0 { DataDir::Read } else { DataDir::Write };
+        }
+        dir
     }
 
     /// An I/O of direction `d` and `len` bytes is issued.
