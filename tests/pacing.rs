@@ -117,7 +117,10 @@ fn a_mixed_job_takes_the_direction_that_is_behind_its_rate_as_fio_does() {
         let iops = |doc: &Value| f(&doc["jobs"][0][dir], "iops");
         let (o, t) = (iops(&ours), iops(&theirs));
         assert!(o <= cap * 1.01, "{dir}: ioscope {o} IOPS");
-        assert!(o >= (cap * 0.99).min(t * 0.95), "{dir}: ioscope {o}, fio {t}");
+        assert!(
+            o >= (cap * 0.99).min(t * 0.95),
+            "{dir}: ioscope {o}, fio {t}"
+        );
     }
 }
 

@@ -299,7 +299,11 @@ impl Pacer {
             return dir;
         }
         if r.next_us[o] <= now_us || r.next_us[o] < r.next_us[d] {
-            return if o == 0 { DataDir::Read } else { DataDir::Write };
+            return if o == 0 {
+                DataDir::Read
+            } else {
+                DataDir::Write
+            };
         }
         dir
     }
@@ -430,6 +434,11 @@ impl Pacer {
                 continue;
             }
             if let Some((last_bytes, last_ios, at)) = m.last[d] {
+                // fio checks right after an I/O completes: with nothing
+                // completed since the last check, there is no check.
+                if ios == last_ios {
+                    continue;
+                }
                 let spent = clock.elapsed_ns(at, now) / 1_000_000;
                 if spent < m.cycle_ms || spent == 0 {
                     continue;
@@ -543,4 +552,117 @@ pub(crate) fn check(spec: &JobSpec) -> Result<(), String> {
         return Err("latency_target (fio's queue-depth search, with latency_window, latency_percentile and latency_run) is not supported by ioscope yet".into());
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ioscope_stats::ClockSource;
+
+    fn rate(bps: u64, poisson: bool) -> Rate {
+        let seeds = fio_seeds(true, None, 1);
+        Rate {
+            bps: [bps, bps, 0],
+            min_bs: [4096; 3],
+            issued: [0; 3],
+            next_us: [0; 3],
+            poisson: poisson
+                .then(|| (POISSON_SEEDS.map(|s| FioRand::new(seeds[s], false)), [0; 3])),
+            quiesce: true,
+            ignore_think: false,
+        }
+    }
+
+    #[test]
+    fn linear_rate_spaces_io_by_bytes_issued() {
+        let mut r = rate(1 << 20, false);
+        r.issued[0] = 4096;
+        // fio: 4096 B at 1 MiB/s is due after 3906 µs (integer µs).
+        assert_eq!(r.usec_for_io(0), 3906);
+        r.issued[0] = (1 << 20) * 3 + 4096;
+        assert_eq!(r.usec_for_io(0), 3_003_906);
+    }
+
+    #[test]
+    fn poisson_gaps_average_the_rate_and_repeat_with_the_seed() {
+        // 1000 IOPS: gaps of 1000 µs on average.
+        let mut a = rate(1000 * 4096, true);
+        let mut b = rate(1000 * 4096, true);
+        let n = 20_000;
+        let mut last = 0;
+        for _ in 0..n {
+            last = a.usec_for_io(0);
+            assert_eq!(last, b.usec_for_io(0));
+        }
+        let mean = last as f64 / f64::from(n);
+        assert!((970.0..1030.0).contains(&mean), "mean gap {mean} µs");
+    }
+
+    fn pacer(rate: Option<Rate>) -> Pacer {
+        Pacer {
+            clock: Clock::new(ClockSource::ClockGettime),
+            epoch: 0,
+            rate,
+            think: None,
+            io_limit: 0,
+            issued: 0,
+            mix: [50, 50],
+            last_dir: 0,
+            flow: None,
+            min_rate: None,
+            hold: None,
+        }
+    }
+
+    #[test]
+    fn a_direction_ahead_of_its_rate_gives_way_to_the_other() {
+        let mut p = pacer(Some(rate(4096, false)));
+        p.restart(p.clock.now());
+        // Reads 10 s ahead, writes due: a drawn read becomes a write.
+        p.issued(0, 40960);
+        assert_eq!(p.rate_ddir(DataDir::Read), DataDir::Write);
+        assert_eq!(p.rate_ddir(DataDir::Write), DataDir::Write);
+        // Both ahead: whichever is due first, and the gate holds it.
+        p.issued(1, 4096);
+        assert_eq!(p.rate_ddir(DataDir::Read), DataDir::Write);
+        assert!(p.gate(1));
+        assert!(matches!(p.held(), Some(Hold::Until(_))));
+        // Without a share for the other direction there is no switch.
+        p.mix = [100, 0];
+        assert_eq!(p.rate_ddir(DataDir::Read), DataDir::Read);
+    }
+
+    #[test]
+    fn a_think_is_due_every_thinktime_blocks_completions() {
+        let mut p = pacer(None);
+        p.think = Some(Think {
+            think_us: 1,
+            spin_us: 0,
+            blocks: 2,
+            blocks_set: true,
+            on_issue: false,
+            iotime_us: 0,
+            last_blocks: 0,
+            last_time: 0,
+        });
+        p.issued(0, 4096);
+        assert!(!p.think_due(0));
+        p.issued(0, 4096);
+        // One of the two still in flight: one completed.
+        assert!(!p.think_due(1));
+        assert!(p.think_due(0));
+        // The next stall counts from this one.
+        assert!(!p.think_due(0));
+    }
+
+    #[test]
+    fn number_ios_ends_the_workload() {
+        let mut p = pacer(None);
+        p.io_limit = 2;
+        assert!(p.before_next(0));
+        p.issued(0, 4096);
+        assert!(p.before_next(0));
+        p.issued(0, 4096);
+        assert!(!p.before_next(0));
+    }
 }
