@@ -14,7 +14,7 @@ mod common;
 use std::fs;
 use std::path::Path;
 
-use common::{f, fio, ioscope, job, tempdir, u, write_file};
+use common::{extract_json, f, fio, ioscope, job, tempdir, u, write_file};
 use ioscope_testutil::{fio as fio_installed, require};
 use serde_json::Value;
 
@@ -175,7 +175,9 @@ fn max_latency_fails_the_job_with_etimedout_as_fio_does() {
     assert!(theirs.stderr.contains("exceeds specified max (1000 nsec)"));
     let err = |v: Value| u(&v["jobs"][0], "error");
     assert_eq!(err(ours.json()), 110);
-    assert_eq!(err(theirs.json()), 110);
+    // fio prints its error line on stdout before the JSON.
+    let (theirs, _) = extract_json(&theirs.stdout).expect("fio's JSON");
+    assert_eq!(err(theirs), 110);
 }
 
 #[test]
@@ -279,7 +281,8 @@ fn flows_share_io_by_weight_as_fios_do() {
     };
     let (o, t) = (ratio(&ours), ratio(&theirs));
     assert!((2.7..3.3).contains(&o), "ioscope heavy/light {o}, fio {t}");
-    assert!((2.7..3.3).contains(&t), "fio heavy/light {t}");
+    // fio's own ratio drifts further on a loaded machine.
+    assert!((2.4..3.6).contains(&t), "fio heavy/light {t}");
 }
 
 /// fio 3.33's example job files for these options (examples/

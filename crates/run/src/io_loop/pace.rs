@@ -19,7 +19,6 @@ const OFFLOAD_STEP: Duration = Duration::from_micros(100);
 /// The worker is held back: waits for the in-flight I/O where the pacer
 /// quiesces, then sleeps through the hold. Returns false when the worker
 /// must stop (a completion failed it).
-#[allow(clippy::too_many_arguments)]
 pub(super) fn hold<Q: Queue>(
     pacer: &mut Pacer,
     q: &mut Q,
