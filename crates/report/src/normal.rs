@@ -183,7 +183,7 @@ pub fn job_block(
     if let Some((checked, bad)) = job.verify {
         out.push_str(&format!("     verify    : checked={checked}, bad={bad}\n"));
     }
-    if let Some(lp) = h.latency_profile {
+    if let Some(lp) = h.latency_profile.filter(|lp| lp.depth != 0) {
         out.push_str(&format!(
             "     latency   : target={}, window={}, percentile={:.2}%, depth={}\n",
             lp.target_ns, lp.window_us, lp.percentile, lp.depth

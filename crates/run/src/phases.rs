@@ -55,7 +55,7 @@ pub(crate) fn header(spec: &JobSpec, groupid: u32) -> JobHeader {
         numjobs: spec.numjobs,
         thread: spec.thread,
         xnvme: xnvme_ran(spec),
-        latency_profile: crate::pacing::latency_profile(spec),
+        latency_profile: Some(crate::pacing::latency_profile(spec)),
     }
 }
 

@@ -77,9 +77,9 @@ pub struct JobHeader {
     /// For `ioengine=xnvme`: the ioscope engine that ran the job, and the
     /// xNVMe interfaces that chose it.
     pub xnvme: Option<XnvmeRan>,
-    /// `latency_target` and its companions, when the job sets a target;
-    /// None reports fio's defaults (no target, the 100th percentile, the
-    /// job's iodepth).
+    /// The job's `latency_target`, `latency_window` and
+    /// `latency_percentile`; None (a result not made from a job) reports
+    /// fio's defaults (no target, the 100th percentile, the job's iodepth).
     pub latency_profile: Option<LatencyProfile>,
 }
 

@@ -501,16 +501,17 @@ fn micros(d: Duration) -> u64 {
     d.as_micros() as u64
 }
 
-/// What the report says of a job's `latency_target`, None without one
-/// (fio's stat.c: the target in ns, the window in µs).
-pub(crate) fn latency_profile(spec: &JobSpec) -> Option<ioscope_stats::LatencyProfile> {
+/// What the report's latency line says of a job: its `latency_target`
+/// (ns), `latency_window` (µs) and `latency_percentile`, which fio prints
+/// even without a target, and the depth it ran at.
+pub(crate) fn latency_profile(spec: &JobSpec) -> ioscope_stats::LatencyProfile {
     let p = &spec.pacing;
-    (!p.latency_target.is_zero()).then(|| ioscope_stats::LatencyProfile {
+    ioscope_stats::LatencyProfile {
         target_ns: p.latency_target.as_nanos() as u64,
         window_us: p.latency_window.as_micros() as u64,
         percentile: p.latency_percentile,
         depth: spec.iodepth,
-    })
+    }
 }
 
 /// The pacing options a job cannot run with, found without its target
