@@ -340,3 +340,31 @@ fn fios_pacing_examples_run() {
         "{iops} IOPS at rate_iops=1000"
     );
 }
+
+#[test]
+fn the_latency_fields_carry_the_jobs_window_and_percentile_as_fios_do() {
+    require!(fio_installed());
+    let d = tempdir();
+    data_file(d.path(), "f", 1);
+    let (ours, theirs) = both(
+        d.path(),
+        &[
+            "--name=l",
+            "--filename=f",
+            "--size=64k",
+            "--iodepth=4",
+            "--ioengine=libaio",
+            "--latency_window=5000",
+            "--latency_percentile=99.5",
+        ],
+    );
+    for key in ["latency_depth", "latency_target", "latency_window"] {
+        assert_eq!(
+            u(&ours["jobs"][0], key),
+            u(&theirs["jobs"][0], key),
+            "{key}"
+        );
+    }
+    assert_eq!(f(&ours["jobs"][0], "latency_percentile"), 99.5);
+    assert_eq!(f(&theirs["jobs"][0], "latency_percentile"), 99.5);
+}
