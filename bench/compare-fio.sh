@@ -10,11 +10,12 @@
 #   BENCH_DIR (work directory, default <target>/bench; must not be tmpfs for
 #   the numbers to mean a real file system), CPU (CPU to pin to, default 0),
 #   ROWS (the rows to run, space-separated names, default all:
-#   null-4k-qd1 null-4k-qd1-lat-log psync-4k-randread-cached).
+#   null-4k-qd1 null-4k-qd1-lat-log psync-4k-randread-cached
+#   psync-4k-randread-rate).
 set -euo pipefail
 
 SCRIPT=compare-fio.sh
-USAGE_LINES=2,14
+USAGE_LINES=2,15
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 bench_init "$@"
@@ -85,6 +86,33 @@ if wanted null-4k-qd1 && wanted null-4k-qd1-lat-log; then
     for tool in fio ioscope; do
         printf "  %-8s %s\n" "$tool" \
             "$(ratio "${iops[null-4k-qd1-lat-log.$tool]:--}" "${iops[null-4k-qd1.$tool]:--}")"
+    done
+fi
+# The rate-limited row: a cap both tools should land on, and the CPU each
+# spends holding to it (usr+sys, percent of one CPU).
+if wanted psync-4k-randread-rate; then
+    rate_target=20000
+    echo
+    echo "== psync 4k randread, cached file, rate_iops=$rate_target: achieved rate and CPU"
+    for tool in fio ioscope; do
+        exe=$FIO extra=("${fio_extra[@]}")
+        [ "$tool" = ioscope ] && exe=$IOSCOPE extra=("${ioscope_extra[@]}")
+        out="$work/psync-4k-randread-rate.$tool.json"
+        if "$exe" --name=psync-4k-randread-rate "${args_psync[@]:1}" "${extra[@]}" "${common[@]}" \
+            "--rate_iops=$rate_target" > "$out" 2> "$out.err"; then
+            python3 - "$out" "$rate_target" "$tool" <<'EOF'
+import json, sys
+j = json.load(open(sys.argv[1]))["jobs"][0]
+target = float(sys.argv[2])
+iops = j["read"]["iops"]
+print(f"  {sys.argv[3]:<8} {iops:10.1f} IOPS  ({(iops / target - 1) * 100:+.2f}% of target)  "
+      f"cpu {j['usr_cpu'] + j['sys_cpu']:.1f}%")
+EOF
+        else
+            echo "   $tool failed on psync-4k-randread-rate:" >&2
+            sed 's/^/   | /' "$out.err" >&2 || true
+            failed=1
+        fi
     done
 fi
 if [ "$KEEP" = 1 ]; then

@@ -173,15 +173,21 @@ fn job(job: &JobResult, group: &GroupStats, elapsed: u64, plus: bool) -> Value {
         o.insert("total_err".into(), Value::from(job.total_err));
         o.insert("first_error".into(), Value::from(job.first_error));
     }
-    // latency_target and latency_window are refused (fio_only.rs), so
-    // these are fio's defaults: no target, no window, the 100th percentile.
-    if h.iodepth != 0 {
-        o.insert("latency_depth".into(), Value::from(h.iodepth));
-        o.insert("latency_target".into(), Value::from(0));
-        o.insert("latency_target_ns".into(), Value::from(0));
-        o.insert("latency_percentile".into(), float(100.0));
-        o.insert("latency_window".into(), Value::from(0));
-        o.insert("latency_window_us".into(), Value::from(0));
+    // Without a latency_target, fio's defaults: no target, no window, the
+    // 100th percentile, the job's iodepth.
+    let lp = h.latency_profile.unwrap_or(ioscope_stats::LatencyProfile {
+        target_ns: 0,
+        window_us: 0,
+        percentile: 100.0,
+        depth: h.iodepth,
+    });
+    if lp.depth != 0 {
+        o.insert("latency_depth".into(), Value::from(lp.depth));
+        o.insert("latency_target".into(), Value::from(lp.target_ns));
+        o.insert("latency_target_ns".into(), Value::from(lp.target_ns));
+        o.insert("latency_percentile".into(), float(lp.percentile));
+        o.insert("latency_window".into(), Value::from(lp.window_us));
+        o.insert("latency_window_us".into(), Value::from(lp.window_us));
     }
     if let Some(ss) = &job.steadystate {
         o.insert("steadystate".into(), crate::steadystate::object(ss));

@@ -189,7 +189,12 @@ pub fn job_block(
     if let Some((checked, bad)) = job.verify {
         out.push_str(&format!("     verify    : checked={checked}, bad={bad}\n"));
     }
-    if h.iodepth != 0 {
+    if let Some(lp) = h.latency_profile.filter(|lp| lp.depth != 0) {
+        out.push_str(&format!(
+            "     latency   : target={}, window={}, percentile={:.2}%, depth={}\n",
+            lp.target_ns, lp.window_us, lp.percentile, lp.depth
+        ));
+    } else if h.iodepth != 0 {
         out.push_str(&format!(
             "     latency   : target=0, window=0, percentile=100.00%, depth={}\n",
             h.iodepth

@@ -86,6 +86,7 @@ mod tests {
             numjobs,
             thread,
             xnvme: None,
+            latency_profile: None,
         }
     }
 

@@ -364,6 +364,7 @@ fn randrw_header() -> JobHeader {
         numjobs: 1,
         thread: false,
         xnvme: None,
+        latency_profile: None,
     }
 }
 
@@ -439,6 +440,7 @@ fn groups_headers() -> Vec<JobHeader> {
         numjobs,
         thread: false,
         xnvme: None,
+        latency_profile: None,
     };
     vec![
         h("a", 0, "randread", 2, Some("readers, grouped")),
@@ -496,6 +498,7 @@ fn simple_header(name: &str, rw: &str, ioengine: &str, numjobs: u32, thread: boo
         numjobs,
         thread,
         xnvme: None,
+        latency_profile: None,
     }
 }
 

@@ -63,6 +63,7 @@ fn header(name: &str, groupid: u32, rw: &str) -> JobHeader {
         numjobs: 1,
         thread: false,
         xnvme: None,
+        latency_profile: None,
     }
 }
 

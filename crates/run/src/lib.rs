@@ -21,6 +21,7 @@ mod io_loop;
 mod job_control;
 mod logs;
 mod numa;
+mod pacing;
 mod phases;
 mod plan;
 mod priority;

@@ -56,6 +56,7 @@ pub(crate) fn header(spec: &JobSpec, groupid: u32) -> JobHeader {
         numjobs: spec.numjobs,
         thread: spec.thread,
         xnvme: xnvme_ran(spec),
+        latency_profile: Some(crate::pacing::latency_profile(spec)),
     }
 }
 
@@ -230,6 +231,7 @@ pub(crate) fn run_all(
             })
             .collect();
         let control = Control::new(parsed, members, &stop);
+        let flows = crate::pacing::Flows::default();
         let shared = Shared {
             clock,
             layout_lines: options.layout_lines,
@@ -237,6 +239,7 @@ pub(crate) fn run_all(
             helpers: &helpers,
             aux_path: options.aux_path.as_deref(),
             trace: options.trace.as_ref(),
+            flows: &flows,
         };
         let outcomes = std::thread::scope(|s| -> Result<Vec<_>, RunError> {
             let mut handles = Vec::with_capacity(workers.len());

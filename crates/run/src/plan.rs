@@ -95,6 +95,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
     let xnvme = xnvme_mapping(spec)?;
     let backend = backend(spec);
     check(spec, backend)?;
+    crate::pacing::check(spec)?;
     let replays = spec
         .iolog
         .read
@@ -152,6 +153,10 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         errors: spec.errors.clone(),
         verify_async: spec.verify.async_threads,
         replay_paced: replayed.is_some() && !spec.iolog.no_stall,
+        max_latency_ns: {
+            let m = &spec.pacing.max_latency;
+            [m.read, m.write, m.trim].map(|d| d.as_nanos() as u64)
+        },
     };
     let e = &spec.engine_options;
     let mut queue = QueueConfig {

@@ -59,6 +59,8 @@ pub(crate) struct Shared<'a> {
     pub aux_path: Option<&'a std::path::Path>,
     /// `--debug`'s trace, when one is asked for.
     pub trace: Option<&'a crate::Trace>,
+    /// The flows (flow_id) of the phase's jobs.
+    pub flows: &'a crate::pacing::Flows,
 }
 
 /// Runs worker `id` of `spec` over `files`, as `plan` says, and leaves its
@@ -225,6 +227,7 @@ fn run_inner(
         job: &spec.name,
         iolog,
         trace: crate::trace::IoTrace::for_worker(shared.trace),
+        pacer: crate::pacing::Pacer::new(spec, id.number, clock, shared.flows),
     };
     let stats = match open_queue(backend, &queue_config, &fds, io_loop) {
         Ok(Ok(stats)) => stats,

@@ -77,6 +77,21 @@ pub struct JobHeader {
     /// For `ioengine=xnvme`: the ioscope engine that ran the job, and the
     /// xNVMe interfaces that chose it.
     pub xnvme: Option<XnvmeRan>,
+    /// The job's `latency_target`, `latency_window` and
+    /// `latency_percentile`; None (a result not made from a job) reports
+    /// fio's defaults (no target, the 100th percentile, the job's iodepth).
+    pub latency_profile: Option<LatencyProfile>,
+}
+
+/// What fio's "latency" report line and JSON keys say of a job with a
+/// `latency_target`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LatencyProfile {
+    pub target_ns: u64,
+    pub window_us: u64,
+    pub percentile: f64,
+    /// The queue depth the search ended at (fio's `latency_qd`).
+    pub depth: u32,
 }
 
 /// What ran an `ioengine=xnvme` job.

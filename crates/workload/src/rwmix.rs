@@ -48,6 +48,15 @@ impl RwMix {
         }
     }
 
+    /// [`RwMix::next`] passed through `steer`; the direction it gives is
+    /// the current one from then on (fio's `td->rwmix_ddir = rate_ddir()`).
+    #[inline]
+    pub fn steer(&mut self, steer: &mut impl FnMut(DataDir) -> DataDir) -> DataDir {
+        let dir = steer(self.next());
+        self.current = usize::from(dir == DataDir::Write);
+        dir
+    }
+
     /// A new loop: fio draws a direction afresh (`rwmix_issues = 0`), from
     /// the re-seeded generator when there is one; issue counts carry on.
     pub fn restart(&mut self, rand: Option<FioRand>) {

@@ -22,6 +22,7 @@ mod files;
 mod io_type;
 mod iolog;
 mod logging;
+mod pacing;
 mod placement;
 mod process;
 mod random;
@@ -294,6 +295,7 @@ const PARTS: &[&[OptionDef]] = &[
     threads::OPTIONS,
     process::OPTIONS,
     time::OPTIONS,
+    pacing::OPTIONS,
     random::OPTIONS,
     placement::OPTIONS,
     cpu::OPTIONS,

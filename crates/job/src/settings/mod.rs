@@ -158,6 +158,7 @@ impl Settings {
                 create_on_open: false,
                 iolog: IologSpec::default(),
                 logs: LogSpec::default(),
+                pacing: crate::pacing::PacingSpec::blank(),
                 options: Vec::new(),
             },
             bs: PerDir::all(0),

@@ -60,4 +60,6 @@ pub(crate) struct LoopConfig {
     /// A replay that follows its log's times (read_iolog without
     /// replay_no_stall).
     pub replay_paced: bool,
+    /// `max_latency` per direction in ns; 0 for no limit.
+    pub max_latency_ns: [u64; 3],
 }

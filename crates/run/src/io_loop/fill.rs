@@ -11,6 +11,7 @@ use ioscope_workload::{BlockId, BufferFiller, DataDir, IoUnit, Workload};
 use super::config::LoopConfig;
 use super::iolog::IologWriter;
 use super::results::LoopStats;
+use crate::pacing::Pacer;
 use crate::verify::{SlotWork, VerifyLog};
 
 /// Where each in-flight request came from.
@@ -42,6 +43,8 @@ pub(super) struct Fill {
     pub iolog: Option<IologWriter>,
     /// A replay that follows its log's times.
     pace: Option<Pace>,
+    /// Rate, think time, number_ios and flow; None when the job sets none.
+    pub pacer: Option<Pacer>,
 }
 
 /// The start of a paced replay: a logged I/O is due this long after it.
@@ -63,6 +66,9 @@ pub(super) enum Next {
     /// Nothing until this tick, when a replay's next I/O is due. The slot
     /// is free again and filling stops.
     Wait(u64),
+    /// Nothing until the pacer's hold is over. The slot is free again and
+    /// filling stops.
+    Hold,
 }
 
 /// An fsync of `file` in `slot`.
@@ -78,7 +84,11 @@ fn fsync(file: u32, slot: u32) -> Next {
 }
 
 impl Fill {
-    pub(super) fn new(iolog: Option<IologWriter>, pace: Option<Pace>) -> Fill {
+    pub(super) fn new(
+        iolog: Option<IologWriter>,
+        pace: Option<Pace>,
+        pacer: Option<Pacer>,
+    ) -> Fill {
         Fill {
             writing: true,
             writes_since_fsync: 0,
@@ -86,6 +96,7 @@ impl Fill {
             held: None,
             iolog,
             pace,
+            pacer,
         }
     }
 
@@ -142,10 +153,33 @@ impl Fill {
         if let Some(file) = workload.next_sync() {
             return fsync(file, slot);
         }
-        let Some(unit) = self.held.take().or_else(|| workload.next()) else {
+        if let Some(p) = &mut self.pacer {
+            if !p.before_next(q.in_flight()) {
+                self.writing = false;
+                return Next::Stop;
+            }
+            if p.held().is_some() {
+                return Next::Hold;
+            }
+        }
+        let pacer = &self.pacer;
+        let unit = self.held.take().or_else(|| match pacer {
+            Some(p) => workload.next_steered(|d| p.rate_ddir(d)),
+            None => workload.next(),
+        });
+        let Some(unit) = unit else {
             self.writing = false;
             return Next::Stop;
         };
+        if let Some(p) = &mut self.pacer {
+            let d = unit.dir as usize;
+            if p.gate(d) {
+                // The I/O is the next one issued once the rate allows.
+                self.held = Some(unit);
+                return Next::Hold;
+            }
+            p.issued(d, unit.len);
+        }
         let op = match unit.dir {
             DataDir::Read => Op::Read,
             DataDir::Write => cfg.write_op,

@@ -312,6 +312,17 @@ impl Ledger<'_> {
             if let Some(h) = &mut dir.lat_hist {
                 h.add(lat_ns);
             }
+            if cfg.max_latency_ns[d] != 0 && lat_ns > cfg.max_latency_ns[d] {
+                let path = file_path(paths, slot.file);
+                stats.failure.get_or_insert(super::pace::too_late(
+                    slot,
+                    op,
+                    lat_ns,
+                    cfg.max_latency_ns[d],
+                    path,
+                ));
+                return false;
+            }
         }
         if let Some(logs) = &mut stats.logs {
             let slat = (t.slat && slot.queued).then(|| clock.to_ns(slot.issue - slot.start));

@@ -37,6 +37,7 @@ mod config;
 mod fill;
 mod iolog;
 mod ledger;
+mod pace;
 mod results;
 
 pub(crate) use config::{LoopConfig, Tracking};
@@ -73,6 +74,8 @@ pub(crate) struct IoLoop<'a> {
     /// `--debug=io`'s lines of this worker; None, a branch that always
     /// goes the same way, when not traced.
     pub trace: Option<IoTrace>,
+    /// Rate, think time, number_ios and flow; None when the job sets none.
+    pub pacer: Option<crate::pacing::Pacer>,
 }
 
 impl QueueUser for IoLoop<'_> {
@@ -119,7 +122,12 @@ impl QueueUser for IoLoop<'_> {
 
         let mut now = start;
         let pace = cfg.replay_paced.then_some(Pace { clock, start });
-        let mut fill = Fill::new(self.iolog.take(), pace);
+        let mut fill = Fill::new(self.iolog.take(), pace, self.pacer.take());
+        if let Some(p) = &mut fill.pacer {
+            p.restart(start);
+        }
+        // The pacer holds the worker back (fill gave Next::Hold).
+        let mut held = false;
         // When a paced replay's next I/O is due.
         let mut due = None;
         let mut stopped = false;
@@ -155,6 +163,14 @@ impl QueueUser for IoLoop<'_> {
             if ramping && now >= ramp_end {
                 ramping = false;
                 cpu_start = self.end_ramp(&mut ledger, now);
+                if let Some(p) = &mut fill.pacer {
+                    p.restart(now);
+                }
+            }
+            if let Some(p) = fill.pacer.as_mut().filter(|_| !ramping) {
+                if !pace::min_rate_met(p, &mut ledger, now) {
+                    break 'main;
+                }
             }
 
             // Fill the queue (below the low watermark, as fio refills).
@@ -181,6 +197,11 @@ impl QueueUser for IoLoop<'_> {
                     Next::Wait(at) => {
                         free.push(slot);
                         due = Some(at);
+                        break;
+                    }
+                    Next::Hold => {
+                        free.push(slot);
+                        held = true;
                         break;
                     }
                 };
@@ -252,6 +273,24 @@ impl QueueUser for IoLoop<'_> {
                     &clock,
                     timing,
                 )?;
+            }
+            if let Some(p) = fill.pacer.as_mut().filter(|_| held) {
+                held = false;
+                let ok = pace::hold(
+                    p,
+                    &mut q,
+                    &mut ledger,
+                    &mut reaped,
+                    &slots,
+                    &mut free,
+                    deadline,
+                )?;
+                if !ok {
+                    break 'main;
+                }
+                now = clock.now();
+                refill = true;
+                continue;
             }
             if free.is_empty() && cfg.depth_low < depth {
                 refill = false;

@@ -364,6 +364,15 @@ impl Workload {
     #[allow(clippy::should_implement_trait)]
     #[inline]
     pub fn next(&mut self) -> Option<IoUnit> {
+        self.next_steered(|d| d)
+    }
+
+    /// [`Workload::next`], with the direction a mixed job draws passed
+    /// through `steer` first: a rated job may take the other direction
+    /// when the drawn one is ahead of its rate (fio's `rate_ddir`), and
+    /// the mix then goes on in that direction, as in fio.
+    #[inline]
+    pub fn next_steered(&mut self, mut steer: impl FnMut(DataDir) -> DataDir) -> Option<IoUnit> {
         if let Some(r) = &mut self.replay {
             return r.next_io();
         }
@@ -383,7 +392,7 @@ impl Workload {
             // `size` (checked against fio 3.33's logs for psync and null).
             let spent = !self.time_based && self.issued >= self.limit;
             if !spent {
-                if let Some(io) = self.next_io() {
+                if let Some(io) = self.next_io(&mut steer) {
                     self.issued += u64::from(io.len);
                     self.pass_issued += u64::from(io.len);
                     if let Some(m) = &mut self.rngs.mix {
@@ -454,7 +463,7 @@ impl Workload {
     /// The next I/O of this pass, trying files round robin (fio's default
     /// `file_service_type=roundrobin`); None when every file is done.
     #[inline]
-    fn next_io(&mut self) -> Option<IoUnit> {
+    fn next_io(&mut self, steer: &mut impl FnMut(DataDir) -> DataDir) -> Option<IoUnit> {
         let n = self.files.len();
         for _ in 0..n {
             let f = self.next_file;
@@ -463,7 +472,7 @@ impl Workload {
                 continue;
             }
             let dir = match &mut self.rngs.mix {
-                Some(m) => m.next(),
+                Some(m) => m.steer(steer),
                 None => self.only_dir,
             };
             match self.fill(f, dir) {
