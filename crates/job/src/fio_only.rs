@@ -221,21 +221,6 @@ pub(crate) const FIO_ENGINE_OPTIONS: &[(&[&str], &[&str])] = &[
     (&["nbd"], &["uri"]),
     (&["nfs"], &["nfs_url"]),
     (
-        &["net", "netsplice"],
-        &[
-            "hostname",
-            "interface",
-            "listen",
-            "mss",
-            "nodelay",
-            "pingpong",
-            "port",
-            "protocol",
-            "ttl",
-            "window_size",
-        ],
-    ),
-    (
         &["rados"],
         &[
             "busy_poll",

@@ -18,6 +18,7 @@ mod error;
 mod files;
 mod io_loop;
 mod logs;
+mod net;
 mod phases;
 mod plan;
 mod progress;

@@ -18,9 +18,9 @@ pub struct NetEndpoint {
     pub host: Option<String>,
     /// The port, already moved on by the clone's number as fio does.
     pub port: u16,
-    /// This end receives (`rw=read`). A TCP receiver listens (fio's
-    /// `listen`); a UDP or Unix receiver always does, as in fio.
-    pub receives: bool,
+    /// This end waits for the other: fio's `listen` for TCP; a UDP or
+    /// Unix reader always does, as in fio.
+    pub listens: bool,
     /// fio `pingpong`: both ends also send the other way.
     pub pingpong: bool,
     /// fio `nodelay`: TCP_NODELAY.
@@ -128,7 +128,7 @@ impl NetEndpoint {
     fn buffers_and_mss(&self, fd: RawFd) -> Result<(), EngineError> {
         if self.window_size > 0 {
             let w = self.window_size as libc::c_int;
-            if self.receives || self.pingpong {
+            if self.listens || self.pingpong {
                 setopt(
                     fd,
                     libc::SOL_SOCKET,
@@ -137,7 +137,7 @@ impl NetEndpoint {
                     "rcvbuf window size",
                 )?;
             }
-            if !self.receives || self.pingpong {
+            if !self.listens || self.pingpong {
                 setopt(
                     fd,
                     libc::SOL_SOCKET,
@@ -184,7 +184,7 @@ impl NetEndpoint {
                 "protocol=unix needs the socket's path as filename (or hostname)".into(),
             ));
         }
-        if self.receives {
+        if self.listens {
             if host.is_some()
                 && p != NetProtocol::Unix
                 && (!p.is_udp() || multicast(host).is_none())

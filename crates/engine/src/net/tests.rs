@@ -50,7 +50,7 @@ fn exchange(
         protocol,
         host: host.clone().filter(|_| protocol == NetProtocol::Unix),
         port,
-        receives: true,
+        listens: true,
         pingpong,
         ..NetEndpoint::default()
     }
@@ -60,7 +60,7 @@ fn exchange(
         protocol,
         host,
         port,
-        receives: false,
+        listens: false,
         pingpong,
         ttl: 1,
         ..NetEndpoint::default()
@@ -210,7 +210,7 @@ fn a_receiver_refuses_a_hostname_and_a_sender_needs_one() {
     let e = NetEndpoint {
         host: Some("127.0.0.1".into()),
         port: 1,
-        receives: true,
+        listens: true,
         ..NetEndpoint::default()
     }
     .prepare()
@@ -232,7 +232,7 @@ fn a_receiver_refuses_a_hostname_and_a_sender_needs_one() {
 fn a_stopped_receiver_stops_waiting() {
     let l = NetEndpoint {
         port: free_port(),
-        receives: true,
+        listens: true,
         ..NetEndpoint::default()
     }
     .prepare()

@@ -148,6 +148,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
                 s.spec.ioengine = engine;
                 s.spec.hipri = false;
                 s.spec.engine_options = EngineOptions::default();
+                s.spec.net = crate::NetSpec::default();
                 apply_defaults(s, true);
             }
             Ok(())

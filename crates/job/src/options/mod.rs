@@ -22,6 +22,7 @@ mod files;
 mod io_type;
 mod iolog;
 mod logging;
+mod net;
 mod random;
 mod reporting;
 mod threads;
@@ -294,6 +295,7 @@ const PARTS: &[&[OptionDef]] = &[
     random::OPTIONS,
     cpu::OPTIONS,
     engine::OPTIONS,
+    net::OPTIONS,
     reporting::OPTIONS,
     logging::OPTIONS,
     buffers::OPTIONS,

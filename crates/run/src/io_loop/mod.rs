@@ -38,6 +38,7 @@ mod fill;
 mod iolog;
 mod ledger;
 mod results;
+mod stream_end;
 
 pub(crate) use config::{LoopConfig, Tracking};
 use fill::{commit, dir_index, Fill, Next, Pace, Slot};
