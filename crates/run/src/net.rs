@@ -49,7 +49,9 @@ pub(crate) fn check(spec: &JobSpec) -> Result<(), String> {
         return Err("a network job needs size= (how many bytes to move)".into());
     }
     if spec.filenames.len() > 1 || spec.nrfiles > 1 {
-        return Err("a network job has one connection: give one host (hostname= or filename=)".into());
+        return Err(
+            "a network job has one connection: give one host (hostname= or filename=)".into(),
+        );
     }
     Ok(())
 }
