@@ -93,6 +93,8 @@ engines! {
         /// io_uring NOP requests: no I/O, measures the ring itself. fio has no
         /// such engine; the name is `nop`.
         Nop => crate::nop::NOP, crate::nop::open;
+        /// splice/vmsplice through a pipe (fio `splice`).
+        Splice => crate::splice::SPLICE, crate::sync::open::<crate::splice::SpliceCalls>;
         /// send/recv on a socket (fio `net`).
         Net => crate::net::NET, crate::net::open;
         /// send/recv on a socket, TCP data through splice/vmsplice (fio `netsplice`).
@@ -110,7 +112,6 @@ engines! {
 
 /// fio's engines (3.33 and later) that this crate does not have.
 const FIO_ENGINES_NOT_HERE: &[&str] = &[
-    "splice",
     "sg",
     "cpuio",
     "ftruncate",
