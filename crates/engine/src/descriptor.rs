@@ -14,6 +14,9 @@ pub enum EngineKind {
     Queued,
     /// No target at all: the engine measures its caller or its own queue.
     Diskless,
+    /// Each request completes inside [`crate::Queue::submit`], on a socket
+    /// connected once the job starts ([`crate::NetLink`]), not on a file.
+    Network,
     /// Another engine's queue with something added; it has no queue of its
     /// own ([`crate::FaultyQueue`]).
     Wrapper,

@@ -163,6 +163,7 @@ mod faulty;
 mod ioctl;
 mod libaio;
 mod mmap;
+mod net;
 mod nop;
 mod null;
 mod posixaio;
@@ -173,6 +174,7 @@ mod registry;
 mod request;
 mod safety;
 mod sigbus;
+mod splice;
 mod sq_ring;
 mod sync;
 mod syscall;
@@ -195,6 +197,7 @@ pub use error::{Advice, EngineError, FioWords, Knob, NoPolling, OptionWords};
 pub use faulty::FaultyQueue;
 pub use libaio::LibaioQueue;
 pub use mmap::MmapQueue;
+pub use net::{Connection, NetEndpoint, NetLink, NetOptions, NetProtocol, NetQueue};
 pub use nop::NopQueue;
 pub use null::NullQueue;
 pub use posixaio::PosixAioQueue;
@@ -208,6 +211,7 @@ pub use request::{
     describe_error, Completion, Op, Request, TrimRange, MAX_TRIM_RANGES, NVME_STATUS_BIAS,
 };
 pub use safety::{find_signature, mounted_use, Signature};
+pub use splice::SpliceCalls;
 pub use sync::{PreadPwrite, Preadv2Pwritev2, ReadWrite, SyncCalls, SyncQueue};
 pub use target::{
     layout_file, layout_file_until, layout_file_with, preallocate_file, NvmeIdentity, OpenOptions,

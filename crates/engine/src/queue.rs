@@ -81,6 +81,13 @@ pub trait Queue {
         (0, 0)
     }
 
+    /// Whether the target has nothing more to give: a connection whose
+    /// peer has closed it. A short read then ends the job instead of
+    /// failing it. Always false for files and devices.
+    fn ended(&self) -> bool {
+        false
+    }
+
     /// Faults injected so far by a [`crate::FaultyQueue`], so a report can
     /// say how many there were; 0 for every real backend.
     fn faults_injected(&self) -> u64 {

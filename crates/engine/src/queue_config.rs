@@ -17,6 +17,8 @@ pub struct QueueConfig {
     /// Options of the io_uring backend (the NOP backend uses its SQPOLL and
     /// ring registration ones).
     pub uring: UringOptions,
+    /// Options of the network backends (net, netsplice).
+    pub net: crate::net::NetOptions,
     /// Inject faults into the queue's requests ([`FaultyQueue`](crate::FaultyQueue)), to test
     /// verify. None for every real run.
     pub fault: Option<FaultConfig>,

@@ -93,6 +93,12 @@ engines! {
         /// io_uring NOP requests: no I/O, measures the ring itself. fio has no
         /// such engine; the name is `nop`.
         Nop => crate::nop::NOP, crate::nop::open;
+        /// splice/vmsplice through a pipe (fio `splice`).
+        Splice => crate::splice::SPLICE, crate::sync::open::<crate::splice::SpliceCalls>;
+        /// send/recv on a socket (fio `net`).
+        Net => crate::net::NET, crate::net::open;
+        /// send/recv on a socket, TCP data through splice/vmsplice (fio `netsplice`).
+        Netsplice => crate::net::NETSPLICE, crate::net::open_splice;
     }
     wrappers {
         /// Another engine with faults injected into its requests, for testing
@@ -106,10 +112,7 @@ engines! {
 
 /// fio's engines (3.33 and later) that this crate does not have.
 const FIO_ENGINES_NOT_HERE: &[&str] = &[
-    "splice",
     "sg",
-    "net",
-    "netsplice",
     "cpuio",
     "ftruncate",
     "filecreate",
@@ -180,7 +183,15 @@ impl Backend {
 
     /// True when requests complete inside `submit`.
     pub fn is_sync(self) -> bool {
-        self.desc().kind == EngineKind::Synchronous
+        matches!(
+            self.desc().kind,
+            EngineKind::Synchronous | EngineKind::Network
+        )
+    }
+
+    /// True when the target is a connection ([`crate::NetLink`]), not a file.
+    pub fn is_network(self) -> bool {
+        self.desc().kind == EngineKind::Network
     }
 
     /// Whether the backend can carry `op` at all ([`EngineDesc::carries`]).

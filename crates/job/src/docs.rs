@@ -23,6 +23,7 @@ pub(crate) fn engines_table() -> String {
             EngineKind::Synchronous => ("inside the call", "yes"),
             EngineKind::Queued => ("queued, reaped later", "yes"),
             EngineKind::Diskless => ("at once", "no (needs `size`)"),
+            EngineKind::Network => ("inside the call", "no: a connection (needs `size`)"),
             EngineKind::Wrapper => ("as the engine it wraps", "as the engine it wraps"),
         };
         let options: Vec<String> = d.options.iter().map(|o| format!("`{o}`")).collect();

@@ -153,9 +153,7 @@ pub(crate) const FIO_ENGINE_OPTIONS: &[(&[&str], &[&str])] = &[
             "chunk_size",
             "hdfs_use_direct",
             "hdfsdirectory",
-            "hostname",
             "namenode",
-            "port",
             "single_instance",
         ],
     ),
@@ -167,31 +165,11 @@ pub(crate) const FIO_ENGINE_OPTIONS: &[(&[&str], &[&str])] = &[
             "librpma_gpspm_client",
             "librpma_gpspm_server",
         ],
-        &[
-            "busy_wait_polling",
-            "direct_write_to_pmem",
-            "port",
-            "serverip",
-        ],
+        &["busy_wait_polling", "direct_write_to_pmem", "serverip"],
     ),
     (&["mtd"], &["skip_bad"]),
     (&["nbd"], &["uri"]),
     (&["nfs"], &["nfs_url"]),
-    (
-        &["net", "netsplice"],
-        &[
-            "hostname",
-            "interface",
-            "listen",
-            "mss",
-            "nodelay",
-            "pingpong",
-            "port",
-            "protocol",
-            "ttl",
-            "window_size",
-        ],
-    ),
     (
         &["rados"],
         &[
@@ -207,9 +185,44 @@ pub(crate) const FIO_ENGINE_OPTIONS: &[(&[&str], &[&str])] = &[
         &["rbd"],
         &["busy_poll", "clientname", "clustername", "pool", "rbdname"],
     ),
-    (&["rdma"], &["bindname", "hostname", "port", "verb"]),
+    // `hostname` and `port` of these engines are the net engines' names,
+    // which ioscope has: a job naming them with one of these engines is
+    // refused for its ioengine.
+    (&["rdma"], &["bindname", "verb"]),
     (&["sg"], &["sg_write_mode", "stream_id"]),
     (&["windowsaio"], &["no_completion_thread"]),
+];
+
+/// Why some of [`FIO_ONLY_OPTIONS`] are refused, where there is more to
+/// say than "not yet": io_uring_cmd's end-to-end protection options need
+/// a namespace formatted with metadata and a separate metadata buffer per
+/// command, which ioscope's io_uring_cmd does not set up.
+pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
+    (
+        "pi_act",
+        "it needs a namespace formatted with protection information (nvme format --pi), \
+         and ioscope's io_uring_cmd sends no protection information",
+    ),
+    (
+        "pi_chk",
+        "the device checks protection information (guard, reference and application \
+         tags) only on a namespace formatted with it, and ioscope's io_uring_cmd sends none",
+    ),
+    (
+        "apptag",
+        "the application tag is part of protection information, which ioscope's \
+         io_uring_cmd does not send",
+    ),
+    (
+        "apptag_mask",
+        "the application tag is part of protection information, which ioscope's \
+         io_uring_cmd does not send",
+    ),
+    (
+        "md_per_io_size",
+        "separate metadata buffers (a namespace formatted with metadata that is not \
+         interleaved with the data) are not set up by ioscope's io_uring_cmd",
+    ),
 ];
 
 /// The fio engines (none of them ioscope's) whose option `name` is, or None.

@@ -70,6 +70,7 @@ mod fio_only;
 mod ini;
 mod jobs;
 mod log_spec;
+mod net;
 mod options;
 mod pacing;
 mod pattern;
@@ -81,6 +82,7 @@ mod values;
 
 pub use error::ParseError;
 pub use log_spec::*;
+pub use net::NetSpec;
 pub use options::is_job_option;
 pub use pacing::*;
 pub use placement::*;

@@ -541,6 +541,8 @@ pub struct JobSpec {
     pub hipri: bool,
     /// The other engine options, all off by default.
     pub engine_options: EngineOptions,
+    /// The network engines' options (`net`, `netsplice`).
+    pub net: crate::NetSpec,
     /// `fsync`: fsync after this many writes, 0 for never.
     pub fsync: u32,
     /// `end_fsync`, default false.

@@ -24,8 +24,11 @@ pub(crate) struct WorkerFile {
     /// Says "fd close" as the file is closed, under `--debug=file`; before
     /// `target`, so the line comes just before the close, as fio's.
     pub _closing: Option<CloseLine>,
-    /// None for the diskless engines (null, nop), which touch no file.
+    /// None for the diskless engines (null, nop), which touch no file, and
+    /// for the network engines.
     pub target: Option<Target>,
+    /// The network engines' connection-to-be (their target).
+    pub net: Option<ioscope_engine::NetLink>,
     pub extent: FileExtent,
     /// The file's size once laid out; I/O may run past the extent up to it.
     pub file_size: u64,
@@ -103,6 +106,9 @@ pub(crate) fn prepare(
         _ => spec,
     };
     let replay = plan.replay(worker).map(|log| (log, log.summary()));
+    if backend.is_network() {
+        return crate::net::prepare(spec, worker);
+    }
     if plan.backend.is_diskless() {
         if let Some((log, _)) = replay {
             // Nothing to size: the log's offsets are taken as they are.
@@ -116,6 +122,7 @@ pub(crate) fn prepare(
                 path: PathBuf::new(),
                 _closing: None,
                 target: None,
+                net: None,
                 extent: p.extent,
                 file_size: p.file_size,
             })
@@ -241,6 +248,7 @@ pub(crate) fn prepare(
             }),
             path,
             target: Some(target),
+            net: None,
             extent: plan.extent,
             file_size: plan.file_size,
         });
@@ -281,6 +289,7 @@ fn replay_file() -> WorkerFile {
         path: PathBuf::new(),
         _closing: None,
         target: None,
+        net: None,
         extent: plan.extent,
         file_size: plan.file_size,
     }

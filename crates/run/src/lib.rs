@@ -20,6 +20,7 @@ mod files;
 mod io_loop;
 mod job_control;
 mod logs;
+mod net;
 mod numa;
 mod pacing;
 mod phases;

@@ -187,6 +187,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             vectored: e.vectored,
             nowait: e.nowait,
         },
+        net: crate::net::queue_options(spec),
         fault: None,
     };
     if let Some(mapping) = xnvme {
@@ -282,6 +283,9 @@ fn buffer_size(spec: &JobSpec, looping: &LoopConfig) -> u64 {
 /// Everything about the job that can be refused without its targets.
 fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
     crate::logs::check(spec)?;
+    if backend.is_network() {
+        crate::net::check(spec)?;
+    }
     let verifies = spec.verify.method != VerifyMethod::None;
     if verifies && backend.is_diskless() {
         return Err(format!(

@@ -141,6 +141,11 @@ fn run_inner(
         }
     }
 
+    let stopped = || signal::interrupted() || stop.load(Ordering::Relaxed);
+    let link = match crate::net::connect(files, &stopped) {
+        Ok(link) => link,
+        Err(m) => return fail(libc::ECONNREFUSED, format!("{}: {m}", spec.name)),
+    };
     let extents: Vec<_> = files.iter().map(|f| f.extent).collect();
     let sizes: Vec<_> = files.iter().map(|f| f.file_size).collect();
     let paths: Vec<_> = files.iter().map(|f| f.path.clone()).collect();
@@ -199,11 +204,16 @@ fn run_inner(
             .map(|t| t.logical_block_size() as usize)
             .fold(plan.queue.buffer_align, usize::max),
         fault: fault_config(spec, id.number),
+        net: ioscope_engine::NetOptions {
+            peer: link.as_ref().and_then(|c| c.peer),
+            ..plan.queue.net
+        },
         ..plan.queue.clone()
     };
     let fds: Vec<_> = files
         .iter()
         .filter_map(|f| f.target.as_ref().map(|t| t.fd()))
+        .chain(link.as_ref().map(crate::net::fd))
         .collect();
 
     progress.set_phase(Phase::Running);

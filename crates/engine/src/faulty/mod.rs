@@ -286,6 +286,10 @@ impl<Q: Queue> Queue for FaultyQueue<Q> {
     fn faults_injected(&self) -> u64 {
         self.injected
     }
+
+    fn ended(&self) -> bool {
+        self.inner.ended()
+    }
 }
 
 #[cfg(test)]

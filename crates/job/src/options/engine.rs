@@ -15,7 +15,36 @@ use crate::values;
 
 const ENGINE: OptionDef = OptionDef::of("I/O engine");
 
-const CMD_TYPE_VALUES: &[(&str, &str)] = &[("nvme", "Issue nvme-uring-cmd")];
+/// Why a `write_mode` that fio (3.33 or newer) takes is refused; None for
+/// a value fio does not take either.
+fn write_mode_refusal(text: &str) -> Option<String> {
+    let why = match text {
+        "uncor" => "Write Uncorrectable marks the blocks unreadable until they are written \
+                    again, and ioscope has no read path that expects that yet"
+            .to_string(),
+        "verify" => "NVMe Verify moves no data, and ioscope has no accounting for a \
+                     write that only checks the medium yet"
+            .to_string(),
+        "zone_append" => "zone append (a newer fio's) needs zonemode=zbd".to_string(),
+        // A newer fio's mix, `write/40:zeroes/30:uncor/20:verify/10`.
+        mix if mix.contains('/') || mix.contains(':') => format!(
+            "a mix of write commands ({mix}) is a newer fio's; ioscope issues one kind of \
+             write per job (run one job per mode, with size or rate in the mix's ratio)"
+        ),
+        _ => return None,
+    };
+    Some(format!(
+        "write_mode={text} is not supported by ioscope yet: {why} (write or zeroes)"
+    ))
+}
+
+const CMD_TYPE_VALUES: &[(&str, &str)] = &[
+    ("nvme", "Issue nvme-uring-cmd"),
+    (
+        "bsg",
+        "Issue SCSI commands through /dev/bsg (a newer fio's; not supported yet)",
+    ),
+];
 const WRITE_MODE_VALUES: &[(&str, &str)] = &[
     ("write", "Issue Write commands for write operations"),
     (
@@ -148,6 +177,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
                 s.spec.ioengine = engine;
                 s.spec.hipri = false;
                 s.spec.engine_options = EngineOptions::default();
+                s.spec.net = crate::NetSpec::default();
                 apply_defaults(s, true);
             }
             Ok(())
@@ -222,7 +252,12 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         default: "nvme",
         help: "Specify uring-cmd type",
         // NVMe is the only type; the value is checked, nothing kept.
-        apply: |_, v| v.pick(&[("nvme", ())]),
+        apply: |_, v| match v.text {
+            "bsg" => Err("cmd_type=bsg (a newer fio's SCSI passthrough on /dev/bsg/*) is not \
+                 supported by ioscope yet: its io_uring_cmd sends NVMe commands only (cmd_type=nvme)"
+                .to_string()),
+            _ => v.pick(&[("nvme", ())]),
+        },
         ..ENGINE
     },
     OptionDef {
@@ -234,13 +269,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             s.spec.engine_options.write_mode = match v.text {
                 "write" => WriteMode::Write,
                 "zeroes" => WriteMode::Zeroes,
-                "uncor" | "verify" => {
-                    return Err(format!(
-                        "write_mode={} is not supported by ioscope yet (write or zeroes)",
-                        v.text
-                    ))
-                }
-                _ => return Err(v.not_a_choice()),
+                other => return Err(write_mode_refusal(other).unwrap_or_else(|| v.not_a_choice())),
             };
             Ok(())
         },
@@ -548,5 +577,37 @@ pub(crate) fn nonvectored(text: &str, kb: u32) -> Result<Option<bool>, String> {
             "'{text}': expected -1 (use READ/WRITE where the kernel has them), 0 or 1"
         )),
         None => Ok(Some(values::uint(text, kb, 0)? != 0)),
+    }
+}
+
+#[cfg(test)]
+mod write_mode_tests {
+    use super::write_mode_refusal;
+    use crate::options::not_an_option;
+
+    #[test]
+    fn newer_fios_write_modes_and_protection_options_are_refused_with_the_reason() {
+        let mix = write_mode_refusal("write/40:zeroes/30:uncor/20:verify/10").unwrap();
+        assert!(mix.contains("a mix of write commands"), "{mix}");
+        assert!(write_mode_refusal("uncor")
+            .unwrap()
+            .contains("Write Uncorrectable"));
+        assert!(write_mode_refusal("verify")
+            .unwrap()
+            .contains("NVMe Verify"));
+        assert!(write_mode_refusal("zone_append")
+            .unwrap()
+            .contains("zonemode=zbd"));
+        assert_eq!(write_mode_refusal("bogus"), None);
+        for name in [
+            "pi_act",
+            "pi_chk",
+            "apptag",
+            "apptag_mask",
+            "md_per_io_size",
+        ] {
+            let why = not_an_option(name);
+            assert!(why.contains("not supported by ioscope yet: "), "{why}");
+        }
     }
 }

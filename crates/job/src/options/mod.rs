@@ -22,6 +22,7 @@ mod files;
 mod io_type;
 mod iolog;
 mod logging;
+mod net;
 mod pacing;
 mod placement;
 mod process;
@@ -33,7 +34,7 @@ mod verify;
 
 use std::time::Duration;
 
-use crate::fio_only::{fio_engines_of, FIO_ONLY_OPTIONS, NEWER_FIO_OPTIONS};
+use crate::fio_only::{fio_engines_of, FIO_ONLY_OPTIONS, FIO_ONLY_REASONS, NEWER_FIO_OPTIONS};
 use crate::settings::Settings;
 use crate::values;
 use ioscope_engine::Backend;
@@ -300,6 +301,7 @@ const PARTS: &[&[OptionDef]] = &[
     placement::OPTIONS,
     cpu::OPTIONS,
     engine::OPTIONS,
+    net::OPTIONS,
     reporting::OPTIONS,
     logging::OPTIONS,
     buffers::OPTIONS,
@@ -372,6 +374,9 @@ pub fn is_job_option(name: &str) -> bool {
 /// engine's option, naming the engine), or it is unknown (with the closest
 /// option ioscope takes, when one is close).
 pub(crate) fn not_an_option(name: &str) -> String {
+    if let Some((_, why)) = FIO_ONLY_REASONS.iter().find(|(n, _)| *n == name) {
+        return format!("fio option '{name}' is not supported by ioscope yet: {why}");
+    }
     if FIO_ONLY_OPTIONS.contains(&name) {
         return format!("fio option '{name}' is not supported by ioscope yet");
     }
@@ -476,7 +481,7 @@ mod tests {
             not_an_option("program"),
             "'program' is an option of fio's ioengine=exec, which ioscope does not support"
         );
-        assert!(not_an_option("hostname").contains("ioengine=net and ioengine=netsplice"));
+        assert!(not_an_option("sg_write_mode").contains("ioengine=sg"));
         assert!(is_job_option("program"));
         for (_, names) in crate::fio_only::FIO_ENGINE_OPTIONS {
             for name in *names {

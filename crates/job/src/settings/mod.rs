@@ -101,6 +101,7 @@ impl Settings {
                 ioengine: Backend::Sync,
                 hipri: false,
                 engine_options: EngineOptions::default(),
+                net: crate::NetSpec::default(),
                 fsync: 0,
                 end_fsync: false,
                 invalidate: false,

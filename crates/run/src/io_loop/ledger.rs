@@ -122,6 +122,9 @@ impl Ledger<'_> {
                 path.map(PathBuf::as_path),
             );
         }
+        if let Some(go_on) = self.stream_ended(q, slot, result, t_done) {
+            return (go_on, false);
+        }
         if !self.finish(slot, result, t_done) {
             return (false, false);
         }

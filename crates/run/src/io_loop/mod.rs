@@ -39,6 +39,7 @@ mod iolog;
 mod ledger;
 mod pace;
 mod results;
+mod stream_end;
 
 pub(crate) use config::{LoopConfig, Tracking};
 use fill::{commit, dir_index, Fill, Next, Pace, Slot};

@@ -1,0 +1,382 @@
+//! The queue of the network engines: one connected socket, each request
+//! sent or received inside [`Queue::submit`], as fio's net engine (a
+//! FIO_SYNCIO engine) does.
+
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
+
+use super::wire::{self, RawAddr};
+use super::NetOptions;
+use crate::buffer::SlotBuffers;
+use crate::error::EngineError;
+use crate::queue::{Queue, Submitted};
+use crate::queue_config::QueueConfig;
+use crate::request::{bad_request, Completion, Op, Request};
+use crate::syscall::io_result;
+
+/// A queue over one socket. A stream read waits for the whole request
+/// (MSG_WAITALL), so only the end of the stream makes it short; a
+/// datagram read takes one datagram. After the peer has closed (or sent
+/// fio's close message), [`Queue::ended`] says so.
+pub struct NetQueue {
+    fd: RawFd,
+    opts: NetOptions,
+    /// UDP: where datagrams go.
+    peer: Option<RawAddr>,
+    /// netsplice over TCP: the pipe data goes through (read end, write end).
+    pipe: Option<(OwnedFd, OwnedFd)>,
+    /// Bytes the pipe holds at most, so that a vmsplice never waits for
+    /// room no one will make.
+    pipe_size: usize,
+    buffers: SlotBuffers,
+    sent: u64,
+    udp_seq: u64,
+    wrote: bool,
+    ended: bool,
+}
+
+// SAFETY: the peer address is plain data; nothing else is shared.
+unsafe impl Send for NetQueue {}
+
+impl NetQueue {
+    /// A queue over the one connected socket in `fds`, which must stay open
+    /// as long as the queue is used. `splice` moves TCP data through a pipe
+    /// (fio's netsplice).
+    pub fn new(config: &QueueConfig, fds: &[RawFd], splice: bool) -> Result<NetQueue, EngineError> {
+        crate::queue::check_fds("net", fds)?;
+        if fds.len() != 1 {
+            return Err(EngineError::Setup(format!(
+                "the net backend takes one connection, not {}",
+                fds.len()
+            )));
+        }
+        let opts = config.net;
+        let pipe = if splice && opts.protocol.is_tcp() {
+            let mut p = [0; 2];
+            // SAFETY: `p` has room for the two descriptors.
+            if unsafe { libc::pipe2(p.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {
+                return Err(EngineError::Setup(format!(
+                    "netsplice: pipe: {}",
+                    io::Error::last_os_error()
+                )));
+            }
+            // SAFETY: descriptors just made and owned by no one else.
+            Some(unsafe { (OwnedFd::from_raw_fd(p[0]), OwnedFd::from_raw_fd(p[1])) })
+        } else {
+            None
+        };
+        let pipe_size = match &pipe {
+            // SAFETY: plain fcntl on our own descriptor.
+            Some((_, w)) => {
+                unsafe { libc::fcntl(std::os::fd::AsRawFd::as_raw_fd(w), libc::F_GETPIPE_SZ) }
+                    .max(4096) as usize
+            }
+            None => 0,
+        };
+        Ok(NetQueue {
+            fd: fds[0],
+            opts,
+            peer: opts
+                .peer
+                .filter(|_| opts.protocol.is_udp())
+                .map(RawAddr::inet),
+            pipe,
+            pipe_size,
+            buffers: SlotBuffers::new(config)?,
+            sent: 0,
+            udp_seq: 0,
+            wrote: false,
+            ended: false,
+        })
+    }
+
+    /// Sends all `len` bytes at `ptr` (one datagram for UDP). Returns the
+    /// bytes sent or a negative errno.
+    fn send(&mut self, ptr: *mut u8, len: usize, more: bool) -> i64 {
+        if let Some(to) = &self.peer {
+            // SAFETY: `ptr` addresses `len` bytes of this queue's buffers.
+            return io_result(|| unsafe {
+                libc::sendto(
+                    self.fd,
+                    ptr.cast(),
+                    len,
+                    libc::MSG_NOSIGNAL,
+                    to.as_ptr(),
+                    to.len(),
+                )
+            });
+        }
+        if let Some((r, w)) = &self.pipe {
+            return splice_out(ptr, len, self.fd, r, w, self.pipe_size);
+        }
+        // MSG_NOSIGNAL: a receiver gone away is an EPIPE result, not a
+        // signal that ends the process (fio dies of SIGPIPE there).
+        let flags = libc::MSG_NOSIGNAL | if more { libc::MSG_MORE } else { 0 };
+        let mut done = 0;
+        while done < len {
+            // SAFETY: as above, for the bytes not sent yet.
+            let r = io_result(|| unsafe {
+                libc::send(self.fd, ptr.add(done).cast(), len - done, flags)
+            });
+            if r < 0 {
+                return r;
+            }
+            done += r as usize;
+        }
+        done as i64
+    }
+
+    /// Receives up to `len` bytes into `ptr`: all of them from a stream
+    /// unless it ends first, one datagram from UDP.
+    fn recv(&mut self, ptr: *mut u8, len: usize) -> i64 {
+        if self.opts.protocol.is_udp() {
+            // SAFETY: `ptr` addresses `len` bytes of this queue's buffers.
+            return io_result(|| unsafe { libc::recv(self.fd, ptr.cast(), len, 0) });
+        }
+        if let Some((r, w)) = &self.pipe {
+            return splice_in(ptr, len, self.fd, r, w, self.pipe_size);
+        }
+        let mut done = 0;
+        while done < len {
+            // SAFETY: as above, for the bytes not received yet.
+            let r = io_result(|| unsafe {
+                libc::recv(self.fd, ptr.add(done).cast(), len - done, libc::MSG_WAITALL)
+            });
+            if r < 0 {
+                return r;
+            }
+            if r == 0 {
+                break;
+            }
+            done += r as usize;
+        }
+        done as i64
+    }
+
+    fn write(&mut self, ptr: *mut u8, len: usize) -> i64 {
+        self.wrote = true;
+        if self.opts.protocol.is_udp() {
+            // SAFETY: `ptr` addresses `len` bytes of this queue's buffers,
+            // which `&mut self` keeps from being used elsewhere.
+            let datagram = unsafe { std::slice::from_raw_parts_mut(ptr, len) };
+            wire::store_udp_seq(datagram, self.udp_seq);
+            self.udp_seq += 1;
+        }
+        let more = !self.opts.pingpong && self.sent + (len as u64) < self.opts.total_bytes;
+        let r = self.send(ptr, len, more);
+        if r > 0 {
+            self.sent += r as u64;
+        }
+        if r != len as i64 || !self.opts.pingpong {
+            return r;
+        }
+        // The reply: the same bytes back from the receiver.
+        let back = self.recv(ptr, len);
+        if back == 0 {
+            self.ended = true;
+        }
+        if back < 0 {
+            back
+        } else {
+            r.min(back)
+        }
+    }
+
+    fn read(&mut self, ptr: *mut u8, len: usize) -> i64 {
+        let r = self.recv(ptr, len);
+        if r < 0 {
+            return r;
+        }
+        let got = r as usize;
+        // SAFETY: the kernel wrote `got` bytes there.
+        let data = unsafe { std::slice::from_raw_parts(ptr, got) };
+        if got == wire::LINK_MSG_LEN && wire::is_close_message(data) {
+            // fio's sender says it is done; the message is not data.
+            self.ended = true;
+            return 0;
+        }
+        if got < len && !self.opts.protocol.is_udp() {
+            self.ended = true;
+        }
+        if got > 0 && self.opts.pingpong {
+            let back = self.send(ptr, got, false);
+            if back < 0 {
+                return back;
+            }
+        }
+        r
+    }
+}
+
+/// Loops a splice(2) between descriptors until `len` bytes went or the
+/// source ends. Returns the bytes moved or a negative errno.
+fn splice_all(from: RawFd, to: RawFd, len: usize) -> i64 {
+    let mut done = 0;
+    while done < len {
+        // SAFETY: no offsets; both descriptors are open.
+        let r = io_result(|| unsafe {
+            libc::splice(
+                from,
+                std::ptr::null_mut(),
+                to,
+                std::ptr::null_mut(),
+                len - done,
+                libc::SPLICE_F_MOVE,
+            ) as isize
+        });
+        if r < 0 {
+            return if done > 0 { done as i64 } else { r };
+        }
+        if r == 0 {
+            break;
+        }
+        done += r as usize;
+    }
+    done as i64
+}
+
+/// vmsplice(2) of `len` bytes at `ptr` into or out of a pipe end, looped
+/// until all went. Returns the bytes moved or a negative errno.
+fn vmsplice_all(pipe_end: RawFd, ptr: *mut u8, len: usize) -> i64 {
+    let mut done = 0;
+    while done < len {
+        let iov = libc::iovec {
+            // SAFETY: within the `len` bytes at `ptr`.
+            iov_base: unsafe { ptr.add(done) }.cast(),
+            iov_len: len - done,
+        };
+        // SAFETY: the iovec addresses the caller's live buffer.
+        let r = io_result(|| unsafe { libc::vmsplice(pipe_end, &iov, 1, 0) });
+        if r < 0 {
+            return if done > 0 { done as i64 } else { r };
+        }
+        if r == 0 {
+            break;
+        }
+        done += r as usize;
+    }
+    done as i64
+}
+
+/// fio's netsplice send: the buffer mapped into the pipe with vmsplice,
+/// then spliced to the socket, a pipe's worth at a time.
+fn splice_out(
+    ptr: *mut u8,
+    len: usize,
+    sock: RawFd,
+    r: &OwnedFd,
+    w: &OwnedFd,
+    chunk: usize,
+) -> i64 {
+    use std::os::fd::AsRawFd;
+    let mut done = 0;
+    while done < len {
+        let n = chunk.min(len - done);
+        // SAFETY: within the caller's `len` bytes.
+        let put = vmsplice_all(w.as_raw_fd(), unsafe { ptr.add(done) }, n);
+        if put <= 0 {
+            return if done > 0 { done as i64 } else { put };
+        }
+        let out = splice_all(r.as_raw_fd(), sock, put as usize);
+        if out < 0 {
+            return out;
+        }
+        done += out as usize;
+        if out < put {
+            break;
+        }
+    }
+    done as i64
+}
+
+/// fio's netsplice receive: socket data spliced into the pipe, then copied
+/// out of it into the buffer with vmsplice.
+fn splice_in(ptr: *mut u8, len: usize, sock: RawFd, r: &OwnedFd, w: &OwnedFd, chunk: usize) -> i64 {
+    use std::os::fd::AsRawFd;
+    let mut done = 0;
+    while done < len {
+        let n = chunk.min(len - done);
+        let got = splice_all(sock, w.as_raw_fd(), n);
+        if got <= 0 {
+            return if done > 0 { done as i64 } else { got };
+        }
+        // SAFETY: within the caller's `len` bytes.
+        let out = vmsplice_all(r.as_raw_fd(), unsafe { ptr.add(done) }, got as usize);
+        if out < 0 {
+            return out;
+        }
+        done += out as usize;
+        if (got as usize) < n {
+            break;
+        }
+    }
+    done as i64
+}
+
+impl Drop for NetQueue {
+    /// A sender ends the link with fio's close message, which a UDP
+    /// receiver needs to know the sender is done. A receiver gone already
+    /// makes it fail, which changes nothing.
+    fn drop(&mut self) {
+        if !self.wrote {
+            return;
+        }
+        let mut msg = wire::close_message();
+        let _ = self.send(msg.as_mut_ptr(), msg.len(), false);
+    }
+}
+
+impl Queue for NetQueue {
+    #[inline]
+    fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
+        if req.file != 0 {
+            return Err(bad_request(
+                req,
+                "names a file the queue was not opened with",
+            ));
+        }
+        let write = match req.op {
+            Op::Read => false,
+            Op::Write => true,
+            _ => return Err(bad_request(req, "is not supported by the net backend")),
+        };
+        let Some(ptr) = self.buffers.io_ptr(req.slot, req.len) else {
+            return Err(bad_request(
+                req,
+                "lies outside the queue's buffers (slot >= depth or len > buffer size)",
+            ));
+        };
+        let len = req.len as usize;
+        let result = if write {
+            self.write(ptr, len)
+        } else {
+            self.read(ptr, len)
+        };
+        if result == -i64::from(libc::ECONNRESET) && !write {
+            // The sender went away: the stream has ended.
+            self.ended = true;
+            return Ok(Submitted::Completed(0));
+        }
+        Ok(Submitted::Completed(result))
+    }
+
+    fn commit(&mut self) -> io::Result<u32> {
+        Ok(0)
+    }
+
+    fn reap<F: FnMut(Completion)>(&mut self, _min: u32, _max: u32, _on: F) -> io::Result<u32> {
+        Ok(0)
+    }
+
+    fn buffer(&mut self, slot: u32) -> &mut [u8] {
+        self.buffers.slot(slot)
+    }
+
+    fn in_flight(&self) -> u32 {
+        0
+    }
+
+    fn ended(&self) -> bool {
+        self.ended
+    }
+}

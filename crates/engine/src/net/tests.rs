@@ -1,0 +1,242 @@
+//! The network queue over loopback connections made by [`NetLink`].
+
+use std::thread;
+
+use super::*;
+use crate::queue::{Queue, Submitted};
+use crate::request::Request;
+
+const BS: u32 = 4096;
+
+fn config(opts: NetOptions) -> QueueConfig {
+    QueueConfig {
+        depth: 1,
+        buffer_size: BS as usize,
+        buffer_align: 4096,
+        net: opts,
+        ..QueueConfig::default()
+    }
+}
+
+fn done(q: &mut NetQueue, op: Op) -> i64 {
+    let req = Request {
+        op,
+        file: 0,
+        offset: 0,
+        len: BS,
+        slot: 0,
+    };
+    match q.submit(&req).unwrap() {
+        Submitted::Completed(n) => n,
+        Submitted::Queued => panic!("the net queue never queues"),
+    }
+}
+
+/// A receiver and a sender over `protocol`, the sender sending `blocks`
+/// blocks (each filled with its number) and the receiver reading until
+/// the stream ends. Returns what the receiver read per request. The data
+/// is checked unless the sender vmsplices: the pages it maps into the
+/// pipe are still the buffer's, which the next block overwrites, so what
+/// reaches the wire may be newer (as with fio's netsplice).
+fn exchange(
+    protocol: NetProtocol,
+    host: Option<String>,
+    port: u16,
+    blocks: u8,
+    splice: Splice,
+    pingpong: bool,
+) -> Vec<i64> {
+    let receiver = NetEndpoint {
+        protocol,
+        host: host.clone().filter(|_| protocol == NetProtocol::Unix),
+        port,
+        listens: true,
+        pingpong,
+        ..NetEndpoint::default()
+    }
+    .prepare()
+    .unwrap();
+    let sender = NetEndpoint {
+        protocol,
+        host,
+        port,
+        listens: false,
+        pingpong,
+        ttl: 1,
+        ..NetEndpoint::default()
+    }
+    .prepare()
+    .unwrap();
+    let send = thread::spawn(move || {
+        let c = sender.connect(&|| false).unwrap();
+        let opts = NetOptions {
+            protocol,
+            pingpong,
+            total_bytes: u64::from(blocks) * u64::from(BS),
+            peer: c.peer,
+        };
+        let mut q = NetQueue::new(
+            &config(opts),
+            &[std::os::fd::AsRawFd::as_raw_fd(&c.fd)],
+            splice == Splice::Send,
+        )
+        .unwrap();
+        for b in 0..blocks {
+            q.buffer(0).fill(b);
+            assert_eq!(done(&mut q, Op::Write), i64::from(BS), "block {b}");
+        }
+        drop(q);
+    });
+    let c = receiver.connect(&|| false).unwrap();
+    let opts = NetOptions {
+        protocol,
+        pingpong,
+        total_bytes: 0,
+        peer: c.peer,
+    };
+    let mut q = NetQueue::new(
+        &config(opts),
+        &[std::os::fd::AsRawFd::as_raw_fd(&c.fd)],
+        splice == Splice::Receive,
+    )
+    .unwrap();
+    let mut got = Vec::new();
+    while !q.ended() {
+        let n = done(&mut q, Op::Read);
+        if n == i64::from(BS) && splice != Splice::Send {
+            let b = got.len() as u8;
+            // UDP datagrams end with fio's sequence record.
+            let data = if protocol.is_udp() {
+                &q.buffer(0)[..BS as usize - 24]
+            } else {
+                q.buffer(0)
+            };
+            assert!(data.iter().all(|&x| x == b), "block {b}");
+        }
+        got.push(n);
+        if got.len() > usize::from(blocks) + 2 {
+            break;
+        }
+    }
+    send.join().unwrap();
+    got
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Splice {
+    Neither,
+    Send,
+    Receive,
+}
+
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+#[test]
+fn tcp_moves_every_block_then_ends() {
+    let port = free_port();
+    let got = exchange(
+        NetProtocol::Tcp,
+        Some("127.0.0.1".into()),
+        port,
+        8,
+        Splice::Neither,
+        false,
+    );
+    // Eight blocks, then the close message, which is not data.
+    assert_eq!(got, [vec![i64::from(BS); 8], vec![0]].concat());
+}
+
+#[test]
+fn netsplice_moves_every_block_then_ends() {
+    let port = free_port();
+    let got = exchange(
+        NetProtocol::Tcp,
+        Some("localhost".into()),
+        port,
+        8,
+        Splice::Send,
+        false,
+    );
+    assert_eq!(got, [vec![i64::from(BS); 8], vec![0]].concat());
+    let port = free_port();
+    let got = exchange(
+        NetProtocol::Tcp,
+        Some("localhost".into()),
+        port,
+        8,
+        Splice::Receive,
+        false,
+    );
+    assert_eq!(got, [vec![i64::from(BS); 8], vec![0]].concat());
+}
+
+#[test]
+fn pingpong_sends_each_block_back() {
+    let port = free_port();
+    let got = exchange(
+        NetProtocol::Tcp,
+        Some("127.0.0.1".into()),
+        port,
+        4,
+        Splice::Neither,
+        true,
+    );
+    assert_eq!(got, [vec![i64::from(BS); 4], vec![0]].concat());
+}
+
+#[test]
+fn unix_and_udp_links() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("s.sock").display().to_string();
+    let got = exchange(NetProtocol::Unix, Some(path), 0, 5, Splice::Neither, false);
+    assert_eq!(got, [vec![i64::from(BS); 5], vec![0]].concat());
+    let port = free_port();
+    let got = exchange(
+        NetProtocol::Udp,
+        Some("127.0.0.1".into()),
+        port,
+        5,
+        Splice::Neither,
+        false,
+    );
+    assert_eq!(got, [vec![i64::from(BS); 5], vec![0]].concat());
+}
+
+#[test]
+fn a_receiver_refuses_a_hostname_and_a_sender_needs_one() {
+    let e = NetEndpoint {
+        host: Some("127.0.0.1".into()),
+        port: 1,
+        listens: true,
+        ..NetEndpoint::default()
+    }
+    .prepare()
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("not valid for a receiving job"),
+        "{e}"
+    );
+    let e = NetEndpoint {
+        port: 1,
+        ..NetEndpoint::default()
+    }
+    .prepare()
+    .unwrap_err();
+    assert!(e.to_string().contains("needs hostname="), "{e}");
+}
+
+#[test]
+fn a_stopped_receiver_stops_waiting() {
+    let l = NetEndpoint {
+        port: free_port(),
+        listens: true,
+        ..NetEndpoint::default()
+    }
+    .prepare()
+    .unwrap();
+    let e = l.connect(&|| true).unwrap_err();
+    assert!(e.to_string().contains("stopped while waiting"), "{e}");
+}
