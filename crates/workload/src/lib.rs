@@ -5,6 +5,7 @@
 
 mod block_size;
 mod buffers;
+mod file_service;
 mod generator;
 mod iolog;
 mod layout;

@@ -1,6 +1,6 @@
 use std::path::Path;
 
-use super::layout::{layout_file, layout_file_until, layout_file_with, preallocate_file};
+use super::layout::{layout_file, layout_file_until, layout_file_with, preallocate_file, Preallocate};
 use super::open::refuse_creating_in_dev;
 use super::probe::c_path;
 use super::*;
@@ -109,7 +109,7 @@ fn never_creates_files_under_dev() {
     assert!(!path.exists());
     let msg = layout_file(path, 4096, 4096).unwrap_err().to_string();
     assert!(msg.contains("does not create files under /dev"), "{msg}");
-    let msg = preallocate_file(path, 4096).unwrap_err().to_string();
+    let msg = preallocate_file(path, 4096, Preallocate::Native).unwrap_err().to_string();
     assert!(msg.contains("does not create files under /dev"), "{msg}");
     assert!(!path.exists());
 }
@@ -118,7 +118,7 @@ fn never_creates_files_under_dev() {
 fn preallocated_files_have_their_size() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f");
-    preallocate_file(&path, 10000).unwrap();
+    preallocate_file(&path, 10000, Preallocate::Native).unwrap();
     assert_eq!(std::fs::metadata(&path).unwrap().len(), 10000);
 }
 
@@ -131,7 +131,7 @@ fn a_stopped_layout_leaves_what_it_wrote() {
         asked.set(asked.get() + 1);
         asked.get() > 2
     };
-    let e = layout_file_until(&path, 8 * 4096, 4096, &stop_at_third).unwrap_err();
+    let e = layout_file_until(&path, 8 * 4096, 4096, true, &stop_at_third).unwrap_err();
     assert!(matches!(e, EngineError::Stopped { .. }), "{e}");
     assert_eq!(std::fs::metadata(&path).unwrap().len(), 2 * 4096);
 }

@@ -24,6 +24,7 @@ mod iolog;
 mod logging;
 mod random;
 mod reporting;
+mod syncs;
 mod threads;
 mod time;
 mod verify;
@@ -300,6 +301,7 @@ const PARTS: &[&[OptionDef]] = &[
     verify::OPTIONS,
     errors::OPTIONS,
     iolog::OPTIONS,
+    syncs::OPTIONS,
 ];
 
 static ALL: [OptionDef; count(PARTS)] = concat(PARTS);

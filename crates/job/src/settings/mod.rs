@@ -154,6 +154,7 @@ impl Settings {
                 },
                 exitall: false,
                 create_on_open: false,
+                file_handling: crate::file_handling::FileHandling::blank(),
                 iolog: IologSpec::default(),
                 logs: LogSpec::default(),
                 options: Vec::new(),

@@ -3,6 +3,7 @@
 use ioscope_job::{JobSpec, RandomGenerator, RwKind};
 
 use crate::block_size::BlockSizer;
+use crate::file_service::FileService;
 use crate::iolog::Replay;
 use crate::lfsr::Lfsr;
 use crate::rand::{fio_seeds, seed_slot, FioRand};
@@ -140,7 +141,8 @@ pub struct Workload {
     seq_nr_left: u32,
     /// `rw=read:N`: a hole of N bytes after each sequential I/O.
     seq_add: u64,
-    next_file: usize,
+    /// Which file each I/O goes to (`file_service_type`, `openfiles`).
+    service: FileService,
     time_based: bool,
     /// Bytes all passes together may issue (`io_size * loops`).
     limit: u64,
@@ -203,6 +205,7 @@ impl Workload {
             (false, true) => spec.bs.write.max(),
             _ => spec.bs.read.max().max(spec.bs.write.max()),
         };
+        let service = FileService::new(spec, files.len(), &seeds);
         let files: Vec<FileState> = files
             .iter()
             .enumerate()
@@ -258,7 +261,7 @@ impl Workload {
             // fio starts the countdown at 1 so the first I/O is random.
             seq_nr_left: 1,
             seq_add,
-            next_file: 0,
+            service,
             time_based: spec.time_based,
             limit: io_size.saturating_mul(u64::from(loops)),
             io_size,
@@ -373,6 +376,7 @@ impl Workload {
             for f in &mut self.files {
                 f.reset();
             }
+            self.service.restart(self.randrepeat);
             let s = &self.seeded;
             if self.randrepeat {
                 self.rngs.offset = s.offset.clone();
@@ -388,27 +392,25 @@ impl Workload {
         more
     }
 
-    /// The next I/O of this pass, trying files round robin (fio's default
-    /// `file_service_type=roundrobin`); None when every file is done.
+    /// The next I/O of this pass, in the file the service chooses (fio's
+    /// `set_io_u_file`); None when every file is done.
     #[inline]
     fn next_io(&mut self) -> Option<IoUnit> {
-        let n = self.files.len();
-        for _ in 0..n {
-            let f = self.next_file;
-            self.next_file = if f + 1 == n { 0 } else { f + 1 };
-            if self.files[f].done {
-                continue;
-            }
+        loop {
+            let files = &self.files;
+            let f = self.service.next(|f| files[f].done)?;
             let dir = match &mut self.rngs.mix {
                 Some(m) => m.next(),
                 None => self.only_dir,
             };
             match self.fill(f, dir) {
                 Some(io) => return Some(io),
-                None => self.files[f].done = true,
+                None => {
+                    self.files[f].done = true;
+                    self.service.done(f);
+                }
             }
         }
-        None
     }
 
     /// fio's `fill_io_u` for file `f`: offset, then length; None when
