@@ -15,6 +15,7 @@ mod agg_bw;
 mod collect;
 mod disks;
 mod error;
+mod file_setup;
 mod files;
 mod io_loop;
 mod logs;

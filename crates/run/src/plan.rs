@@ -304,6 +304,7 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
         // The verify options themselves (interval, offset, pattern).
         ioscope_workload::Verifier::new(spec, 0)?;
     }
+    crate::file_setup::check(spec)?;
     // A wrapper carries what it wraps only where it can itself (fio's
     // xnvme engine sends reads and writes alone).
     let carries = |op| backend.supports(op) && spec.ioengine.supports(op);
