@@ -16,8 +16,15 @@ use crate::io_loop::LoopStats;
 
 /// The refusals that need no target: what ioscope does not do of fio's
 /// file handling yet.
-pub(crate) fn check(spec: &JobSpec) -> Result<(), String> {
+pub(crate) fn check(spec: &JobSpec, carries: &dyn Fn(Op) -> bool) -> Result<(), String> {
     let fh = &spec.file_handling;
+    if fh.fdatasync > 0 && !carries(Op::Fdatasync) {
+        return Err(format!(
+            "fdatasync={} needs an engine that can flush; ioengine={} cannot send fdatasync",
+            fh.fdatasync,
+            spec.ioengine.name()
+        ));
+    }
     if fh.fill_device && (spec.rw.kind.is_random() || spec.rw.kind.reads() || !spec.rw.kind.writes()) {
         // fio's HOWTO: "only makes sense with sequential write"; its read
         // and random cases (laying a file out until ENOSPC, a random map

@@ -125,7 +125,11 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         depth_low: spec.iodepth_low.min(depth),
         // A replay flushes where its log does: fio's fsync=N picks the
         // direction of generated I/O only.
-        fsync_every: if replayed.is_some() { 0 } else { spec.fsync },
+        syncs: if replayed.is_some() {
+            crate::io_loop::SyncEvery::default()
+        } else {
+            crate::io_loop::SyncEvery::of(spec)
+        },
         write_op,
         // check() refused num_range above 1 where it cannot be sent.
         trim_ranges: spec.num_range.min(u32::from(MAX_TRIM_RANGES)) as u16,
@@ -217,6 +221,7 @@ fn check_replay(
     readonly: bool,
 ) -> Result<(), String> {
     let carries = |op| backend.supports(op) && spec.ioengine.supports(op);
+    crate::file_setup::check(spec, &carries)?;
     let engine = spec.ioengine.name();
     if r.syncs > 0 && !carries(Op::Fsync) {
         return Err(format!(
@@ -304,7 +309,6 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
         // The verify options themselves (interval, offset, pattern).
         ioscope_workload::Verifier::new(spec, 0)?;
     }
-    crate::file_setup::check(spec)?;
     // A wrapper carries what it wraps only where it can itself (fio's
     // xnvme engine sends reads and writes alone).
     let carries = |op| backend.supports(op) && spec.ioengine.supports(op);

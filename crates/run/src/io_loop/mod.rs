@@ -38,8 +38,10 @@ mod fill;
 mod iolog;
 mod ledger;
 mod results;
+mod syncs;
 
 pub(crate) use config::{LoopConfig, Tracking};
+pub(crate) use syncs::SyncEvery;
 use fill::{commit, dir_index, Fill, Next, Pace, Slot};
 pub(crate) use iolog::IologWriter;
 use ledger::{verify_failure, Ledger};
@@ -185,7 +187,10 @@ impl QueueUser for IoLoop<'_> {
                     }
                 };
                 ledger.stats.issued[dir_index(req.op).unwrap_or(0)] +=
-                    u64::from(req.op != ioscope_engine::Op::Fsync);
+                    u64::from(!matches!(
+                        req.op,
+                        ioscope_engine::Op::Fsync | ioscope_engine::Op::Fdatasync
+                    ));
                 let t_issue = if timing { clock.now() } else { now };
                 slots[slot as usize] = Slot {
                     op: Some(req.op),
