@@ -135,7 +135,12 @@ pub(crate) fn prepare(
         Some((log, _)) => in_directory(spec, &log.files),
         None => {
             let mut paths = file_paths(spec, worker);
-            paths.extend(file_setup::dir_files(spec)?);
+            let found = file_setup::dir_files(spec)?;
+            if worker == 0 && !found.is_empty() {
+                // fio's line, said once per job as it parses opendir.
+                notice(format!("fio: opendir added {} files", found.len()));
+            }
+            paths.extend(found);
             paths
         }
     };

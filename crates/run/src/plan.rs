@@ -221,7 +221,6 @@ fn check_replay(
     readonly: bool,
 ) -> Result<(), String> {
     let carries = |op| backend.supports(op) && spec.ioengine.supports(op);
-    crate::file_setup::check(spec, &carries)?;
     let engine = spec.ioengine.name();
     if r.syncs > 0 && !carries(Op::Fsync) {
         return Err(format!(
@@ -312,6 +311,7 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
     // A wrapper carries what it wraps only where it can itself (fio's
     // xnvme engine sends reads and writes alone).
     let carries = |op| backend.supports(op) && spec.ioengine.supports(op);
+    crate::file_setup::check(spec, &carries)?;
     if spec.fsync > 0 && !carries(Op::Fsync) {
         return Err(format!(
             "fsync={} needs an engine that can flush; ioengine={} sends reads and writes only",
