@@ -18,12 +18,7 @@ use serde_json::Value;
 
 /// Runs `args` with fio and then ioscope in `dir`, each after `reset`,
 /// and gives each one's JSON with what `look` saw after it.
-fn both<T>(
-    dir: &Path,
-    args: &[&str],
-    reset: impl Fn(),
-    look: impl Fn() -> T,
-) -> [(Value, T); 2] {
+fn both<T>(dir: &Path, args: &[&str], reset: impl Fn(), look: impl Fn() -> T) -> [(Value, T); 2] {
     let mut out = Vec::new();
     for tool in [fio, ioscope] {
         reset();
@@ -57,7 +52,11 @@ fn files(dir: &Path, prefix: &str) -> Vec<(String, u64, u64)> {
         .filter(|e| e.file_name().to_string_lossy().starts_with(prefix))
         .map(|e| {
             let m = e.metadata().unwrap();
-            (e.file_name().to_string_lossy().into_owned(), m.len(), m.blocks())
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                m.len(),
+                m.blocks(),
+            )
         })
         .collect();
     v.sort();
@@ -173,7 +172,12 @@ fn generated_and_found_names_match_fio() {
         "--bs=4k",
         "--write_iolog=od.log",
     ];
-    let [(fj, f), (ij, i)] = both(d, &args, || remove_files(d, "od.log"), || io_order(&d.join("od.log")));
+    let [(fj, f), (ij, i)] = both(
+        d,
+        &args,
+        || remove_files(d, "od.log"),
+        || io_order(&d.join("od.log")),
+    );
     assert_eq!(f, i);
     assert_eq!(
         u(&fj["jobs"][0]["read"], "io_bytes"),
@@ -202,17 +206,41 @@ fn file_service_type_and_openfiles_order_io_as_fio() {
     let d = dir.path();
     let cases: &[&[&str]] = &[
         &["--rw=randread", "--file_service_type=roundrobin"],
-        &["--rw=read", "--file_service_type=roundrobin:3", "--openfiles=2"],
+        &[
+            "--rw=read",
+            "--file_service_type=roundrobin:3",
+            "--openfiles=2",
+        ],
         &["--rw=randread", "--file_service_type=sequential"],
-        &["--rw=randrw", "--file_service_type=random", "--openfiles=2", "--loops=2"],
+        &[
+            "--rw=randrw",
+            "--file_service_type=random",
+            "--openfiles=2",
+            "--loops=2",
+        ],
         &["--rw=write", "--file_service_type=random:2"],
         &["--rw=read", "--openfiles=1"],
     ];
     for case in cases {
-        let mut args = vec!["--name=fs", "--nrfiles=5", "--size=100k", "--bs=4k", "--write_iolog=fs.log"];
+        let mut args = vec![
+            "--name=fs",
+            "--nrfiles=5",
+            "--size=100k",
+            "--bs=4k",
+            "--write_iolog=fs.log",
+        ];
         args.extend_from_slice(case);
-        let [(_, f), (_, i)] = both(d, &args, || remove_files(d, "fs.log"), || io_order(&d.join("fs.log")));
-        assert_eq!(f.len(), 25 * if case.contains(&"--loops=2") { 2 } else { 1 }, "{case:?}");
+        let [(_, f), (_, i)] = both(
+            d,
+            &args,
+            || remove_files(d, "fs.log"),
+            || io_order(&d.join("fs.log")),
+        );
+        assert_eq!(
+            f.len(),
+            25 * if case.contains(&"--loops=2") { 2 } else { 1 },
+            "{case:?}"
+        );
         assert_eq!(f, i, "{case:?}: fio's order, then ioscope's");
     }
 }
@@ -227,8 +255,18 @@ fn fsync_and_fdatasync_counts_match_fio() {
         &["--rw=write", "--fdatasync=2"],
         &["--rw=write", "--fsync=4", "--fdatasync=2"],
         &["--rw=randrw", "--fsync=3", "--fdatasync=5"],
-        &["--rw=write", "--fdatasync=3", "--ioengine=libaio", "--iodepth=1"],
-        &["--rw=write", "--fdatasync=3", "--ioengine=io_uring", "--iodepth=1"],
+        &[
+            "--rw=write",
+            "--fdatasync=3",
+            "--ioengine=libaio",
+            "--iodepth=1",
+        ],
+        &[
+            "--rw=write",
+            "--fdatasync=3",
+            "--ioengine=io_uring",
+            "--iodepth=1",
+        ],
         &["--rw=write", "--sync=dsync", "--fsync_on_close=1"],
         &["--rw=write", "--sync=1", "--end_fsync=1"],
     ];
@@ -297,13 +335,25 @@ fn fill_device_writes_until_the_filesystem_is_full() {
     let [(f, ff), (i, fi)] = both(d, &args, || remove_files(d, "fill"), || files(d, "fill"));
     assert_eq!(ff, fi);
     assert_eq!(ff[0].1, 8 << 20, "the file takes the whole filesystem");
-    let job = |v: &Value| (u(&v["jobs"][0], "error"), u(&v["jobs"][0]["write"], "io_bytes"));
+    let job = |v: &Value| {
+        (
+            u(&v["jobs"][0], "error"),
+            u(&v["jobs"][0]["write"], "io_bytes"),
+        )
+    };
     assert_eq!(job(&f), job(&i));
     assert_eq!(job(&i), (0, 8 << 20));
 
     // A random fill is refused before anything runs.
-    let run = ioscope(["--name=r", "--filename=r.dat", "--rw=randwrite", "--fill_device=1"])
-        .dir(d)
-        .run();
-    assert!(run.assert_refused().contains("fill_device=1 needs rw=write"));
+    let run = ioscope([
+        "--name=r",
+        "--filename=r.dat",
+        "--rw=randwrite",
+        "--fill_device=1",
+    ])
+    .dir(d)
+    .run();
+    assert!(run
+        .assert_refused()
+        .contains("fill_device=1 needs rw=write"));
 }

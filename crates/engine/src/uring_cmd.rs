@@ -320,7 +320,9 @@ impl Queue for UringCmdQueue {
             return Err(bad_request(req, "names a slot beyond the queue depth"));
         }
         let mask = (1u64 << ns.lba_shift) - 1;
-        if !matches!(req.op, Op::Fsync | Op::Fdatasync) && (req.len == 0 || (req.offset | u64::from(req.len)) & mask != 0) {
+        if !matches!(req.op, Op::Fsync | Op::Fdatasync)
+            && (req.len == 0 || (req.offset | u64::from(req.len)) & mask != 0)
+        {
             return Err(bad_request(
                 req,
                 "is not a whole number of logical blocks of the namespace",

@@ -195,7 +195,10 @@ mod tests {
         // No client/server mode: $clientuid is empty, as in a local fio.
         assert_eq!(with_format("$clientuid.x").file_name("a", 0, 0), ".x");
         // A name holding a keyword is not expanded again.
-        assert_eq!(with_format("$jobname").file_name("$jobname", 0, 0), "$jobname");
+        assert_eq!(
+            with_format("$jobname").file_name("$jobname", 0, 0),
+            "$jobname"
+        );
         assert_eq!(FileHandling::blank().file_name("j", 1, 2), "j.1.2");
     }
 }

@@ -25,7 +25,9 @@ pub(crate) fn check(spec: &JobSpec, carries: &dyn Fn(Op) -> bool) -> Result<(), 
             spec.ioengine.name()
         ));
     }
-    if fh.fill_device && (spec.rw.kind.is_random() || spec.rw.kind.reads() || !spec.rw.kind.writes()) {
+    if fh.fill_device
+        && (spec.rw.kind.is_random() || spec.rw.kind.reads() || !spec.rw.kind.writes())
+    {
         // fio's HOWTO: "only makes sense with sequential write"; its read
         // and random cases (laying a file out until ENOSPC, a random map
         // over an unbounded size) are not supported.
@@ -175,10 +177,7 @@ pub(crate) fn pre_read(
     }
     let path = target.path();
     let fail = |e: std::io::Error| {
-        RunError::job(
-            &spec.name,
-            format!("pre_read of {}: {e}", path.display()),
-        )
+        RunError::job(&spec.name, format!("pre_read of {}: {e}", path.display()))
     };
     let mut file = std::fs::File::open(path).map_err(fail)?;
     std::io::Seek::seek(&mut file, std::io::SeekFrom::Start(offset)).map_err(fail)?;
@@ -253,7 +252,10 @@ mod tests {
         ));
         spec.file_handling.overwrite = true;
         spec.file_handling.create_fsync = false;
-        assert!(matches!(layout(&spec, false), Layout::Write { fsync: false }));
+        assert!(matches!(
+            layout(&spec, false),
+            Layout::Write { fsync: false }
+        ));
         spec.file_handling.file_append = true;
         assert!(matches!(layout(&spec, false), Layout::None));
         spec.file_handling.file_append = false;

@@ -183,7 +183,10 @@ mod tests {
         let mut s = service(FileServiceKind::RoundRobin, 1, 0, 3);
         assert_eq!(order(&mut s, 3, 2, 6), [0, 1, 2, 0, 1, 2]);
         let mut s = service(FileServiceKind::RoundRobin, 2, 0, 3);
-        assert_eq!(order(&mut s, 3, 4, 12), [0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2]);
+        assert_eq!(
+            order(&mut s, 3, 4, 12),
+            [0, 0, 1, 1, 2, 2, 0, 0, 1, 1, 2, 2]
+        );
     }
 
     #[test]

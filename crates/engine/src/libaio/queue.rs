@@ -7,8 +7,8 @@ use std::ptr::NonNull;
 use std::sync::atomic::Ordering;
 
 use super::abi::{
-    user_ring, AioContext, AioRing, IoEvent, Iocb, IOCB_CMD_FDSYNC, IOCB_CMD_FSYNC, IOCB_CMD_PREAD, IOCB_CMD_PREADV,
-    IOCB_CMD_PWRITE, IOCB_CMD_PWRITEV,
+    user_ring, AioContext, AioRing, IoEvent, Iocb, IOCB_CMD_FDSYNC, IOCB_CMD_FSYNC, IOCB_CMD_PREAD,
+    IOCB_CMD_PREADV, IOCB_CMD_PWRITE, IOCB_CMD_PWRITEV,
 };
 use crate::buffer::SlotBuffers;
 use crate::error::{Advice, EngineError, Knob};

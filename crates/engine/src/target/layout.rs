@@ -78,17 +78,17 @@ pub fn preallocate_file(path: &Path, size: u64, how: Preallocate) -> Result<(), 
         Preallocate::None => Ok(()),
         // As fio's native mode: a filesystem that cannot allocate leaves
         // the file as it is.
-        Preallocate::Native => {
-            match retry_eintr(|| unsafe { libc::fallocate(fd, 0, 0, len) }) {
-                Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::ENOSYS)) => {
-                    Ok(())
-                }
-                other => other.map(drop).map_err(|e| io_error(path, "fallocate", e)),
-            }
-        }
+        Preallocate::Native => match retry_eintr(|| unsafe { libc::fallocate(fd, 0, 0, len) }) {
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::ENOSYS)) => Ok(()),
+            other => other.map(drop).map_err(|e| io_error(path, "fallocate", e)),
+        },
         Preallocate::Posix => match unsafe { libc::posix_fallocate(fd, 0, len) } {
             0 => Ok(()),
-            rc => Err(io_error(path, "posix_fallocate", io::Error::from_raw_os_error(rc))),
+            rc => Err(io_error(
+                path,
+                "posix_fallocate",
+                io::Error::from_raw_os_error(rc),
+            )),
         },
         Preallocate::KeepSize => {
             retry_eintr(|| unsafe { libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, len) })

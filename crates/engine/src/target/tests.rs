@@ -1,6 +1,8 @@
 use std::path::Path;
 
-use super::layout::{layout_file, layout_file_until, layout_file_with, preallocate_file, Preallocate};
+use super::layout::{
+    layout_file, layout_file_until, layout_file_with, preallocate_file, Preallocate,
+};
 use super::open::refuse_creating_in_dev;
 use super::probe::c_path;
 use super::*;
@@ -109,7 +111,9 @@ fn never_creates_files_under_dev() {
     assert!(!path.exists());
     let msg = layout_file(path, 4096, 4096).unwrap_err().to_string();
     assert!(msg.contains("does not create files under /dev"), "{msg}");
-    let msg = preallocate_file(path, 4096, Preallocate::Native).unwrap_err().to_string();
+    let msg = preallocate_file(path, 4096, Preallocate::Native)
+        .unwrap_err()
+        .to_string();
     assert!(msg.contains("does not create files under /dev"), "{msg}");
     assert!(!path.exists());
 }

@@ -352,7 +352,10 @@ const FALLOCATE_VALUES: &[(&str, &str)] = &[
     ("native", "Use native pre-allocation if possible"),
     ("posix", "Use posix_fallocate()"),
     ("keep", "Use fallocate(..., FALLOC_FL_KEEP_SIZE, ...)"),
-    ("truncate", "Truncate file to final size instead of allocating"),
+    (
+        "truncate",
+        "Truncate file to final size instead of allocating",
+    ),
     ("0", "Alias for 'none'"),
     ("1", "Alias for 'posix'"),
 ];

@@ -41,11 +41,11 @@ mod results;
 mod syncs;
 
 pub(crate) use config::{LoopConfig, Tracking};
-pub(crate) use syncs::SyncEvery;
 use fill::{commit, dir_index, Fill, Next, Pace, Slot};
 pub(crate) use iolog::IologWriter;
 use ledger::{verify_failure, Ledger};
 pub(crate) use results::{DirStats, IoFailure, LoopStats};
+pub(crate) use syncs::SyncEvery;
 
 /// The loop of one worker, run by the engine with its concrete queue.
 pub(crate) struct IoLoop<'a> {
@@ -186,11 +186,10 @@ impl QueueUser for IoLoop<'_> {
                         break;
                     }
                 };
-                ledger.stats.issued[dir_index(req.op).unwrap_or(0)] +=
-                    u64::from(!matches!(
-                        req.op,
-                        ioscope_engine::Op::Fsync | ioscope_engine::Op::Fdatasync
-                    ));
+                ledger.stats.issued[dir_index(req.op).unwrap_or(0)] += u64::from(!matches!(
+                    req.op,
+                    ioscope_engine::Op::Fsync | ioscope_engine::Op::Fdatasync
+                ));
                 let t_issue = if timing { clock.now() } else { now };
                 slots[slot as usize] = Slot {
                     op: Some(req.op),

@@ -66,7 +66,11 @@ impl SyncState {
     /// `more` says whether an I/O follows (none is synced for after the
     /// last).
     #[inline]
-    pub(crate) fn due(&mut self, every: &SyncEvery, more: impl FnOnce() -> bool) -> Option<(u32, Op)> {
+    pub(crate) fn due(
+        &mut self,
+        every: &SyncEvery,
+        more: impl FnOnce() -> bool,
+    ) -> Option<(u32, Op)> {
         if std::mem::take(&mut self.last_was_sync) || self.writes == 0 {
             return None;
         }
