@@ -74,7 +74,7 @@ pub fn preallocate_file(path: &Path, size: u64, how: Preallocate) -> Result<(), 
     let len = size as libc::off_t;
     // SAFETY (all three): the fd is open for writing; the calls only
     // change the file.
-    let result = match how {
+    match how {
         Preallocate::None => Ok(()),
         // As fio's native mode: a filesystem that cannot allocate leaves
         // the file as it is.
@@ -98,8 +98,7 @@ pub fn preallocate_file(path: &Path, size: u64, how: Preallocate) -> Result<(), 
         Preallocate::Truncate => file
             .set_len(size)
             .map_err(|e| io_error(path, "ftruncate", e)),
-    };
-    result
+    }
 }
 
 /// [`layout_file`] with the contents chosen by `fill`, which is called with

@@ -271,3 +271,19 @@ fn invalidate_drops_a_files_cached_pages() {
     t.invalidate_cache(0, 0).unwrap();
     assert_eq!(resident_pages(&path), 0);
 }
+
+#[test]
+fn open_with_flags_keeps_o_sync_and_o_dsync() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("synced");
+    for flag in [libc::O_SYNC, libc::O_DSYNC] {
+        let t = Target::open_with_flags(&path, &rw_create(), flag).unwrap();
+        // SAFETY: F_GETFL only reads the descriptor's flags.
+        let got = unsafe { libc::fcntl(t.fd(), libc::F_GETFL) };
+        assert_eq!(got & libc::O_SYNC, flag & libc::O_SYNC, "flag {flag:#o}");
+        assert_ne!(got & libc::O_DSYNC, 0, "flag {flag:#o}");
+    }
+    let t = Target::open(&path, &rw_create()).unwrap();
+    let got = unsafe { libc::fcntl(t.fd(), libc::F_GETFL) };
+    assert_eq!(got & libc::O_DSYNC, 0);
+}
