@@ -71,7 +71,10 @@ impl EngineDesc {
 /// The [`EngineDesc::carries`] of an engine that reads, writes, flushes and
 /// trims one range at a time, and has no command without data.
 pub(crate) fn data_ops(op: Op) -> bool {
-    matches!(op, Op::Read | Op::Write | Op::Fsync | Op::Trim)
+    matches!(
+        op,
+        Op::Read | Op::Write | Op::Fsync | Op::Fdatasync | Op::Trim
+    )
 }
 
 /// The [`EngineDesc::carries`] of an engine that does no I/O: it takes

@@ -215,7 +215,7 @@ pub use splice::SpliceCalls;
 pub use sync::{PreadPwrite, Preadv2Pwritev2, ReadWrite, SyncCalls, SyncQueue};
 pub use target::{
     layout_file, layout_file_until, layout_file_with, preallocate_file, NvmeIdentity, OpenOptions,
-    Target, TargetKind,
+    Preallocate, Target, TargetKind,
 };
 pub use uring::{cannot_poll, poll_queue_warning, setup_flag_names, UringQueue};
 pub use uring_cmd::UringCmdQueue;

@@ -245,7 +245,9 @@ impl Queue for MmapQueue {
         let write = match req.op {
             Op::Read => false,
             Op::Write => true,
-            Op::Fsync => return Ok(Submitted::Completed(map.sync(0, map.len, false))),
+            Op::Fsync | Op::Fdatasync => {
+                return Ok(Submitted::Completed(map.sync(0, map.len, false)))
+            }
             Op::Trim => {
                 let r = match &map.trim_fd {
                     Some(fd) => trim(fd.as_raw_fd(), map.trim_method, req.offset, req.len),

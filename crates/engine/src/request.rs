@@ -7,6 +7,10 @@ pub enum Op {
     Write,
     /// Flush the file's data (fsync; NVMe Flush). Carries no buffer.
     Fsync,
+    /// Flush the file's data and only the metadata needed to read it back
+    /// (fdatasync; NVMe Flush, which has no lighter form). Carries no
+    /// buffer. Only some backends take it: ask [`crate::Backend::supports`].
+    Fdatasync,
     /// Zero the range without sending data (NVMe Write Zeroes); `deac` asks
     /// the device to deallocate the blocks instead where that reads back as
     /// zeroes. Carries no buffer.
@@ -54,6 +58,7 @@ impl Op {
             Op::Read => "read",
             Op::Write => "write",
             Op::Fsync => "sync",
+            Op::Fdatasync => "datasync",
             Op::WriteZeroes { .. } => "write zeroes",
             Op::Trim | Op::TrimRanges { .. } => "trim",
         }

@@ -265,6 +265,12 @@ impl<C: SyncCalls> Queue for SyncQueue<C> {
                     || unsafe { libc::fsync(fd) } as isize,
                 )))
             }
+            // SAFETY: fdatasync touches no memory.
+            Op::Fdatasync => {
+                return Ok(Submitted::Completed(io_result(
+                    || unsafe { libc::fdatasync(fd) } as isize,
+                )))
+            }
             Op::Trim => {
                 return Ok(Submitted::Completed(trim(
                     fd,

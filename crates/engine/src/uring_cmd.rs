@@ -320,7 +320,9 @@ impl Queue for UringCmdQueue {
             return Err(bad_request(req, "names a slot beyond the queue depth"));
         }
         let mask = (1u64 << ns.lba_shift) - 1;
-        if req.op != Op::Fsync && (req.len == 0 || (req.offset | u64::from(req.len)) & mask != 0) {
+        if !matches!(req.op, Op::Fsync | Op::Fdatasync)
+            && (req.len == 0 || (req.offset | u64::from(req.len)) & mask != 0)
+        {
             return Err(bad_request(
                 req,
                 "is not a whole number of logical blocks of the namespace",
@@ -388,9 +390,14 @@ impl Queue for UringCmdQueue {
                 }
                 command::deallocate(nsid, addr as u64, u32::from(count))
             }
-            Op::Fsync => command::flush(nsid),
+            // NVMe has one Flush for both.
+            Op::Fsync | Op::Fdatasync => command::flush(nsid),
         };
-        self.lens[req.slot as usize] = if req.op == Op::Fsync { 0 } else { req.len };
+        self.lens[req.slot as usize] = if matches!(req.op, Op::Fsync | Op::Fdatasync) {
+            0
+        } else {
+            req.len
+        };
         let entry = if self.fixed_files {
             opcode::UringCmd80::new(types::Fixed(req.file), cmd_op)
         } else {

@@ -143,15 +143,16 @@ impl Queue for VsyncQueue {
         let write = match req.op {
             Op::Read => false,
             Op::Write => true,
-            Op::Fsync | Op::Trim => {
+            Op::Fsync | Op::Fdatasync | Op::Trim => {
                 // fio answers FIO_Q_BUSY so that what was gathered goes
                 // first; sending it here keeps that order.
                 self.send();
-                let result = if req.op == Op::Fsync {
+                let result = match req.op {
                     // SAFETY: fsync touches no memory.
-                    io_result(|| unsafe { libc::fsync(fd) } as isize)
-                } else {
-                    trim(fd, self.trims[file], req.offset, req.len)
+                    Op::Fsync => io_result(|| unsafe { libc::fsync(fd) } as isize),
+                    // SAFETY: fdatasync touches no memory.
+                    Op::Fdatasync => io_result(|| unsafe { libc::fdatasync(fd) } as isize),
+                    _ => trim(fd, self.trims[file], req.offset, req.len),
                 };
                 return Ok(Submitted::Completed(result));
             }

@@ -66,6 +66,7 @@ mod docs;
 mod enghelp;
 mod error;
 mod expand;
+mod file_handling;
 mod fio_only;
 mod ini;
 mod jobs;
@@ -81,6 +82,7 @@ mod spec;
 mod values;
 
 pub use error::ParseError;
+pub use file_handling::*;
 pub use log_spec::*;
 pub use net::NetSpec;
 pub use options::is_job_option;

@@ -600,6 +600,8 @@ pub struct JobSpec {
     pub process: crate::process::ProcessSpec,
     /// `create_on_open`, default false.
     pub create_on_open: bool,
+    /// Naming, creating, laying out, choosing and syncing the files.
+    pub file_handling: crate::file_handling::FileHandling,
     /// `write_iolog`, `read_iolog` and the `replay_*` options.
     pub iolog: IologSpec,
     /// The logs it writes: `write_bw_log` and its family.

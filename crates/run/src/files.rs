@@ -9,6 +9,8 @@ use ioscope_engine::{
     cannot_poll, layout_file_until, preallocate_file, Advice, EngineError, Knob, OpenOptions,
     Target, TargetKind,
 };
+
+use crate::file_setup::{self, Layout};
 use ioscope_job::{FadviseHint, JobSpec, SizeSpec, VerifyMethod, WriteMode};
 use ioscope_stats::Notice;
 use ioscope_workload::FileExtent;
@@ -35,11 +37,17 @@ pub(crate) struct WorkerFile {
 }
 
 /// The paths of a worker's files: `filename` (joined to `directory`), or
-/// fio's generated `jobname.worker.file` names, one set per clone.
+/// names made by `filename_format` (fio's `jobname.worker.file` by
+/// default), one set per clone. A job with `opendir` and no `filename`
+/// gets no generated names: its files are the directory's
+/// ([`file_setup::dir_files`]).
 pub(crate) fn file_paths(spec: &JobSpec, worker: u32) -> Vec<PathBuf> {
     let names: Vec<String> = if spec.filenames.is_empty() {
+        if spec.file_handling.opendir.is_some() {
+            return Vec::new();
+        }
         (0..spec.nrfiles.max(1))
-            .map(|i| format!("{}.{}.{}", spec.name, worker, i))
+            .map(|i| spec.file_handling.file_name(&spec.name, worker, i))
             .collect()
     } else {
         spec.filenames.clone()
@@ -94,6 +102,8 @@ pub(crate) fn prepare(
     // Polled completions as the backend was set (xnvme's libaio reaps
     // from user space instead).
     let polled = plan.queue.hipri;
+    let unbounded = file_setup::sized(spec);
+    let spec = unbounded.as_ref().unwrap_or(spec);
     // offset_increment: each clone starts further into the target.
     let shifted;
     let spec = match spec.offset {
@@ -130,7 +140,16 @@ pub(crate) fn prepare(
     }
     let paths = match replay {
         Some((log, _)) => in_directory(spec, &log.files),
-        None => file_paths(spec, worker),
+        None => {
+            let mut paths = file_paths(spec, worker);
+            let found = file_setup::dir_files(spec)?;
+            if worker == 0 && !found.is_empty() {
+                // fio's line, said once per job as it parses opendir.
+                notice(format!("fio: opendir added {} files", found.len()));
+            }
+            paths.extend(found);
+            paths
+        }
     };
     let existing = paths
         .iter()
@@ -141,13 +160,28 @@ pub(crate) fn prepare(
             existing_size(p)
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let plans = match replay {
+    let mut plans = match replay {
         // fio lays out nothing for a replay: the files are used as they
         // are, and one that does not exist is created empty.
         Some(_) => existing.iter().map(|&size| replay_plan(size)).collect(),
         None => ioscope_workload::plan_files(spec, &existing)
             .map_err(|m| RunError::job(&spec.name, m))?,
     };
+    for (path, size) in paths.iter().zip(&existing) {
+        file_setup::may_create(spec, path, size.is_some())?;
+    }
+    if spec.file_handling.file_append {
+        // fio's get_start_offset: I/O to a regular file starts at its end
+        // (devices keep their offset), and nothing is laid out.
+        for ((plan, size), path) in plans.iter_mut().zip(&existing).zip(&paths) {
+            if std::fs::metadata(path).map_or(true, |m| m.is_file()) {
+                let end = size.unwrap_or(0);
+                plan.extent.offset = end;
+                plan.file_size = end + plan.extent.len;
+                plan.layout_size = None;
+            }
+        }
+    }
 
     // Trimming changes the target as writing does.
     let (writes, reads) = match replay {
@@ -170,30 +204,42 @@ pub(crate) fn prepare(
         let total: u64 = laid_out.iter().map(|f| f.1).sum();
         notice(layout_notice(&spec.name, laid_out.len(), total));
         let block = spec.bs.write.max().max(4096) as usize;
+        let how = file_setup::layout(spec, reads);
         for (path, size) in &laid_out {
             if let Some(t) = trace {
                 t.file_line(format_args!("lay out {}, size {size}", path.display()));
             }
-            if reads {
+            match how {
                 // Ctrl-C stops a long layout; the run then reports the stop.
-                layout_file_until(path, *size, block, &signal::interrupted)?;
-            } else {
-                preallocate_file(path, *size)?;
+                Layout::Write { fsync } => {
+                    layout_file_until(path, *size, block, fsync, &signal::interrupted)?
+                }
+                Layout::Reserve(mode) => {
+                    if path.is_file() {
+                        file_setup::remove_short(path)?;
+                    }
+                    preallocate_file(path, *size, mode)?;
+                }
+                Layout::None => {}
             }
         }
     }
 
     let mut files = Vec::with_capacity(paths.len());
-    for (path, plan) in paths.into_iter().zip(plans) {
-        let target = Target::open(
+    let create_only = spec.file_handling.create_only;
+    for (path, mut plan) in paths.into_iter().zip(plans) {
+        let target = Target::open_with_flags(
             &path,
             &OpenOptions {
                 // Verify reads back what the job writes.
                 read: reads || spec.verify.method != VerifyMethod::None,
                 write: writes,
-                create: create_on_open,
+                // file_append writes past the end of a file that may not
+                // exist yet.
+                create: create_on_open || spec.file_handling.file_append,
                 direct: spec.direct,
             },
+            file_setup::open_flags(spec),
         )?;
         if let Some(t) = trace {
             t.file_line(format_args!("fd open {}", path.display()));
@@ -224,7 +270,10 @@ pub(crate) fn prepare(
             FadviseHint::Random => target.advise(true)?,
             FadviseHint::Sequential => target.advise(false)?,
         }
-        if spec.invalidate {
+        if spec.file_handling.pre_read {
+            // fio turns invalidate off for pre_read: the cache is what it fills.
+            file_setup::pre_read(spec, &target, plan.extent.offset, plan.extent.len)?;
+        } else if spec.invalidate {
             target.invalidate_cache(plan.extent.offset, plan.extent.len)?;
         }
         if spec.direct {
@@ -240,6 +289,10 @@ pub(crate) fn prepare(
         // leaves the device untouched, not even read.
         if writes && target.kind() == TargetKind::BlockDevice && !spec.allow_signature_write {
             refuse_signature(spec, &path, target.size())?;
+        }
+        if create_only {
+            // create_only: the files are made; no I/O is done to them.
+            plan.extent.len = 0;
         }
         files.push(WorkerFile {
             _closing: trace.filter(|t| t.file).map(|t| CloseLine {

@@ -16,6 +16,7 @@ mod collect;
 mod disks;
 mod error;
 mod exec_hooks;
+mod file_setup;
 mod files;
 mod io_loop;
 mod job_control;

@@ -129,7 +129,11 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         depth_low: spec.iodepth_low.min(depth),
         // A replay flushes where its log does: fio's fsync=N picks the
         // direction of generated I/O only.
-        fsync_every: if replayed.is_some() { 0 } else { spec.fsync },
+        syncs: if replayed.is_some() {
+            crate::io_loop::SyncEvery::default()
+        } else {
+            crate::io_loop::SyncEvery::of(spec)
+        },
         write_op,
         // check() refused num_range above 1 where it cannot be sent.
         trim_ranges: spec.num_range.min(u32::from(MAX_TRIM_RANGES)) as u16,
@@ -323,6 +327,7 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
     // A wrapper carries what it wraps only where it can itself (fio's
     // xnvme engine sends reads and writes alone).
     let carries = |op| backend.supports(op) && spec.ioengine.supports(op);
+    crate::file_setup::check(spec, &carries)?;
     if spec.fsync > 0 && !carries(Op::Fsync) {
         return Err(format!(
             "fsync={} needs an engine that can flush; ioengine={} sends reads and writes only",

@@ -151,13 +151,14 @@ impl Drop for IoTrace {
 }
 
 /// fio's data direction numbers (`enum fio_ddir`): read 0, write 1, trim 2,
-/// sync 3.
+/// sync 3, datasync 4.
 fn ddir(op: Op) -> u8 {
     match op {
         Op::Read => 0,
         Op::Write | Op::WriteZeroes { .. } => 1,
         Op::Trim | Op::TrimRanges { .. } => 2,
         Op::Fsync => 3,
+        Op::Fdatasync => 4,
     }
 }
 

@@ -263,6 +263,13 @@ fn run_inner(
         }
     }
 
+    let targets: Vec<_> = files.iter().filter_map(|f| f.target.as_ref()).collect();
+    if let Err((errno, m)) = crate::file_setup::end_syncs(spec, &targets) {
+        return fail(errno, m);
+    }
+    // fill_device: the filesystem filling up ends the job, as it should.
+    let mut stats = stats;
+    crate::file_setup::forgive_full(spec, &mut stats);
     if let Some(command) = &spec.process.exec_postrun {
         // fio ignores how the postrun command ended.
         let _ = exec_hooks::run(&spec.name, Hook::Postrun, command, shared.layout_lines);

@@ -6,6 +6,7 @@
 mod block_size;
 mod buffers;
 mod distribution;
+mod file_service;
 mod generator;
 mod iolog;
 mod layout;

@@ -135,6 +135,7 @@ pub mod seed_slot {
     pub const BS_WRITE: usize = 1;
     pub const BS_TRIM: usize = 2;
     pub const MIX: usize = 4;
+    pub const FILE: usize = 5;
     pub const BLOCK: usize = 6;
     pub const FILE_SIZE: usize = 7;
     pub const BUF: usize = 9;

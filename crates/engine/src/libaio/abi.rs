@@ -14,6 +14,7 @@ use crate::error::{Advice, EngineError, Knob};
 pub(super) const IOCB_CMD_PREAD: u16 = 0;
 pub(super) const IOCB_CMD_PWRITE: u16 = 1;
 pub(super) const IOCB_CMD_FSYNC: u16 = 2;
+pub(super) const IOCB_CMD_FDSYNC: u16 = 3;
 pub(super) const IOCB_CMD_PREADV: u16 = 7;
 pub(super) const IOCB_CMD_PWRITEV: u16 = 8;
 

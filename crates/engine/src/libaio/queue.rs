@@ -7,8 +7,8 @@ use std::ptr::NonNull;
 use std::sync::atomic::Ordering;
 
 use super::abi::{
-    user_ring, AioContext, AioRing, IoEvent, Iocb, IOCB_CMD_FSYNC, IOCB_CMD_PREAD, IOCB_CMD_PREADV,
-    IOCB_CMD_PWRITE, IOCB_CMD_PWRITEV,
+    user_ring, AioContext, AioRing, IoEvent, Iocb, IOCB_CMD_FDSYNC, IOCB_CMD_FSYNC, IOCB_CMD_PREAD,
+    IOCB_CMD_PREADV, IOCB_CMD_PWRITE, IOCB_CMD_PWRITEV,
 };
 use crate::buffer::SlotBuffers;
 use crate::error::{Advice, EngineError, Knob};
@@ -305,6 +305,12 @@ impl Queue for LibaioQueue {
             Op::Fsync => Iocb {
                 aio_data: u64::from(req.slot),
                 aio_lio_opcode: IOCB_CMD_FSYNC,
+                aio_fildes: fd as u32,
+                ..Iocb::default()
+            },
+            Op::Fdatasync => Iocb {
+                aio_data: u64::from(req.slot),
+                aio_lio_opcode: IOCB_CMD_FDSYNC,
                 aio_fildes: fd as u32,
                 ..Iocb::default()
             },

@@ -204,7 +204,7 @@ impl Queue for PosixAioQueue {
                 Some(ptr) => (ptr, req.len as usize),
                 None => return Err(bad_request(req, "is longer than the queue's buffers")),
             },
-            Op::Fsync => (std::ptr::null_mut(), 0),
+            Op::Fsync | Op::Fdatasync => (std::ptr::null_mut(), 0),
             // POSIX AIO has no trim: run it here and complete it at once,
             // as fio's engine does.
             Op::Trim => {
@@ -230,6 +230,7 @@ impl Queue for PosixAioQueue {
             match req.op {
                 Op::Read => libc::aio_read(cb),
                 Op::Write => libc::aio_write(cb),
+                Op::Fdatasync => libc::aio_fsync(libc::O_DSYNC, cb),
                 _ => libc::aio_fsync(libc::O_SYNC, cb),
             }
         };

@@ -25,22 +25,39 @@ pub fn layout_file(path: &Path, size: u64, block: usize) -> Result<(), EngineErr
 /// [`layout_file`] that asks `stopped` before each piece and gives up with
 /// [`EngineError::Stopped`] once it says so, so a long layout can be
 /// interrupted (Ctrl-C) instead of running to its end. The file is cut back
-/// to what was written, as after any failed layout.
+/// to what was written, as after any failed layout. Without `fsync` the
+/// written file is not synced at the end (fio's `create_fsync=0`).
 pub fn layout_file_until(
     path: &Path,
     size: u64,
     block: usize,
+    fsync: bool,
     stopped: &dyn Fn() -> bool,
 ) -> Result<(), EngineError> {
-    layout(path, size, block, &mut fill_pseudo_random, stopped)
+    layout_synced(path, size, block, fsync, &mut fill_pseudo_random, stopped)
 }
 
-/// Creates `path` (when missing) as a file of at least `size` bytes without
-/// writing it, for a job that only writes: its blocks are allocated with
-/// fallocate where the filesystem can, so the job's writes do not also pay
-/// for allocation (as fio does); elsewhere the file is extended. Never
-/// creates a file under /dev, where a missing name is a mistyped device.
-pub fn preallocate_file(path: &Path, size: u64) -> Result<(), EngineError> {
+/// How [`preallocate_file`] reserves a file's blocks (fio's `fallocate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Preallocate {
+    /// Nothing: the file is created, left as it is.
+    None,
+    /// fallocate(2) without flags; nothing where the filesystem cannot.
+    Native,
+    /// posix_fallocate(3): the C library writes zeroes where fallocate
+    /// is not supported.
+    Posix,
+    /// fallocate(FALLOC_FL_KEEP_SIZE): blocks reserved, size unchanged.
+    KeepSize,
+    /// ftruncate to the size: no blocks, a sparse file.
+    Truncate,
+}
+
+/// Creates `path` (when missing) without writing it, for a job that only
+/// writes, and reserves `size` bytes as `how` says (fio's `fallocate`), so
+/// the job's writes do not also pay for allocation. Never creates a file
+/// under /dev, where a missing name is a mistyped device.
+pub fn preallocate_file(path: &Path, size: u64, how: Preallocate) -> Result<(), EngineError> {
     let cpath = c_path(path)?;
     match stat_path(&cpath) {
         Ok(_) => {}
@@ -53,13 +70,37 @@ pub fn preallocate_file(path: &Path, size: u64) -> Result<(), EngineError> {
         .write(true)
         .open(path)
         .map_err(|e| io_error(path, "cannot create", e))?;
-    // SAFETY: the fd is open for writing; fallocate only changes the file.
-    let rc = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, size as libc::off_t) };
-    if rc != 0 {
-        file.set_len(size)
-            .map_err(|e| io_error(path, "cannot extend", e))?;
+    let fd = file.as_raw_fd();
+    let len = size as libc::off_t;
+    // SAFETY (all three): the fd is open for writing; the calls only
+    // change the file.
+    match how {
+        Preallocate::None => Ok(()),
+        // As fio's native mode, which only notes a failure in its debug
+        // log: where the filesystem cannot allocate (or has no room for the
+        // whole file), the file is left as it is and the job's own writes
+        // allocate, or fail, as they go.
+        Preallocate::Native => {
+            let _ = retry_eintr(|| unsafe { libc::fallocate(fd, 0, 0, len) });
+            Ok(())
+        }
+        Preallocate::Posix => match unsafe { libc::posix_fallocate(fd, 0, len) } {
+            0 => Ok(()),
+            rc => Err(io_error(
+                path,
+                "posix_fallocate",
+                io::Error::from_raw_os_error(rc),
+            )),
+        },
+        Preallocate::KeepSize => {
+            retry_eintr(|| unsafe { libc::fallocate(fd, libc::FALLOC_FL_KEEP_SIZE, 0, len) })
+                .map(drop)
+                .map_err(|e| io_error(path, "fallocate(FALLOC_FL_KEEP_SIZE)", e))
+        }
+        Preallocate::Truncate => file
+            .set_len(size)
+            .map_err(|e| io_error(path, "ftruncate", e)),
     }
-    Ok(())
 }
 
 /// [`layout_file`] with the contents chosen by `fill`, which is called with
@@ -85,6 +126,17 @@ pub(super) fn layout(
     path: &Path,
     size: u64,
     block: usize,
+    fill: &mut dyn FnMut(u64, &mut [u8]),
+    stopped: &dyn Fn() -> bool,
+) -> Result<(), EngineError> {
+    layout_synced(path, size, block, true, fill, stopped)
+}
+
+fn layout_synced(
+    path: &Path,
+    size: u64,
+    block: usize,
+    fsync: bool,
     fill: &mut dyn FnMut(u64, &mut [u8]),
     stopped: &dyn Fn() -> bool,
 ) -> Result<(), EngineError> {
@@ -138,7 +190,16 @@ pub(super) fn layout(
         &mut written,
         fill,
         stopped,
-    );
+    )
+    .and_then(|()| {
+        if fsync {
+            retry_eintr(|| unsafe { libc::fsync(fd.as_raw_fd()) })
+                .map(drop)
+                .map_err(|e| io_error(path, "fsync", e))
+        } else {
+            Ok(())
+        }
+    });
     if result.is_err() {
         // Best effort: the error being reported matters more than this one.
         unsafe { libc::ftruncate(fd.as_raw_fd(), written as libc::off_t) };
@@ -208,7 +269,6 @@ pub(super) fn write_layout(
             }
         }
     }
-    retry_eintr(|| unsafe { libc::fsync(fd) }).map_err(|e| io_error(path, "fsync", e))?;
     Ok(())
 }
 

@@ -17,7 +17,7 @@ mod probe;
 #[cfg(test)]
 mod tests;
 
-pub use layout::{layout_file, layout_file_until, layout_file_with, preallocate_file};
+pub use layout::{layout_file, layout_file_until, layout_file_with, preallocate_file, Preallocate};
 pub(crate) use open::io_error;
 pub(crate) use probe::{block_device_size, c_path, fstat, stat_path};
 

@@ -23,6 +23,17 @@ impl Target {
     /// sockets are refused before they are opened, so opening a FIFO cannot
     /// hang.
     pub fn open(path: &Path, opts: &OpenOptions) -> Result<Target, EngineError> {
+        Target::open_with_flags(path, opts, 0)
+    }
+
+    /// [`Target::open`] with more open(2) flags: O_SYNC or O_DSYNC, so
+    /// that every write reaches stable storage before it completes (fio's
+    /// `sync=`).
+    pub fn open_with_flags(
+        path: &Path,
+        opts: &OpenOptions,
+        extra_flags: libc::c_int,
+    ) -> Result<Target, EngineError> {
         let access = match (opts.read, opts.write) {
             (true, true) => libc::O_RDWR,
             (false, true) => libc::O_WRONLY,
@@ -35,7 +46,7 @@ impl Target {
             }
         };
         let cpath = c_path(path)?;
-        let mut flags = access | libc::O_CLOEXEC;
+        let mut flags = access | libc::O_CLOEXEC | extra_flags;
         if opts.direct {
             flags |= libc::O_DIRECT;
         }

@@ -1,6 +1,8 @@
 use std::path::Path;
 
-use super::layout::{layout_file, layout_file_until, layout_file_with, preallocate_file};
+use super::layout::{
+    layout_file, layout_file_until, layout_file_with, preallocate_file, Preallocate,
+};
 use super::open::refuse_creating_in_dev;
 use super::probe::c_path;
 use super::*;
@@ -109,7 +111,9 @@ fn never_creates_files_under_dev() {
     assert!(!path.exists());
     let msg = layout_file(path, 4096, 4096).unwrap_err().to_string();
     assert!(msg.contains("does not create files under /dev"), "{msg}");
-    let msg = preallocate_file(path, 4096).unwrap_err().to_string();
+    let msg = preallocate_file(path, 4096, Preallocate::Native)
+        .unwrap_err()
+        .to_string();
     assert!(msg.contains("does not create files under /dev"), "{msg}");
     assert!(!path.exists());
 }
@@ -118,7 +122,7 @@ fn never_creates_files_under_dev() {
 fn preallocated_files_have_their_size() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("f");
-    preallocate_file(&path, 10000).unwrap();
+    preallocate_file(&path, 10000, Preallocate::Native).unwrap();
     assert_eq!(std::fs::metadata(&path).unwrap().len(), 10000);
 }
 
@@ -131,7 +135,7 @@ fn a_stopped_layout_leaves_what_it_wrote() {
         asked.set(asked.get() + 1);
         asked.get() > 2
     };
-    let e = layout_file_until(&path, 8 * 4096, 4096, &stop_at_third).unwrap_err();
+    let e = layout_file_until(&path, 8 * 4096, 4096, true, &stop_at_third).unwrap_err();
     assert!(matches!(e, EngineError::Stopped { .. }), "{e}");
     assert_eq!(std::fs::metadata(&path).unwrap().len(), 2 * 4096);
 }
@@ -266,4 +270,20 @@ fn invalidate_drops_a_files_cached_pages() {
     );
     t.invalidate_cache(0, 0).unwrap();
     assert_eq!(resident_pages(&path), 0);
+}
+
+#[test]
+fn open_with_flags_keeps_o_sync_and_o_dsync() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("synced");
+    for flag in [libc::O_SYNC, libc::O_DSYNC] {
+        let t = Target::open_with_flags(&path, &rw_create(), flag).unwrap();
+        // SAFETY: F_GETFL only reads the descriptor's flags.
+        let got = unsafe { libc::fcntl(t.fd(), libc::F_GETFL) };
+        assert_eq!(got & libc::O_SYNC, flag & libc::O_SYNC, "flag {flag:#o}");
+        assert_ne!(got & libc::O_DSYNC, 0, "flag {flag:#o}");
+    }
+    let t = Target::open(&path, &rw_create()).unwrap();
+    let got = unsafe { libc::fcntl(t.fd(), libc::F_GETFL) };
+    assert_eq!(got & libc::O_DSYNC, 0);
 }

@@ -283,13 +283,21 @@ impl Queue for UringQueue {
         let fixed = self.fixed_files;
         let index = req.file;
         let sqe = match req.op {
-            Op::Fsync if self.ring.iopoll() => {
-                // SAFETY: fsync touches no memory.
-                return Ok(Submitted::Completed(io_result(
-                    || unsafe { libc::fsync(fd) } as isize,
-                )));
+            Op::Fsync | Op::Fdatasync if self.ring.iopoll() => {
+                let data = req.op == Op::Fdatasync;
+                // SAFETY: fsync and fdatasync touch no memory.
+                return Ok(Submitted::Completed(io_result(|| {
+                    (if data {
+                        unsafe { libc::fdatasync(fd) }
+                    } else {
+                        unsafe { libc::fsync(fd) }
+                    }) as isize
+                })));
             }
             Op::Fsync => with_file!(fixed, index, fd, |f| opcode::Fsync::new(f).build()),
+            Op::Fdatasync => with_file!(fixed, index, fd, |f| opcode::Fsync::new(f)
+                .flags(types::FsyncFlags::DATASYNC)
+                .build()),
             // Synchronous, as in fio's io_uring engine: the same on every
             // kernel, whether or not its ring has IORING_OP_FALLOCATE (5.6)
             // and the block discard command (6.12).

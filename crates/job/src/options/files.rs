@@ -1,6 +1,7 @@
 //! The job's name and description, and the files and devices it works on.
 
-use super::{Kind, OptionDef};
+use super::{Kind, OptionDef, Value};
+use crate::file_handling::{Fallocate, FileService, FileServiceKind};
 use crate::spec::SizeSpec;
 use crate::values;
 
@@ -180,4 +181,216 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         },
         ..FILES
     },
+    OptionDef {
+        name: "fallocate",
+        kind: Kind::Choice(FALLOCATE_VALUES),
+        default: "native",
+        help: "Whether pre-allocation is performed when laying out files",
+        apply: |s, v| {
+            s.spec.file_handling.fallocate = v.pick(&[
+                ("none", Fallocate::None),
+                ("native", Fallocate::Native),
+                ("posix", Fallocate::Posix),
+                ("keep", Fallocate::Keep),
+                ("truncate", Fallocate::Truncate),
+                ("0", Fallocate::None),
+                ("1", Fallocate::Posix),
+            ])?;
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
+        name: "create_serialize",
+        kind: Kind::Bool,
+        default: "1",
+        // ioscope lays every worker's files out one after another before
+        // the phase starts; fio's create_serialize=0 lays them out in the
+        // workers, in parallel: only the layout's duration differs.
+        help: "Serialize creation of job files (ioscope always does)",
+        apply: |s, v| {
+            s.spec.file_handling.create_serialize = v.bool()?;
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
+        name: "create_fsync",
+        kind: Kind::Bool,
+        default: "1",
+        help: "fsync file after creation",
+        apply: |s, v| {
+            s.spec.file_handling.create_fsync = v.bool()?;
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
+        name: "create_only",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Only perform file creation phase",
+        apply: |s, v| {
+            s.spec.file_handling.create_only = v.bool()?;
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
+        name: "allow_file_create",
+        kind: Kind::Bool,
+        default: "1",
+        help: "Permit fio to create files, if they don't exist",
+        apply: |s, v| {
+            s.spec.file_handling.allow_file_create = v.bool()?;
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
+        name: "pre_read",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Pre-read files before starting official testing",
+        apply: |s, v| {
+            s.spec.file_handling.pre_read = v.bool()?;
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
+        name: "file_append",
+        kind: Kind::Bool,
+        default: "0",
+        help: "IO will start at the end of the file(s)",
+        apply: |s, v| {
+            s.spec.file_handling.file_append = v.bool()?;
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
+        name: "overwrite",
+        kind: Kind::Bool,
+        default: "0",
+        help: "When writing, set whether to overwrite current data",
+        apply: |s, v| {
+            s.spec.file_handling.overwrite = v.bool()?;
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
+        name: "fill_device",
+        aliases: &["fill_fs"],
+        kind: Kind::Bool,
+        default: "0",
+        help: "Write until an ENOSPC error occurs",
+        apply: |s, v| {
+            s.spec.file_handling.fill_device = v.bool()?;
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
+        name: "openfiles",
+        kind: Kind::Int,
+        help: "Number of files to keep open at the same time",
+        apply: |s, v| {
+            s.spec.file_handling.openfiles = v.uint(1)?;
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
+        name: "file_service_type",
+        kind: Kind::Choice(SERVICE_VALUES),
+        default: "roundrobin",
+        help: "How to select which file to service next (KIND[:N]: N I/Os per file)",
+        apply: |s, v| {
+            s.spec.file_handling.service = file_service(v)?;
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
+        name: "filename_format",
+        default: "$jobname.$jobnum.$filenum",
+        help: "Override default $jobname.$jobnum.$filenum naming",
+        apply: |s, v| {
+            s.spec.file_handling.filename_format = v.text.to_string();
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
+        name: "unique_filename",
+        kind: Kind::Bool,
+        default: "1",
+        // fio prefixes names with the client's address only in its
+        // client/server mode, which ioscope does not have.
+        help: "For network clients, prefix file with source IP (no effect without client/server)",
+        apply: |s, v| {
+            s.spec.file_handling.unique_filename = v.bool()?;
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
+        name: "opendir",
+        help: "Recursively add files from this directory and down",
+        apply: |s, v| {
+            s.spec.file_handling.opendir = Some(v.text.to_string());
+            Ok(())
+        },
+        ..FILES
+    },
 ];
+
+const FALLOCATE_VALUES: &[(&str, &str)] = &[
+    ("none", "Do not pre-allocate space"),
+    ("native", "Use native pre-allocation if possible"),
+    ("posix", "Use posix_fallocate()"),
+    ("keep", "Use fallocate(..., FALLOC_FL_KEEP_SIZE, ...)"),
+    (
+        "truncate",
+        "Truncate file to final size instead of allocating",
+    ),
+    ("0", "Alias for 'none'"),
+    ("1", "Alias for 'posix'"),
+];
+
+const SERVICE_VALUES: &[(&str, &str)] = &[
+    ("random", "Choose a file at random"),
+    ("roundrobin", "Round robin select files"),
+    ("sequential", "Finish one file before moving to the next"),
+];
+
+/// `file_service_type=KIND[:N]` (fio's `str_fst_cb`): N, default 1, I/Os
+/// go to the chosen file before the next choice. fio's zipf, pareto,
+/// normal and gauss choices are not supported yet.
+fn file_service(v: &Value) -> Result<FileService, String> {
+    let (kind, nr) = match v.text.split_once(':') {
+        Some((k, n)) => (k, Some(n)),
+        None => (v.text, None),
+    };
+    let kind = match kind {
+        "random" => FileServiceKind::Random,
+        "roundrobin" => FileServiceKind::RoundRobin,
+        "sequential" => FileServiceKind::Sequential,
+        "zipf" | "pareto" | "normal" | "gauss" => {
+            return Err(format!(
+                "'{kind}' (a file chosen by a {kind} distribution) is not supported by \
+                 ioscope yet; use random, roundrobin or sequential"
+            ))
+        }
+        _ => return Err(v.not_a_choice()),
+    };
+    let batch = match nr {
+        // fio reads N with atoi: what is not a number is 0, which it
+        // then treats as 1 (one I/O per choice).
+        Some(n) => values::uint(n, v.kb, 0)?.max(1),
+        None => 1,
+    };
+    Ok(FileService { kind, batch })
+}

@@ -28,6 +28,7 @@ mod placement;
 mod process;
 mod random;
 mod reporting;
+mod syncs;
 mod threads;
 mod time;
 mod verify;
@@ -308,6 +309,7 @@ const PARTS: &[&[OptionDef]] = &[
     verify::OPTIONS,
     errors::OPTIONS,
     iolog::OPTIONS,
+    syncs::OPTIONS,
 ];
 
 static ALL: [OptionDef; count(PARTS)] = concat(PARTS);

@@ -157,6 +157,7 @@ impl Settings {
                 exitall: false,
                 process: crate::process::ProcessSpec::blank(),
                 create_on_open: false,
+                file_handling: crate::file_handling::FileHandling::blank(),
                 iolog: IologSpec::default(),
                 logs: LogSpec::default(),
                 pacing: crate::pacing::PacingSpec::blank(),

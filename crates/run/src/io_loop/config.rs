@@ -31,8 +31,8 @@ pub(crate) struct LoopConfig {
     pub complete_min: u32,
     pub complete_max: u32,
     pub depth_low: u32,
-    /// fsync after this many writes; 0 for never.
-    pub fsync_every: u32,
+    /// fsync= and fdatasync=: the syncs after so many writes.
+    pub syncs: super::syncs::SyncEvery,
     /// What a write becomes: Write, or a command without data (NVMe Write
     /// Zeroes with io_uring_cmd's write_mode=zeroes).
     pub write_op: Op,

@@ -12,6 +12,7 @@ use super::config::LoopConfig;
 use super::iolog::IologWriter;
 use super::results::LoopStats;
 use crate::pacing::Pacer;
+use super::syncs::SyncState;
 use crate::verify::{SlotWork, VerifyLog};
 
 /// Where each in-flight request came from.
@@ -33,9 +34,9 @@ pub(super) struct Slot {
 pub(super) struct Fill {
     /// The workload still has I/O to give.
     pub writing: bool,
-    writes_since_fsync: u32,
-    /// The file an fsync is due on (fsync_every).
-    fsync_due: Option<u32>,
+    /// fsync= and fdatasync=: the writes issued, the file last written
+    /// and whether the last request was a sync.
+    syncs: SyncState,
     /// An I/O the workload gave while trims were being gathered that
     /// could not join them: it is the next one issued.
     held: Option<IoUnit>,
@@ -71,10 +72,10 @@ pub(super) enum Next {
     Hold,
 }
 
-/// An fsync of `file` in `slot`.
-fn fsync(file: u32, slot: u32) -> Next {
+/// A sync (`op`: fsync or fdatasync) of `file` in `slot`.
+fn sync(file: u32, op: Op, slot: u32) -> Next {
     let req = Request {
-        op: Op::Fsync,
+        op,
         file,
         offset: 0,
         len: 0,
@@ -91,8 +92,7 @@ impl Fill {
     ) -> Fill {
         Fill {
             writing: true,
-            writes_since_fsync: 0,
-            fsync_due: None,
+            syncs: SyncState::default(),
             held: None,
             iolog,
             pace,
@@ -133,8 +133,17 @@ impl Fill {
         mut verify: Option<&mut VerifyLog>,
         cfg: &LoopConfig,
     ) -> Next {
-        if let Some(file) = self.fsync_due.take() {
-            return fsync(file, slot);
+        if cfg.syncs.any() {
+            if let Some((file, op)) = self.syncs.due(&cfg.syncs, || {
+                // fio asks for a sync on its way to the next I/O: none
+                // follows the job's last write.
+                if self.held.is_none() && self.writing {
+                    self.held = workload.next();
+                }
+                self.held.is_some()
+            }) {
+                return sync(file, op, slot);
+            }
         }
         if let Some(due) = verify.as_deref_mut().and_then(VerifyLog::next_due) {
             return Next::Issue(check_request(due, slot), due);
@@ -151,7 +160,7 @@ impl Fill {
             }
         }
         if let Some(file) = workload.next_sync() {
-            return fsync(file, slot);
+            return sync(file, Op::Fsync, slot);
         }
         if let Some(p) = &mut self.pacer {
             if !p.before_next(q.in_flight()) {
@@ -223,10 +232,8 @@ impl Fill {
                 let buf = &mut q.buffer(slot)[..unit.len as usize];
                 filler.prepare_write(buf, unit.offset);
             }
-            self.writes_since_fsync += 1;
-            if cfg.fsync_every > 0 && self.writes_since_fsync >= cfg.fsync_every {
-                self.writes_since_fsync = 0;
-                self.fsync_due = Some(unit.file);
+            if unit.dir == DataDir::Write {
+                self.syncs.wrote(unit.file);
             }
         }
         let req = if op == Op::Trim && cfg.trim_ranges > 1 {
@@ -275,7 +282,7 @@ pub(super) fn dir_index(op: Op) -> Option<usize> {
         Op::Read => Some(0),
         Op::Write | Op::WriteZeroes { .. } => Some(1),
         Op::Trim | Op::TrimRanges { .. } => Some(2),
-        Op::Fsync => None,
+        Op::Fsync | Op::Fdatasync => None,
     }
 }
 

@@ -63,6 +63,7 @@ impl IologWriter {
             Op::Write | Op::WriteZeroes { .. } => "write",
             Op::Trim | Op::TrimRanges { .. } => "trim",
             Op::Fsync => "sync",
+            Op::Fdatasync => "datasync",
         };
         let us = self.start.elapsed().as_micros();
         let name = self.names.get(req.file as usize).map_or("", String::as_str);

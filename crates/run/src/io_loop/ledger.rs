@@ -278,7 +278,9 @@ impl Ledger<'_> {
         let t = &cfg.tracking;
         let lat_ns = clock.to_ns(t_done.saturating_sub(slot.start));
         let Some(d) = dir_index(op) else {
-            stats.sync_ios += 1;
+            // fio counts fsyncs alone in its issued syncs (its total_io_u
+            // has no slot for fdatasync); the latencies take both.
+            stats.sync_ios += u64::from(op == Op::Fsync);
             if t.lat {
                 stats.sync_lat.add(lat_ns);
                 if let Some(h) = &mut stats.sync_hist {

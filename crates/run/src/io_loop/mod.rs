@@ -39,6 +39,7 @@ mod iolog;
 mod ledger;
 mod pace;
 mod results;
+mod syncs;
 mod stream_end;
 
 pub(crate) use config::{LoopConfig, Tracking};
@@ -46,6 +47,7 @@ use fill::{commit, dir_index, Fill, Next, Pace, Slot};
 pub(crate) use iolog::IologWriter;
 use ledger::{verify_failure, Ledger};
 pub(crate) use results::{DirStats, IoFailure, LoopStats};
+pub(crate) use syncs::SyncEvery;
 
 /// The loop of one worker, run by the engine with its concrete queue.
 pub(crate) struct IoLoop<'a> {
@@ -206,8 +208,10 @@ impl QueueUser for IoLoop<'_> {
                         break;
                     }
                 };
-                ledger.stats.issued[dir_index(req.op).unwrap_or(0)] +=
-                    u64::from(req.op != ioscope_engine::Op::Fsync);
+                ledger.stats.issued[dir_index(req.op).unwrap_or(0)] += u64::from(!matches!(
+                    req.op,
+                    ioscope_engine::Op::Fsync | ioscope_engine::Op::Fdatasync
+                ));
                 let t_issue = if timing { clock.now() } else { now };
                 slots[slot as usize] = Slot {
                     op: Some(req.op),

@@ -4,6 +4,7 @@ use ioscope_job::{JobSpec, RandomGenerator, RwKind, RwSequencer};
 
 use crate::block_size::BlockSizer;
 use crate::distribution::{jhash, FileDist};
+use crate::file_service::FileService;
 use crate::iolog::Replay;
 use crate::lfsr::Lfsr;
 use crate::offset_mix::{SeqRandMix, Zoned};
@@ -160,7 +161,8 @@ pub struct Workload {
     bs_is_seq_rand: bool,
     zoned: Option<Zoned>,
     seq_rand: Option<SeqRandMix>,
-    next_file: usize,
+    /// Which file each I/O goes to (`file_service_type`, `openfiles`).
+    service: FileService,
     time_based: bool,
     /// Bytes all passes together may issue (`io_size * loops`).
     limit: u64,
@@ -233,6 +235,7 @@ impl Workload {
             ]
         };
         let mins = [spec.bs.read.min(), spec.bs.write.min(), spec.bs.trim.min()];
+        let service = FileService::new(spec, files.len(), &seeds);
         let files: Vec<FileState> = files
             .iter()
             .enumerate()
@@ -299,7 +302,7 @@ impl Workload {
             } else {
                 None
             },
-            next_file: 0,
+            service,
             time_based: spec.time_based,
             limit: io_size.saturating_mul(u64::from(loops)),
             io_size,
@@ -445,6 +448,7 @@ impl Workload {
             for f in &mut self.files {
                 f.reset();
             }
+            self.service.restart(self.randrepeat);
             let s = &self.seeded;
             if self.randrepeat {
                 self.rngs.offset = s.offset.clone();
@@ -460,27 +464,25 @@ impl Workload {
         more
     }
 
-    /// The next I/O of this pass, trying files round robin (fio's default
-    /// `file_service_type=roundrobin`); None when every file is done.
+    /// The next I/O of this pass, in the file the service chooses (fio's
+    /// `set_io_u_file`); None when every file is done.
     #[inline]
     fn next_io(&mut self, steer: &mut impl FnMut(DataDir) -> DataDir) -> Option<IoUnit> {
-        let n = self.files.len();
-        for _ in 0..n {
-            let f = self.next_file;
-            self.next_file = if f + 1 == n { 0 } else { f + 1 };
-            if self.files[f].done {
-                continue;
-            }
+        loop {
+            let files = &self.files;
+            let f = self.service.next(|f| files[f].done)?;
             let dir = match &mut self.rngs.mix {
                 Some(m) => m.steer(steer),
                 None => self.only_dir,
             };
             match self.fill(f, dir) {
                 Some(io) => return Some(io),
-                None => self.files[f].done = true,
+                None => {
+                    self.files[f].done = true;
+                    self.service.done(f);
+                }
             }
         }
-        None
     }
 
     /// fio's `fill_io_u` for file `f`: offset, then length; None when
