@@ -75,11 +75,13 @@ mod pattern;
 mod settings;
 mod spec;
 mod values;
+mod zones;
 
 pub use error::ParseError;
 pub use log_spec::*;
 pub use options::is_job_option;
 pub use spec::*;
+pub use zones::*;
 
 use std::path::PathBuf;
 

@@ -597,6 +597,8 @@ pub struct JobSpec {
     pub iolog: IologSpec,
     /// The logs it writes: `write_bw_log` and its family.
     pub logs: crate::log_spec::LogSpec,
+    /// `zonemode` and its companions.
+    pub zones: crate::zones::ZoneSpec,
     /// The options set in this job's own section (or after its `--name`), as
     /// written, for the JSON "job options" echo.
     pub options: Vec<(String, String)>,

@@ -27,6 +27,7 @@ mod reporting;
 mod threads;
 mod time;
 mod verify;
+mod zones;
 
 use std::time::Duration;
 
@@ -300,6 +301,7 @@ const PARTS: &[&[OptionDef]] = &[
     verify::OPTIONS,
     errors::OPTIONS,
     iolog::OPTIONS,
+    zones::OPTIONS,
 ];
 
 static ALL: [OptionDef; count(PARTS)] = concat(PARTS);

@@ -156,6 +156,7 @@ impl Settings {
                 create_on_open: false,
                 iolog: IologSpec::default(),
                 logs: LogSpec::default(),
+                zones: crate::zones::ZoneSpec::blank(),
                 options: Vec::new(),
             },
             bs: PerDir::all(0),

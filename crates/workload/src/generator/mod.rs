@@ -8,6 +8,7 @@ use crate::lfsr::Lfsr;
 use crate::rand::{fio_seeds, seed_slot, FioRand};
 use crate::random_map::RandomMap;
 use crate::rwmix::RwMix;
+use crate::zones::{Strided, ZoneView};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DataDir {
@@ -39,7 +40,11 @@ pub struct IoUnit {
 /// Where one file stands in the current pass.
 #[derive(Clone, Debug)]
 struct FileState {
+    /// Where offsets count from (fio's `file_offset`): the extent's start,
+    /// or with `zonemode=strided` the current zone's.
     start: u64,
+    /// The extent's start (fio's `get_start_offset`).
+    origin: u64,
     len: u64,
     /// The file's size: I/O may run past the extent up to here, as fio lets
     /// a whole block at the extent's end through when the file has it.
@@ -58,7 +63,7 @@ struct FileState {
 
 impl FileState {
     fn end(&self) -> u64 {
-        self.start + self.len
+        self.origin + self.len
     }
 
     /// fio's `fio_file_reset`.
@@ -154,6 +159,8 @@ pub struct Workload {
     finished: bool,
     /// `read_iolog`: the log's I/Os in place of the generated ones.
     replay: Option<Replay>,
+    /// `zonemode=strided`.
+    strided: Option<Strided>,
 }
 
 impl Workload {
@@ -203,18 +210,22 @@ impl Workload {
             (false, true) => spec.bs.write.max(),
             _ => spec.bs.read.max().max(spec.bs.write.max()),
         };
+        let strided = Strided::of(spec);
         let files: Vec<FileState> = files
             .iter()
             .enumerate()
             .map(|(i, e)| {
-                let blocks = e.len.checked_div(map_bs).unwrap_or(0);
+                // Random offsets range over one zone in strided mode.
+                let span = strided.as_ref().map_or(e.len, Strided::range);
+                let blocks = span.checked_div(map_bs).unwrap_or(0);
                 FileState {
                     start: e.offset,
+                    origin: e.offset,
                     len: e.len,
                     real: file_sizes.get(i).map_or(0, |&s| s).max(e.offset + e.len),
                     last_pos: [e.offset; 3],
                     lastb: [&spec.bs.read, &spec.bs.write, &spec.bs.trim]
-                        .map(|bs| e.len.checked_div(bs.min()).unwrap_or(0)),
+                        .map(|bs| span.checked_div(bs.min()).unwrap_or(0)),
                     map: (random && !lfsr && !spec.norandommap && blocks > 0)
                         .then(|| RandomMap::new(blocks)),
                     lfsr: if lfsr {
@@ -269,6 +280,7 @@ impl Workload {
             pass_issued: 0,
             finished: !usable,
             replay: None,
+            strided,
         }
     }
 
@@ -371,7 +383,11 @@ impl Workload {
         };
         if more {
             for f in &mut self.files {
+                f.start = f.origin;
                 f.reset();
+            }
+            if let Some(z) = &mut self.strided {
+                z.restart();
             }
             let s = &self.seeded;
             if self.randrepeat {
@@ -416,6 +432,18 @@ impl Workload {
     #[inline]
     fn fill(&mut self, f: usize, dir: DataDir) -> Option<IoUnit> {
         let d = dir as usize;
+        if let Some(z) = &mut self.strided {
+            let file = &mut self.files[f];
+            let view = ZoneView {
+                start: &mut file.start,
+                last_pos: &mut file.last_pos[d],
+                origin: file.origin,
+                real: file.real,
+            };
+            if z.before(view) {
+                file.reset();
+            }
+        }
         let min_bs = self.rngs.bs[d].min();
         let (rel, marks) = if self.random {
             self.seq_nr_left -= 1;
@@ -437,7 +465,7 @@ impl Workload {
             return None;
         }
         let offset = file.start + rel;
-        let mut len = self.rngs.bs[d].next(file.end() - offset);
+        let mut len = self.rngs.bs[d].next(file.end().saturating_sub(offset));
         if len == 0 || offset + len > file.real {
             return None;
         }
@@ -453,6 +481,9 @@ impl Workload {
             }
         }
         file.last_pos[d] = offset + len;
+        if let Some(z) = &mut self.strided {
+            z.issued(len);
+        }
         Some(IoUnit {
             dir,
             file: f as u32,
