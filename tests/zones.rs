@@ -34,19 +34,20 @@ fn both(dir: &Path, args: &[&str]) -> (Vec<String>, Vec<String>) {
         for stale in ["f", log] {
             let _ = fs::remove_file(dir.join(stale));
         }
-        let job = args
-            .iter()
-            .map(|a| a.to_string())
-            .chain([
-                "--name=z".into(),
-                "--filename=f".into(),
-                "--ioengine=psync".into(),
-                format!("--write_iolog={log}"),
-                "--output-format=json".into(),
-            ]);
-        let run = if tool == "fio" { fio(job) } else { ioscope(job) }
-            .dir(dir)
-            .run();
+        let job = args.iter().map(|a| a.to_string()).chain([
+            "--name=z".into(),
+            "--filename=f".into(),
+            "--ioengine=psync".into(),
+            format!("--write_iolog={log}"),
+            "--output-format=json".into(),
+        ]);
+        let run = if tool == "fio" {
+            fio(job)
+        } else {
+            ioscope(job)
+        }
+        .dir(dir)
+        .run();
         assert!(run.status.success(), "{tool}: {}", run.describe());
         seqs.push(ios(&fs::read_to_string(dir.join(log)).unwrap()));
     }
@@ -59,19 +60,96 @@ fn both(dir: &Path, args: &[&str]) -> (Vec<String>, Vec<String>) {
 /// end, loops (the walk starts over at `offset`), random offsets with the
 /// random map, without it and with the LFSR, block size ranges and mixes.
 const STRIDED: &[&[&str]] = &[
-    &["--size=4m", "--bs=256k", "--rw=read", "--zonesize=1m", "--zonerange=512k", "--zoneskip=1z"],
-    &["--size=4m", "--bs=256k", "--rw=read", "--zonesize=256k", "--zoneskip=512k"],
-    &["--size=4m", "--bs=256k", "--rw=randread", "--zonesize=512k", "--zonerange=1m", "--zoneskip=256k"],
-    &["--size=4m", "--bs=256k", "--rw=read", "--zonesize=512k", "--zoneskip=256k", "--loops=2", "--offset=256k"],
-    &["--size=4m", "--bs=4k", "--rw=randwrite", "--zonesize=1m", "--zonerange=256k", "--zoneskip=512k"],
+    &[
+        "--size=4m",
+        "--bs=256k",
+        "--rw=read",
+        "--zonesize=1m",
+        "--zonerange=512k",
+        "--zoneskip=1z",
+    ],
+    &[
+        "--size=4m",
+        "--bs=256k",
+        "--rw=read",
+        "--zonesize=256k",
+        "--zoneskip=512k",
+    ],
+    &[
+        "--size=4m",
+        "--bs=256k",
+        "--rw=randread",
+        "--zonesize=512k",
+        "--zonerange=1m",
+        "--zoneskip=256k",
+    ],
+    &[
+        "--size=4m",
+        "--bs=256k",
+        "--rw=read",
+        "--zonesize=512k",
+        "--zoneskip=256k",
+        "--loops=2",
+        "--offset=256k",
+    ],
+    &[
+        "--size=4m",
+        "--bs=4k",
+        "--rw=randwrite",
+        "--zonesize=1m",
+        "--zonerange=256k",
+        "--zoneskip=512k",
+    ],
     // Without the random map: fio 3.33 marks the blocks of an I/O that
     // crosses the zone's end past its map's last word (docs/zones.md).
-    &["--size=4m", "--bsrange=4k-64k", "--rw=randrw", "--norandommap", "--zonesize=300k", "--zonerange=512k", "--zoneskip=100k"],
-    &["--size=4m", "--bsrange=4k-64k", "--rw=rw", "--zonesize=300k", "--zonerange=512k", "--zoneskip=100k"],
-    &["--size=4m", "--bs=4k", "--rw=randread", "--zonesize=64k", "--zonerange=512k", "--random_generator=lfsr"],
-    &["--size=4m", "--bs=4k", "--rw=randread", "--zonesize=64k", "--zonerange=512k", "--norandommap"],
-    &["--size=4m", "--bs=4k", "--rw=randread:4", "--zonesize=64k", "--zonerange=512k"],
-    &["--size=8m", "--bs=64k", "--rw=write", "--zonesize=256k", "--zoneskip=2m", "--io_size=6m"],
+    &[
+        "--size=4m",
+        "--bsrange=4k-64k",
+        "--rw=randrw",
+        "--norandommap",
+        "--zonesize=300k",
+        "--zonerange=512k",
+        "--zoneskip=100k",
+    ],
+    &[
+        "--size=4m",
+        "--bsrange=4k-64k",
+        "--rw=rw",
+        "--zonesize=300k",
+        "--zonerange=512k",
+        "--zoneskip=100k",
+    ],
+    &[
+        "--size=4m",
+        "--bs=4k",
+        "--rw=randread",
+        "--zonesize=64k",
+        "--zonerange=512k",
+        "--random_generator=lfsr",
+    ],
+    &[
+        "--size=4m",
+        "--bs=4k",
+        "--rw=randread",
+        "--zonesize=64k",
+        "--zonerange=512k",
+        "--norandommap",
+    ],
+    &[
+        "--size=4m",
+        "--bs=4k",
+        "--rw=randread:4",
+        "--zonesize=64k",
+        "--zonerange=512k",
+    ],
+    &[
+        "--size=8m",
+        "--bs=64k",
+        "--rw=write",
+        "--zonesize=256k",
+        "--zoneskip=2m",
+        "--io_size=6m",
+    ],
 ];
 
 #[test]
@@ -181,9 +259,13 @@ fn disk_zone_profile_example_reads_what_fio_reads() {
             + &format!("write_iolog={log}\nsize=1536m\n");
         fs::write(d.path().join("job.fio"), job).unwrap();
         let args = ["job.fio", "--output-format=json"];
-        let run = if tool == "fio" { fio(args) } else { ioscope(args) }
-            .dir(d.path())
-            .run();
+        let run = if tool == "fio" {
+            fio(args)
+        } else {
+            ioscope(args)
+        }
+        .dir(d.path())
+        .run();
         assert!(run.status.success(), "{tool}: {}", run.describe());
         let read = &run.json()["jobs"][0]["read"];
         assert_eq!(u(read, "io_bytes"), 1536 << 20, "{tool}");

@@ -146,8 +146,13 @@ pub(crate) fn resolve(spec: &mut JobSpec) -> Result<(), String> {
             "{name}={n}z is a number of zones, which needs a zone size (zonemode=strided with zonesize=, or zonemode=zbd)"
         ));
     }
-    let bytes = |n: u32| u64::from(n).checked_mul(zone).filter(|&b| b <= i64::MAX as u64);
-    let overflow = |name: &str, n: u32| format!("{name}={n}z is too large ({n} zones of {zone} bytes)");
+    let bytes = |n: u32| {
+        u64::from(n)
+            .checked_mul(zone)
+            .filter(|&b| b <= i64::MAX as u64)
+    };
+    let overflow =
+        |name: &str, n: u32| format!("{name}={n}z is too large ({n} zones of {zone} bytes)");
     if counts.size > 0 {
         let b = bytes(counts.size).ok_or_else(|| overflow("size", counts.size))?;
         spec.size = Some(SizeSpec::Bytes(b));

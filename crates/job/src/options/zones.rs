@@ -23,7 +23,10 @@ const MAX_OPEN_ZONES: u32 = 4096;
 fn open_zones(v: &Value) -> Result<u32, String> {
     let n = v.uint(0)?;
     if n > MAX_OPEN_ZONES {
-        return Err(format!("'{}' is above the maximum of {MAX_OPEN_ZONES}", v.text));
+        return Err(format!(
+            "'{}' is above the maximum of {MAX_OPEN_ZONES}",
+            v.text
+        ));
     }
     Ok(n)
 }

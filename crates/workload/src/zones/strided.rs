@@ -123,7 +123,13 @@ mod tests {
         );
         // zonesize=256k zoneskip=512k wraps to the start at the file's end.
         assert_eq!(
-            offsets(walk(256 << 10, 256 << 10, 512 << 10), 0, 4 << 20, 256 << 10, 8),
+            offsets(
+                walk(256 << 10, 256 << 10, 512 << 10),
+                0,
+                4 << 20,
+                256 << 10,
+                8
+            ),
             [0, 768, 1536, 2304, 3072, 3840, 0, 768]
         );
     }
