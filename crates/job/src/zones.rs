@@ -192,6 +192,40 @@ pub(crate) fn zone_count(text: &str) -> Option<Result<u32, String>> {
 mod tests {
     use super::*;
 
+    fn strided(f: impl Fn(&mut JobSpec)) -> Result<JobSpec, String> {
+        let mut spec = JobSpec::fio_defaults("z");
+        spec.zones.mode = ZoneMode::Strided;
+        spec.zones.size = 1 << 20;
+        f(&mut spec);
+        resolve(&mut spec).map(|()| spec)
+    }
+
+    #[test]
+    fn fios_fixups_apply() {
+        // zonerange defaults to zonesize; counts become zonesize multiples.
+        let s = strided(|s| {
+            s.zones.counts.size = 8;
+            s.zones.counts.offset = 1;
+            s.zones.counts.skip = 2;
+        })
+        .unwrap();
+        assert_eq!(s.zones.range, 1 << 20);
+        assert_eq!(s.size, Some(SizeSpec::Bytes(8 << 20)));
+        assert_eq!(s.offset, SizeSpec::Bytes(1 << 20));
+        assert_eq!(s.zones.skip, 2 << 20);
+        // fio drops strided mode for a job of several files.
+        let s = strided(|s| s.nrfiles = 2).unwrap();
+        assert_eq!(s.zones.mode, ZoneMode::None);
+        assert!(strided(|s| s.zones.size = 0).is_err());
+        let err = strided(|s| {
+            s.zones.mode = ZoneMode::None;
+            s.zones.size = 0;
+            s.zones.counts.io_size = 3;
+        })
+        .unwrap_err();
+        assert!(err.starts_with("io_size=3z is a number of zones"), "{err}");
+    }
+
     #[test]
     fn zone_counts_are_whole_numbers_with_a_z() {
         assert_eq!(zone_count("4z"), Some(Ok(4)));

@@ -65,7 +65,7 @@ impl Strided {
         if *v.last_pos >= *v.start + self.range {
             *v.last_pos = *v.start;
         }
-        self.bytes % self.range == 0
+        self.bytes.is_multiple_of(self.range)
     }
 
     /// After an I/O of `len` bytes was chosen.
