@@ -114,6 +114,9 @@ fn run_inner(
         };
     }
 
+    if let Err(m) = crate::zones::check_targets(spec, files) {
+        return fail(libc::EINVAL, format!("{}: {m}", spec.name));
+    }
     let extents: Vec<_> = files.iter().map(|f| f.extent).collect();
     let sizes: Vec<_> = files.iter().map(|f| f.file_size).collect();
     let mut workload = Workload::with_file_sizes(spec, &extents, &sizes, id.number);

@@ -8,7 +8,7 @@ use crate::lfsr::Lfsr;
 use crate::rand::{fio_seeds, seed_slot, FioRand};
 use crate::random_map::RandomMap;
 use crate::rwmix::RwMix;
-use crate::zones::{Strided, ZoneView};
+use crate::zones::{Extent, Strided, Zbd, ZoneView};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DataDir {
@@ -161,6 +161,8 @@ pub struct Workload {
     replay: Option<Replay>,
     /// `zonemode=strided`.
     strided: Option<Strided>,
+    /// `zonemode=zbd`: the files' zones and write pointers.
+    zbd: Option<Zbd>,
 }
 
 impl Workload {
@@ -211,6 +213,34 @@ impl Workload {
             _ => spec.bs.read.max().max(spec.bs.write.max()),
         };
         let strided = Strided::of(spec);
+        let reals: Vec<u64> = files
+            .iter()
+            .enumerate()
+            .map(|(i, e)| file_sizes.get(i).map_or(0, |&s| s).max(e.offset + e.len))
+            .collect();
+        let mut zbd = Zbd::of(spec, &reals);
+        // fio keeps a sequential read's extent as it is and puts any other
+        // job's on zone boundaries.
+        let read_only = kind == RwKind::Read;
+        let files: Vec<FileExtent> = files
+            .iter()
+            .enumerate()
+            .map(|(i, e)| match &mut zbd {
+                Some(z) => {
+                    let x = Extent {
+                        start: e.offset,
+                        len: e.len,
+                        real: reals[i],
+                    };
+                    let x = z.align(i, x, read_only);
+                    FileExtent {
+                        offset: x.start,
+                        len: x.len,
+                    }
+                }
+                None => *e,
+            })
+            .collect();
         let files: Vec<FileState> = files
             .iter()
             .enumerate()
@@ -222,7 +252,7 @@ impl Workload {
                     start: e.offset,
                     origin: e.offset,
                     len: e.len,
-                    real: file_sizes.get(i).map_or(0, |&s| s).max(e.offset + e.len),
+                    real: reals[i],
                     last_pos: [e.offset; 3],
                     lastb: [&spec.bs.read, &spec.bs.write, &spec.bs.trim]
                         .map(|bs| span.checked_div(bs.min()).unwrap_or(0)),
@@ -281,6 +311,7 @@ impl Workload {
             finished: !usable,
             replay: None,
             strided,
+            zbd,
         }
     }
 
@@ -389,6 +420,9 @@ impl Workload {
             if let Some(z) = &mut self.strided {
                 z.restart();
             }
+            if let Some(z) = &mut self.zbd {
+                z.restart();
+            }
             let s = &self.seeded;
             if self.randrepeat {
                 self.rngs.offset = s.offset.clone();
@@ -431,6 +465,25 @@ impl Workload {
     /// nothing more fits in this file.
     #[inline]
     fn fill(&mut self, f: usize, dir: DataDir) -> Option<IoUnit> {
+        let dir = match &mut self.zbd {
+            Some(z) => {
+                let dir = z.direction(f, dir);
+                let file = &mut self.files[f];
+                let d = dir as usize;
+                z.before(
+                    f,
+                    dir,
+                    ZoneView {
+                        start: &mut file.start,
+                        last_pos: &mut file.last_pos[d],
+                        origin: file.origin,
+                        real: file.real,
+                    },
+                );
+                dir
+            }
+            None => dir,
+        };
         let d = dir as usize;
         if let Some(z) = &mut self.strided {
             let file = &mut self.files[f];
@@ -464,12 +517,28 @@ impl Workload {
         if rel >= file.len || file.start + rel >= file.real {
             return None;
         }
-        let offset = file.start + rel;
+        let mut offset = file.start + rel;
         let mut len = self.rngs.bs[d].next(file.end().saturating_sub(offset));
-        if len == 0 || offset + len > file.real {
+        if len == 0 {
             return None;
         }
+        if let Some(z) = &mut self.zbd {
+            let extent = Extent {
+                start: file.start,
+                len: file.len,
+                real: file.real,
+            };
+            let Some((o, l)) = z.adjust(f, dir, &extent, offset, len) else {
+                // fio's io_u_eof: the pass ends for every file.
+                self.files.iter_mut().for_each(|f| f.done = true);
+                return None;
+            };
+            (offset, len) = (o, l);
+        }
         let file = &mut self.files[f];
+        if offset + len > file.real {
+            return None;
+        }
         if marks {
             if let Some(map) = &mut file.map {
                 let nr = len.div_ceil(min_bs);
@@ -483,6 +552,9 @@ impl Workload {
         file.last_pos[d] = offset + len;
         if let Some(z) = &mut self.strided {
             z.issued(len);
+        }
+        if let Some(z) = &mut self.zbd {
+            z.issued(f, dir, offset, len);
         }
         Some(IoUnit {
             dir,
