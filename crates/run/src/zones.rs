@@ -4,7 +4,7 @@
 //! pointers), with fio's checks before the run and on the opened targets.
 //! Zoned block devices are refused.
 
-use ioscope_engine::{zoned_model, ZonedModel};
+use ioscope_engine::{zoned_model, TargetKind, ZonedModel};
 use ioscope_job::{JobSpec, VerifyMethod, ZoneMode};
 
 use crate::files::WorkerFile;
@@ -91,6 +91,12 @@ pub(crate) fn check_targets(spec: &JobSpec, files: &[WorkerFile]) -> Result<(), 
     let zone = spec.zones.size;
     for f in files.iter().filter(|f| f.target.is_some()) {
         let path = f.path.display();
+        if f.target.as_ref().map(|t| t.kind()) == Some(TargetKind::CharDevice) {
+            return Err(format!(
+                "{path}: zonemode=zbd on a character device (an NVMe generic device, whose \
+                 namespace may be zoned) is not supported by ioscope yet"
+            ));
+        }
         match zoned_model(&f.path) {
             Ok(ZonedModel::None) => {}
             Ok(model) => {
