@@ -399,6 +399,8 @@ fn zbd_checks_refuse_as_fio_and_name_what_is_missing() {
     assert!(e.contains("must fit in a zone"), "{e}");
     let e = refused(&["--parse-only", "--zonesize=64k", "--rw=trim"]);
     assert!(e.contains("rw=trim with zonemode=zbd is not supported by ioscope yet"), "{e}");
+    let e = refused(&["--parse-only", "--zonesize=64k", "--name=y", "--filename=f"]);
+    assert!(e.contains("several jobs on one file (here z and y)"), "{e}");
     // fio: "file/device size ... is smaller than zone size".
     fs::File::create(d.path().join("f")).unwrap().set_len(64 << 10).unwrap();
     let e = refused(&["--zonesize=256k", "--size=64k", "--rw=write"]);

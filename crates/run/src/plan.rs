@@ -80,6 +80,7 @@ pub fn plan(parsed: &Parsed, readonly: bool) -> Result<Plan, RunError> {
             return Err(RunError::job(&spec.name, readonly_refusal(spec)));
         }
     }
+    crate::zones::check_shared(&parsed.jobs).map_err(|(name, m)| RunError::job(name, m))?;
     let jobs = parsed
         .jobs
         .iter()

@@ -7,7 +7,9 @@
 use ioscope_engine::{zoned_model, TargetKind, ZonedModel};
 use ioscope_job::{JobSpec, VerifyMethod, ZoneMode};
 
-use crate::files::WorkerFile;
+use std::path::PathBuf;
+
+use crate::files::{file_paths, WorkerFile};
 
 /// fio's zbd checks that need no target (zbd.c `init_zone_info`,
 /// `zbd_setup_files`, `zbd_verify_bs`, `zbd_adjust_block`), and what
@@ -78,6 +80,36 @@ pub(crate) fn check(spec: &JobSpec) -> Result<(), String> {
              per job",
             spec.numjobs
         ));
+    }
+    Ok(())
+}
+
+/// fio keeps one set of zones per file for every job of the run that
+/// names it (zbd.c `zbd_init_zone_info`): a later job reads what an
+/// earlier one wrote. ioscope keeps them per job, so a file that a zbd job
+/// shares with another job is refused (the job's name, the reason).
+pub(crate) fn check_shared(jobs: &[JobSpec]) -> Result<(), (&str, String)> {
+    let mut seen: Vec<(PathBuf, &JobSpec)> = Vec::new();
+    for spec in jobs {
+        for path in file_paths(spec, 0) {
+            if let Some((_, other)) = seen.iter().find(|(p, _)| *p == path) {
+                let zbd = |s: &JobSpec| s.zones.mode == ZoneMode::Zbd;
+                if zbd(spec) || zbd(other) {
+                    return Err((
+                        &spec.name,
+                        format!(
+                            "{}: zonemode=zbd with several jobs on one file (here {} and {}) \
+                             is not supported by ioscope yet: fio shares the file's write \
+                             pointers among them, ioscope keeps them per job",
+                            path.display(),
+                            other.name,
+                            spec.name
+                        ),
+                    ));
+                }
+            }
+            seen.push((path, spec));
+        }
     }
     Ok(())
 }

@@ -484,3 +484,63 @@ impl ZonedFile {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zbd(f: impl Fn(&mut JobSpec)) -> Zbd {
+        let mut spec = JobSpec::fio_defaults("z");
+        spec.zones.mode = ZoneMode::Zbd;
+        spec.zones.size = 64 << 10;
+        f(&mut spec);
+        let mut z = Zbd::of(&spec, &[256 << 10]).unwrap();
+        let e = Extent {
+            start: 0,
+            len: 256 << 10,
+            real: 256 << 10,
+        };
+        z.align(0, e, false);
+        z
+    }
+
+    const ALL: Extent = Extent {
+        start: 0,
+        len: 256 << 10,
+        real: 256 << 10,
+    };
+
+    /// Issues a write of `len` chosen at `offset`; returns where it went.
+    fn write(z: &mut Zbd, offset: u64, len: u64) -> Adjusted {
+        let (o, l) = z.adjust(0, DataDir::Write, &ALL, offset, len)?;
+        z.issued(0, DataDir::Write, o, l);
+        Some((o, l))
+    }
+
+    #[test]
+    fn writes_go_to_write_pointers_and_full_zones_reset() {
+        let mut z = zbd(|s| s.zones.capacity = 48 << 10);
+        // A write anywhere in zone 1 lands at its write pointer.
+        assert_eq!(write(&mut z, 100 << 10, 16 << 10), Some((64 << 10, 16 << 10)));
+        assert_eq!(write(&mut z, 70 << 10, 16 << 10), Some((80 << 10, 16 << 10)));
+        // Shortened to the zone's capacity.
+        assert_eq!(write(&mut z, 64 << 10, 32 << 10), Some((96 << 10, 16 << 10)));
+        // Full: reset, then written from the start again.
+        assert_eq!(write(&mut z, 64 << 10, 16 << 10), Some((64 << 10, 16 << 10)));
+    }
+
+    #[test]
+    fn open_zone_limits_send_writes_to_open_zones() {
+        let mut z = zbd(|s| {
+            s.zones.max_open_zones = 1;
+            s.rw.kind = ioscope_job::RwKind::RandRw;
+        });
+        assert_eq!(write(&mut z, 0, 4096), Some((0, 4096)));
+        // Zone 2 cannot open: the write goes to open zone 0.
+        assert_eq!(write(&mut z, 130 << 10, 4096), Some((4096, 4096)));
+        // Random reads go to the nearest zone with data, below its write
+        // pointer: zone 0 has 8 KiB.
+        let r = z.adjust(0, DataDir::Read, &ALL, 200 << 10, 4096);
+        assert!(matches!(r, Some((o, 4096)) if o < 8192), "{r:?}");
+    }
+}
