@@ -41,7 +41,10 @@ fn both_on(dir: &Path, args: &[&str], len: Option<u64>) -> (Vec<String>, Vec<Str
             let _ = fs::remove_file(dir.join(stale));
         }
         if let Some(len) = len {
-            fs::File::create(dir.join("f")).unwrap().set_len(len).unwrap();
+            fs::File::create(dir.join("f"))
+                .unwrap()
+                .set_len(len)
+                .unwrap();
         }
         let job = args.iter().map(|a| a.to_string()).chain([
             "--name=z".into(),
@@ -322,7 +325,12 @@ const ZBD: &[&[&str]] = &[
         "--zone_reset_threshold=0.3",
         "--loops=2",
     ],
-    &["--bs=4k", "--rw=randrw", "--max_open_zones=2", "--rwmixread=70"],
+    &[
+        "--bs=4k",
+        "--rw=randrw",
+        "--max_open_zones=2",
+        "--rwmixread=70",
+    ],
     &["--bs=64k", "--rw=rw"],
     &["--bs=64k", "--rw=read", "--read_beyond_wp=1"],
 ];
@@ -344,11 +352,72 @@ fn zbd_write_pointers_on_a_file_are_fios() {
     let mut offsets: Vec<&str> = ours.iter().map(|l| l.as_str()).collect();
     offsets.sort_unstable();
     offsets.dedup();
-    assert!(offsets.len() < ours.len() / 2 + 1, "{} of {}", offsets.len(), ours.len());
+    assert!(
+        offsets.len() < ours.len() / 2 + 1,
+        "{} of {}",
+        offsets.len(),
+        ours.len()
+    );
     // The zones of a new file are empty: nothing to read below them.
     let args = [&zbd[..], &["--bs=64k", "--rw=read"]].concat();
     let (theirs, ours) = both_on(d.path(), &args, Some(1 << 20));
     assert!(theirs.is_empty() && ours.is_empty(), "{theirs:?} {ours:?}");
+}
+
+/// The write line's zone reset count (fio's `nr_zone_resets`), in the
+/// normal output, for full zones reset at the second loop and for
+/// threshold resets.
+#[test]
+fn zbd_zone_resets_are_counted_as_fios() {
+    require!(fio_installed());
+    let d = tempdir();
+    let jobs: [&[&str]; 2] = [
+        &["--bs=64k", "--rw=write", "--loops=2"],
+        &[
+            "--bs=4k",
+            "--rw=randwrite",
+            "--zone_reset_frequency=0.1",
+            "--zone_reset_threshold=0.3",
+            "--loops=2",
+        ],
+    ];
+    for job in jobs {
+        let mut lines = Vec::new();
+        for tool in ["fio", "ioscope"] {
+            fs::File::create(d.path().join("f"))
+                .unwrap()
+                .set_len(1 << 20)
+                .unwrap();
+            let args = [
+                &[
+                    "--name=z",
+                    "--filename=f",
+                    "--ioengine=psync",
+                    "--zonemode=zbd",
+                    "--zonesize=256k",
+                    "--size=1m",
+                ][..],
+                job,
+            ]
+            .concat();
+            let run = if tool == "fio" {
+                fio(args)
+            } else {
+                ioscope(args)
+            }
+            .dir(d.path())
+            .run();
+            assert!(run.status.success(), "{tool}: {}", run.describe());
+            let out = &run.stdout;
+            let resets = out
+                .lines()
+                .find_map(|l| l.split("; ").nth(1).filter(|t| t.ends_with("zone resets")))
+                .map(str::to_string);
+            lines.push(resets.unwrap_or_else(|| panic!("{tool}: no zone resets in {out}")));
+        }
+        assert_ne!(lines[0], "0 zone resets", "{job:?}");
+        assert_eq!(lines[1], lines[0], "{job:?}");
+    }
 }
 
 #[test]
@@ -392,17 +461,26 @@ fn zbd_checks_refuse_as_fio_and_name_what_is_missing() {
     let e = refused(&["--parse-only", "--zonesize=256", "--rw=write"]);
     assert!(e.contains("at least 512 bytes"), "{e}");
     let e = refused(&["--parse-only", "--zonesize=256k", "--zonecapacity=512k"]);
-    assert!(e.contains("zonecapacity=524288 is larger than zonesize"), "{e}");
+    assert!(
+        e.contains("zonecapacity=524288 is larger than zonesize"),
+        "{e}"
+    );
     let e = refused(&["--parse-only", "--zonesize=256k", "--job_max_open_zones=2"]);
     assert!(e.contains("without a global open zones limit"), "{e}");
     let e = refused(&["--parse-only", "--zonesize=64k", "--bs=128k", "--rw=write"]);
     assert!(e.contains("must fit in a zone"), "{e}");
     let e = refused(&["--parse-only", "--zonesize=64k", "--rw=trim"]);
-    assert!(e.contains("rw=trim with zonemode=zbd is not supported by ioscope yet"), "{e}");
+    assert!(
+        e.contains("rw=trim with zonemode=zbd is not supported by ioscope yet"),
+        "{e}"
+    );
     let e = refused(&["--parse-only", "--zonesize=64k", "--name=y", "--filename=f"]);
     assert!(e.contains("several jobs on one file (here z and y)"), "{e}");
     // fio: "file/device size ... is smaller than zone size".
-    fs::File::create(d.path().join("f")).unwrap().set_len(64 << 10).unwrap();
+    fs::File::create(d.path().join("f"))
+        .unwrap()
+        .set_len(64 << 10)
+        .unwrap();
     let e = refused(&["--zonesize=256k", "--size=64k", "--rw=write"]);
     assert!(e.contains("smaller than zone size 262144"), "{e}");
 }

@@ -43,11 +43,7 @@ pub fn zoned_model(path: &Path) -> io::Result<ZonedModel> {
         return Ok(ZonedModel::None);
     }
     let rdev = meta.rdev();
-    let dir = format!(
-        "/sys/dev/block/{}:{}",
-        libc::major(rdev),
-        libc::minor(rdev)
-    );
+    let dir = format!("/sys/dev/block/{}:{}", libc::major(rdev), libc::minor(rdev));
     let text = std::fs::read_to_string(format!("{dir}/queue/zoned"))
         .or_else(|_| std::fs::read_to_string(format!("{dir}/../queue/zoned")));
     // Kernels without zone support have no such attribute: no zones.
@@ -72,7 +68,10 @@ mod tests {
         let path = dir.path().join("f");
         std::fs::write(&path, b"x").unwrap();
         assert_eq!(zoned_model(&path).unwrap(), ZonedModel::None);
-        assert_eq!(ZonedModel::parse("host-managed\n"), Some(ZonedModel::HostManaged));
+        assert_eq!(
+            ZonedModel::parse("host-managed\n"),
+            Some(ZonedModel::HostManaged)
+        );
         assert_eq!(ZonedModel::parse("host-aware"), Some(ZonedModel::HostAware));
         assert_eq!(ZonedModel::parse("odd"), None);
     }

@@ -20,10 +20,12 @@ pub(crate) fn check(spec: &JobSpec) -> Result<(), String> {
         return Ok(());
     }
     if z.size == 0 {
-        return Err("zonemode=zbd needs zonesize: specifying the zone size is mandatory for \
+        return Err(
+            "zonemode=zbd needs zonesize: specifying the zone size is mandatory for \
              a regular file or a block device without zones (reading a zoned block \
              device's own zone size is not supported by ioscope yet)"
-            .to_string());
+                .to_string(),
+        );
     }
     if z.size < 512 {
         return Err(format!(

@@ -139,6 +139,8 @@ pub struct JobResult {
     pub verify: Option<(u64, u64)>,
     /// Faults the `faulty` engine injected, when the job uses it.
     pub faults_injected: Option<u64>,
+    /// Zones reset by `zonemode=zbd` (fio's `nr_zone_resets`).
+    pub zone_resets: u64,
     /// Milliseconds from start to finish of the job, ramp time excluded.
     pub runtime_ms: u64,
     /// Milliseconds from start to finish, ramp time included.
@@ -216,6 +218,7 @@ impl JobResult {
     /// the summed CPU times) while each direction keeps its longest runtime.
     pub fn merge(&mut self, other: &JobResult) {
         self.total_err += other.total_err;
+        self.zone_resets += other.zone_resets;
         self.faults_injected = match (self.faults_injected, other.faults_injected) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),

@@ -321,6 +321,11 @@ impl Workload {
         self
     }
 
+    /// Zones `zonemode=zbd` has reset so far (fio's `nr_zone_resets`).
+    pub fn zone_resets(&self) -> u64 {
+        self.zbd.as_ref().map_or(0, Zbd::resets)
+    }
+
     /// When a replay's next I/O is due (microseconds after the start); None
     /// when not replaying or at the log's end.
     #[inline]

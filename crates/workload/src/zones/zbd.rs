@@ -80,6 +80,8 @@ pub(crate) struct Zbd {
     zone_skip: u64,
     /// Bytes since the last zone skip (fio's `td->zone_bytes`).
     zone_bytes: u64,
+    /// Zones reset so far (fio's `nr_zone_resets`).
+    resets: u64,
     min_bs: [u64; 3],
 }
 
@@ -135,6 +137,7 @@ impl Zbd {
             reset_frequency: z.reset_frequency.unwrap_or(0.0),
             zone_skip: z.skip,
             zone_bytes: 0,
+            resets: 0,
             min_bs: [spec.bs.read.min(), spec.bs.write.min(), spec.bs.trim.min()],
         })
     }
@@ -254,8 +257,7 @@ impl Zbd {
         if range <= len {
             offset = z.start;
         } else if self.random {
-            offset =
-                z.start + ((offset - zf.zones[orig].start) % (range - len)) / min_bs * min_bs;
+            offset = z.start + ((offset - zf.zones[orig].start) % (range - len)) / min_bs * min_bs;
         }
         let len = len.min(z.wp - offset) / min_bs * min_bs;
         Some((offset, len))
@@ -269,14 +271,16 @@ impl Zbd {
         }
         let zf = &mut self.files[f];
         let mut reset = false;
-        if self.reset_frequency != 0.0
-            && zf.with_data as f64 >= e.len as f64 * self.reset_threshold
+        if self.reset_frequency != 0.0 && zf.with_data as f64 >= e.len as f64 * self.reset_threshold
         {
             reset = zf.dec_and_reset_write_cnt(self.reset_frequency);
         }
         let z = &zf.zones[zb];
         if reset || z.wp + min_bs > z.capacity_end() {
-            zf.reset_zone(zb);
+            // A zone without data is not reset (fio's zbd_reset_zone).
+            if zf.reset_zone(zb) {
+                self.resets += 1;
+            }
         }
         let z = &zf.zones[zb];
         let offset = z.wp;
@@ -317,6 +321,11 @@ impl Zbd {
         for zf in &mut self.files {
             zf.reset_write_cnt(self.reset_frequency);
         }
+    }
+
+    /// Zones reset so far.
+    pub(crate) fn resets(&self) -> u64 {
+        self.resets
     }
 
     /// fio's `zbd_open_zone`.
@@ -363,13 +372,19 @@ impl Zbd {
     /// fio's `zbd_convert_to_open_zone`: the zone a write that cannot go
     /// to its own zone goes to instead (its start; the write pointer is
     /// applied after). None when no zone can take it.
-    fn convert_to_open_zone(&mut self, f: usize, e: &Extent, offset: u64, min_bs: u64) -> Option<usize> {
+    fn convert_to_open_zone(
+        &mut self,
+        f: usize,
+        e: &Extent,
+        offset: u64,
+        min_bs: u64,
+    ) -> Option<usize> {
         let tracking = self.max_open > 0 || self.job_max_open > 0;
         let zf = &self.files[f];
         // fio's pick_random_zone_idx: the offset's place in the extent
         // scaled to the open zones.
-        let pick =
-            ((u128::from(offset - e.start) * zf.num_open as u128) / u128::from(e.len.max(1))) as usize;
+        let pick = ((u128::from(offset - e.start) * zf.num_open as u128) / u128::from(e.len.max(1)))
+            as usize;
         let mut idx = if tracking {
             zf.open_zones[pick] as usize
         } else {
@@ -435,10 +450,13 @@ impl ZonedFile {
         ((offset / self.zone_size) as usize).min(self.zones.len() - 1)
     }
 
-    fn reset_zone(&mut self, i: usize) {
+    /// Empties zone `i`; false when it was empty already.
+    fn reset_zone(&mut self, i: usize) -> bool {
         let z = &mut self.zones[i];
-        self.with_data -= z.wp - z.start;
+        let data = z.wp - z.start;
+        self.with_data -= data;
         z.wp = z.start;
+        data > 0
     }
 
     fn reset_write_cnt(&mut self, frequency: f64) {
@@ -521,12 +539,24 @@ mod tests {
     fn writes_go_to_write_pointers_and_full_zones_reset() {
         let mut z = zbd(|s| s.zones.capacity = 48 << 10);
         // A write anywhere in zone 1 lands at its write pointer.
-        assert_eq!(write(&mut z, 100 << 10, 16 << 10), Some((64 << 10, 16 << 10)));
-        assert_eq!(write(&mut z, 70 << 10, 16 << 10), Some((80 << 10, 16 << 10)));
+        assert_eq!(
+            write(&mut z, 100 << 10, 16 << 10),
+            Some((64 << 10, 16 << 10))
+        );
+        assert_eq!(
+            write(&mut z, 70 << 10, 16 << 10),
+            Some((80 << 10, 16 << 10))
+        );
         // Shortened to the zone's capacity.
-        assert_eq!(write(&mut z, 64 << 10, 32 << 10), Some((96 << 10, 16 << 10)));
+        assert_eq!(
+            write(&mut z, 64 << 10, 32 << 10),
+            Some((96 << 10, 16 << 10))
+        );
         // Full: reset, then written from the start again.
-        assert_eq!(write(&mut z, 64 << 10, 16 << 10), Some((64 << 10, 16 << 10)));
+        assert_eq!(
+            write(&mut z, 64 << 10, 16 << 10),
+            Some((64 << 10, 16 << 10))
+        );
     }
 
     #[test]
