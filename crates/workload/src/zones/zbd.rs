@@ -150,7 +150,7 @@ impl Zbd {
         let mut e = e;
         if e.start < e.real && e.len > 0 && !read_only {
             let zs = zf.zone_size;
-            if e.start % zs != 0 {
+            if !e.start.is_multiple_of(zs) {
                 let next = (e.start / zs + 1) * zs;
                 e.len = (e.start + e.len).saturating_sub(next);
                 e.start = next;
