@@ -189,6 +189,7 @@ mod uring_cmd;
 mod vsync;
 mod xnvme;
 mod xnvme_backend;
+mod zoned;
 
 pub use backend::open_queue;
 pub use buffer::AlignedBuffer;
@@ -225,6 +226,7 @@ pub use xnvme::{
     XnvmeOptions, XnvmeSync,
 };
 pub use xnvme_backend::XnvmeMapping;
+pub use zoned::{zoned_model, ZonedModel};
 
 pub mod nvme {
     //! NVMe: the passthrough command model ([`Command`] and its builders), the

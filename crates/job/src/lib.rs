@@ -80,6 +80,7 @@ mod process;
 mod settings;
 mod spec;
 mod values;
+mod zones;
 
 pub use error::ParseError;
 pub use file_handling::*;
@@ -90,6 +91,7 @@ pub use pacing::*;
 pub use placement::*;
 pub use process::*;
 pub use spec::*;
+pub use zones::*;
 
 use std::path::PathBuf;
 

@@ -608,6 +608,8 @@ pub struct JobSpec {
     pub logs: crate::log_spec::LogSpec,
     /// Rate, think time, number_ios, flows and latency limits.
     pub pacing: crate::pacing::PacingSpec,
+    /// `zonemode` and its companions.
+    pub zones: crate::zones::ZoneSpec,
     /// The options set in this job's own section (or after its `--name`), as
     /// written, for the JSON "job options" echo.
     pub options: Vec<(String, String)>,

@@ -259,7 +259,11 @@ fn dir_block(
     let runt = d.runtime_ms;
     let bw = 1000 * d.io_bytes / runt;
     let iops = 1000 * d.total_ios / runt;
-    let post = if ddir == 1 { "; 0 zone resets" } else { "" };
+    let post = if ddir == 1 {
+        format!("; {} zone resets", job.zone_resets)
+    } else {
+        String::new()
+    };
     let mut out = format!(
         "  {}: IOPS={}, BW={} ({})({}/{}msec){}\n",
         DIR_NAMES[ddir],

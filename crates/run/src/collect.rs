@@ -125,6 +125,7 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock, now: &Now) -> Job
     if let Some(stats) = &f.outcome.stats {
         result.job_start_ms = now.unix_ms_of(clock, stats.measure_start);
         fill_from_loop(&mut result, stats, clock);
+        result.zone_resets = stats.zone_resets;
         if spec.ioengine == Backend::Faulty {
             result.faults_injected = Some(stats.faults_injected);
         }

@@ -37,6 +37,7 @@ mod trigger;
 mod verify;
 mod verify_async;
 mod worker;
+mod zones;
 
 pub use error::RunError;
 pub use phases::headers;

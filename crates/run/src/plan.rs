@@ -82,6 +82,7 @@ pub fn plan(parsed: &Parsed, readonly: bool) -> Result<Plan, RunError> {
     }
     crate::job_control::check_wait_for(parsed)?;
     crate::job_control::check_steadystate(&parsed.jobs, &crate::phases::group_ids(&parsed.jobs))?;
+    crate::zones::check_shared(&parsed.jobs).map_err(|(name, m)| RunError::job(name, m))?;
     let jobs = parsed
         .jobs
         .iter()
@@ -290,6 +291,7 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
     if backend.is_network() {
         crate::net::check(spec)?;
     }
+    crate::zones::check(spec)?;
     let verifies = spec.verify.method != VerifyMethod::None;
     if verifies && backend.is_diskless() {
         return Err(format!(

@@ -141,6 +141,9 @@ fn run_inner(
         }
     }
 
+    if let Err(m) = crate::zones::check_targets(spec, files) {
+        return fail(libc::EINVAL, format!("{}: {m}", spec.name));
+    }
     let stopped = || signal::interrupted() || stop.load(Ordering::Relaxed);
     let link = match crate::net::connect(files, &stopped) {
         Ok(link) => link,

@@ -154,6 +154,8 @@ pub struct JobResult {
     pub verify: Option<(u64, u64)>,
     /// Faults the `faulty` engine injected, when the job uses it.
     pub faults_injected: Option<u64>,
+    /// Zones reset by `zonemode=zbd` (fio's `nr_zone_resets`).
+    pub zone_resets: u64,
     /// Milliseconds from start to finish of the job, ramp time excluded.
     pub runtime_ms: u64,
     /// Milliseconds from start to finish, ramp time included.
@@ -241,6 +243,7 @@ impl JobResult {
         if other.steadystate.is_some() {
             self.steadystate = other.steadystate.clone();
         }
+        self.zone_resets += other.zone_resets;
         self.faults_injected = match (self.faults_injected, other.faults_injected) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),

@@ -16,6 +16,7 @@ mod rand;
 mod random_map;
 mod rwmix;
 mod verify;
+mod zones;
 
 pub use buffers::BufferFiller;
 pub use generator::{DataDir, FileExtent, IoUnit, Workload};

@@ -4,6 +4,7 @@ use super::{Kind, OptionDef, Value};
 use crate::file_handling::{Fallocate, FileService, FileServiceKind};
 use crate::spec::SizeSpec;
 use crate::values;
+use crate::zones::zone_count;
 
 const JOB: OptionDef = OptionDef::of("Job description");
 const FILES: OptionDef = OptionDef::of("Files and devices");
@@ -62,6 +63,12 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         help: "Total size of device or files",
         // fio reads size=0 as "not set".
         apply: |s, v| {
+            s.spec.zones.counts.size = 0;
+            if let Some(n) = zone_count(v.text) {
+                s.spec.zones.counts.size = n?;
+                s.spec.size = None;
+                return Ok(());
+            }
             s.spec.size = match values::size_or_percent(v.text, v.kb)? {
                 SizeSpec::Bytes(0) => None,
                 size => Some(size),
@@ -97,6 +104,12 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         default: "0",
         help: "Start I/O from this offset",
         apply: |s, v| {
+            s.spec.zones.counts.offset = 0;
+            if let Some(n) = zone_count(v.text) {
+                s.spec.zones.counts.offset = n?;
+                s.spec.offset = SizeSpec::Bytes(0);
+                return Ok(());
+            }
             s.spec.offset = values::size_or_percent(v.text, v.kb)?;
             Ok(())
         },
@@ -108,6 +121,12 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         default: "0",
         help: "What is the increment from one offset to the next (clone N starts at offset + N * this)",
         apply: |s, v| {
+            s.spec.zones.counts.offset_increment = 0;
+            if let Some(n) = zone_count(v.text) {
+                s.spec.zones.counts.offset_increment = n?;
+                s.spec.offset_increment = 0;
+                return Ok(());
+            }
             s.spec.offset_increment = v.size()?;
             Ok(())
         },
@@ -120,6 +139,12 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         help: "Total size of I/O to be performed",
         // fio reads io_size=0 as "not set".
         apply: |s, v| {
+            s.spec.zones.counts.io_size = 0;
+            if let Some(n) = zone_count(v.text) {
+                s.spec.zones.counts.io_size = n?;
+                s.spec.io_size = None;
+                return Ok(());
+            }
             s.spec.io_size = Some(v.size()?).filter(|&b| b > 0);
             Ok(())
         },

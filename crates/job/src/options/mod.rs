@@ -32,6 +32,7 @@ mod syncs;
 mod threads;
 mod time;
 mod verify;
+mod zones;
 
 use std::time::Duration;
 
@@ -310,6 +311,7 @@ const PARTS: &[&[OptionDef]] = &[
     errors::OPTIONS,
     iolog::OPTIONS,
     syncs::OPTIONS,
+    zones::OPTIONS,
 ];
 
 static ALL: [OptionDef; count(PARTS)] = concat(PARTS);

@@ -161,6 +161,7 @@ impl Settings {
                 iolog: IologSpec::default(),
                 logs: LogSpec::default(),
                 pacing: crate::pacing::PacingSpec::blank(),
+                zones: crate::zones::ZoneSpec::blank(),
                 options: Vec::new(),
             },
             bs: PerDir::all(0),

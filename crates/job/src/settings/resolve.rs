@@ -61,6 +61,7 @@ impl Settings {
             }
         }
         self.resolve_data(&mut spec)?;
+        crate::zones::resolve(&mut spec)?;
         if spec.offset_increment > 0 && matches!(spec.offset, SizeSpec::Percent(_)) {
             return Err(
                 "offset_increment with offset given as a percentage is not supported yet".into(),

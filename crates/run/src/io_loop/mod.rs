@@ -367,6 +367,7 @@ impl QueueUser for IoLoop<'_> {
         }
         ledger.stats.loop_start = start;
         ledger.stats.faults_injected = q.faults_injected();
+        ledger.stats.zone_resets = self.workload.zone_resets();
         ledger.stats.refused_setup_flags = q.refused_setup_flags();
         Ok(self.finish(ledger, cpu_start, stopped))
     }

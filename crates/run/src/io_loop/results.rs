@@ -101,6 +101,8 @@ pub(crate) struct LoopStats {
     pub verify_phase: Option<(u64, [u64; 3])>,
     /// Faults the faulty engine injected.
     pub faults_injected: u64,
+    /// Zones reset by `zonemode=zbd`.
+    pub zone_resets: u64,
     /// Ticks when measuring began (after the ramp) and when the loop ended.
     pub measure_start: u64,
     pub end: u64,
@@ -141,6 +143,7 @@ impl LoopStats {
             verify: None,
             verify_phase: None,
             faults_injected: 0,
+            zone_resets: 0,
             measure_start: now,
             end: now,
             loop_start: now,

@@ -11,6 +11,7 @@ use crate::offset_mix::{SeqRandMix, Zoned};
 use crate::rand::{job_seeds, seed_slot, FioRand};
 use crate::random_map::RandomMap;
 use crate::rwmix::RwMix;
+use crate::zones::{Extent, Strided, Zbd, ZoneView};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DataDir {
@@ -42,7 +43,11 @@ pub struct IoUnit {
 /// Where one file stands in the current pass.
 #[derive(Clone, Debug)]
 struct FileState {
+    /// Where offsets count from (fio's `file_offset`): the extent's start,
+    /// or with `zonemode=strided` the current zone's.
     start: u64,
+    /// The extent's start (fio's `get_start_offset`).
+    origin: u64,
     len: u64,
     /// The file's size: I/O may run past the extent up to here, as fio lets
     /// a whole block at the extent's end through when the file has it.
@@ -66,7 +71,7 @@ struct FileState {
 
 impl FileState {
     fn end(&self) -> u64 {
-        self.start + self.len
+        self.origin + self.len
     }
 
     /// fio's `fio_file_reset`.
@@ -176,6 +181,10 @@ pub struct Workload {
     finished: bool,
     /// `read_iolog`: the log's I/Os in place of the generated ones.
     replay: Option<Replay>,
+    /// `zonemode=strided`.
+    strided: Option<Strided>,
+    /// `zonemode=zbd`: the files' zones and write pointers.
+    zbd: Option<Zbd>,
 }
 
 impl Workload {
@@ -236,19 +245,51 @@ impl Workload {
         };
         let mins = [spec.bs.read.min(), spec.bs.write.min(), spec.bs.trim.min()];
         let service = FileService::new(spec, files.len(), &seeds);
+        let strided = Strided::of(spec);
+        let reals: Vec<u64> = files
+            .iter()
+            .enumerate()
+            .map(|(i, e)| file_sizes.get(i).map_or(0, |&s| s).max(e.offset + e.len))
+            .collect();
+        let mut zbd = Zbd::of(spec, &reals);
+        // fio keeps a sequential read's extent as it is and puts any other
+        // job's on zone boundaries.
+        let read_only = kind == RwKind::Read;
+        let files: Vec<FileExtent> = files
+            .iter()
+            .enumerate()
+            .map(|(i, e)| match &mut zbd {
+                Some(z) => {
+                    let x = Extent {
+                        start: e.offset,
+                        len: e.len,
+                        real: reals[i],
+                    };
+                    let x = z.align(i, x, read_only);
+                    FileExtent {
+                        offset: x.start,
+                        len: x.len,
+                    }
+                }
+                None => *e,
+            })
+            .collect();
         let files: Vec<FileState> = files
             .iter()
             .enumerate()
             .map(|(i, e)| {
-                let blocks = e.len.checked_div(map_bs).unwrap_or(0);
-                let real = file_sizes.get(i).map_or(0, |&s| s).max(e.offset + e.len);
+                // Random offsets range over one zone in strided mode.
+                let span = strided.as_ref().map_or(e.len, Strided::range);
+                let blocks = span.checked_div(map_bs).unwrap_or(0);
+                let real = reals[i];
                 FileState {
                     start: e.offset,
+                    origin: e.offset,
                     len: e.len,
                     real,
                     last_pos: [e.offset; 3],
                     last_start: [None; 3],
-                    lastb: [0, 1, 2].map(|d| last_block(e.len.min(real), mins[d], ba[d])),
+                    lastb: [0, 1, 2].map(|d| last_block(span.min(real), mins[d], ba[d])),
                     map: (random && !lfsr && !spec.norandommap && blocks > 0)
                         .then(|| RandomMap::new(blocks)),
                     lfsr: if lfsr {
@@ -313,6 +354,8 @@ impl Workload {
             pass_issued: 0,
             finished: !usable,
             replay: None,
+            strided,
+            zbd,
         }
     }
 
@@ -342,6 +385,11 @@ impl Workload {
     pub fn replaying(mut self, replay: Replay) -> Workload {
         self.replay = Some(replay);
         self
+    }
+
+    /// Zones `zonemode=zbd` has reset so far (fio's `nr_zone_resets`).
+    pub fn zone_resets(&self) -> u64 {
+        self.zbd.as_ref().map_or(0, Zbd::resets)
     }
 
     /// When a replay's next I/O is due (microseconds after the start); None
@@ -446,9 +494,16 @@ impl Workload {
         };
         if more {
             for f in &mut self.files {
+                f.start = f.origin;
                 f.reset();
             }
             self.service.restart(self.randrepeat);
+            if let Some(z) = &mut self.strided {
+                z.restart();
+            }
+            if let Some(z) = &mut self.zbd {
+                z.restart();
+            }
             let s = &self.seeded;
             if self.randrepeat {
                 self.rngs.offset = s.offset.clone();
@@ -489,7 +544,38 @@ impl Workload {
     /// nothing more fits in this file.
     #[inline]
     fn fill(&mut self, f: usize, dir: DataDir) -> Option<IoUnit> {
+        let dir = match &mut self.zbd {
+            Some(z) => {
+                let dir = z.direction(f, dir);
+                let file = &mut self.files[f];
+                let d = dir as usize;
+                z.before(
+                    f,
+                    dir,
+                    ZoneView {
+                        start: &mut file.start,
+                        last_pos: &mut file.last_pos[d],
+                        origin: file.origin,
+                        real: file.real,
+                    },
+                );
+                dir
+            }
+            None => dir,
+        };
         let d = dir as usize;
+        if let Some(z) = &mut self.strided {
+            let file = &mut self.files[f];
+            let view = ZoneView {
+                start: &mut file.start,
+                last_pos: &mut file.last_pos[d],
+                origin: file.origin,
+                real: file.real,
+            };
+            if z.before(view) {
+                file.reset();
+            }
+        }
         let min_bs = self.rngs.bs[d].min();
         let ba = self.ba[d];
         // `marks`: a random I/O, which marks the map; sequential I/Os of
@@ -524,12 +610,28 @@ impl Workload {
         if rel >= file.len || file.start + rel >= file.real {
             return None;
         }
-        let offset = file.start + rel;
-        let mut len = self.rngs.bs[sizer].next(file.end() - offset);
-        if len == 0 || offset + len > file.real {
+        let mut offset = file.start + rel;
+        let mut len = self.rngs.bs[sizer].next(file.end().saturating_sub(offset));
+        if len == 0 {
             return None;
         }
+        if let Some(z) = &mut self.zbd {
+            let extent = Extent {
+                start: file.start,
+                len: file.len,
+                real: file.real,
+            };
+            let Some((o, l)) = z.adjust(f, dir, &extent, offset, len) else {
+                // fio's io_u_eof: the pass ends for every file.
+                self.files.iter_mut().for_each(|f| f.done = true);
+                return None;
+            };
+            (offset, len) = (o, l);
+        }
         let file = &mut self.files[f];
+        if offset + len > file.real {
+            return None;
+        }
         if marks {
             if let Some(map) = &mut file.map {
                 let nr = len.div_ceil(min_bs);
@@ -542,6 +644,12 @@ impl Workload {
         }
         file.last_pos[d] = offset + len;
         file.last_start[d] = Some(offset);
+        if let Some(z) = &mut self.strided {
+            z.issued(len);
+        }
+        if let Some(z) = &mut self.zbd {
+            z.issued(f, dir, offset, len);
+        }
         Some(IoUnit {
             dir,
             file: f as u32,

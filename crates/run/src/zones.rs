@@ -1,0 +1,180 @@
+//! What the runner does with zones: `zonemode=strided` is the workload's
+//! walk and needs nothing here; `zonemode=zbd` is emulated on regular
+//! files and block devices without zones (the workload keeps the write
+//! pointers), with fio's checks before the run and on the opened targets.
+//! Zoned block devices are refused.
+
+use ioscope_engine::{zoned_model, TargetKind, ZonedModel};
+use ioscope_job::{JobSpec, VerifyMethod, ZoneMode};
+
+use std::path::PathBuf;
+
+use crate::files::{file_paths, WorkerFile};
+
+/// fio's zbd checks that need no target (zbd.c `init_zone_info`,
+/// `zbd_setup_files`, `zbd_verify_bs`, `zbd_adjust_block`), and what
+/// ioscope's emulation does not do yet.
+pub(crate) fn check(spec: &JobSpec) -> Result<(), String> {
+    let z = &spec.zones;
+    if z.mode != ZoneMode::Zbd {
+        return Ok(());
+    }
+    if z.size == 0 {
+        return Err(
+            "zonemode=zbd needs zonesize: specifying the zone size is mandatory for \
+             a regular file or a block device without zones (reading a zoned block \
+             device's own zone size is not supported by ioscope yet)"
+                .to_string(),
+        );
+    }
+    if z.size < 512 {
+        return Err(format!(
+            "zonesize={} is too small: the zone size must be at least 512 bytes for zonemode=zbd",
+            z.size
+        ));
+    }
+    if z.capacity > z.size {
+        return Err(format!(
+            "zonecapacity={} is larger than zonesize={}",
+            z.capacity, z.size
+        ));
+    }
+    if z.job_max_open_zones > 0 && z.max_open_zones == 0 {
+        return Err(
+            "job_max_open_zones cannot be used without a global open zones limit (max_open_zones)"
+                .to_string(),
+        );
+    }
+    let kind = spec.rw.kind;
+    if kind.writes() {
+        let (min, max) = (spec.bs.write.min(), spec.bs.write.max());
+        if max > z.size {
+            return Err(format!(
+                "bs={max} is larger than zonesize={}: with zonemode=zbd a write must fit in a zone",
+                z.size
+            ));
+        }
+        let capacity = if z.capacity == 0 { z.size } else { z.capacity };
+        if capacity < min {
+            return Err(format!(
+                "zonecapacity={capacity} is smaller than the smallest write block size {min}"
+            ));
+        }
+    }
+    if kind.trims() {
+        return Err(format!(
+            "rw={} with zonemode=zbd is not supported by ioscope yet (fio trims by resetting \
+             whole zones)",
+            kind.name()
+        ));
+    }
+    if spec.verify.method != VerifyMethod::None {
+        return Err(
+            "verify with zonemode=zbd is not supported by ioscope yet (fio replays the write \
+             order zone by zone)"
+                .to_string(),
+        );
+    }
+    if spec.numjobs > 1 {
+        return Err(format!(
+            "zonemode=zbd with numjobs={} is not supported by ioscope yet: fio shares the \
+             write pointers and open zones of a file among all its jobs, ioscope keeps them \
+             per job",
+            spec.numjobs
+        ));
+    }
+    Ok(())
+}
+
+/// fio keeps one set of zones per file for every job of the run that
+/// names it (zbd.c `zbd_init_zone_info`): a later job reads what an
+/// earlier one wrote. ioscope keeps them per job, so a file that a zbd job
+/// shares with another job is refused (the job's name, the reason).
+pub(crate) fn check_shared(jobs: &[JobSpec]) -> Result<(), (&str, String)> {
+    let mut seen: Vec<(PathBuf, &JobSpec)> = Vec::new();
+    for spec in jobs {
+        for path in file_paths(spec, 0) {
+            if let Some((_, other)) = seen.iter().find(|(p, _)| *p == path) {
+                let zbd = |s: &JobSpec| s.zones.mode == ZoneMode::Zbd;
+                if zbd(spec) || zbd(other) {
+                    return Err((
+                        &spec.name,
+                        format!(
+                            "{}: zonemode=zbd with several jobs on one file (here {} and {}) \
+                             is not supported by ioscope yet: fio shares the file's write \
+                             pointers among them, ioscope keeps them per job",
+                            path.display(),
+                            other.name,
+                            spec.name
+                        ),
+                    ));
+                }
+            }
+            seen.push((path, spec));
+        }
+    }
+    Ok(())
+}
+
+/// fio's zbd checks on the opened files: a zoned block device is refused,
+/// and a file must hold at least one zone.
+pub(crate) fn check_targets(spec: &JobSpec, files: &[WorkerFile]) -> Result<(), String> {
+    if spec.zones.mode != ZoneMode::Zbd {
+        return Ok(());
+    }
+    let zone = spec.zones.size;
+    for f in files.iter().filter(|f| f.target.is_some()) {
+        let path = f.path.display();
+        if f.target.as_ref().map(|t| t.kind()) == Some(TargetKind::CharDevice) {
+            return Err(format!(
+                "{path}: zonemode=zbd on a character device (an NVMe generic device, whose \
+                 namespace may be zoned) is not supported by ioscope yet"
+            ));
+        }
+        match zoned_model(&f.path) {
+            Ok(ZonedModel::None) => {}
+            Ok(model) => {
+                return Err(format!(
+                    "{path}: zonemode=zbd on a zoned block device ({}) is not supported by \
+                     ioscope yet",
+                    model.name()
+                ))
+            }
+            Err(e) => return Err(format!("{path}: zone model: {e}")),
+        }
+        if f.file_size < zone {
+            return Err(format!(
+                "{path}: file/device size {} is smaller than zone size {zone} (zonemode=zbd)",
+                f.file_size
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zbd_checks_follow_fio() {
+        let mut spec = JobSpec::fio_defaults("z");
+        assert!(check(&spec).is_ok());
+        spec.zones.mode = ZoneMode::Strided;
+        assert!(check(&spec).is_ok());
+        spec.zones.mode = ZoneMode::Zbd;
+        let err = check(&spec).unwrap_err();
+        assert!(err.starts_with("zonemode=zbd needs zonesize"), "{err}");
+        spec.zones.size = 1 << 20;
+        assert!(check(&spec).is_ok());
+        spec.zones.capacity = 2 << 20;
+        assert!(check(&spec).unwrap_err().starts_with("zonecapacity="));
+        spec.zones.capacity = 0;
+        spec.zones.job_max_open_zones = 2;
+        assert!(check(&spec).unwrap_err().starts_with("job_max_open_zones"));
+        spec.zones.max_open_zones = 4;
+        assert!(check(&spec).is_ok());
+        spec.numjobs = 2;
+        assert!(check(&spec).unwrap_err().contains("numjobs=2"));
+    }
+}

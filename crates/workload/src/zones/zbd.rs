@@ -1,0 +1,576 @@
+//! `zonemode=zbd` on a file without zones, as fio 3.33 emulates it (zbd.c
+//! `init_zone_info`): the file is cut into sequential-write-required zones
+//! of `zonesize` bytes, all empty, write pointers at the zone starts.
+//! Writes go to write pointers (`zbd_adjust_block`, with random writes
+//! sent to an open zone by `zbd_convert_to_open_zone`), reads stay below
+//! them unless `read_beyond_wp`, full zones are reset (on a file a reset
+//! only moves the write pointer back: fio issues nothing for a zone model
+//! of "none"), and `max_open_zones` / `job_max_open_zones` bound the open
+//! zones. The state lives for the whole job: zones written in one loop are
+//! still written in the next, as in fio.
+//!
+//! fio changes a zone's state when an I/O is queued, and closes a zone
+//! that a write filled when it completes; ioscope does both when the I/O
+//! is issued, which is what fio does with its synchronous engines.
+
+use ioscope_job::{JobSpec, ZoneMode};
+
+use super::ZoneView;
+use crate::generator::DataDir;
+
+/// fio's `ZBD_MAX_OPEN_ZONES`: the size of its open-zone array.
+const MAX_OPEN: usize = 4096;
+
+#[derive(Clone, Debug)]
+struct Zone {
+    start: u64,
+    wp: u64,
+    capacity: u64,
+    open: bool,
+}
+
+impl Zone {
+    fn capacity_end(&self) -> u64 {
+        self.start + self.capacity
+    }
+}
+
+/// The zones of one file and the part of them the job works in.
+#[derive(Clone, Debug)]
+struct ZonedFile {
+    /// The zones, then a sentinel whose start is the end of the last zone.
+    zones: Vec<Zone>,
+    zone_size: u64,
+    /// Zones of the job's extent: `min_zone..max_zone`.
+    min_zone: usize,
+    max_zone: usize,
+    /// fio's `open_zones` array, kept whole: a closed zone's slot is
+    /// filled by moving the rest down, and fio reads slot 0 even when no
+    /// zone is open.
+    open_zones: Vec<u32>,
+    num_open: usize,
+    /// Bytes below the write pointers (fio's `wp_sectors_with_data`).
+    with_data: u64,
+    /// Writes left before the next threshold reset (fio's `write_cnt`).
+    write_cnt: u32,
+}
+
+/// The extent of a file as zbd mode sees it (fio's `file_offset`,
+/// `io_size`, `real_file_size`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Extent {
+    pub start: u64,
+    pub len: u64,
+    pub real: u64,
+}
+
+/// One worker's zones, file by file.
+#[derive(Clone, Debug)]
+pub(crate) struct Zbd {
+    files: Vec<ZonedFile>,
+    max_open: u32,
+    job_max_open: u32,
+    /// Zones this worker opened (fio's `td->num_open_zones`).
+    job_open: u32,
+    read_beyond_wp: bool,
+    random: bool,
+    mixed: bool,
+    reset_threshold: f64,
+    reset_frequency: f64,
+    zone_skip: u64,
+    /// Bytes since the last zone skip (fio's `td->zone_bytes`).
+    zone_bytes: u64,
+    /// Zones reset so far (fio's `nr_zone_resets`).
+    resets: u64,
+    min_bs: [u64; 3],
+}
+
+/// What the offset chosen for an I/O becomes: a place in a zone, or the
+/// end of the pass (fio's `io_u_eof`).
+pub(crate) type Adjusted = Option<(u64, u64)>;
+
+impl Zbd {
+    /// The zones `spec` asks for over files of sizes `reals`; None unless
+    /// `zonemode=zbd` (the plan step has checked zonesize and the rest).
+    pub(crate) fn of(spec: &JobSpec, reals: &[u64]) -> Option<Zbd> {
+        let z = &spec.zones;
+        if z.mode != ZoneMode::Zbd || z.size == 0 {
+            return None;
+        }
+        let capacity = if z.capacity == 0 { z.size } else { z.capacity };
+        let files = reals
+            .iter()
+            .map(|&real| {
+                let nr = real.div_ceil(z.size) as usize;
+                let mut zones: Vec<Zone> = (0..=nr as u64)
+                    .map(|i| Zone {
+                        start: i * z.size,
+                        wp: i * z.size,
+                        capacity,
+                        open: false,
+                    })
+                    .collect();
+                // The sentinel holds no data.
+                zones[nr].capacity = 0;
+                ZonedFile {
+                    zones,
+                    zone_size: z.size,
+                    min_zone: 0,
+                    max_zone: 0,
+                    open_zones: vec![0; MAX_OPEN],
+                    num_open: 0,
+                    with_data: 0,
+                    write_cnt: 0,
+                }
+            })
+            .collect();
+        let kind = spec.rw.kind;
+        Some(Zbd {
+            files,
+            max_open: z.max_open_zones,
+            job_max_open: z.job_max_open_zones,
+            job_open: 0,
+            read_beyond_wp: z.read_beyond_wp,
+            random: kind.is_random(),
+            mixed: kind.reads() && kind.writes(),
+            reset_threshold: z.reset_threshold.unwrap_or(0.0),
+            reset_frequency: z.reset_frequency.unwrap_or(0.0),
+            zone_skip: z.skip,
+            zone_bytes: 0,
+            resets: 0,
+            min_bs: [spec.bs.read.min(), spec.bs.write.min(), spec.bs.trim.min()],
+        })
+    }
+
+    /// fio's `zbd_zone_align_file_sizes`: a job that writes starts at a
+    /// zone start and ends at a zone end (the extent shrinks inward); a
+    /// read-only job keeps its extent. Also sets the job's zones.
+    pub(crate) fn align(&mut self, f: usize, e: Extent, read_only: bool) -> Extent {
+        let zf = &mut self.files[f];
+        let mut e = e;
+        if e.start < e.real && e.len > 0 && !read_only {
+            let zs = zf.zone_size;
+            if !e.start.is_multiple_of(zs) {
+                let next = (e.start / zs + 1) * zs;
+                e.len = (e.start + e.len).saturating_sub(next);
+                e.start = next;
+            }
+            let end = zf.zones[zf.idx(e.start + e.len)].start;
+            e.len = end.saturating_sub(e.start);
+        }
+        zf.min_zone = zf.idx(e.start);
+        zf.max_zone = zf.idx(e.start + e.len);
+        zf.reset_write_cnt(self.reset_frequency);
+        e
+    }
+
+    /// fio's `zbd_adjust_ddir`: a mixed job's read becomes a write while
+    /// nothing was written yet (there would be nothing to read).
+    #[inline]
+    pub(crate) fn direction(&self, f: usize, dir: DataDir) -> DataDir {
+        if dir == DataDir::Read
+            && self.mixed
+            && self.files[f].with_data == 0
+            && !self.read_beyond_wp
+        {
+            DataDir::Write
+        } else {
+            dir
+        }
+    }
+
+    /// fio's `setup_zbd_zone_mode`, before a sequential offset is chosen:
+    /// a sequential write at the end of a zone's capacity moves on to the
+    /// next zone, and with `zoneskip` a zone that had its bytes (or whose
+    /// data ran out for a read) is left for the one `zoneskip` further.
+    #[inline]
+    pub(crate) fn before(&mut self, f: usize, dir: DataDir, v: ZoneView) {
+        let last_pos = v.last_pos;
+        let zf = &self.files[f];
+        let i = zf.idx(*last_pos);
+        if i >= zf.zones.len() - 1 {
+            return;
+        }
+        let z = &zf.zones[i];
+        let end = zf.zones[i + 1].start;
+        if z.capacity < zf.zone_size
+            && !self.random
+            && dir == DataDir::Write
+            && *last_pos >= z.capacity_end()
+        {
+            *last_pos = end;
+        }
+        if self.random || self.zone_skip == 0 {
+            return;
+        }
+        let z = &zf.zones[zf.idx(*last_pos).min(zf.zones.len() - 2)];
+        let end = z.start + zf.zone_size;
+        if self.zone_bytes >= zf.zone_size
+            || *last_pos >= end
+            || (dir == DataDir::Read && !self.read_beyond_wp && *last_pos >= z.wp)
+        {
+            self.zone_bytes = 0;
+            *v.start += zf.zone_size + self.zone_skip;
+            if *v.start >= v.real {
+                *v.start = v.origin;
+            }
+            *last_pos = *v.start;
+        }
+    }
+
+    /// fio's `zbd_adjust_block`: where an I/O of `len` bytes chosen at
+    /// `offset` goes in the zones, and how long it is; None ends the pass.
+    pub(crate) fn adjust(
+        &mut self,
+        f: usize,
+        dir: DataDir,
+        e: &Extent,
+        offset: u64,
+        len: u64,
+    ) -> Adjusted {
+        match dir {
+            DataDir::Read => self.adjust_read(f, offset, len),
+            DataDir::Write => self.adjust_write(f, e, offset, len),
+            // The plan step refuses trims with zonemode=zbd.
+            DataDir::Trim => Some((offset, len)),
+        }
+    }
+
+    fn adjust_read(&self, f: usize, offset: u64, len: u64) -> Adjusted {
+        if self.read_beyond_wp {
+            return Some((offset, len));
+        }
+        let min_bs = self.min_bs[0];
+        let zf = &self.files[f];
+        let orig = zf.idx(offset);
+        let mut zb = orig;
+        let mut offset = offset;
+        let mut range = zf.zones[zb].wp - zf.zones[zb].start;
+        if range < min_bs || (!self.random && offset + min_bs > zf.zones[zb].wp) {
+            zb = zf.find_zone(min_bs, zb, self.random)?;
+            range = zf.zones[zb].wp - zf.zones[zb].start;
+            if !self.random {
+                offset = zf.zones[zb].start;
+            }
+        }
+        let z = &zf.zones[zb];
+        if range <= len {
+            offset = z.start;
+        } else if self.random {
+            offset = z.start + ((offset - zf.zones[orig].start) % (range - len)) / min_bs * min_bs;
+        }
+        let len = len.min(z.wp - offset) / min_bs * min_bs;
+        Some((offset, len))
+    }
+
+    fn adjust_write(&mut self, f: usize, e: &Extent, offset: u64, len: u64) -> Adjusted {
+        let min_bs = self.min_bs[1];
+        let mut zb = self.files[f].idx(offset);
+        if !self.open_zone(f, zb) {
+            zb = self.convert_to_open_zone(f, e, offset, min_bs)?;
+        }
+        let zf = &mut self.files[f];
+        let mut reset = false;
+        if self.reset_frequency != 0.0 && zf.with_data as f64 >= e.len as f64 * self.reset_threshold
+        {
+            reset = zf.dec_and_reset_write_cnt(self.reset_frequency);
+        }
+        let z = &zf.zones[zb];
+        if reset || z.wp + min_bs > z.capacity_end() {
+            // A zone without data is not reset (fio's zbd_reset_zone).
+            if zf.reset_zone(zb) {
+                self.resets += 1;
+            }
+        }
+        let z = &zf.zones[zb];
+        let offset = z.wp;
+        if offset.wrapping_sub(e.start) >= e.len {
+            return None;
+        }
+        let new_len = len.min(z.capacity_end() - offset) / min_bs * min_bs;
+        (new_len >= min_bs).then_some((offset, new_len))
+    }
+
+    /// fio's `zbd_queue_io` and `zbd_end_zone_io` for a write issued at
+    /// `offset`: the write pointer moves past it, and a zone it filled is
+    /// closed.
+    #[inline]
+    pub(crate) fn issued(&mut self, f: usize, dir: DataDir, offset: u64, len: u64) {
+        self.zone_bytes += len;
+        if dir != DataDir::Write {
+            return;
+        }
+        let zf = &mut self.files[f];
+        let i = zf.idx(offset);
+        let z = &mut zf.zones[i];
+        let end = (offset + len).min(z.capacity_end());
+        if z.wp <= end {
+            zf.with_data += end - z.wp;
+        }
+        let z = &mut zf.zones[i];
+        z.wp = end;
+        if offset + len >= z.capacity_end() {
+            self.close_zone(f, i);
+        }
+    }
+
+    /// A new pass (fio's `fio_file_reset` and `reset_io_counters`): the
+    /// zones keep their data; the reset countdown starts over.
+    pub(crate) fn restart(&mut self) {
+        self.zone_bytes = 0;
+        for zf in &mut self.files {
+            zf.reset_write_cnt(self.reset_frequency);
+        }
+    }
+
+    /// Zones reset so far.
+    pub(crate) fn resets(&self) -> u64 {
+        self.resets
+    }
+
+    /// fio's `zbd_open_zone`.
+    fn open_zone(&mut self, f: usize, i: usize) -> bool {
+        if self.max_open == 0 {
+            return true;
+        }
+        let zf = &mut self.files[f];
+        let z = &zf.zones[i];
+        if z.open {
+            return z.wp < z.capacity_end();
+        }
+        if self.job_max_open > 0 && self.job_open >= self.job_max_open {
+            return false;
+        }
+        if zf.num_open >= self.max_open as usize {
+            return false;
+        }
+        zf.open_zones[zf.num_open] = i as u32;
+        zf.num_open += 1;
+        zf.zones[i].open = true;
+        self.job_open += 1;
+        true
+    }
+
+    /// fio's `zbd_close_zone`.
+    fn close_zone(&mut self, f: usize, i: usize) {
+        let zf = &mut self.files[f];
+        if !zf.zones[i].open {
+            return;
+        }
+        let Some(slot) = zf.open_zones[..zf.num_open]
+            .iter()
+            .position(|&z| z as usize == i)
+        else {
+            return;
+        };
+        zf.open_zones.copy_within(slot + 1.., slot);
+        zf.num_open -= 1;
+        zf.zones[i].open = false;
+        self.job_open -= 1;
+    }
+
+    /// fio's `zbd_convert_to_open_zone`: the zone a write that cannot go
+    /// to its own zone goes to instead (its start; the write pointer is
+    /// applied after). None when no zone can take it.
+    fn convert_to_open_zone(
+        &mut self,
+        f: usize,
+        e: &Extent,
+        offset: u64,
+        min_bs: u64,
+    ) -> Option<usize> {
+        let tracking = self.max_open > 0 || self.job_max_open > 0;
+        let zf = &self.files[f];
+        // fio's pick_random_zone_idx: the offset's place in the extent
+        // scaled to the open zones.
+        let pick = ((u128::from(offset - e.start) * zf.num_open as u128) / u128::from(e.len.max(1)))
+            as usize;
+        let mut idx = if tracking {
+            zf.open_zones[pick] as usize
+        } else {
+            zf.idx(offset)
+        };
+        idx = idx.clamp(zf.min_zone, zf.max_zone - 1);
+        let examine = if !tracking {
+            true
+        } else if zf.num_open == 0 {
+            false
+        } else {
+            // The first open zone from the picked slot on that lies in the
+            // job's zones.
+            let n = zf.num_open;
+            let found = (0..n)
+                .map(|k| zf.open_zones[(pick + k) % n] as usize)
+                .find(|&z| zf.min_zone <= z && z < zf.max_zone);
+            match found {
+                Some(z) => {
+                    idx = z;
+                    true
+                }
+                None => return None,
+            }
+        };
+        if examine {
+            let z = &zf.zones[idx];
+            if z.wp + min_bs <= z.capacity_end() {
+                return Some(idx);
+            }
+        }
+        // Zone idx is full: open the next one that can be, wrapping at
+        // the extent's end.
+        let count = (e.len / zf.zone_size) as usize;
+        for _ in 0..count {
+            let zf = &self.files[f];
+            idx += 1;
+            if zf.zones[idx].start.wrapping_sub(e.start) >= e.len {
+                idx = zf.min_zone;
+            }
+            if zf.zones[idx].open {
+                continue;
+            }
+            if self.open_zone(f, idx) {
+                return Some(idx);
+            }
+        }
+        // A write may still fit in a zone already open.
+        let zf = &self.files[f];
+        zf.open_zones[..zf.num_open]
+            .iter()
+            .map(|&z| z as usize)
+            .filter(|&z| zf.min_zone <= z && z < zf.max_zone)
+            .find(|&z| zf.zones[z].wp + min_bs <= zf.zones[z].capacity_end())
+    }
+}
+
+impl ZonedFile {
+    /// fio's `zbd_offset_to_zone_idx`: the zone of `offset`, or the
+    /// sentinel past the end.
+    #[inline]
+    fn idx(&self, offset: u64) -> usize {
+        ((offset / self.zone_size) as usize).min(self.zones.len() - 1)
+    }
+
+    /// Empties zone `i`; false when it was empty already.
+    fn reset_zone(&mut self, i: usize) -> bool {
+        let z = &mut self.zones[i];
+        let data = z.wp - z.start;
+        self.with_data -= data;
+        z.wp = z.start;
+        data > 0
+    }
+
+    fn reset_write_cnt(&mut self, frequency: f64) {
+        self.write_cnt = if frequency != 0.0 {
+            (1.0 / frequency).min(f64::from(u32::MAX)) as u32
+        } else {
+            u32::MAX
+        };
+    }
+
+    fn dec_and_reset_write_cnt(&mut self, frequency: f64) -> bool {
+        self.write_cnt = self.write_cnt.saturating_sub(1);
+        if self.write_cnt == 0 {
+            self.reset_write_cnt(frequency);
+            return true;
+        }
+        false
+    }
+
+    /// fio's `zbd_find_zone`: the nearest zone after `zb` (and, for random
+    /// I/O, before it) with at least `min` bytes written.
+    fn find_zone(&self, min: u64, zb: usize, random: bool) -> Option<usize> {
+        let (first, last) = (self.min_zone as isize, self.max_zone as isize);
+        let (mut z1, mut z2) = (zb as isize + 1, zb as isize - 1);
+        let has = |z: isize| {
+            let z = &self.zones[z as usize];
+            z.start + min <= z.wp
+        };
+        while z1 < last || z2 >= first {
+            if z1 < last {
+                if has(z1) {
+                    return Some(z1 as usize);
+                }
+            } else if !random {
+                break;
+            }
+            if random && z2 >= first && has(z2) {
+                return Some(z2 as usize);
+            }
+            z1 += 1;
+            z2 -= 1;
+        }
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn zbd(f: impl Fn(&mut JobSpec)) -> Zbd {
+        let mut spec = JobSpec::fio_defaults("z");
+        spec.zones.mode = ZoneMode::Zbd;
+        spec.zones.size = 64 << 10;
+        f(&mut spec);
+        let mut z = Zbd::of(&spec, &[256 << 10]).unwrap();
+        let e = Extent {
+            start: 0,
+            len: 256 << 10,
+            real: 256 << 10,
+        };
+        z.align(0, e, false);
+        z
+    }
+
+    const ALL: Extent = Extent {
+        start: 0,
+        len: 256 << 10,
+        real: 256 << 10,
+    };
+
+    /// Issues a write of `len` chosen at `offset`; returns where it went.
+    fn write(z: &mut Zbd, offset: u64, len: u64) -> Adjusted {
+        let (o, l) = z.adjust(0, DataDir::Write, &ALL, offset, len)?;
+        z.issued(0, DataDir::Write, o, l);
+        Some((o, l))
+    }
+
+    #[test]
+    fn writes_go_to_write_pointers_and_full_zones_reset() {
+        let mut z = zbd(|s| s.zones.capacity = 48 << 10);
+        // A write anywhere in zone 1 lands at its write pointer.
+        assert_eq!(
+            write(&mut z, 100 << 10, 16 << 10),
+            Some((64 << 10, 16 << 10))
+        );
+        assert_eq!(
+            write(&mut z, 70 << 10, 16 << 10),
+            Some((80 << 10, 16 << 10))
+        );
+        // Shortened to the zone's capacity.
+        assert_eq!(
+            write(&mut z, 64 << 10, 32 << 10),
+            Some((96 << 10, 16 << 10))
+        );
+        // Full: reset, then written from the start again.
+        assert_eq!(
+            write(&mut z, 64 << 10, 16 << 10),
+            Some((64 << 10, 16 << 10))
+        );
+    }
+
+    #[test]
+    fn open_zone_limits_send_writes_to_open_zones() {
+        let mut z = zbd(|s| {
+            s.zones.max_open_zones = 1;
+            s.rw.kind = ioscope_job::RwKind::RandRw;
+        });
+        assert_eq!(write(&mut z, 0, 4096), Some((0, 4096)));
+        // Zone 2 cannot open: the write goes to open zone 0.
+        assert_eq!(write(&mut z, 130 << 10, 4096), Some((4096, 4096)));
+        // Random reads go to the nearest zone with data, below its write
+        // pointer: zone 0 has 8 KiB.
+        let r = z.adjust(0, DataDir::Read, &ALL, 200 << 10, 4096);
+        assert!(matches!(r, Some((o, 4096)) if o < 8192), "{r:?}");
+    }
+}

@@ -1,0 +1,534 @@
+//! Zones end to end, against fio 3.33: `zonemode=strided` visits the same
+//! offsets in the same order (write_iolog sequences compared), sizes in
+//! zones (`z`) mean what fio's do, fio's checks between zonemode and
+//! zonesize refuse the same jobs, and fio's zoned examples
+//! (tests/data/zones, copied from fio 3.33's examples/) run or are refused
+//! by name.
+
+mod common;
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::Path;
+
+use common::{fio, ioscope, tempdir, u};
+use ioscope_testutil::{fio as fio_installed, require};
+
+/// The reads, writes and trims of a version 3 log: direction, offset, length.
+fn ios(log: &str) -> Vec<String> {
+    log.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            matches!(f.get(2), Some(&("read" | "write" | "trim")))
+                .then(|| format!("{} {} {}", f[2], f[3], f[4]))
+        })
+        .collect()
+}
+
+/// Runs `args` with fio and with ioscope on a fresh file each, and returns
+/// both tools' I/O sequences.
+fn both(dir: &Path, args: &[&str]) -> (Vec<String>, Vec<String>) {
+    both_on(dir, args, None)
+}
+
+/// As [`both`], on a file of `len` bytes made before each run when given
+/// (fio reads an emulated zoned file's size before it lays the file out).
+fn both_on(dir: &Path, args: &[&str], len: Option<u64>) -> (Vec<String>, Vec<String>) {
+    let mut seqs = Vec::new();
+    for (tool, log) in [("fio", "fio.log"), ("ioscope", "ours.log")] {
+        // write_iolog appends: each run starts from no log and no file.
+        for stale in ["f", log] {
+            let _ = fs::remove_file(dir.join(stale));
+        }
+        if let Some(len) = len {
+            fs::File::create(dir.join("f"))
+                .unwrap()
+                .set_len(len)
+                .unwrap();
+        }
+        let job = args.iter().map(|a| a.to_string()).chain([
+            "--name=z".into(),
+            "--filename=f".into(),
+            "--ioengine=psync".into(),
+            format!("--write_iolog={log}"),
+            "--output-format=json".into(),
+        ]);
+        let run = if tool == "fio" {
+            fio(job)
+        } else {
+            ioscope(job)
+        }
+        .dir(dir)
+        .run();
+        assert!(run.status.success(), "{tool}: {}", run.describe());
+        seqs.push(ios(&fs::read_to_string(dir.join(log)).unwrap()));
+    }
+    let ours = seqs.pop().unwrap();
+    (seqs.pop().unwrap(), ours)
+}
+
+/// The strided jobs compared with fio: zonesize below, at and above
+/// zonerange, zoneskip in bytes and in zones, wrap-around at the file's
+/// end, loops (the walk starts over at `offset`), random offsets with the
+/// random map, without it and with the LFSR, block size ranges and mixes.
+const STRIDED: &[&[&str]] = &[
+    &[
+        "--size=4m",
+        "--bs=256k",
+        "--rw=read",
+        "--zonesize=1m",
+        "--zonerange=512k",
+        "--zoneskip=1z",
+    ],
+    &[
+        "--size=4m",
+        "--bs=256k",
+        "--rw=read",
+        "--zonesize=256k",
+        "--zoneskip=512k",
+    ],
+    &[
+        "--size=4m",
+        "--bs=256k",
+        "--rw=randread",
+        "--zonesize=512k",
+        "--zonerange=1m",
+        "--zoneskip=256k",
+    ],
+    &[
+        "--size=4m",
+        "--bs=256k",
+        "--rw=read",
+        "--zonesize=512k",
+        "--zoneskip=256k",
+        "--loops=2",
+        "--offset=256k",
+    ],
+    &[
+        "--size=4m",
+        "--bs=4k",
+        "--rw=randwrite",
+        "--zonesize=1m",
+        "--zonerange=256k",
+        "--zoneskip=512k",
+    ],
+    // Without the random map: fio 3.33 marks the blocks of an I/O that
+    // crosses the zone's end past its map's last word (docs/zones.md).
+    &[
+        "--size=4m",
+        "--bsrange=4k-64k",
+        "--rw=randrw",
+        "--norandommap",
+        "--zonesize=300k",
+        "--zonerange=512k",
+        "--zoneskip=100k",
+    ],
+    &[
+        "--size=4m",
+        "--bsrange=4k-64k",
+        "--rw=rw",
+        "--zonesize=300k",
+        "--zonerange=512k",
+        "--zoneskip=100k",
+    ],
+    &[
+        "--size=4m",
+        "--bs=4k",
+        "--rw=randread",
+        "--zonesize=64k",
+        "--zonerange=512k",
+        "--random_generator=lfsr",
+    ],
+    &[
+        "--size=4m",
+        "--bs=4k",
+        "--rw=randread",
+        "--zonesize=64k",
+        "--zonerange=512k",
+        "--norandommap",
+    ],
+    &[
+        "--size=4m",
+        "--bs=4k",
+        "--rw=randread:4",
+        "--zonesize=64k",
+        "--zonerange=512k",
+    ],
+    &[
+        "--size=8m",
+        "--bs=64k",
+        "--rw=write",
+        "--zonesize=256k",
+        "--zoneskip=2m",
+        "--io_size=6m",
+    ],
+];
+
+#[test]
+fn strided_offsets_are_fios() {
+    require!(fio_installed());
+    let d = tempdir();
+    for job in STRIDED {
+        let args = [&["--zonemode=strided"], *job].concat();
+        let (theirs, ours) = both(d.path(), &args);
+        assert!(!theirs.is_empty(), "fio did no I/O for {args:?}");
+        assert_eq!(ours, theirs, "{args:?}");
+    }
+}
+
+#[test]
+fn time_based_strided_walks_wrap_as_fios() {
+    require!(fio_installed());
+    let d = tempdir();
+    for rw in ["read", "randwrite"] {
+        let args = [
+            "--zonemode=strided",
+            "--size=2m",
+            "--bs=4k",
+            "--zonesize=64k",
+            "--zonerange=128k",
+            "--zoneskip=64k",
+            "--time_based",
+            "--runtime=300ms",
+        ];
+        let rw = format!("--rw={rw}");
+        let (theirs, ours) = both(d.path(), &[&args[..], &[rw.as_str()]].concat());
+        // The runs last as long, not as many I/Os: compare what both did,
+        // which is several passes over the 2 MiB file.
+        let n = theirs.len().min(ours.len());
+        assert!(n > 2048, "{n} I/Os");
+        assert_eq!(ours[..n], theirs[..n], "{rw}");
+    }
+}
+
+#[test]
+fn sizes_in_zones_are_zonesize_multiples() {
+    require!(fio_installed());
+    let d = tempdir();
+    let args = [
+        "--zonemode=strided",
+        "--zonesize=256k",
+        "--zonerange=512k",
+        "--size=8z",
+        "--offset=1z",
+        "--io_size=6z",
+        "--zoneskip=1z",
+        "--bs=64k",
+        "--rw=read",
+    ];
+    let (theirs, ours) = both(d.path(), &args);
+    assert_eq!(theirs.len(), 6 * 4);
+    assert_eq!(ours, theirs);
+}
+
+#[test]
+fn fios_zone_checks_refuse_the_same_jobs() {
+    let d = tempdir();
+    let refused = |args: &[&str]| {
+        ioscope(
+            ["--name=z", "--filename=f", "--size=1m", "--parse-only"]
+                .into_iter()
+                .chain(args.iter().copied()),
+        )
+        .dir(d.path())
+        .run()
+        .assert_refused()
+        .to_string()
+    };
+    // fio: "--zonemode=none and --zonesize are not compatible."
+    let e = refused(&["--zonesize=256k"]);
+    assert!(e.contains("zonemode=none and zonesize=262144"), "{e}");
+    // fio: "--zonesize must be specified when using --zonemode=strided."
+    let e = refused(&["--zonemode=strided"]);
+    assert!(e.contains("zonemode=strided needs zonesize"), "{e}");
+    // fio turns a zone count without a zone size into nothing at all.
+    let e = refused(&["--offset=2z"]);
+    assert!(e.contains("offset=2z is a number of zones"), "{e}");
+    // fio: "'z' suffix isn't applicable".
+    let e = refused(&["--bs=1z"]);
+    assert!(e.contains("bs"), "{e}");
+    let e = refused(&["--zonemode=strided", "--zonesize=1m", "--size=1.5z"]);
+    assert!(e.contains("not a number of zones"), "{e}");
+    let e = refused(&["--max_open_zones=5000"]);
+    assert!(e.contains("4096"), "{e}");
+    let e = refused(&["--zone_reset_threshold=1.5"]);
+    assert!(e.contains("between 0 and 1"), "{e}");
+}
+
+/// fio 3.33's examples/disk-zone-profile.fio with a sparse file for its
+/// disk: 64 KiB reads of 256 MiB in each 2.25 GiB, wrapping around.
+#[test]
+fn disk_zone_profile_example_reads_what_fio_reads() {
+    require!(fio_installed());
+    let d = tempdir();
+    let f = fs::File::create(d.path().join("f")).unwrap();
+    f.set_len(5 << 30).unwrap();
+    let example = include_str!("data/zones/disk-zone-profile.fio");
+    assert!(example.contains("filename=/dev/sdb"));
+    let mut seqs = Vec::new();
+    for (tool, log) in [("fio", "fio.log"), ("ioscope", "ours.log")] {
+        let job = example.replace("filename=/dev/sdb", "filename=f")
+            + &format!("write_iolog={log}\nsize=1536m\n");
+        fs::write(d.path().join("job.fio"), job).unwrap();
+        let args = ["job.fio", "--output-format=json"];
+        let run = if tool == "fio" {
+            fio(args)
+        } else {
+            ioscope(args)
+        }
+        .dir(d.path())
+        .run();
+        assert!(run.status.success(), "{tool}: {}", run.describe());
+        let read = &run.json()["jobs"][0]["read"];
+        assert_eq!(u(read, "io_bytes"), 1536 << 20, "{tool}");
+        seqs.push(ios(&fs::read_to_string(d.path().join(log)).unwrap()));
+        // write_bw_log with log_offset=1: the offset column is there.
+        let bw = fs::read_to_string(d.path().join("disk-zone-profile_bw.1.log")).unwrap();
+        let first = bw.lines().next().expect("a bandwidth sample");
+        assert_eq!(first.split(',').count(), 6, "{tool}: {first}");
+    }
+    assert_eq!(seqs[1], seqs[0]);
+    // Zones start at 0, 2.25 GiB, 4.5 GiB, then wrap: 256 MiB read in each.
+    let zone_starts: Vec<u64> = seqs[0]
+        .iter()
+        .step_by(4096)
+        .map(|l| l.split(' ').nth(1).unwrap().parse().unwrap())
+        .collect();
+    assert_eq!(zone_starts, [0, 9 << 28, 18 << 28, 0, 9 << 28, 18 << 28]);
+}
+
+/// zonemode=zbd jobs on a regular file, which fio 3.33 cuts into empty
+/// sequential-write-required zones: writes at the write pointers
+/// (sequential, random with and without open-zone limits, block size
+/// ranges, zone capacities, unaligned offsets), resets of full zones at
+/// each loop and by `zone_reset_threshold`/`zone_reset_frequency`, mixed
+/// jobs whose first reads become writes, reads below the write pointers
+/// or past them (`read_beyond_wp`), and `zoneskip`.
+const ZBD: &[&[&str]] = &[
+    &["--bs=64k", "--rw=write", "--loops=2"],
+    &["--bs=64k", "--rw=write", "--zonecapacity=192k"],
+    &["--bs=16k", "--rw=write", "--size=768k", "--offset=100k"],
+    &["--bs=16k", "--rw=write", "--zoneskip=256k"],
+    &["--bs=4k", "--rw=randwrite"],
+    &["--bs=4k", "--rw=randwrite", "--max_open_zones=2"],
+    &[
+        "--bs=4k",
+        "--rw=randwrite",
+        "--max_open_zones=3",
+        "--job_max_open_zones=2",
+    ],
+    &["--bsrange=4k-64k", "--rw=randwrite", "--max_open_zones=2"],
+    &[
+        "--bs=4k",
+        "--rw=randwrite",
+        "--zone_reset_frequency=0.1",
+        "--zone_reset_threshold=0.3",
+        "--loops=2",
+    ],
+    &[
+        "--bs=4k",
+        "--rw=randrw",
+        "--max_open_zones=2",
+        "--rwmixread=70",
+    ],
+    &["--bs=64k", "--rw=rw"],
+    &["--bs=64k", "--rw=read", "--read_beyond_wp=1"],
+];
+
+#[test]
+fn zbd_write_pointers_on_a_file_are_fios() {
+    require!(fio_installed());
+    let d = tempdir();
+    let zbd = ["--zonemode=zbd", "--zonesize=256k", "--size=1m"];
+    for job in ZBD {
+        let args = [&zbd[..], job].concat();
+        let (theirs, ours) = both_on(d.path(), &args, Some(1 << 20));
+        assert!(!theirs.is_empty(), "fio did no I/O for {args:?}");
+        assert_eq!(ours, theirs, "{args:?}");
+    }
+    // The resets rewrite blocks: the same offsets come again.
+    let args = [&zbd[..], ZBD[8]].concat();
+    let (_, ours) = both_on(d.path(), &args, Some(1 << 20));
+    let mut offsets: Vec<&str> = ours.iter().map(|l| l.as_str()).collect();
+    offsets.sort_unstable();
+    offsets.dedup();
+    assert!(
+        offsets.len() < ours.len() / 2 + 1,
+        "{} of {}",
+        offsets.len(),
+        ours.len()
+    );
+    // The zones of a new file are empty: nothing to read below them.
+    let args = [&zbd[..], &["--bs=64k", "--rw=read"]].concat();
+    let (theirs, ours) = both_on(d.path(), &args, Some(1 << 20));
+    assert!(theirs.is_empty() && ours.is_empty(), "{theirs:?} {ours:?}");
+}
+
+/// The write line's zone reset count (fio's `nr_zone_resets`), in the
+/// normal output, for full zones reset at the second loop and for
+/// threshold resets.
+#[test]
+fn zbd_zone_resets_are_counted_as_fios() {
+    require!(fio_installed());
+    let d = tempdir();
+    let jobs: [&[&str]; 2] = [
+        &["--bs=64k", "--rw=write", "--loops=2"],
+        &[
+            "--bs=4k",
+            "--rw=randwrite",
+            "--zone_reset_frequency=0.1",
+            "--zone_reset_threshold=0.3",
+            "--loops=2",
+        ],
+    ];
+    for job in jobs {
+        let mut lines = Vec::new();
+        for tool in ["fio", "ioscope"] {
+            fs::File::create(d.path().join("f"))
+                .unwrap()
+                .set_len(1 << 20)
+                .unwrap();
+            let args = [
+                &[
+                    "--name=z",
+                    "--filename=f",
+                    "--ioengine=psync",
+                    "--zonemode=zbd",
+                    "--zonesize=256k",
+                    "--size=1m",
+                ][..],
+                job,
+            ]
+            .concat();
+            let run = if tool == "fio" {
+                fio(args)
+            } else {
+                ioscope(args)
+            }
+            .dir(d.path())
+            .run();
+            assert!(run.status.success(), "{tool}: {}", run.describe());
+            let out = &run.stdout;
+            let resets = out
+                .lines()
+                .find_map(|l| l.split("; ").nth(1).filter(|t| t.ends_with("zone resets")))
+                .map(str::to_string);
+            lines.push(resets.unwrap_or_else(|| panic!("{tool}: no zone resets in {out}")));
+        }
+        assert_ne!(lines[0], "0 zone resets", "{job:?}");
+        assert_eq!(lines[1], lines[0], "{job:?}");
+    }
+}
+
+#[test]
+fn time_based_zbd_writes_reset_full_zones_as_fios() {
+    require!(fio_installed());
+    let d = tempdir();
+    for rw in ["--rw=write", "--rw=randwrite", "--rw=randrw"] {
+        let args = [
+            "--zonemode=zbd",
+            "--zonesize=256k",
+            "--max_open_zones=2",
+            "--size=1m",
+            "--bs=4k",
+            "--time_based",
+            "--runtime=300ms",
+            rw,
+        ];
+        let (theirs, ours) = both_on(d.path(), &args, Some(1 << 20));
+        let n = theirs.len().min(ours.len());
+        assert!(n > 1024, "{n} I/Os");
+        assert_eq!(ours[..n], theirs[..n], "{rw}");
+    }
+}
+
+#[test]
+fn zbd_checks_refuse_as_fio_and_name_what_is_missing() {
+    let d = tempdir();
+    let refused = |args: &[&str]| {
+        ioscope(
+            ["--name=z", "--filename=f", "--size=1m", "--zonemode=zbd"]
+                .into_iter()
+                .chain(args.iter().copied()),
+        )
+        .dir(d.path())
+        .run()
+        .assert_refused()
+        .to_string()
+    };
+    let e = refused(&["--parse-only"]);
+    assert!(e.contains("zonemode=zbd needs zonesize"), "{e}");
+    let e = refused(&["--parse-only", "--zonesize=256", "--rw=write"]);
+    assert!(e.contains("at least 512 bytes"), "{e}");
+    let e = refused(&["--parse-only", "--zonesize=256k", "--zonecapacity=512k"]);
+    assert!(
+        e.contains("zonecapacity=524288 is larger than zonesize"),
+        "{e}"
+    );
+    let e = refused(&["--parse-only", "--zonesize=256k", "--job_max_open_zones=2"]);
+    assert!(e.contains("without a global open zones limit"), "{e}");
+    let e = refused(&["--parse-only", "--zonesize=64k", "--bs=128k", "--rw=write"]);
+    assert!(e.contains("must fit in a zone"), "{e}");
+    let e = refused(&["--parse-only", "--zonesize=64k", "--rw=trim"]);
+    assert!(
+        e.contains("rw=trim with zonemode=zbd is not supported by ioscope yet"),
+        "{e}"
+    );
+    let e = refused(&["--parse-only", "--zonesize=64k", "--name=y", "--filename=f"]);
+    assert!(e.contains("several jobs on one file (here z and y)"), "{e}");
+    // fio: "file/device size ... is smaller than zone size".
+    fs::File::create(d.path().join("f"))
+        .unwrap()
+        .set_len(64 << 10)
+        .unwrap();
+    let e = refused(&["--zonesize=256k", "--size=64k", "--rw=write"]);
+    assert!(e.contains("smaller than zone size 262144"), "{e}");
+}
+
+/// fio 3.33's examples/zbd-seq-read.fio with a sparse file for its disk:
+/// the emulated zones are empty, so neither tool reads anything.
+#[test]
+fn zbd_seq_read_example_reads_nothing_from_empty_zones_as_fio() {
+    require!(fio_installed());
+    let d = tempdir();
+    let f = fs::File::create(d.path().join("f")).unwrap();
+    f.set_len(150 << 30).unwrap();
+    let example = include_str!("data/zones/zbd-seq-read.fio");
+    assert!(example.contains("filename=/dev/sdd"));
+    for tool in ["fio", "ioscope"] {
+        let job = example
+            .replace("filename=/dev/sdd", "filename=f")
+            .replace("direct=1", "direct=0");
+        fs::write(d.path().join("job.fio"), job).unwrap();
+        let args = ["job.fio", "--output-format=json"];
+        let run = if tool == "fio" {
+            fio(args)
+        } else {
+            ioscope(args)
+        }
+        .dir(d.path())
+        .run();
+        assert!(run.status.success(), "{tool}: {}", run.describe());
+        assert_eq!(u(&run.json()["jobs"][0]["read"], "io_bytes"), 0, "{tool}");
+    }
+}
+
+/// fio's zoned-device examples parse, and what ioscope cannot run is
+/// refused by name: it will not have the libzbc library.
+#[test]
+fn zoned_device_examples_are_refused_with_the_reason() {
+    let examples = [
+        ("zbd-rand-write.fio", "numjobs=16 is not supported"),
+        ("uring-cmd-zoned.fio", "several jobs on one file"),
+        ("libzbc-rand-write.fio", "libzbc library"),
+        ("libzbc-seq-read.fio", "libzbc library"),
+    ];
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/zones");
+    for (name, why) in examples {
+        let e = ioscope([OsString::from("--parse-only"), data.join(name).into()])
+            .run()
+            .assert_refused()
+            .to_string();
+        assert!(e.contains(why), "{name}: {e}");
+    }
+}
