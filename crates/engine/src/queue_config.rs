@@ -20,6 +20,12 @@ pub struct QueueConfig {
     /// Inject faults into the queue's requests ([`FaultyQueue`](crate::FaultyQueue)), to test
     /// verify. None for every real run.
     pub fault: Option<FaultConfig>,
+    /// The paths of the files, for the file engines (filecreate, filestat,
+    /// filedelete), which work on paths rather than open descriptors;
+    /// empty for every other engine.
+    pub file_paths: Vec<std::path::PathBuf>,
+    /// filestat's `stat_type`.
+    pub stat_type: crate::file_ops::StatType,
 }
 
 /// Options of the libaio backend, named after fio's libaio engine options.

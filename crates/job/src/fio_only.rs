@@ -166,7 +166,6 @@ pub(crate) const FIO_ENGINE_OPTIONS: &[(&[&str], &[&str])] = &[
         &["exec"],
         &["arguments", "grace_time", "program", "std_redirect"],
     ),
-    (&["filecreate", "filestat", "filedelete"], &["stat_type"]),
     (
         &["gfapi", "gfapi_async"],
         &["brick", "single-instance", "volume"],

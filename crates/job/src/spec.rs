@@ -237,6 +237,8 @@ pub struct EngineOptions {
     /// xnvme's options (`xnvme_async`, `xnvme_sync`, ...): which backend
     /// runs the job comes from [`XnvmeOptions::backend`].
     pub xnvme: XnvmeOptions,
+    /// filestat `stat_type`: the call that looks each file up.
+    pub stat_type: ioscope_engine::StatType,
 }
 
 /// The faults the `faulty` engine injects (its `fault` option).

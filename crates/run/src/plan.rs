@@ -18,7 +18,7 @@ use ioscope_stats::Clock;
 use ioscope_workload::{Iolog, IologSummary};
 
 use crate::error::RunError;
-use crate::io_loop::{LoopConfig, Tracking};
+use crate::io_loop::{EngineTimed, LoopConfig, Tracking};
 
 /// What every worker of one job is built from.
 #[derive(Clone, Debug)]
@@ -133,13 +133,18 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             Some(r) => r.ios[0] + r.ios[1] > 0,
             None => spec.rw.kind.reads() || (spec.rw.kind.writes() && write_op.carries_data()),
         },
-        tracking: Tracking {
-            slat: !(reduce || spec.disable_slat),
-            clat: !(reduce || spec.disable_clat),
-            lat: !(reduce || spec.disable_lat),
-            slat_hist: spec.slat_percentiles,
-            clat_hist: spec.clat_percentiles,
-            lat_hist: spec.lat_percentiles,
+        // The file engines time their own operation, not the requests.
+        tracking: if backend.works_on_paths() {
+            Tracking::default()
+        } else {
+            Tracking {
+                slat: !(reduce || spec.disable_slat),
+                clat: !(reduce || spec.disable_clat),
+                lat: !(reduce || spec.disable_lat),
+                slat_hist: spec.slat_percentiles,
+                clat_hist: spec.clat_percentiles,
+                lat_hist: spec.lat_percentiles,
+            }
         },
         ramp_ticks: 0,
         runtime_ticks: None,
@@ -149,6 +154,13 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         errors: spec.errors.clone(),
         verify_async: spec.verify.async_threads,
         replay_paced: replayed.is_some() && !spec.iolog.no_stall,
+        // fio times the file engines' operations unless disable_lat.
+        engine_timed: (backend.works_on_paths() && !(reduce || spec.disable_lat)).then(|| {
+            EngineTimed {
+                dir: usize::from(!spec.rw.kind.reads()),
+                hist: spec.clat_percentiles,
+            }
+        }),
     };
     let e = &spec.engine_options;
     let mut queue = QueueConfig {
@@ -180,6 +192,8 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             nowait: e.nowait,
         },
         fault: None,
+        file_paths: Vec::new(),
+        stat_type: spec.engine_options.stat_type,
     };
     if let Some(mapping) = xnvme {
         mapping.configure(&mut queue);

@@ -156,6 +156,12 @@ fn run_inner(
             .map(|t| t.logical_block_size() as usize)
             .fold(plan.queue.buffer_align, usize::max),
         fault: fault_config(spec, id.number),
+        // The file engines work on the paths; they open nothing beforehand.
+        file_paths: if backend.works_on_paths() {
+            files.iter().map(|f| f.path.clone()).collect()
+        } else {
+            Vec::new()
+        },
         ..plan.queue.clone()
     };
     let fds: Vec<_> = files

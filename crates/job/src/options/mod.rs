@@ -17,6 +17,7 @@ mod cpu;
 mod default_tests;
 mod depth;
 mod engine;
+mod engines_misc;
 mod errors;
 mod files;
 mod io_type;
@@ -294,6 +295,7 @@ const PARTS: &[&[OptionDef]] = &[
     random::OPTIONS,
     cpu::OPTIONS,
     engine::OPTIONS,
+    engines_misc::OPTIONS,
     reporting::OPTIONS,
     logging::OPTIONS,
     buffers::OPTIONS,
@@ -371,8 +373,15 @@ pub(crate) fn not_an_option(name: &str) -> String {
     }
     if let Some(engines) = fio_engines_of(name) {
         let names: Vec<String> = engines.iter().map(|e| format!("ioengine={e}")).collect();
+        // Engines that need what ioscope lacks say what that is.
+        let needs: Vec<String> = engines.iter().filter_map(|e| Backend::needs(e)).collect();
+        let why = if needs.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", needs.join("; "))
+        };
         return format!(
-            "'{name}' is an option of fio's {}, which ioscope does not support",
+            "'{name}' is an option of fio's {}, which ioscope does not support{why}",
             names.join(" and ")
         );
     }
@@ -451,6 +460,14 @@ mod tests {
             assert!(!msg.contains(&format!("'{refused}'")), "{msg}");
         }
         assert!(not_an_option("pool").contains("ioengine=rados"));
+        assert!(
+            not_an_option("rbdname").ends_with(
+                "ioengine=rbd, which ioscope does not support: \
+                 ioengine=rbd needs librbd (Ceph), which ioscope does not link"
+            ),
+            "{}",
+            not_an_option("rbdname")
+        );
         for def in OPTIONS {
             let typo = format!("{}x", def.name);
             if let Some(best) = closest(&typo) {

@@ -60,4 +60,7 @@ pub(crate) struct LoopConfig {
     /// A replay that follows its log's times (read_iolog without
     /// replay_no_stall).
     pub replay_paced: bool,
+    /// The engine times an operation of its own, not the requests (fio's
+    /// file engines); None for every other engine.
+    pub engine_timed: Option<super::engine_timed::EngineTimed>,
 }

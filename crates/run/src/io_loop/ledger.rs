@@ -125,6 +125,9 @@ impl Ledger<'_> {
         if !self.finish(slot, result, t_done) {
             return (false, false);
         }
+        if let Some(timed) = self.cfg.engine_timed {
+            super::engine_timed::record(&mut self.stats, timed, q);
+        }
         // A failed or short transfer was an error (counted, or the end of
         // the job): there is nothing to check or log.
         if slot.work == SlotWork::Plain || result < 0 || is_short(slot, result) {

@@ -34,12 +34,14 @@ use crate::verify_async::AsyncChecks;
 use crate::worker::WorkerOutcome;
 
 mod config;
+mod engine_timed;
 mod fill;
 mod iolog;
 mod ledger;
 mod results;
 
 pub(crate) use config::{LoopConfig, Tracking};
+pub(crate) use engine_timed::EngineTimed;
 use fill::{commit, dir_index, Fill, Next, Pace, Slot};
 pub(crate) use iolog::IologWriter;
 use ledger::{verify_failure, Ledger};
