@@ -156,9 +156,11 @@
 
 mod backend;
 mod buffer;
+mod cpuio;
 mod descriptor;
 mod device_report;
 mod error;
+mod exec;
 mod falloc;
 mod faulty;
 mod file_ops;
@@ -194,7 +196,9 @@ mod xnvme_backend;
 
 pub use backend::open_queue;
 pub use buffer::AlignedBuffer;
+pub use cpuio::{CpuBurn, CpuQueue};
 pub use descriptor::{EngineDesc, EngineKind, Shape};
+pub use exec::{ExecProgram, ExecQueue};
 pub use error::{Advice, EngineError, FioWords, Knob, NoPolling, OptionWords};
 pub use faulty::FaultyQueue;
 pub use file_ops::{FileOpQueue, StatType};

@@ -26,6 +26,14 @@ pub struct QueueConfig {
     pub file_paths: Vec<std::path::PathBuf>,
     /// filestat's `stat_type`.
     pub stat_type: crate::file_ops::StatType,
+    /// What cpuio burns.
+    pub cpu: crate::cpuio::CpuBurn,
+    /// The program exec runs; None for every other engine.
+    pub exec: Option<crate::exec::ExecProgram>,
+    /// The job's runtime, for the engines that end with it (cpuio cuts
+    /// its last sleep short, exec stops its program); None when the job
+    /// has none.
+    pub runtime: Option<std::time::Duration>,
 }
 
 /// Options of the libaio backend, named after fio's libaio engine options.

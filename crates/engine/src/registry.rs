@@ -103,6 +103,10 @@ engines! {
         Filestat => crate::file_ops::FILESTAT, crate::file_ops::open_stat;
         /// Times the unlink of each file (fio `filedelete`).
         Filedelete => crate::file_ops::FILEDELETE, crate::file_ops::open_delete;
+        /// Burns CPU at a given load (fio `cpuio`).
+        Cpuio => crate::cpuio::CPUIO, crate::cpuio::open;
+        /// Runs a program for the job's runtime (fio `exec`).
+        Exec => crate::exec::EXEC, crate::exec::open;
     }
     wrappers {
         /// Another engine with faults injected into its requests, for testing
@@ -121,8 +125,6 @@ const FIO_ENGINES_NOT_HERE: &[&str] = &[
     "splice",
     "net",
     "netsplice",
-    "cpuio",
-    "exec",
     "e4defrag",
 ];
 
@@ -182,6 +184,14 @@ impl Backend {
     /// not the requests.
     pub fn works_on_paths(self) -> bool {
         matches!(self, Backend::Filecreate | Backend::Filestat | Backend::Filedelete)
+    }
+
+    /// True for the engines that do no I/O but something else for the
+    /// job's runtime (cpuio, exec, fio's FIO_NOIO): their requests are
+    /// counted, move no bytes, and are timed by the engine
+    /// ([`crate::Queue::op_latency`]).
+    pub fn moves_no_data(self) -> bool {
+        matches!(self, Backend::Cpuio | Backend::Exec)
     }
 
     /// True when requests complete inside `submit`.

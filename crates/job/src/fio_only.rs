@@ -154,18 +154,10 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
 /// (`hipri`, `readfua`, `sqthread_poll`...) are in the option table.
 pub(crate) const FIO_ENGINE_OPTIONS: &[(&[&str], &[&str])] = &[
     (
-        &["cpuio"],
-        &["cpuchunks", "cpuload", "cpumode", "exit_on_io_done"],
-    ),
-    (
         &["dfs"],
         &["chunk_size", "cont", "object_class", "pool", "svcl"],
     ),
     (&["e4defrag"], &["donorname", "inplace"]),
-    (
-        &["exec"],
-        &["arguments", "grace_time", "program", "std_redirect"],
-    ),
     (
         &["gfapi", "gfapi_async"],
         &["brick", "single-instance", "volume"],

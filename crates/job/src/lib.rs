@@ -64,6 +64,7 @@ mod cmdhelp;
 mod cmdline;
 mod docs;
 mod enghelp;
+mod engines_misc;
 mod error;
 mod expand;
 mod fio_only;
@@ -76,6 +77,7 @@ mod settings;
 mod spec;
 mod values;
 
+pub use engines_misc::EnginesMisc;
 pub use error::ParseError;
 pub use log_spec::*;
 pub use options::is_job_option;

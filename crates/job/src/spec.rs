@@ -237,8 +237,6 @@ pub struct EngineOptions {
     /// xnvme's options (`xnvme_async`, `xnvme_sync`, ...): which backend
     /// runs the job comes from [`XnvmeOptions::backend`].
     pub xnvme: XnvmeOptions,
-    /// filestat `stat_type`: the call that looks each file up.
-    pub stat_type: ioscope_engine::StatType,
 }
 
 /// The faults the `faulty` engine injects (its `fault` option).
@@ -540,6 +538,8 @@ pub struct JobSpec {
     pub hipri: bool,
     /// The other engine options, all off by default.
     pub engine_options: EngineOptions,
+    /// The options of filestat, cpuio and exec.
+    pub engines_misc: crate::EnginesMisc,
     /// `fsync`: fsync after this many writes, 0 for never.
     pub fsync: u32,
     /// `end_fsync`, default false.

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ioscope_engine::{
-    xnvme_check_target_name, AioOptions, Backend, NvmeOptions, Op, QueueConfig, Shape, TrimRange,
+    xnvme_check_target_name, AioOptions, Backend, CpuBurn, ExecProgram, NvmeOptions, Op, QueueConfig, Shape, TrimRange,
     UringOptions, XnvmeMapping, MAX_TRIM_RANGES,
 };
 use ioscope_job::{JobSpec, Parsed, VerifyMethod, WriteMode};
@@ -133,8 +133,8 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             Some(r) => r.ios[0] + r.ios[1] > 0,
             None => spec.rw.kind.reads() || (spec.rw.kind.writes() && write_op.carries_data()),
         },
-        // The file engines time their own operation, not the requests.
-        tracking: if backend.works_on_paths() {
+        // These engines time their own operation, not the requests.
+        tracking: if backend.works_on_paths() || backend.moves_no_data() {
             Tracking::default()
         } else {
             Tracking {
@@ -155,11 +155,12 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         verify_async: spec.verify.async_threads,
         replay_paced: replayed.is_some() && !spec.iolog.no_stall,
         // fio times the file engines' operations unless disable_lat.
-        engine_timed: (backend.works_on_paths() && !(reduce || spec.disable_lat)).then(|| {
-            EngineTimed {
-                dir: usize::from(!spec.rw.kind.reads()),
-                hist: spec.clat_percentiles,
-            }
+        engine_timed: (backend.works_on_paths() || backend.moves_no_data()).then(|| EngineTimed {
+            dir: usize::from(!spec.rw.kind.reads()),
+            // fio times the operations unless disable_lat.
+            measure: !(reduce || spec.disable_lat),
+            hist: spec.clat_percentiles,
+            no_data: backend.moves_no_data(),
         }),
     };
     let e = &spec.engine_options;
@@ -193,7 +194,24 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         },
         fault: None,
         file_paths: Vec::new(),
-        stat_type: spec.engine_options.stat_type,
+        stat_type: spec.engines_misc.stat_type,
+        cpu: CpuBurn {
+            load: spec.engines_misc.cpuload,
+            chunk_us: spec.engines_misc.cpuchunks,
+            qsort: spec.engines_misc.cpu_qsort,
+        },
+        exec: (backend == Backend::Exec).then(|| ExecProgram {
+            argv: spec.engines_misc.exec_argv(spec),
+            grace_time: spec.engines_misc.grace_time,
+            // fio writes them to the current directory.
+            redirect: spec.engines_misc.std_redirect.then(|| {
+                (
+                    format!("{}.stdout", spec.name).into(),
+                    format!("{}.stderr", spec.name).into(),
+                )
+            }),
+        }),
+        runtime: spec.runtime,
     };
     if let Some(mapping) = xnvme {
         mapping.configure(&mut queue);

@@ -100,6 +100,7 @@ impl Settings {
                 ioengine: Backend::Sync,
                 hipri: false,
                 engine_options: EngineOptions::default(),
+                engines_misc: crate::EnginesMisc::default(),
                 fsync: 0,
                 end_fsync: false,
                 invalidate: false,

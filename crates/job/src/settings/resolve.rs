@@ -73,6 +73,7 @@ impl Settings {
                 "sqthread_poll_cpu={cpu} needs sqthread_poll (without it there is no SQ thread to place)"
             ));
         }
+        crate::engines_misc::resolve(&mut spec)?;
         check_extent(&spec)?;
         if spec.time_based && spec.runtime.is_none() {
             // fio drops time_based with a complaint; refusing says it louder.

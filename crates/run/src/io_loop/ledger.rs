@@ -122,11 +122,11 @@ impl Ledger<'_> {
                 path.map(PathBuf::as_path),
             );
         }
+        if let Some(timed) = self.cfg.engine_timed {
+            return (super::engine_timed::settle(self, q, slot, result, t_done, timed), false);
+        }
         if !self.finish(slot, result, t_done) {
             return (false, false);
-        }
-        if let Some(timed) = self.cfg.engine_timed {
-            super::engine_timed::record(&mut self.stats, timed, q);
         }
         // A failed or short transfer was an error (counted, or the end of
         // the job): there is nothing to check or log.
