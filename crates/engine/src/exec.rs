@@ -2,7 +2,9 @@
 //! its runtime, as fio's `engines/exec.c`. The first request starts the
 //! program (its standard output and error go to `NAME.stdout` and
 //! `NAME.stderr` with `std_redirect`, fio's default); each later request
-//! waits 50 ms (fio's pause between checks); once the runtime is over the
+//! waits 50 ms (fio's pause between checks), and each is followed by 50 ms
+//! of think time (fio's `thinktime=50000`, set by the engine) that is not
+//! part of its latency; once the runtime is over the
 //! program gets SIGTERM and `grace_time` seconds to end, and when the
 //! queue goes it gets SIGKILL, as in fio's cleanup.
 
@@ -119,6 +121,11 @@ impl Queue for ExecQueue {
             }
         }
         self.last_ns = Some(began.elapsed().as_nanos() as u64);
+        let mut think = PAUSE;
+        if let Some(runtime) = self.runtime {
+            think = think.min((self.start + runtime).saturating_duration_since(Instant::now()));
+        }
+        std::thread::sleep(think);
         Ok(Submitted::Completed(match req.op {
             Op::Fsync => 0,
             _ => i64::from(req.len),
