@@ -28,6 +28,8 @@ pub struct QueueConfig {
     pub stat_type: crate::file_ops::StatType,
     /// What cpuio burns.
     pub cpu: crate::cpuio::CpuBurn,
+    /// e4defrag's donor file; None for every other engine.
+    pub donor: Option<crate::e4defrag::Donor>,
     /// The program exec runs; None for every other engine.
     pub exec: Option<crate::exec::ExecProgram>,
     /// The job's runtime, for the engines that end with it (cpuio cuts

@@ -107,6 +107,8 @@ engines! {
         Cpuio => crate::cpuio::CPUIO, crate::cpuio::open;
         /// Runs a program for the job's runtime (fio `exec`).
         Exec => crate::exec::EXEC, crate::exec::open;
+        /// Moves blocks in from a donor file on ext4 (fio `e4defrag`).
+        E4defrag => crate::e4defrag::E4DEFRAG, crate::e4defrag::open;
     }
     wrappers {
         /// Another engine with faults injected into its requests, for testing
@@ -125,7 +127,6 @@ const FIO_ENGINES_NOT_HERE: &[&str] = &[
     "splice",
     "net",
     "netsplice",
-    "e4defrag",
 ];
 
 impl Backend {

@@ -26,6 +26,10 @@ pub struct EnginesMisc {
     pub grace_time: Duration,
     /// exec `std_redirect`.
     pub std_redirect: bool,
+    /// e4defrag `donorname`.
+    pub donorname: Option<String>,
+    /// e4defrag `inplace`.
+    pub inplace: bool,
 }
 
 impl EnginesMisc {
@@ -52,6 +56,9 @@ impl EnginesMisc {
 /// without a runtime, which fio would run until stopped.
 pub(crate) fn resolve(spec: &mut JobSpec) -> Result<(), String> {
     let engine = spec.ioengine;
+    if engine == Backend::E4defrag {
+        return check_e4defrag(spec);
+    }
     if !matches!(engine, Backend::Cpuio | Backend::Exec) {
         return Ok(());
     }
@@ -78,6 +85,24 @@ pub(crate) fn resolve(spec: &mut JobSpec) -> Result<(), String> {
         // No data moves: a size is only the workload's unit, which a
         // time-based job repeats.
         spec.size = Some(SizeSpec::Bytes(spec.bs.read.max().max(spec.bs.write.max())));
+    }
+    Ok(())
+}
+
+/// What fio's e4defrag refuses when the job starts: no donor file, and
+/// (inplace=0) a donor it cannot preallocate, which fio sizes by
+/// `filesize` (without one, fio's fallocate of no length fails).
+fn check_e4defrag(spec: &JobSpec) -> Result<(), String> {
+    let misc = &spec.engines_misc;
+    if misc.donorname.as_deref().is_none_or(str::is_empty) {
+        return Err("ioengine=e4defrag needs a donor file (donorname=)".into());
+    }
+    if !misc.inplace && spec.filesize.is_none() {
+        return Err(
+            "ioengine=e4defrag with inplace=0 preallocates the donor file to filesize=, \
+             which is not set"
+                .into(),
+        );
     }
     Ok(())
 }

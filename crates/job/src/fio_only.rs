@@ -157,7 +157,6 @@ pub(crate) const FIO_ENGINE_OPTIONS: &[(&[&str], &[&str])] = &[
         &["dfs"],
         &["chunk_size", "cont", "object_class", "pool", "svcl"],
     ),
-    (&["e4defrag"], &["donorname", "inplace"]),
     (
         &["gfapi", "gfapi_async"],
         &["brick", "single-instance", "volume"],

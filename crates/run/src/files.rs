@@ -198,10 +198,14 @@ pub(crate) fn prepare(
             &path,
             &OpenOptions {
                 // Verify reads back what the job writes.
-                read: reads || spec.verify.method != VerifyMethod::None,
+                read: reads
+                    || spec.verify.method != VerifyMethod::None
+                    || backend == Backend::E4defrag,
                 // fio's falloc opens every file read-write: a read
                 // reserves blocks (fallocate with FALLOC_FL_KEEP_SIZE).
-                write: writes || backend == Backend::Falloc,
+                // So does e4defrag: the kernel moves extents only
+                // between files open for reading and writing.
+                write: writes || matches!(backend, Backend::Falloc | Backend::E4defrag),
                 create: create_on_open,
                 direct: spec.direct,
             },

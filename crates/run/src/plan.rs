@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ioscope_engine::{
-    xnvme_check_target_name, AioOptions, Backend, CpuBurn, ExecProgram, NvmeOptions, Op, QueueConfig, Shape, TrimRange,
+    xnvme_check_target_name, AioOptions, Backend, CpuBurn, Donor, ExecProgram, NvmeOptions, Op, QueueConfig, Shape, TrimRange,
     UringOptions, XnvmeMapping, MAX_TRIM_RANGES,
 };
 use ioscope_job::{JobSpec, Parsed, VerifyMethod, WriteMode};
@@ -212,6 +212,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             }),
         }),
         runtime: spec.runtime,
+        donor: (backend == Backend::E4defrag).then(|| e4defrag_donor(spec)),
     };
     if let Some(mapping) = xnvme {
         mapping.configure(&mut queue);
@@ -473,5 +474,27 @@ fn page_size() -> usize {
         p as usize
     } else {
         4096
+    }
+}
+
+/// e4defrag's donor file: `donorname` in the job's directory, preallocated
+/// (inplace=0) from the job's offset to the end of its largest file, as
+/// fio's start_offset and file_size_high.
+fn e4defrag_donor(spec: &JobSpec) -> Donor {
+    let misc = &spec.engines_misc;
+    let name = misc.donorname.clone().unwrap_or_default();
+    let path = match &spec.directory {
+        Some(dir) => std::path::Path::new(dir).join(&name),
+        None => name.into(),
+    };
+    let start = match spec.offset {
+        ioscope_job::SizeSpec::Bytes(b) => b,
+        ioscope_job::SizeSpec::Percent(_) => 0,
+    };
+    let high = spec.filesize.map_or(0, |(_, high)| high);
+    Donor {
+        path,
+        inplace: misc.inplace,
+        prealloc: (start, high.saturating_sub(start)),
     }
 }

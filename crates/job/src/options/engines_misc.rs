@@ -1,5 +1,5 @@
 //! Options of the smaller engines ported from fio: filestat's
-//! `stat_type`, cpuio's and exec's.
+//! `stat_type`, cpuio's, exec's and e4defrag's.
 
 use super::{Kind, OptionDef};
 use ioscope_engine::StatType;
@@ -119,6 +119,30 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         help: "Redirect stdout & stderr to files",
         apply: |s, v| {
             s.spec.engines_misc.std_redirect = v.bool()?;
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
+        name: "donorname",
+        kind: Kind::Text,
+        help: "File used as a block donor",
+        apply: |s, v| {
+            s.spec.engines_misc.donorname = Some(v.text.to_string());
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
+        name: "inplace",
+        kind: Kind::Int,
+        help: "Alloc and free space inside defrag event",
+        apply: |s, v| {
+            s.spec.engines_misc.inplace = match v.uint(0)? {
+                0 => false,
+                1 => true,
+                n => return Err(format!("{n}: expected 0 or 1")),
+            };
             Ok(())
         },
         ..ENGINE
