@@ -48,7 +48,10 @@ pub struct CpuBurn {
 /// How many numbers fio's qsort mode sorts.
 const QSORT_LEN: usize = 256 << 10;
 
-pub(crate) fn open(config: &QueueConfig, _: &[std::os::fd::RawFd]) -> Result<CpuQueue, EngineError> {
+pub(crate) fn open(
+    config: &QueueConfig,
+    _: &[std::os::fd::RawFd],
+) -> Result<CpuQueue, EngineError> {
     let burn = config.cpu;
     if burn.load == 0 || burn.load > 100 {
         return Err(EngineError::Setup(format!(

@@ -218,7 +218,9 @@ mod tests {
     fn a_write_moves_the_donors_blocks_in() {
         let dir = tempfile::tempdir().unwrap();
         if !on_ext4(dir.path()) {
-            skip!("the temporary directory is not on ext4, which alone has EXT4_IOC_MOVE_EXT");
+            skip!(ioscope_testutil::Missing::soft(
+                "the temporary directory is not on ext4, which alone has EXT4_IOC_MOVE_EXT"
+            ));
         }
         let orig_path = dir.path().join("orig");
         std::fs::write(&orig_path, vec![7u8; 1 << 20]).unwrap();

@@ -55,7 +55,10 @@ pub struct ExecProgram {
     pub redirect: Option<(PathBuf, PathBuf)>,
 }
 
-pub(crate) fn open(config: &QueueConfig, _: &[std::os::fd::RawFd]) -> Result<ExecQueue, EngineError> {
+pub(crate) fn open(
+    config: &QueueConfig,
+    _: &[std::os::fd::RawFd],
+) -> Result<ExecQueue, EngineError> {
     let Some(program) = config.exec.clone().filter(|p| !p.argv.is_empty()) else {
         return Err(EngineError::Setup(
             "ioengine=exec needs a program to run (program=)".into(),

@@ -266,7 +266,9 @@ mod tests {
             assert_eq!(q.submit(&req(file)).unwrap(), Submitted::Completed(4096));
             assert_eq!(q.op_latency().is_some(), timed, "file {file}");
         }
-        assert!(paths.iter().all(|p| std::fs::metadata(p).unwrap().len() == 0));
+        assert!(paths
+            .iter()
+            .all(|p| std::fs::metadata(p).unwrap().len() == 0));
 
         for stat_type in [StatType::Stat, StatType::Lstat, StatType::Statx] {
             let mut q = open_stat(&config(&paths, stat_type), &[]).unwrap();

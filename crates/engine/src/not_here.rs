@@ -92,7 +92,9 @@ mod tests {
             why("rbd").unwrap(),
             "ioengine=rbd needs librbd (Ceph), which ioscope does not link"
         );
-        assert!(why("sg").unwrap().contains("SCSI generic device (/dev/sgN)"));
+        assert!(why("sg")
+            .unwrap()
+            .contains("SCSI generic device (/dev/sgN)"));
         assert!(why("external:/usr/lib/fio/x.so")
             .unwrap()
             .contains("does not load C engines"));

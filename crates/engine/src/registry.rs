@@ -123,11 +123,7 @@ engines! {
 /// fio's engines (3.33 and later) that this crate does not have yet. Those
 /// it will not have, for want of a library or a device, are in
 /// [`crate::not_here`] with what they need.
-const FIO_ENGINES_NOT_HERE: &[&str] = &[
-    "splice",
-    "net",
-    "netsplice",
-];
+const FIO_ENGINES_NOT_HERE: &[&str] = &["splice", "net", "netsplice"];
 
 impl Backend {
     /// Whether `name` is one of fio's engines that this crate does not
@@ -184,7 +180,10 @@ impl Backend {
     /// the files, and times the operation ([`crate::Queue::op_latency`]),
     /// not the requests.
     pub fn works_on_paths(self) -> bool {
-        matches!(self, Backend::Filecreate | Backend::Filestat | Backend::Filedelete)
+        matches!(
+            self,
+            Backend::Filecreate | Backend::Filestat | Backend::Filedelete
+        )
     }
 
     /// True for the engines that do no I/O but something else for the

@@ -156,9 +156,8 @@ pub(crate) fn prepare(
     // own timed create (fio's FIO_DISKLESSIO), filestat's and
     // filedelete's are laid out as for any job.
     let on_paths = backend.works_on_paths();
-    let create_on_open = replay.is_some()
-        || (spec.create_on_open && !reads)
-        || backend == Backend::Filecreate;
+    let create_on_open =
+        replay.is_some() || (spec.create_on_open && !reads) || backend == Backend::Filecreate;
     let mut laid_out = Vec::new();
     for (path, plan) in paths.iter().zip(&plans).filter(|_| !create_on_open) {
         if let Some(size) = plan.layout_size {

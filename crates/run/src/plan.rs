@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ioscope_engine::{
-    xnvme_check_target_name, AioOptions, Backend, CpuBurn, Donor, ExecProgram, NvmeOptions, Op, QueueConfig, Shape, TrimRange,
-    UringOptions, XnvmeMapping, MAX_TRIM_RANGES,
+    xnvme_check_target_name, AioOptions, Backend, CpuBurn, Donor, ExecProgram, NvmeOptions, Op,
+    QueueConfig, Shape, TrimRange, UringOptions, XnvmeMapping, MAX_TRIM_RANGES,
 };
 use ioscope_job::{JobSpec, Parsed, VerifyMethod, WriteMode};
 use ioscope_stats::Clock;

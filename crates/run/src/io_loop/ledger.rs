@@ -123,7 +123,10 @@ impl Ledger<'_> {
             );
         }
         if let Some(timed) = self.cfg.engine_timed {
-            return (super::engine_timed::settle(self, q, slot, result, t_done, timed), false);
+            return (
+                super::engine_timed::settle(self, q, slot, result, t_done, timed),
+                false,
+            );
         }
         if !self.finish(slot, result, t_done) {
             return (false, false);
