@@ -479,8 +479,9 @@ mod tests {
     #[test]
     fn options_of_engines_ioscope_lacks_name_the_engine() {
         assert_eq!(
-            not_an_option("program"),
-            "'program' is an option of fio's ioengine=exec, which ioscope does not support"
+            not_an_option("nfs_url"),
+            "'nfs_url' is an option of fio's ioengine=nfs, which ioscope does not support: \
+             ioengine=nfs needs libnfs, which ioscope does not link"
         );
         assert!(not_an_option("hostname").contains("ioengine=net and ioengine=netsplice"));
         assert!(is_job_option("program"));
