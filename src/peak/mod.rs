@@ -62,6 +62,7 @@ fn run(s: &Settings) -> anyhow::Result<()> {
         aio: Default::default(),
         net: Default::default(),
         fault: None,
+        ..QueueConfig::default()
     };
     let threads = s.threads as usize;
     let progress: Vec<Progress> = (0..threads).map(|_| Progress::default()).collect();

@@ -156,15 +156,22 @@
 
 mod backend;
 mod buffer;
+mod cpuio;
 mod descriptor;
 mod device_report;
+mod e4defrag;
 mod error;
+mod exec;
+mod falloc;
 mod faulty;
+mod file_ops;
+mod ftruncate;
 mod ioctl;
 mod libaio;
 mod mmap;
 mod net;
 mod nop;
+mod not_here;
 mod null;
 mod posixaio;
 mod pvsync;
@@ -193,9 +200,13 @@ mod zoned;
 
 pub use backend::open_queue;
 pub use buffer::AlignedBuffer;
+pub use cpuio::{CpuBurn, CpuQueue};
 pub use descriptor::{EngineDesc, EngineKind, Shape};
+pub use e4defrag::{Donor, E4defragQueue};
 pub use error::{Advice, EngineError, FioWords, Knob, NoPolling, OptionWords};
+pub use exec::{ExecProgram, ExecQueue};
 pub use faulty::FaultyQueue;
+pub use file_ops::{FileOpQueue, StatType};
 pub use libaio::LibaioQueue;
 pub use mmap::MmapQueue;
 pub use net::{Connection, NetEndpoint, NetLink, NetOptions, NetProtocol, NetQueue};

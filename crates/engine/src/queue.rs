@@ -88,6 +88,14 @@ pub trait Queue {
         false
     }
 
+    /// The time, in ns, of the file operation the last request did, for
+    /// the engines that time an operation of their own rather than the
+    /// request (fio's file engines: see [`crate::FileOpQueue`]); taken
+    /// once. None for every other engine.
+    fn op_latency(&mut self) -> Option<u64> {
+        None
+    }
+
     /// Faults injected so far by a [`crate::FaultyQueue`], so a report can
     /// say how many there were; 0 for every real backend.
     fn faults_injected(&self) -> u64 {

@@ -22,6 +22,22 @@ pub struct QueueConfig {
     /// Inject faults into the queue's requests ([`FaultyQueue`](crate::FaultyQueue)), to test
     /// verify. None for every real run.
     pub fault: Option<FaultConfig>,
+    /// The paths of the files, for the file engines (filecreate, filestat,
+    /// filedelete), which work on paths rather than open descriptors;
+    /// empty for every other engine.
+    pub file_paths: Vec<std::path::PathBuf>,
+    /// filestat's `stat_type`.
+    pub stat_type: crate::file_ops::StatType,
+    /// What cpuio burns.
+    pub cpu: crate::cpuio::CpuBurn,
+    /// e4defrag's donor file; None for every other engine.
+    pub donor: Option<crate::e4defrag::Donor>,
+    /// The program exec runs; None for every other engine.
+    pub exec: Option<crate::exec::ExecProgram>,
+    /// The job's runtime, for the engines that end with it (cpuio cuts
+    /// its last sleep short, exec stops its program); None when the job
+    /// has none.
+    pub runtime: Option<std::time::Duration>,
 }
 
 /// Options of the libaio backend, named after fio's libaio engine options.

@@ -99,6 +99,22 @@ engines! {
         Net => crate::net::NET, crate::net::open;
         /// send/recv on a socket, TCP data through splice/vmsplice (fio `netsplice`).
         Netsplice => crate::net::NETSPLICE, crate::net::open_splice;
+        /// fallocate(2) per request (fio `falloc`).
+        Falloc => crate::falloc::FALLOC, crate::sync::open::<crate::falloc::Fallocate>;
+        /// ftruncate(2) to each write's offset (fio `ftruncate`).
+        Ftruncate => crate::ftruncate::FTRUNCATE, crate::sync::open::<crate::ftruncate::Ftruncate>;
+        /// Times the creation of each file (fio `filecreate`).
+        Filecreate => crate::file_ops::FILECREATE, crate::file_ops::open_create;
+        /// Times a stat of each file (fio `filestat`).
+        Filestat => crate::file_ops::FILESTAT, crate::file_ops::open_stat;
+        /// Times the unlink of each file (fio `filedelete`).
+        Filedelete => crate::file_ops::FILEDELETE, crate::file_ops::open_delete;
+        /// Burns CPU at a given load (fio `cpuio`).
+        Cpuio => crate::cpuio::CPUIO, crate::cpuio::open;
+        /// Runs a program for the job's runtime (fio `exec`).
+        Exec => crate::exec::EXEC, crate::exec::open;
+        /// Moves blocks in from a donor file on ext4 (fio `e4defrag`).
+        E4defrag => crate::e4defrag::E4DEFRAG, crate::e4defrag::open;
     }
     wrappers {
         /// Another engine with faults injected into its requests, for testing
@@ -110,51 +126,34 @@ engines! {
     }
 }
 
-/// fio's engines (3.33 and later) that this crate does not have.
-const FIO_ENGINES_NOT_HERE: &[&str] = &[
-    "sg",
-    "cpuio",
-    "ftruncate",
-    "filecreate",
-    "filestat",
-    "filedelete",
-    "exec",
-    "falloc",
-    "e4defrag",
-    "gfapi",
-    "gfapi_async",
-    "mtd",
-    "nbd",
-    "rdma",
-    "rados",
-    "rbd",
-    "http",
-    "libpmem",
-    "dev-dax",
-    "pmemblk",
-    "libcufile",
-    "dfs",
-    "nfs",
-    "libzbc",
-    "libiscsi",
-    "windowsaio",
-    "solarisaio",
-    "guasi",
-    "binject",
-    "libhdfs",
-    "librpma_apm_client",
-    "librpma_apm_server",
-    "librpma_gpspm_client",
-    "librpma_gpspm_server",
-    "external",
-];
+/// fio's engines (3.33 and later) that this crate does not have yet. Those
+/// it will not have, for want of a library or a device, are in
+/// [`crate::not_here`] with what they need.
+const FIO_ENGINES_NOT_HERE: &[&str] = &["dircreate", "dirstat", "dirdelete"];
 
 impl Backend {
     /// Whether `name` is one of fio's engines that this crate does not
     /// have (so a front end can say "not supported yet" rather than
     /// "unknown").
     pub fn fio_lacking(name: &str) -> bool {
-        FIO_ENGINES_NOT_HERE.contains(&name)
+        FIO_ENGINES_NOT_HERE.contains(&name) || crate::not_here::why(name).is_some()
+    }
+
+    /// What `ioengine=name` needs that ioscope lacks (a library, a device,
+    /// another system), as a sentence, for the engines ioscope will not have.
+    pub fn needs(name: &str) -> Option<String> {
+        crate::not_here::why(name)
+    }
+
+    /// Why `ioengine=name` is refused, when it is one of fio's engines
+    /// this crate does not have: what it needs that ioscope lacks, or that
+    /// ioscope does not have it yet.
+    pub fn refusal(name: &str) -> Option<String> {
+        Backend::needs(name).or_else(|| {
+            FIO_ENGINES_NOT_HERE
+                .contains(&name)
+                .then(|| format!("ioengine={name} is not supported by ioscope yet"))
+        })
     }
 
     /// The engine `ioengine=name` names, if this crate has it.
@@ -179,6 +178,26 @@ impl Backend {
     /// its io-wq worker threads instead of completing them inline.
     pub fn uses_io_uring(self) -> bool {
         self.desc().ring
+    }
+
+    /// True for the file engines (filecreate, filestat, filedelete), which
+    /// take the files' paths ([`crate::QueueConfig::file_paths`]) and do
+    /// their own operation on each: the caller neither creates nor opens
+    /// the files, and times the operation ([`crate::Queue::op_latency`]),
+    /// not the requests.
+    pub fn works_on_paths(self) -> bool {
+        matches!(
+            self,
+            Backend::Filecreate | Backend::Filestat | Backend::Filedelete
+        )
+    }
+
+    /// True for the engines that do no I/O but something else for the
+    /// job's runtime (cpuio, exec, fio's FIO_NOIO): their requests are
+    /// counted, move no bytes, and are timed by the engine
+    /// ([`crate::Queue::op_latency`]).
+    pub fn moves_no_data(self) -> bool {
+        matches!(self, Backend::Cpuio | Backend::Exec)
     }
 
     /// True when requests complete inside `submit`.

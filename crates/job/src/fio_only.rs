@@ -81,19 +81,9 @@ pub(crate) const NEWER_FIO_OPTIONS: &[(&str, &str)] = &[
 /// (`hipri`, `readfua`, `sqthread_poll`...) are in the option table.
 pub(crate) const FIO_ENGINE_OPTIONS: &[(&[&str], &[&str])] = &[
     (
-        &["cpuio"],
-        &["cpuchunks", "cpuload", "cpumode", "exit_on_io_done"],
-    ),
-    (
         &["dfs"],
         &["chunk_size", "cont", "object_class", "pool", "svcl"],
     ),
-    (&["e4defrag"], &["donorname", "inplace"]),
-    (
-        &["exec"],
-        &["arguments", "grace_time", "program", "std_redirect"],
-    ),
-    (&["filecreate", "filestat", "filedelete"], &["stat_type"]),
     (
         &["gfapi", "gfapi_async"],
         &["brick", "single-instance", "volume"],

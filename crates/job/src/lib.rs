@@ -64,6 +64,7 @@ mod cmdhelp;
 mod cmdline;
 mod docs;
 mod enghelp;
+mod engines_misc;
 mod error;
 mod expand;
 mod file_handling;
@@ -82,6 +83,7 @@ mod spec;
 mod values;
 mod zones;
 
+pub use engines_misc::EnginesMisc;
 pub use error::ParseError;
 pub use file_handling::*;
 pub use log_spec::*;

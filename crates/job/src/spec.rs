@@ -543,6 +543,8 @@ pub struct JobSpec {
     pub engine_options: EngineOptions,
     /// The network engines' options (`net`, `netsplice`).
     pub net: crate::NetSpec,
+    /// The options of filestat, cpuio and exec.
+    pub engines_misc: crate::EnginesMisc,
     /// `fsync`: fsync after this many writes, 0 for never.
     pub fsync: u32,
     /// `end_fsync`, default false.

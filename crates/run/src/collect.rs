@@ -194,7 +194,9 @@ fn dir_result(dir: &DirStats, runtime_ms: u64) -> DirResult {
         total_ios: dir.ios,
         short_ios: dir.short,
         drop_ios: 0,
-        runtime_ms: if dir.ios > 0 { runtime_ms } else { 0 },
+        // fio counts a direction's runtime only when it moved bytes
+        // (backend.c), so cpuio's and exec's I/Os of no bytes have none.
+        runtime_ms: if dir.bytes > 0 { runtime_ms } else { 0 },
         slat: stat(&dir.slat, &dir.slat_hist),
         clat: stat(&dir.clat, &dir.clat_hist),
         lat: stat(&dir.lat, &dir.lat_hist),

@@ -193,7 +193,12 @@ pub(crate) fn prepare(
     // create_on_open: a write-only job's files are not made beforehand but
     // created by the job's own open, and grow as they are written. A read
     // needs the data there, and a mapping needs the file at its full size.
-    let create_on_open = replay.is_some() || (spec.create_on_open && !reads);
+    // The file engines open nothing: filecreate's files are made by its
+    // own timed create (fio's FIO_DISKLESSIO), filestat's and
+    // filedelete's are laid out as for any job.
+    let on_paths = backend.works_on_paths();
+    let create_on_open =
+        replay.is_some() || (spec.create_on_open && !reads) || backend == Backend::Filecreate;
     let mut laid_out = Vec::new();
     for (path, plan) in paths.iter().zip(&plans).filter(|_| !create_on_open) {
         if let Some(size) = plan.layout_size {
@@ -228,12 +233,29 @@ pub(crate) fn prepare(
     let mut files = Vec::with_capacity(paths.len());
     let create_only = spec.file_handling.create_only;
     for (path, mut plan) in paths.into_iter().zip(plans) {
+        if on_paths {
+            files.push(WorkerFile {
+                _closing: None,
+                path,
+                target: None,
+                extent: plan.extent,
+                file_size: plan.file_size,
+                net: None,
+            });
+            continue;
+        }
         let target = Target::open_with_flags(
             &path,
             &OpenOptions {
                 // Verify reads back what the job writes.
-                read: reads || spec.verify.method != VerifyMethod::None,
-                write: writes,
+                read: reads
+                    || spec.verify.method != VerifyMethod::None
+                    || backend == Backend::E4defrag,
+                // fio's falloc opens every file read-write: a read
+                // reserves blocks (fallocate with FALLOC_FL_KEEP_SIZE).
+                // So does e4defrag: the kernel moves extents only
+                // between files open for reading and writing.
+                write: writes || matches!(backend, Backend::Falloc | Backend::E4defrag),
                 // file_append writes past the end of a file that may not
                 // exist yet.
                 create: create_on_open || spec.file_handling.file_append,

@@ -10,15 +10,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ioscope_engine::{
-    xnvme_check_target_name, AioOptions, Backend, NvmeOptions, Op, QueueConfig, Shape, TrimRange,
-    UringOptions, XnvmeMapping, MAX_TRIM_RANGES,
+    xnvme_check_target_name, AioOptions, Backend, CpuBurn, Donor, ExecProgram, NvmeOptions, Op,
+    QueueConfig, Shape, TrimRange, UringOptions, XnvmeMapping, MAX_TRIM_RANGES,
 };
 use ioscope_job::{JobSpec, Parsed, VerifyMethod, WriteMode};
 use ioscope_stats::Clock;
 use ioscope_workload::{Iolog, IologSummary};
 
 use crate::error::RunError;
-use crate::io_loop::{LoopConfig, Tracking};
+use crate::io_loop::{EngineTimed, LoopConfig, Tracking};
 
 /// What every worker of one job is built from.
 #[derive(Clone, Debug)]
@@ -142,13 +142,18 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             Some(r) => r.ios[0] + r.ios[1] > 0,
             None => spec.rw.kind.reads() || (spec.rw.kind.writes() && write_op.carries_data()),
         },
-        tracking: Tracking {
-            slat: !(reduce || spec.disable_slat),
-            clat: !(reduce || spec.disable_clat),
-            lat: !(reduce || spec.disable_lat),
-            slat_hist: spec.slat_percentiles,
-            clat_hist: spec.clat_percentiles,
-            lat_hist: spec.lat_percentiles,
+        // These engines time their own operation, not the requests.
+        tracking: if backend.works_on_paths() || backend.moves_no_data() {
+            Tracking::default()
+        } else {
+            Tracking {
+                slat: !(reduce || spec.disable_slat),
+                clat: !(reduce || spec.disable_clat),
+                lat: !(reduce || spec.disable_lat),
+                slat_hist: spec.slat_percentiles,
+                clat_hist: spec.clat_percentiles,
+                lat_hist: spec.lat_percentiles,
+            }
         },
         ramp_ticks: 0,
         runtime_ticks: None,
@@ -162,6 +167,14 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             let m = &spec.pacing.max_latency;
             [m.read, m.write, m.trim].map(|d| d.as_nanos() as u64)
         },
+        // fio times the file engines' operations unless disable_lat.
+        engine_timed: (backend.works_on_paths() || backend.moves_no_data()).then(|| EngineTimed {
+            dir: usize::from(!spec.rw.kind.reads()),
+            // fio times the operations unless disable_lat.
+            measure: !(reduce || spec.disable_lat),
+            hist: spec.clat_percentiles,
+            no_data: backend.moves_no_data(),
+        }),
     };
     let e = &spec.engine_options;
     let mut queue = QueueConfig {
@@ -194,6 +207,26 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         },
         net: crate::net::queue_options(spec),
         fault: None,
+        file_paths: Vec::new(),
+        stat_type: spec.engines_misc.stat_type,
+        cpu: CpuBurn {
+            load: spec.engines_misc.cpuload,
+            chunk_us: spec.engines_misc.cpuchunks,
+            qsort: spec.engines_misc.cpu_qsort,
+        },
+        exec: (backend == Backend::Exec).then(|| ExecProgram {
+            argv: spec.engines_misc.exec_argv(spec),
+            grace_time: spec.engines_misc.grace_time,
+            // fio writes them to the current directory.
+            redirect: spec.engines_misc.std_redirect.then(|| {
+                (
+                    format!("{}.stdout", spec.name).into(),
+                    format!("{}.stderr", spec.name).into(),
+                )
+            }),
+        }),
+        runtime: spec.runtime,
+        donor: (backend == Backend::E4defrag).then(|| e4defrag_donor(spec)),
     };
     if let Some(mapping) = xnvme {
         mapping.configure(&mut queue);
@@ -464,5 +497,27 @@ fn page_size() -> usize {
         p as usize
     } else {
         4096
+    }
+}
+
+/// e4defrag's donor file: `donorname` in the job's directory, preallocated
+/// (inplace=0) from the job's offset to the end of its largest file, as
+/// fio's start_offset and file_size_high.
+fn e4defrag_donor(spec: &JobSpec) -> Donor {
+    let misc = &spec.engines_misc;
+    let name = misc.donorname.clone().unwrap_or_default();
+    let path = match &spec.directory {
+        Some(dir) => std::path::Path::new(dir).join(&name),
+        None => name.into(),
+    };
+    let start = match spec.offset {
+        ioscope_job::SizeSpec::Bytes(b) => b,
+        ioscope_job::SizeSpec::Percent(_) => 0,
+    };
+    let high = spec.filesize.map_or(0, |(_, high)| high);
+    Donor {
+        path,
+        inplace: misc.inplace,
+        prealloc: (start, high.saturating_sub(start)),
     }
 }

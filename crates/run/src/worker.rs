@@ -211,6 +211,12 @@ fn run_inner(
             peer: link.as_ref().and_then(|c| c.peer),
             ..plan.queue.net
         },
+        // The file engines work on the paths; they open nothing beforehand.
+        file_paths: if backend.works_on_paths() {
+            files.iter().map(|f| f.path.clone()).collect()
+        } else {
+            Vec::new()
+        },
         ..plan.queue.clone()
     };
     let fds: Vec<_> = files

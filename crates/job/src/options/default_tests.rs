@@ -44,6 +44,14 @@ fn giving_an_options_default_changes_nothing() {
         // An engine option is given with an engine that takes it.
         if let Some(engine) = def.engines().first() {
             args.push(format!("--ioengine={}", engine.name()));
+            // What these engines' jobs cannot resolve without.
+            let needs: &[&str] = match engine.name() {
+                "cpuio" => &["--cpuload=50", "--runtime=1"],
+                "exec" => &["--program=true", "--runtime=1"],
+                "e4defrag" => &["--donorname=d", "--filesize=1m"],
+                _ => &[],
+            };
+            args.extend(needs.iter().map(|s| s.to_string()));
         }
         let plain = job(&args).expect("the default job resolves");
         args.push(format!("--{}={}", def.name, def.default));

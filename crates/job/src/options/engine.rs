@@ -558,16 +558,8 @@ pub(crate) fn engine(text: &str) -> Result<Backend, String> {
     if let Some(engine) = Backend::from_name(text) {
         return Ok(engine);
     }
-    if text == "libzbc" {
-        // Said apart from the engines still to come: this one will not.
-        return Err(
-            "ioengine=libzbc is fio's front end to the libzbc library (SCSI/ATA zoned \
-             disks), which ioscope does not link and will not have"
-                .to_string(),
-        );
-    }
-    if Backend::fio_lacking(text) || text.starts_with("external:") || text.contains('/') {
-        return Err(format!("ioengine={text} is not supported by ioscope yet"));
+    if let Some(why) = Backend::refusal(text) {
+        return Err(why);
     }
     let known: Vec<&str> = Backend::ALL.iter().map(|b| b.name()).collect();
     Err(format!(

@@ -17,6 +17,7 @@ mod cpu;
 mod default_tests;
 mod depth;
 mod engine;
+mod engines_misc;
 mod errors;
 mod files;
 mod io_type;
@@ -304,6 +305,7 @@ const PARTS: &[&[OptionDef]] = &[
     cpu::OPTIONS,
     engine::OPTIONS,
     net::OPTIONS,
+    engines_misc::OPTIONS,
     reporting::OPTIONS,
     logging::OPTIONS,
     buffers::OPTIONS,
@@ -391,8 +393,15 @@ pub(crate) fn not_an_option(name: &str) -> String {
     }
     if let Some(engines) = fio_engines_of(name) {
         let names: Vec<String> = engines.iter().map(|e| format!("ioengine={e}")).collect();
+        // Engines that need what ioscope lacks say what that is.
+        let needs: Vec<String> = engines.iter().filter_map(|e| Backend::needs(e)).collect();
+        let why = if needs.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", needs.join("; "))
+        };
         return format!(
-            "'{name}' is an option of fio's {}, which ioscope does not support",
+            "'{name}' is an option of fio's {}, which ioscope does not support{why}",
             names.join(" and ")
         );
     }
@@ -471,6 +480,14 @@ mod tests {
             assert!(!msg.contains(&format!("'{refused}'")), "{msg}");
         }
         assert!(not_an_option("pool").contains("ioengine=rados"));
+        assert!(
+            not_an_option("rbdname").ends_with(
+                "ioengine=rbd, which ioscope does not support: \
+                 ioengine=rbd needs librbd (Ceph), which ioscope does not link"
+            ),
+            "{}",
+            not_an_option("rbdname")
+        );
         for def in OPTIONS {
             let typo = format!("{}x", def.name);
             if let Some(best) = closest(&typo) {
@@ -482,8 +499,9 @@ mod tests {
     #[test]
     fn options_of_engines_ioscope_lacks_name_the_engine() {
         assert_eq!(
-            not_an_option("program"),
-            "'program' is an option of fio's ioengine=exec, which ioscope does not support"
+            not_an_option("nfs_url"),
+            "'nfs_url' is an option of fio's ioengine=nfs, which ioscope does not support: \
+             ioengine=nfs needs libnfs, which ioscope does not link"
         );
         assert!(not_an_option("sg_write_mode").contains("ioengine=sg"));
         assert!(is_job_option("program"));

@@ -102,6 +102,7 @@ impl Settings {
                 hipri: false,
                 engine_options: EngineOptions::default(),
                 net: crate::NetSpec::default(),
+                engines_misc: crate::EnginesMisc::default(),
                 fsync: 0,
                 end_fsync: false,
                 invalidate: false,

@@ -75,6 +75,7 @@ impl Settings {
                 "sqthread_poll_cpu={cpu} needs sqthread_poll (without it there is no SQ thread to place)"
             ));
         }
+        crate::engines_misc::resolve(&mut spec)?;
         check_extent(&spec)?;
         crate::placement::fix_up(&mut spec);
         if spec.time_based && spec.runtime.is_none() {

@@ -62,4 +62,7 @@ pub(crate) struct LoopConfig {
     pub replay_paced: bool,
     /// `max_latency` per direction in ns; 0 for no limit.
     pub max_latency_ns: [u64; 3],
+    /// The engine times an operation of its own, not the requests (fio's
+    /// file engines); None for every other engine.
+    pub engine_timed: Option<super::engine_timed::EngineTimed>,
 }

@@ -125,6 +125,12 @@ impl Ledger<'_> {
         if let Some(go_on) = self.stream_ended(q, slot, result, t_done) {
             return (go_on, false);
         }
+        if let Some(timed) = self.cfg.engine_timed {
+            return (
+                super::engine_timed::settle(self, q, slot, result, t_done, timed),
+                false,
+            );
+        }
         if !self.finish(slot, result, t_done) {
             return (false, false);
         }

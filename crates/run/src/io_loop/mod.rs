@@ -34,6 +34,7 @@ use crate::verify_async::AsyncChecks;
 use crate::worker::WorkerOutcome;
 
 mod config;
+mod engine_timed;
 mod fill;
 mod iolog;
 mod ledger;
@@ -43,6 +44,7 @@ mod syncs;
 mod stream_end;
 
 pub(crate) use config::{LoopConfig, Tracking};
+pub(crate) use engine_timed::EngineTimed;
 use fill::{commit, dir_index, Fill, Next, Pace, Slot};
 pub(crate) use iolog::IologWriter;
 use ledger::{verify_failure, Ledger};

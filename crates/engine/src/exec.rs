@@ -1,0 +1,209 @@
+//! fio's `exec`: no I/O; the job runs a program alongside the others for
+//! its runtime, as fio's `engines/exec.c`. The first request starts the
+//! program (its standard output and error go to `NAME.stdout` and
+//! `NAME.stderr` with `std_redirect`, fio's default); each later request
+//! waits 50 ms (fio's pause between checks), and each is followed by 50 ms
+//! of think time (fio's `thinktime=50000`, set by the engine) that is not
+//! part of its latency; once the runtime is over the
+//! program gets SIGTERM and `grace_time` seconds to end, and when the
+//! queue goes it gets SIGKILL, as in fio's cleanup.
+
+use std::fs::File;
+use std::io;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::buffer::SlotBuffers;
+use crate::descriptor::{any_shape, EngineDesc, EngineKind};
+use crate::error::EngineError;
+use crate::queue::{Queue, Submitted};
+use crate::queue_config::QueueConfig;
+use crate::request::{Completion, Op, Request};
+
+pub(crate) static EXEC: EngineDesc = EngineDesc {
+    name: "exec",
+    aliases: &[],
+    help: "Runs a program for the job's runtime; no I/O",
+    kind: EngineKind::Diskless,
+    fio: true,
+    ring: false,
+    carries: counted,
+    options: &["program", "arguments", "grace_time", "std_redirect"],
+    not_yet: &[],
+    check: any_shape,
+};
+
+/// Requests are only counted.
+fn counted(op: Op) -> bool {
+    matches!(op, Op::Read | Op::Write | Op::Fsync | Op::Trim)
+}
+
+/// fio's pause between two checks of the program.
+const PAUSE: Duration = Duration::from_millis(50);
+
+/// The program an exec job runs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ExecProgram {
+    /// `program` and `arguments` split at spaces, as fio splits them,
+    /// with `%r` and `%n` already replaced.
+    pub argv: Vec<String>,
+    /// `grace_time`: how long the program has to end after SIGTERM.
+    pub grace_time: Duration,
+    /// `std_redirect`: where its standard output and error go; None
+    /// leaves them the job's.
+    pub redirect: Option<(PathBuf, PathBuf)>,
+}
+
+pub(crate) fn open(
+    config: &QueueConfig,
+    _: &[std::os::fd::RawFd],
+) -> Result<ExecQueue, EngineError> {
+    let Some(program) = config.exec.clone().filter(|p| !p.argv.is_empty()) else {
+        return Err(EngineError::Setup(
+            "ioengine=exec needs a program to run (program=)".into(),
+        ));
+    };
+    Ok(ExecQueue {
+        program,
+        runtime: config.runtime,
+        child: None,
+        start: Instant::now(),
+        termed: false,
+        last_ns: None,
+        buffers: SlotBuffers::new(config)?,
+    })
+}
+
+/// The exec queue: requests start, then watch, the program.
+pub struct ExecQueue {
+    program: ExecProgram,
+    runtime: Option<Duration>,
+    child: Option<Child>,
+    /// When the program started.
+    start: Instant,
+    /// SIGTERM was sent.
+    termed: bool,
+    last_ns: Option<u64>,
+    buffers: SlotBuffers,
+}
+
+impl ExecQueue {
+    fn spawn(&mut self) -> io::Result<()> {
+        let argv = &self.program.argv;
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..]).stdin(Stdio::null());
+        if let Some((out, err)) = &self.program.redirect {
+            cmd.stdout(File::create(out)?).stderr(File::create(err)?);
+        }
+        self.child = Some(cmd.spawn()?);
+        self.start = Instant::now();
+        Ok(())
+    }
+}
+
+impl Queue for ExecQueue {
+    fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
+        let began = Instant::now();
+        match &self.child {
+            None => {
+                if let Err(e) = self.spawn() {
+                    let errno = e.raw_os_error().unwrap_or(libc::ENOENT);
+                    return Ok(Submitted::Completed(-i64::from(errno)));
+                }
+            }
+            Some(child) => {
+                std::thread::sleep(PAUSE);
+                let over = self.runtime.is_some_and(|r| self.start.elapsed() > r);
+                if over && !self.termed {
+                    self.termed = true;
+                    // SAFETY: kill takes plain values.
+                    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+                    std::thread::sleep(self.program.grace_time);
+                }
+            }
+        }
+        self.last_ns = Some(began.elapsed().as_nanos() as u64);
+        let mut think = PAUSE;
+        if let Some(runtime) = self.runtime {
+            think = think.min((self.start + runtime).saturating_duration_since(Instant::now()));
+        }
+        std::thread::sleep(think);
+        Ok(Submitted::Completed(match req.op {
+            Op::Fsync => 0,
+            _ => i64::from(req.len),
+        }))
+    }
+
+    fn commit(&mut self) -> io::Result<u32> {
+        Ok(0)
+    }
+
+    fn reap<F: FnMut(Completion)>(&mut self, _: u32, _: u32, _: F) -> io::Result<u32> {
+        Ok(0)
+    }
+
+    fn buffer(&mut self, slot: u32) -> &mut [u8] {
+        self.buffers.slot(slot)
+    }
+
+    fn in_flight(&self) -> u32 {
+        0
+    }
+
+    fn op_latency(&mut self) -> Option<u64> {
+        self.last_ns.take()
+    }
+}
+
+impl Drop for ExecQueue {
+    /// fio's cleanup: SIGKILL, whether or not the program ended; then
+    /// reap it, so that no zombie is left.
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.child {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_the_program_with_its_output_redirected_and_kills_it_at_the_end() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("j.stdout");
+        let err = dir.path().join("j.stderr");
+        let config = QueueConfig {
+            depth: 1,
+            buffer_size: 4096,
+            buffer_align: 4096,
+            exec: Some(ExecProgram {
+                argv: vec!["sh".into(), "-c".into(), "echo hi; exec sleep 30".into()],
+                grace_time: Duration::ZERO,
+                redirect: Some((out.clone(), err.clone())),
+            }),
+            runtime: Some(Duration::from_millis(100)),
+            ..QueueConfig::default()
+        };
+        let mut q = open(&config, &[]).unwrap();
+        let req = Request {
+            op: Op::Read,
+            file: 0,
+            offset: 0,
+            len: 4096,
+            slot: 0,
+        };
+        for _ in 0..4 {
+            assert_eq!(q.submit(&req).unwrap(), Submitted::Completed(4096));
+        }
+        assert!(q.termed, "SIGTERM after the runtime");
+        let mut child = q.child.take().unwrap();
+        let status = child.wait().unwrap();
+        assert!(!status.success(), "ended by the signal");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "hi\n");
+        assert!(err.exists());
+    }
+}
