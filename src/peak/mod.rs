@@ -60,6 +60,7 @@ fn run(s: &Settings) -> anyhow::Result<()> {
             ..Default::default()
         },
         aio: Default::default(),
+        memory: Default::default(),
         fault: None,
     };
     let threads = s.threads as usize;

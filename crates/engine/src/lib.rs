@@ -156,6 +156,7 @@
 
 mod backend;
 mod buffer;
+mod buffer_memory;
 mod descriptor;
 mod device_report;
 mod error;
@@ -190,6 +191,7 @@ mod xnvme_backend;
 
 pub use backend::open_queue;
 pub use buffer::AlignedBuffer;
+pub use buffer_memory::{BufferMemory, MemoryKind};
 pub use descriptor::{EngineDesc, EngineKind, Shape};
 pub use error::{Advice, EngineError, FioWords, Knob, NoPolling, OptionWords};
 pub use faulty::FaultyQueue;

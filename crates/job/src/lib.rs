@@ -70,6 +70,7 @@ mod fio_only;
 mod ini;
 mod jobs;
 mod log_spec;
+mod misc_spec;
 mod options;
 mod pattern;
 mod settings;
@@ -78,6 +79,7 @@ mod values;
 
 pub use error::ParseError;
 pub use log_spec::*;
+pub use misc_spec::*;
 pub use options::is_job_option;
 pub use spec::*;
 

@@ -597,6 +597,9 @@ pub struct JobSpec {
     pub iolog: IologSpec,
     /// The logs it writes: `write_bw_log` and its family.
     pub logs: crate::log_spec::LogSpec,
+    /// `unified_rw_reporting`, the memory options (`mem`, `lockmem`...)
+    /// and the dedupe ones (`dedupe_mode`...).
+    pub misc: crate::misc_spec::MiscSpec,
     /// The options set in this job's own section (or after its `--name`), as
     /// written, for the JSON "job options" echo.
     pub options: Vec<(String, String)>,

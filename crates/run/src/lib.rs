@@ -18,6 +18,7 @@ mod error;
 mod files;
 mod io_loop;
 mod logs;
+mod memory;
 mod phases;
 mod plan;
 mod progress;

@@ -158,6 +158,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             None => buffer_size(spec, &looping) as usize,
         },
         buffer_align: page_size(),
+        memory: crate::memory::buffer_memory(spec)?,
         hipri: spec.hipri,
         uring: UringOptions {
             sqpoll: e.sqthread_poll,

@@ -22,6 +22,7 @@ mod files;
 mod io_type;
 mod iolog;
 mod logging;
+mod memory;
 mod random;
 mod reporting;
 mod threads;
@@ -297,6 +298,7 @@ const PARTS: &[&[OptionDef]] = &[
     reporting::OPTIONS,
     logging::OPTIONS,
     buffers::OPTIONS,
+    memory::OPTIONS,
     verify::OPTIONS,
     errors::OPTIONS,
     iolog::OPTIONS,

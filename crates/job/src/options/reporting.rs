@@ -2,6 +2,7 @@
 //! latencies are clocked, the clock, and group reports.
 
 use super::{Kind, OptionDef};
+use crate::misc_spec::UnifiedRw;
 use crate::spec::ClockSourceOpt;
 use crate::values;
 
@@ -11,6 +12,20 @@ const CLOCK_VALUES: &[(&str, &str)] = &[
     ("gettimeofday", "Use gettimeofday(2) for timing (ioscope reads CLOCK_MONOTONIC instead: wall-clock time can jump during a run)"),
     ("clock_gettime", "Use clock_gettime(2) for timing"),
     ("cpu", "Use the CPU's time stamp counter"),
+];
+const UNIFIED_VALUES: &[(&str, &str)] = &[
+    ("none", "Normal statistics reporting"),
+    (
+        "mixed",
+        "Statistics are summed per data direction and reported together",
+    ),
+    (
+        "both",
+        "Statistics are reported normally, followed by the mixed statistics",
+    ),
+    ("0", "Alias for 'none'"),
+    ("1", "Alias for 'mixed'"),
+    ("2", "Alias for 'both'"),
 ];
 const KB_BASE_VALUES: &[(&str, &str)] = &[
     (
@@ -152,6 +167,24 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         help: "Do reporting on a per-group basis",
         apply: |s, v| {
             s.spec.group_reporting = v.bool()?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "unified_rw_reporting",
+        kind: Kind::Choice(UNIFIED_VALUES),
+        default: "none",
+        help: "Unify reporting across data direction",
+        apply: |s, v| {
+            s.spec.misc.unified_rw = v.pick(&[
+                ("none", UnifiedRw::Split),
+                ("mixed", UnifiedRw::Mixed),
+                ("both", UnifiedRw::Both),
+                ("0", UnifiedRw::Split),
+                ("1", UnifiedRw::Mixed),
+                ("2", UnifiedRw::Both),
+            ])?;
             Ok(())
         },
         ..REPORTING

@@ -156,6 +156,7 @@ impl Settings {
                 create_on_open: false,
                 iolog: IologSpec::default(),
                 logs: LogSpec::default(),
+                misc: crate::misc_spec::MiscSpec::default(),
                 options: Vec::new(),
             },
             bs: PerDir::all(0),
