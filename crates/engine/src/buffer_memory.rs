@@ -45,7 +45,9 @@ pub(crate) struct Region {
 }
 
 enum Release {
-    Unmap { fd: Option<(libc::c_int, Option<CString>)> },
+    Unmap {
+        fd: Option<(libc::c_int, Option<CString>)>,
+    },
     Shm,
 }
 
@@ -118,9 +120,8 @@ fn mmap(len: usize, file: Option<&str>, shared: bool, huge: bool) -> Result<Regi
     let mut fd = None;
     let mut flags;
     if let Some(path) = file {
-        let c_path = CString::new(path).map_err(|_| {
-            EngineError::Setup(format!("mem=mmap file '{path}' holds a NUL byte"))
-        })?;
+        let c_path = CString::new(path)
+            .map_err(|_| EngineError::Setup(format!("mem=mmap file '{path}' holds a NUL byte")))?;
         // fio removes the file afterwards only when it made it.
         let existed = std::path::Path::new(path).exists();
         // SAFETY: a valid C string; the descriptor is checked.

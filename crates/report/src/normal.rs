@@ -99,9 +99,14 @@ pub fn job_block(
     let precision = percentiles::precision(&list);
     for (i, d) in job.dirs.iter().enumerate() {
         if d.io_bytes != 0 {
+            let name = if job.unified_rw == 1 {
+                "mixed"
+            } else {
+                DIR_NAMES[i]
+            };
             out.push_str(&dir_block(
                 job,
-                i,
+                (name, i),
                 d,
                 group,
                 result.kb_base,
@@ -109,6 +114,20 @@ pub fn job_block(
                 precision,
             ));
         }
+    }
+    // unified_rw_reporting=both: fio 3.33 prints this block's IOPS, BW
+    // and size as 0 (its mixed stats lacked significant_figures, fixed in
+    // fio 3.39); ioscope prints the figures, as 3.39 does.
+    if job.unified_rw == 2 {
+        out.push_str(&dir_block(
+            job,
+            ("mixed", 0),
+            &job.mixed_dir(),
+            group,
+            result.kb_base,
+            &list,
+            precision,
+        ));
     }
 
     out.push_str(&latency_lines(&job.lat_buckets, issued_rw(job)));
@@ -224,10 +243,11 @@ fn percentile_block(
     }
 }
 
-/// fio's show_ddir_status() for read, write or trim.
+/// fio's show_ddir_status() for read, write or trim, named `name`
+/// ("mixed" for the directions summed, whose share is of the reads').
 fn dir_block(
     job: &JobResult,
-    ddir: usize,
+    (name, ddir): (&str, usize),
     d: &DirResult,
     group: &GroupStats,
     kb_base: u32,
@@ -241,10 +261,14 @@ fn dir_block(
     let runt = d.runtime_ms;
     let bw = 1000 * d.io_bytes / runt;
     let iops = 1000 * d.total_ios / runt;
-    let post = if ddir == 1 { "; 0 zone resets" } else { "" };
+    let post = if name == "write" {
+        "; 0 zone resets"
+    } else {
+        ""
+    };
     let mut out = format!(
         "  {}: IOPS={}, BW={} ({})({}/{}msec){}\n",
-        DIR_NAMES[ddir],
+        name,
         num2str(iops, SIG_FIGS, 1, false, Unit::None),
         num2str(bw, SIG_FIGS, 1, i2p, Unit::BytePerSec),
         num2str(bw, SIG_FIGS, 1, !i2p, Unit::BytePerSec),

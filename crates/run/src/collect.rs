@@ -2,7 +2,7 @@
 //! reporting group where `group_reporting` asks for it, as fio merges them.
 
 use ioscope_engine::Backend;
-use ioscope_job::Parsed;
+use ioscope_job::{Parsed, UnifiedRw};
 use ioscope_stats::{
     Clock, CpuAccounting, DirResult, DiskUtil, HelperCpu, JobResult, LatencyStat, RunResult,
     SyncResult, ThreadCpu,
@@ -116,11 +116,15 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock, now: &Now) -> Job
         clat_percentiles: spec.clat_percentiles,
         lat_percentiles: spec.lat_percentiles,
         slat_percentiles: spec.slat_percentiles,
+        unified_rw: spec.misc.unified_rw.code(),
         ..JobResult::default()
     };
     if let Some(stats) = &f.outcome.stats {
         result.job_start_ms = now.unix_ms_of(clock, stats.measure_start);
         fill_from_loop(&mut result, stats, clock);
+        if spec.misc.unified_rw == UnifiedRw::Mixed {
+            result.fold_directions();
+        }
         if spec.ioengine == Backend::Faulty {
             result.faults_injected = Some(stats.faults_injected);
         }
