@@ -127,3 +127,120 @@ fn unified_rw_reporting_both_adds_mixed_after_the_directions() {
     );
     assert_eq!(group_lines(&o.stdout), ["   READ", "  WRITE", "  MIXED"]);
 }
+
+/// (blocks, distinct contents, contents that occur more than once) of a
+/// file's 4 KiB blocks.
+fn dedupe_profile(path: &std::path::Path) -> (usize, usize, usize) {
+    use std::collections::HashMap;
+    let data = std::fs::read(path).unwrap();
+    let mut seen: HashMap<&[u8], usize> = HashMap::new();
+    for block in data.chunks(4096) {
+        *seen.entry(block).or_default() += 1;
+    }
+    let repeated = seen.values().filter(|&&n| n > 1).count();
+    (data.len() / 4096, seen.len(), repeated)
+}
+
+#[test]
+fn dedupe_modes_repeat_as_fio_does() {
+    require!(fio_installed());
+    let dir = common::tempdir();
+    for mode in ["repeat", "working_set"] {
+        let mut profiles = Vec::new();
+        for tool in ["fio", "ioscope"] {
+            let file = dir.path().join(format!("{tool}-{mode}"));
+            let args = [
+                "--name=j".to_string(),
+                "--ioengine=psync".into(),
+                format!("--filename={}", file.display()),
+                "--rw=write".into(),
+                "--size=8m".into(),
+                "--bs=4k".into(),
+                "--dedupe_percentage=50".into(),
+                format!("--dedupe_mode={mode}"),
+            ];
+            let run = if tool == "fio" {
+                fio(&args)
+            } else {
+                ioscope(&args)
+            };
+            run.run().assert_ok();
+            profiles.push(dedupe_profile(&file));
+        }
+        let (f, o) = (profiles[0], profiles[1]);
+        assert_eq!(o.0, 2048, "{mode}");
+        // The draws of which writes repeat are fio's: the counts agree
+        // to a block or two.
+        assert!(
+            o.1.abs_diff(f.1) <= 3,
+            "{mode}: distinct {o:?} vs fio {f:?}"
+        );
+        assert!(
+            o.2.abs_diff(f.2) <= 3,
+            "{mode}: repeated {o:?} vs fio {f:?}"
+        );
+    }
+}
+
+#[test]
+fn memory_kinds_run_and_huge_pages_are_refused_without_any() {
+    let dir = common::tempdir();
+    let file = dir.path().join("f");
+    let base = |mem: &str| {
+        vec![
+            "--name=j".to_string(),
+            "--ioengine=psync".into(),
+            format!("--filename={}", file.display()),
+            "--rw=randrw".into(),
+            "--size=1m".into(),
+            "--bs=4k".into(),
+            "--iomem_align=4096".into(),
+            "--lockmem=64k".into(),
+            format!("--mem={mem}"),
+            "--output-format=json".into(),
+        ]
+    };
+    let mapped = dir.path().join("buffers");
+    let mmap_file = format!("mmap:{}", mapped.display());
+    for mem in ["malloc", "shm", "mmap", "mmapshared", mmap_file.as_str()] {
+        let j = ioscope(base(mem)).run().ok_json();
+        let j = job(&j, "j");
+        assert_eq!(
+            u(&j["read"], "io_bytes") + u(&j["write"], "io_bytes"),
+            1 << 20,
+            "{mem}"
+        );
+    }
+    // The file ioscope made for its buffers is removed, as fio does.
+    assert!(!mapped.exists());
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    if meminfo.contains("HugePages_Total:       0") {
+        for mem in ["shmhuge", "mmaphuge"] {
+            let r = ioscope(base(mem)).run();
+            assert!(r.assert_refused().contains("no huge pages"), "{}", r.stderr);
+        }
+    }
+    let r = ioscope(base("cudamalloc")).run();
+    assert!(r.assert_refused().contains("CUDA"));
+}
+
+#[test]
+fn a_working_set_needs_a_size_one_file_and_room() {
+    let refused = |extra: &[&str]| {
+        let mut args = vec![
+            "--name=j",
+            "--ioengine=null",
+            "--rw=write",
+            "--dedupe_percentage=50",
+            "--dedupe_mode=working_set",
+            "--parse-only",
+        ];
+        args.extend_from_slice(extra);
+        ioscope(&args).run().assert_refused().to_string()
+    };
+    assert!(refused(&[]).contains("needs size"));
+    assert!(refused(&["--size=1m", "--nrfiles=2"]).contains("one file"));
+    assert!(
+        refused(&["--size=1m", "--dedupe_working_set_percentage=60"]).contains("cannot be reached")
+    );
+}

@@ -30,8 +30,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "create_serialize",
     "dataplacement",
     "dedupe_global",
-    "dedupe_mode",
-    "dedupe_working_set_percentage",
     "disable_bw",
     "disable_bw_measurement",
     "disk_util",

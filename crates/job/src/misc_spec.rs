@@ -77,9 +77,6 @@ pub struct DedupeSpec {
     /// `dedupe_working_set_percentage`: the working set as a share of the
     /// job's size, default 5.
     pub working_set_percentage: u32,
-    /// `dedupe_global`: clones and jobs draw dedupable buffers from one
-    /// shared state.
-    pub global: bool,
 }
 
 /// The options of this family.

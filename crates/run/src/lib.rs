@@ -19,6 +19,7 @@ mod files;
 mod io_loop;
 mod logs;
 mod memory;
+mod misc_checks;
 mod phases;
 mod plan;
 mod progress;

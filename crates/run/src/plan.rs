@@ -271,6 +271,7 @@ fn buffer_size(spec: &JobSpec, looping: &LoopConfig) -> u64 {
 /// Everything about the job that can be refused without its targets.
 fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
     crate::logs::check(spec)?;
+    crate::misc_checks::check(spec)?;
     let verifies = spec.verify.method != VerifyMethod::None;
     if verifies && backend.is_diskless() {
         return Err(format!(
