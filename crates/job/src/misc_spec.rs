@@ -88,4 +88,12 @@ pub struct MiscSpec {
     pub memory: MemorySpec,
     /// `dedupe_mode` and its companions.
     pub dedupe: DedupeSpec,
+    /// `stats`: false leaves the job out of every report, as fio does.
+    pub stats: bool,
+    /// `disk_util`: false leaves the job's disks out of the disk stats.
+    pub disk_util: bool,
+    /// `bwavgtime`, `iopsavgtime` (ms): the bandwidth and IOPS sampling
+    /// intervals; None when not given (500, or the log's log_avg_msec).
+    pub bw_avg_ms: Option<u64>,
+    pub iops_avg_ms: Option<u64>,
 }

@@ -42,6 +42,10 @@ pub(crate) fn build<'a>(
     let now = Now::read(clock);
     for f in finished {
         let spec = &parsed.jobs[f.job];
+        // stats=0: fio leaves the job out of every report.
+        if !spec.misc.stats {
+            continue;
+        }
         let result = worker_result(parsed, f, clock, &now);
         cpu.workers_ns += result.cpu.user_ns + result.cpu.sys_ns;
         cpu.helpers.add(&result.helper_cpu);

@@ -143,7 +143,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         },
         ramp_ticks: 0,
         runtime_ticks: None,
-        sample_ms: crate::logs::rate_intervals(&spec.logs),
+        sample_ms: crate::logs::rate_intervals(spec),
         logs: crate::logs::plan(spec),
         keep_rate_samples: crate::logs::keeps_rate_samples(&spec.logs),
         errors: spec.errors.clone(),

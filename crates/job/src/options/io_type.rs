@@ -85,6 +85,25 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..IO_TYPE
     },
     OptionDef {
+        name: "atomic",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Use atomic direct I/O (fio 3.33: O_ATOMIC, which Linux lacks)",
+        // fio 3.33 asks for O_ATOMIC, which no Linux kernel has, and fails
+        // the job with "OS does not support atomic IO"; 0 changes nothing.
+        apply: |_, v| {
+            if v.bool()? {
+                return Err(
+                    "fio 3.33 opens files with O_ATOMIC, which Linux does not have (fio: OS does \
+                     not support atomic IO); ioscope does not issue RWF_ATOMIC writes"
+                        .to_string(),
+                );
+            }
+            Ok(())
+        },
+        ..IO_TYPE
+    },
+    OptionDef {
         name: "buffered",
         kind: Kind::Bool,
         default: "1",

@@ -31,7 +31,7 @@ mod verify;
 
 use std::time::Duration;
 
-use crate::fio_only::{fio_engines_of, FIO_ONLY_OPTIONS};
+use crate::fio_only::{fio_engines_of, FIO_ONLY_OPTIONS, FIO_ONLY_REASONS};
 use crate::settings::Settings;
 use crate::values;
 use ioscope_engine::Backend;
@@ -368,6 +368,9 @@ pub fn is_job_option(name: &str) -> bool {
 /// engine's option, naming the engine), or it is unknown (with the closest
 /// option ioscope takes, when one is close).
 pub(crate) fn not_an_option(name: &str) -> String {
+    if let Some((_, why)) = FIO_ONLY_REASONS.iter().find(|(n, _)| *n == name) {
+        return format!("fio option '{name}' is not supported by ioscope: {why}");
+    }
     if FIO_ONLY_OPTIONS.contains(&name) {
         return format!("fio option '{name}' is not supported by ioscope yet");
     }

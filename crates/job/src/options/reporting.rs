@@ -189,4 +189,48 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         },
         ..REPORTING
     },
+    OptionDef {
+        name: "stats",
+        kind: Kind::Bool,
+        default: "1",
+        help: "Enable collection of stats (0: the job is in no report)",
+        apply: |s, v| {
+            s.spec.misc.stats = v.bool()?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "disk_util",
+        kind: Kind::Bool,
+        default: "1",
+        help: "Log disk utilization statistics",
+        apply: |s, v| {
+            s.spec.misc.disk_util = v.bool()?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "bwavgtime",
+        kind: Kind::Int,
+        help: "Time window over which to calculate bandwidth (msec), default 500 \
+               (with an averaged write_bw_log, the smaller of this and log_avg_msec)",
+        apply: |s, v| {
+            s.spec.misc.bw_avg_ms = Some(u64::from(v.uint(1)?));
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "iopsavgtime",
+        kind: Kind::Int,
+        help: "Time window over which to calculate IOPS (msec), default 500 \
+               (with an averaged write_iops_log, the smaller of this and log_avg_msec)",
+        apply: |s, v| {
+            s.spec.misc.iops_avg_ms = Some(u64::from(v.uint(1)?));
+            Ok(())
+        },
+        ..REPORTING
+    },
 ];
