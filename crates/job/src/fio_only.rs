@@ -99,7 +99,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "read_beyond_wp",
     "rw_sequencer",
     "serialize_overlap",
-    "significant_figures",
     "softrandommap",
     "ss",
     "ss_dur",
@@ -118,7 +117,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "thp",
     "uid",
     "unique_filename",
-    "unit_base",
     "unlink_each_loop",
     "verify_async_cpus",
     "wait_for",
@@ -155,8 +153,10 @@ pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
     ("merge_blktrace_iters", BLKTRACE),
 ];
 
-const FDP: &str = "it needs an NVMe namespace with flexible data placement, which ioscope does not drive";
-const BLKTRACE: &str = "ioscope replays fio's iologs, not blktrace files, so there are none to merge";
+const FDP: &str =
+    "it needs an NVMe namespace with flexible data placement, which ioscope does not drive";
+const BLKTRACE: &str =
+    "ioscope replays fio's iologs, not blktrace files, so there are none to merge";
 
 /// The options of fio 3.33's engines that ioscope does not have (its
 /// `engines/*.c` option tables), with the engines that take each: a job

@@ -96,4 +96,10 @@ pub struct MiscSpec {
     /// intervals; None when not given (500, or the log's log_avg_msec).
     pub bw_avg_ms: Option<u64>,
     pub iops_avg_ms: Option<u64>,
+    /// `significant_figures` of the normal output, 1..=10, default 4.
+    pub sig_figs: u8,
+    /// `unit_base=1`: rates in bits per second (0 and 8: bytes, as for
+    /// every engine ioscope has; fio's 0 picks bits only for bit-based
+    /// network engines).
+    pub unit_bits: bool,
 }

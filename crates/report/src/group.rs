@@ -25,6 +25,10 @@ pub struct GroupStats {
     /// The jobs' unified_rw_reporting codes OR-ed together, as fio's
     /// group_run_stats keeps them.
     pub unified_rw: u8,
+    /// The last job's significant figures and rate unit, as fio's
+    /// group_run_stats takes them.
+    pub sig_figs: usize,
+    pub rate_unit: Unit,
 }
 
 impl GroupStats {
@@ -35,8 +39,10 @@ impl GroupStats {
             ..GroupDir::default()
         }; 3];
         let mut unified_rw = 0;
+        let (mut sig_figs, mut rate_unit) = (SIG_FIGS, Unit::BytePerSec);
         for job in jobs.iter().filter(|j| j.header.groupid == groupid) {
             unified_rw |= job.unified_rw;
+            (sig_figs, rate_unit) = (sig_figs_of(job), rate_unit_of(job));
             for (d, g) in job.dirs.iter().zip(dirs.iter_mut()) {
                 if d.runtime_ms == 0 {
                     continue;
@@ -58,6 +64,8 @@ impl GroupStats {
             groupid,
             dirs,
             unified_rw,
+            sig_figs,
+            rate_unit,
         }
     }
 
@@ -85,10 +93,10 @@ impl GroupStats {
             if g.max_run == 0 {
                 continue;
             }
-            out.push_str(&Self::line(name, g, i2p));
+            out.push_str(&self.line(name, g, i2p));
         }
         if self.unified_rw == 2 {
-            out.push_str(&Self::line("  MIXED", &self.mixed(), i2p));
+            out.push_str(&self.line("  MIXED", &self.mixed(), i2p));
         }
         out
     }
@@ -113,9 +121,9 @@ impl GroupStats {
     }
 
     /// One `  READ: bw=...` line.
-    fn line(name: &str, g: &GroupDir, i2p: bool) -> String {
-        let rate = |v: u64, p2: bool| num2str(v, SIG_FIGS, 1, p2, Unit::BytePerSec);
-        let bytes = |v: u64, p2: bool| num2str(v, SIG_FIGS, 1, p2, Unit::Byte);
+    fn line(&self, name: &str, g: &GroupDir, i2p: bool) -> String {
+        let rate = |v: u64, p2: bool| num2str(v, self.sig_figs, 1, p2, self.rate_unit);
+        let bytes = |v: u64, p2: bool| num2str(v, self.sig_figs, 1, p2, Unit::Byte);
         format!(
             "{name}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec\n",
             rate(g.agg, i2p),
@@ -140,6 +148,23 @@ impl GroupStats {
         }
         let mean = mean_kib as i32 as f64;
         (mean * 100.0 / (agg as f64 / 1024.0)).min(100.0)
+    }
+}
+
+/// The job's `significant_figures` (fio's 4 where unset).
+pub fn sig_figs_of(job: &JobResult) -> usize {
+    match job.sig_figs {
+        0 => SIG_FIGS,
+        n => usize::from(n),
+    }
+}
+
+/// The unit of the job's rates in the normal output (`unit_base`).
+pub fn rate_unit_of(job: &JobResult) -> Unit {
+    if job.unit_bits {
+        Unit::BitPerSec
+    } else {
+        Unit::BytePerSec
     }
 }
 

@@ -3,8 +3,8 @@
 
 use crate::cfmt::{fixed, padded};
 use crate::dist::{depth_shares, issued_rw, latency_lines};
-use crate::group::{is_pow2, GroupStats};
-use crate::num2str::{num2str, Unit, SIG_FIGS};
+use crate::group::{is_pow2, rate_unit_of, sig_figs_of, GroupStats};
+use crate::num2str::{num2str, Unit};
 use crate::stat::Stat;
 use crate::{disk, lat_line, percentiles, Options};
 use ioscope_stats::{DirResult, JobResult, LatencyStat, RunResult};
@@ -258,6 +258,7 @@ fn dir_block(
         return String::new();
     }
     let i2p = is_pow2(kb_base);
+    let sig = sig_figs_of(job);
     let runt = d.runtime_ms;
     let bw = 1000 * d.io_bytes / runt;
     let iops = 1000 * d.total_ios / runt;
@@ -269,10 +270,10 @@ fn dir_block(
     let mut out = format!(
         "  {}: IOPS={}, BW={} ({})({}/{}msec){}\n",
         name,
-        num2str(iops, SIG_FIGS, 1, false, Unit::None),
-        num2str(bw, SIG_FIGS, 1, i2p, Unit::BytePerSec),
-        num2str(bw, SIG_FIGS, 1, !i2p, Unit::BytePerSec),
-        num2str(d.io_bytes, SIG_FIGS, 1, i2p, Unit::Byte),
+        num2str(iops, sig, 1, false, Unit::None),
+        num2str(bw, sig, 1, i2p, rate_unit_of(job)),
+        num2str(bw, sig, 1, !i2p, rate_unit_of(job)),
+        num2str(d.io_bytes, sig, 1, i2p, Unit::Byte),
         runt,
         post
     );
@@ -303,6 +304,8 @@ fn dir_block(
         precision,
     ));
 
+    // fio 3.33 means to show this line in bits with unit_base=1 but tests
+    // its unit against 1, which N2S_BITPERSEC is not: it stays in bytes.
     if let Some(s) = Stat::of(&d.bw) {
         out.push_str(&bw_line(&s, group.percent_of_agg(ddir, s.mean), kb_base));
     }

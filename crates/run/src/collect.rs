@@ -121,6 +121,8 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock, now: &Now) -> Job
         lat_percentiles: spec.lat_percentiles,
         slat_percentiles: spec.slat_percentiles,
         unified_rw: spec.misc.unified_rw.code(),
+        sig_figs: spec.misc.sig_figs,
+        unit_bits: spec.misc.unit_bits,
         ..JobResult::default()
     };
     if let Some(stats) = &f.outcome.stats {

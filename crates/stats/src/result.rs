@@ -176,6 +176,10 @@ pub struct JobResult {
     /// folded into `dirs[0]` and reported as "mixed", 2 each direction and
     /// then their sum as "mixed".
     pub unified_rw: u8,
+    /// `significant_figures` of the normal output; 0 for fio's 4.
+    pub sig_figs: u8,
+    /// `unit_base=1`: rates in bits per second rather than bytes.
+    pub unit_bits: bool,
 }
 
 impl LatencyStat {

@@ -233,4 +233,36 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         },
         ..REPORTING
     },
+    OptionDef {
+        name: "significant_figures",
+        kind: Kind::Int,
+        default: "4",
+        help: "Significant figures for output-format set to normal",
+        apply: |s, v| {
+            let n = v.uint(1)?;
+            if n > 10 {
+                return Err("expected 1 to 10".to_string());
+            }
+            s.spec.misc.sig_figs = n as u8;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "unit_base",
+        kind: Kind::Choice(UNIT_BASE_VALUES),
+        default: "0",
+        help: "Bit multiple of result summary data (8 for byte, 1 for bit)",
+        apply: |s, v| {
+            s.spec.misc.unit_bits = v.pick(&[("0", false), ("8", false), ("1", true)])?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+];
+
+const UNIT_BASE_VALUES: &[(&str, &str)] = &[
+    ("0", "Auto-detect"),
+    ("8", "Normal (byte based)"),
+    ("1", "Bit based"),
 ];
