@@ -244,3 +244,147 @@ fn a_working_set_needs_a_size_one_file_and_room() {
         refused(&["--size=1m", "--dedupe_working_set_percentage=60"]).contains("cannot be reached")
     );
 }
+
+/// The lines fio and ioscope print about the I/O, with the figures that
+/// depend on speed replaced by their shape (digits, a decimal point).
+fn shapes(out: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| l.contains("IOPS=") || l.contains(": bw="))
+        .map(|l| {
+            l.chars()
+                .map(|c| if c.is_ascii_digit() { '9' } else { c })
+                .collect::<String>()
+                .split("9")
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join("9")
+        })
+        .collect()
+}
+
+#[test]
+fn significant_figures_and_unit_base_print_as_fio() {
+    require!(fio_installed());
+    // 64 MiB read in 4 KiB blocks: sizes and counts do not depend on speed.
+    for extra in [
+        ["--unit_base=1", "--significant_figures=3"],
+        ["--unit_base=8", "--significant_figures=10"],
+    ] {
+        let mut args = vec![
+            "--name=j",
+            "--ioengine=null",
+            "--rw=read",
+            "--size=64m",
+            "--bs=4k",
+        ];
+        args.extend_from_slice(&extra);
+        let f = fio(&args).run();
+        let o = ioscope(&args).run();
+        let (f, o) = (&f.assert_ok().stdout, &o.assert_ok().stdout);
+        assert_eq!(shapes(o).len(), 2, "{o}");
+        // The units and the number of digits (speed aside) agree.
+        for (ours, theirs) in shapes(o).iter().zip(shapes(f)) {
+            let unit = |s: &str| {
+                s.split(['(', ')'])
+                    .map(|p| p.trim_start_matches(['9', '.']))
+                    .collect::<Vec<_>>()
+                    .join("|")
+            };
+            assert_eq!(unit(ours), unit(&theirs), "{extra:?}\n{o}\n{f}");
+        }
+        if extra[0] == "--unit_base=1" {
+            assert!(o.contains("bit/s"), "{o}");
+        } else {
+            // Ten figures: the size is printed whole, as fio prints it.
+            assert!(
+                o.contains("(67108864B/") && f.contains("(67108864B/"),
+                "{o}\n{f}"
+            );
+        }
+    }
+}
+
+#[test]
+fn stats_0_leaves_the_job_out_as_fio() {
+    require!(fio_installed());
+    let args = [
+        "--name=hidden",
+        "--ioengine=null",
+        "--size=1m",
+        "--stats=0",
+        "--name=shown",
+        "--ioengine=null",
+        "--size=2m",
+    ];
+    let jobs = |out: &str| {
+        out.lines()
+            .filter(|l| l.contains("(groupid="))
+            .map(|l| l.split(':').next().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let f = fio(&args).run();
+    let o = ioscope(&args).run();
+    assert_eq!(jobs(&o.assert_ok().stdout), jobs(&f.assert_ok().stdout));
+    assert_eq!(jobs(&o.stdout), ["shown"]);
+    assert!(o.stdout.contains("io=2048KiB"), "{}", o.stdout);
+}
+
+#[test]
+fn bwavgtime_and_iopsavgtime_set_the_sampling_intervals() {
+    require!(fio_installed());
+    let samples = |tool: &str, extra: &[&str]| {
+        let mut args = vec![
+            "--name=j",
+            "--ioengine=null",
+            "--size=1g",
+            "--time_based",
+            "--runtime=2",
+            "--output-format=json",
+        ];
+        args.extend_from_slice(extra);
+        let run = if tool == "fio" {
+            fio(&args)
+        } else {
+            ioscope(&args)
+        };
+        let j = run.run().ok_json();
+        let r = &job(&j, "j")["read"];
+        (u(r, "bw_samples"), u(r, "iops_samples"))
+    };
+    let short = ["--bwavgtime=100", "--iopsavgtime=250"];
+    let (fb, fi) = samples("fio", &short);
+    let (ob, oi) = samples("ioscope", &short);
+    // 2 s at 100 and 250 ms: 20 and 8 samples where the sampler keeps
+    // time; fio's helper thread loses a few on a busy machine.
+    assert!(
+        (17..=20).contains(&ob) && (7..=8).contains(&oi),
+        "{ob} {oi}"
+    );
+    assert!(
+        fb >= 10 && fb <= ob + 1 && fi >= 6 && fi <= oi + 1,
+        "fio {fb} {fi}"
+    );
+    let (db, di) = samples("ioscope", &[]);
+    assert!(db <= 4 && di <= 4, "default 500 ms: {db} {di}");
+}
+
+#[test]
+fn refused_general_options_say_why() {
+    for (opt, why) in [
+        ("--fdp=1", "flexible data placement"),
+        ("--profile=tiobench", "tiobench"),
+        ("--block_error_percentiles=1", "trim"),
+        ("--merge_blktrace_file=x", "blktrace"),
+        ("--mem=cudamalloc", "CUDA"),
+    ] {
+        let r = ioscope([
+            "--name=j",
+            "--ioengine=null",
+            "--size=1m",
+            "--parse-only",
+            opt,
+        ])
+        .run();
+        assert!(r.assert_refused().contains(why), "{opt}: {}", r.stderr);
+    }
+}
