@@ -68,7 +68,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "hugepage-size",
         kind: Kind::Size,
         // fio's FIO_HUGE_PAGE on x86-64 and most platforms.
-        default: "2m",
+        default: "2097152",
         help: "When using hugepages, specify size of each page",
         apply: |s, v| {
             let size = v.size()?;
