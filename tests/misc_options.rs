@@ -322,8 +322,8 @@ fn stats_0_leaves_the_job_out_as_fio() {
             .map(|l| l.split(':').next().unwrap().to_string())
             .collect::<Vec<_>>()
     };
-    let f = fio(&args).run();
-    let o = ioscope(&args).run();
+    let f = fio(args).run();
+    let o = ioscope(args).run();
     assert_eq!(jobs(&o.assert_ok().stdout), jobs(&f.assert_ok().stdout));
     assert_eq!(jobs(&o.stdout), ["shown"]);
     assert!(o.stdout.contains("io=2048KiB"), "{}", o.stdout);

@@ -129,7 +129,7 @@ impl AlignedBuffer {
             Self::try_new(len, align)
         } else {
             let region = Region::new(mem, len)?;
-            if region.ptr.as_ptr() as usize % align != 0 {
+            if !(region.ptr.as_ptr() as usize).is_multiple_of(align) {
                 return Err(EngineError::Setup(format!(
                     "the {:?} buffer memory is not aligned to {align} bytes; use mem=malloc",
                     mem.kind

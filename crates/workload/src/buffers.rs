@@ -43,8 +43,9 @@ enum Content {
     /// default, and `scramble_buffers=0`.
     Random(FioRand),
     Pattern(PatternFill),
-    /// Random bytes from the pool, shaped by compress and dedupe.
-    Generated(Generated),
+    /// Random bytes from the pool, shaped by compress and dedupe (boxed:
+    /// it is far larger than the other kinds).
+    Generated(Box<Generated>),
 }
 
 impl Content {
@@ -118,7 +119,7 @@ impl BufferFiller {
             let dedupe = FioRand::new(seeds[DEDUPE_SEED_SLOT], false);
             let use64 = spec.random_generator == RandomGenerator::Tausworthe64;
             let index = FioRand::new(seeds[WORKING_SET_SEED_SLOT], use64);
-            Content::Generated(Generated::new(pool, shape, rand, dedupe, index))
+            Content::Generated(Box::new(Generated::new(pool, shape, rand, dedupe, index)))
         };
         // fio turns compress=100 into zero_buffers before it fills (and
         // then, with dedupe too, fills random data: a quirk not copied,
