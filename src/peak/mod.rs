@@ -61,6 +61,7 @@ fn run(s: &Settings) -> anyhow::Result<()> {
         },
         aio: Default::default(),
         net: Default::default(),
+        memory: Default::default(),
         fault: None,
         ..QueueConfig::default()
     };

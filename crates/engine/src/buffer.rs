@@ -3,6 +3,7 @@
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
 
+use crate::buffer_memory::{BufferMemory, MemoryKind, Region};
 use crate::error::EngineError;
 use crate::queue_config::QueueConfig;
 
@@ -21,6 +22,8 @@ pub struct AlignedBuffer {
     len: usize,
     align: usize,
     mapped: bool,
+    /// Memory of a `mem=` kind other than the heap, which frees itself.
+    region: Option<Region>,
 }
 
 /// The size from which buffers are mapped rather than allocated.
@@ -85,6 +88,7 @@ impl AlignedBuffer {
             len: layout.size(),
             align: layout.align(),
             mapped: false,
+            region: None,
         })
     }
 
@@ -110,7 +114,35 @@ impl AlignedBuffer {
             len: layout.size(),
             align: layout.align(),
             mapped: true,
+            region: None,
         })
+    }
+
+    /// `len` zeroed bytes of the memory `mem` names, aligned to `align`
+    /// (the non-heap kinds are page aligned, huge ones huge-page aligned).
+    pub fn in_memory(
+        len: usize,
+        align: usize,
+        mem: &BufferMemory,
+    ) -> Result<AlignedBuffer, EngineError> {
+        if mem.kind == MemoryKind::Heap {
+            Self::try_new(len, align)
+        } else {
+            let region = Region::new(mem, len)?;
+            if !(region.ptr.as_ptr() as usize).is_multiple_of(align) {
+                return Err(EngineError::Setup(format!(
+                    "the {:?} buffer memory is not aligned to {align} bytes; use mem=malloc",
+                    mem.kind
+                )));
+            }
+            Ok(AlignedBuffer {
+                ptr: region.ptr,
+                len,
+                align,
+                mapped: false,
+                region: Some(region),
+            })
+        }
     }
 
     pub fn as_slice(&self) -> &[u8] {
@@ -142,11 +174,12 @@ fn page_size() -> usize {
 
 impl Drop for AlignedBuffer {
     fn drop(&mut self) {
-        if self.mapped {
+        // A region unmaps or detaches itself.
+        if self.region.is_none() && self.mapped {
             // SAFETY: mapped in `map` with exactly this length; nothing
             // refers to it once the buffer is dropped.
             unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.len) };
-        } else if self.len != 0 {
+        } else if self.region.is_none() && self.len != 0 {
             // SAFETY: allocated in `alloc` with exactly this size and alignment.
             unsafe {
                 alloc::dealloc(
@@ -164,6 +197,8 @@ impl Drop for AlignedBuffer {
 /// the usual power-of-two block sizes), so every slot is aligned as asked.
 pub(crate) struct SlotBuffers {
     memory: AlignedBuffer,
+    /// Where slot 0 starts (fio `iomem_align`).
+    first: usize,
     slot_size: usize,
     stride: usize,
     slots: u32,
@@ -192,11 +227,14 @@ impl SlotBuffers {
             .buffer_size
             .checked_next_multiple_of(config.buffer_align)
             .ok_or_else(too_big)?;
+        let first = config.memory.offset;
         let total = stride
             .checked_mul(config.depth as usize)
+            .and_then(|t| t.checked_add(first))
             .ok_or_else(too_big)?;
         Ok(SlotBuffers {
-            memory: AlignedBuffer::try_new(total, config.buffer_align)?,
+            memory: AlignedBuffer::in_memory(total, config.buffer_align, &config.memory)?,
+            first,
             slot_size: config.buffer_size,
             stride,
             slots: config.depth,
@@ -214,7 +252,7 @@ impl SlotBuffers {
             "buffer slot {slot} out of range (queue depth {})",
             self.slots
         );
-        let start = slot as usize * self.stride;
+        let start = self.first + slot as usize * self.stride;
         &mut self.memory.as_mut_slice()[start..start + self.slot_size]
     }
 
@@ -226,7 +264,7 @@ impl SlotBuffers {
         if slot >= self.slots || len as usize > self.slot_size {
             return None;
         }
-        let start = slot as usize * self.stride;
+        let start = self.first + slot as usize * self.stride;
         Some(self.memory.as_mut_slice()[start..].as_mut_ptr())
     }
 }

@@ -156,6 +156,7 @@
 
 mod backend;
 mod buffer;
+mod buffer_memory;
 mod cpuio;
 mod descriptor;
 mod device_report;
@@ -200,6 +201,7 @@ mod zoned;
 
 pub use backend::open_queue;
 pub use buffer::AlignedBuffer;
+pub use buffer_memory::{BufferMemory, MemoryKind};
 pub use cpuio::{CpuBurn, CpuQueue};
 pub use descriptor::{EngineDesc, EngineKind, Shape};
 pub use e4defrag::{Donor, E4defragQueue};

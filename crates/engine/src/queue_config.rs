@@ -10,6 +10,8 @@ pub struct QueueConfig {
     pub buffer_size: usize,
     /// Alignment of every buffer (page size, or the device's for O_DIRECT).
     pub buffer_align: usize,
+    /// What the buffers' memory is (fio `mem`, `iomem_align`).
+    pub memory: crate::buffer_memory::BufferMemory,
     /// Ask for polled completions (RWF_HIPRI for pvsync2).
     pub hipri: bool,
     /// Options of the libaio backend.

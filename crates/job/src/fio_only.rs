@@ -7,9 +7,7 @@
 pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "apptag",
     "apptag_mask",
-    "atomic",
     "block_error_percentiles",
-    "bwavgtime",
     "cgroup",
     "cgroup_nodelete",
     "cgroup_weight",
@@ -19,11 +17,8 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "cmdprio_percentage",
     "dataplacement",
     "dedupe_global",
-    "dedupe_mode",
-    "dedupe_working_set_percentage",
     "disable_bw",
     "disable_bw_measurement",
-    "disk_util",
     "error_dump",
     "fdp",
     "fdp_pli",
@@ -31,17 +26,11 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "gid",
     "gtod_cpu",
     "hipri_percentage",
-    "hugepage-size",
-    "iomem",
-    "iomem_align",
-    "iopsavgtime",
     "ioscheduler",
     "job_start_clock_id",
     "lockfile",
-    "lockmem",
     "log_compression_cpus",
     "md_per_io_size",
-    "mem",
     "merge_blktrace_file",
     "merge_blktrace_iters",
     "merge_blktrace_scalars",
@@ -50,16 +39,11 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "plid_select",
     "plids",
     "profile",
-    "read_iolog_chunked",
     "serialize_overlap",
-    "significant_figures",
-    "stats",
     "sync_file_range",
     "thinkcycles",
     "thp",
     "uid",
-    "unified_rw_reporting",
-    "unit_base",
     "unlink_each_loop",
     "verify_async_cpus",
     "write_hint",
@@ -73,6 +57,58 @@ pub(crate) const NEWER_FIO_OPTIONS: &[(&str, &str)] = &[
     ("spr_op", "3.41"),
     ("sprandom", "3.41"),
 ];
+
+/// Why some of [`FIO_ONLY_OPTIONS`] are refused, where there is more to
+/// say than "not yet".
+pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
+    (
+        "block_error_percentiles",
+        "it records trim-block error histograms of flash wear-out tests, which ioscope does not collect",
+    ),
+    (
+        "profile",
+        "fio's built-in tiobench and act profiles are not in ioscope; write their jobs in a job file",
+    ),
+    ("fdp", FDP),
+    ("dataplacement", FDP),
+    ("fdp_pli", FDP),
+    ("fdp_pli_select", FDP),
+    ("plids", FDP),
+    ("plid_select", FDP),
+    ("merge_blktrace_file", BLKTRACE),
+    ("merge_blktrace_scalars", BLKTRACE),
+    ("merge_blktrace_iters", BLKTRACE),
+    (
+        "pi_act",
+        "it needs a namespace formatted with protection information (nvme format --pi), \
+         and ioscope's io_uring_cmd sends no protection information",
+    ),
+    (
+        "pi_chk",
+        "the device checks protection information (guard, reference and application \
+         tags) only on a namespace formatted with it, and ioscope's io_uring_cmd sends none",
+    ),
+    (
+        "apptag",
+        "the application tag is part of protection information, which ioscope's \
+         io_uring_cmd does not send",
+    ),
+    (
+        "apptag_mask",
+        "the application tag is part of protection information, which ioscope's \
+         io_uring_cmd does not send",
+    ),
+    (
+        "md_per_io_size",
+        "separate metadata buffers (a namespace formatted with metadata that is not \
+         interleaved with the data) are not set up by ioscope's io_uring_cmd",
+    ),
+];
+
+const FDP: &str =
+    "it needs an NVMe namespace with flexible data placement, which ioscope does not drive";
+const BLKTRACE: &str =
+    "ioscope replays fio's iologs, not blktrace files, so there are none to merge";
 
 /// The options of fio 3.33's engines that ioscope does not have (its
 /// `engines/*.c` option tables), with the engines that take each: a job
@@ -151,38 +187,6 @@ pub(crate) const FIO_ENGINE_OPTIONS: &[(&[&str], &[&str])] = &[
     (&["rdma"], &["bindname", "verb"]),
     (&["sg"], &["sg_write_mode", "stream_id"]),
     (&["windowsaio"], &["no_completion_thread"]),
-];
-
-/// Why some of [`FIO_ONLY_OPTIONS`] are refused, where there is more to
-/// say than "not yet": io_uring_cmd's end-to-end protection options need
-/// a namespace formatted with metadata and a separate metadata buffer per
-/// command, which ioscope's io_uring_cmd does not set up.
-pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
-    (
-        "pi_act",
-        "it needs a namespace formatted with protection information (nvme format --pi), \
-         and ioscope's io_uring_cmd sends no protection information",
-    ),
-    (
-        "pi_chk",
-        "the device checks protection information (guard, reference and application \
-         tags) only on a namespace formatted with it, and ioscope's io_uring_cmd sends none",
-    ),
-    (
-        "apptag",
-        "the application tag is part of protection information, which ioscope's \
-         io_uring_cmd does not send",
-    ),
-    (
-        "apptag_mask",
-        "the application tag is part of protection information, which ioscope's \
-         io_uring_cmd does not send",
-    ),
-    (
-        "md_per_io_size",
-        "separate metadata buffers (a namespace formatted with metadata that is not \
-         interleaved with the data) are not set up by ioscope's io_uring_cmd",
-    ),
 ];
 
 /// The fio engines (none of them ioscope's) whose option `name` is, or None.

@@ -612,6 +612,9 @@ pub struct JobSpec {
     pub pacing: crate::pacing::PacingSpec,
     /// `zonemode` and its companions.
     pub zones: crate::zones::ZoneSpec,
+    /// `unified_rw_reporting`, the memory options (`mem`, `lockmem`...)
+    /// and the dedupe ones (`dedupe_mode`...).
+    pub misc: crate::misc_spec::MiscSpec,
     /// The options set in this job's own section (or after its `--name`), as
     /// written, for the JSON "job options" echo.
     pub options: Vec<(String, String)>,

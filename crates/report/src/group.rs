@@ -22,6 +22,13 @@ pub struct GroupDir {
 pub struct GroupStats {
     pub groupid: u32,
     pub dirs: [GroupDir; 3],
+    /// The jobs' unified_rw_reporting codes OR-ed together, as fio's
+    /// group_run_stats keeps them.
+    pub unified_rw: u8,
+    /// The last job's significant figures and rate unit, as fio's
+    /// group_run_stats takes them.
+    pub sig_figs: usize,
+    pub rate_unit: Unit,
 }
 
 impl GroupStats {
@@ -31,7 +38,11 @@ impl GroupStats {
             min_bw: u64::MAX,
             ..GroupDir::default()
         }; 3];
+        let mut unified_rw = 0;
+        let (mut sig_figs, mut rate_unit) = (SIG_FIGS, Unit::BytePerSec);
         for job in jobs.iter().filter(|j| j.header.groupid == groupid) {
+            unified_rw |= job.unified_rw;
+            (sig_figs, rate_unit) = (sig_figs_of(job), rate_unit_of(job));
             for (d, g) in job.dirs.iter().zip(dirs.iter_mut()) {
                 if d.runtime_ms == 0 {
                     continue;
@@ -49,7 +60,13 @@ impl GroupStats {
         for g in dirs.iter_mut() {
             g.agg = (g.io_bytes * 1000).checked_div(g.max_run).unwrap_or(0);
         }
-        GroupStats { groupid, dirs }
+        GroupStats {
+            groupid,
+            dirs,
+            unified_rw,
+            sig_figs,
+            rate_unit,
+        }
     }
 
     /// One entry per group id from 0 to the highest, as fio loops over them.
@@ -67,27 +84,59 @@ impl GroupStats {
     pub fn lines(&self, kb_base: u32) -> String {
         let i2p = is_pow2(kb_base);
         let mut out = format!("\nRun status group {} (all jobs):\n", self.groupid);
-        for (name, g) in ["   READ", "  WRITE", "   TRIM"].iter().zip(&self.dirs) {
+        let names = if self.unified_rw == 1 {
+            ["  MIXED"; 3]
+        } else {
+            ["   READ", "  WRITE", "   TRIM"]
+        };
+        for (name, g) in names.iter().zip(&self.dirs) {
             if g.max_run == 0 {
                 continue;
             }
-            let rate = |v: u64, p2: bool| num2str(v, SIG_FIGS, 1, p2, Unit::BytePerSec);
-            let bytes = |v: u64, p2: bool| num2str(v, SIG_FIGS, 1, p2, Unit::Byte);
-            out.push_str(&format!(
-                "{name}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec\n",
-                rate(g.agg, i2p),
-                rate(g.agg, !i2p),
-                rate(g.min_bw, i2p),
-                rate(g.max_bw, i2p),
-                rate(g.min_bw, !i2p),
-                rate(g.max_bw, !i2p),
-                bytes(g.io_bytes, i2p),
-                bytes(g.io_bytes, !i2p),
-                g.min_run,
-                g.max_run,
-            ));
+            out.push_str(&self.line(name, g, i2p));
+        }
+        if self.unified_rw == 2 {
+            out.push_str(&self.line("  MIXED", &self.mixed(), i2p));
         }
         out
+    }
+
+    /// fio's show_mixed_group_stats(): the directions that ran, summed
+    /// (their aggregates added, the extremes of their extremes).
+    fn mixed(&self) -> GroupDir {
+        let mut m = GroupDir {
+            min_bw: u64::MAX,
+            min_run: u64::MAX,
+            ..GroupDir::default()
+        };
+        for g in self.dirs.iter().filter(|g| g.max_run != 0) {
+            m.io_bytes += g.io_bytes;
+            m.agg += g.agg;
+            m.min_bw = m.min_bw.min(g.min_bw);
+            m.max_bw = m.max_bw.max(g.max_bw);
+            m.min_run = m.min_run.min(g.min_run);
+            m.max_run = m.max_run.max(g.max_run);
+        }
+        m
+    }
+
+    /// One `  READ: bw=...` line.
+    fn line(&self, name: &str, g: &GroupDir, i2p: bool) -> String {
+        let rate = |v: u64, p2: bool| num2str(v, self.sig_figs, 1, p2, self.rate_unit);
+        let bytes = |v: u64, p2: bool| num2str(v, self.sig_figs, 1, p2, Unit::Byte);
+        format!(
+            "{name}: bw={} ({}), {}-{} ({}-{}), io={} ({}), run={}-{}msec\n",
+            rate(g.agg, i2p),
+            rate(g.agg, !i2p),
+            rate(g.min_bw, i2p),
+            rate(g.max_bw, i2p),
+            rate(g.min_bw, !i2p),
+            rate(g.max_bw, !i2p),
+            bytes(g.io_bytes, i2p),
+            bytes(g.io_bytes, !i2p),
+            g.min_run,
+            g.max_run,
+        )
     }
 
     /// fio's convert_agg_kbytes_percent(): a job's mean bandwidth (KiB/s,
@@ -99,6 +148,23 @@ impl GroupStats {
         }
         let mean = mean_kib as i32 as f64;
         (mean * 100.0 / (agg as f64 / 1024.0)).min(100.0)
+    }
+}
+
+/// The job's `significant_figures` (fio's 4 where unset).
+pub fn sig_figs_of(job: &JobResult) -> usize {
+    match job.sig_figs {
+        0 => SIG_FIGS,
+        n => usize::from(n),
+    }
+}
+
+/// The unit of the job's rates in the normal output (`unit_base`).
+pub fn rate_unit_of(job: &JobResult) -> Unit {
+    if job.unit_bits {
+        Unit::BitPerSec
+    } else {
+        Unit::BytePerSec
     }
 }
 

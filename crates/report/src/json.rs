@@ -116,11 +116,16 @@ fn job(job: &JobResult, group: &GroupStats, elapsed: u64, plus: bool) -> Value {
     if let Some(opts) = options(&job.job_options) {
         o.insert("job options".into(), opts);
     }
+    // unified_rw_reporting=mixed: the folded directions as "mixed", and
+    // neither write, trim nor sync (fio's add_ddir_status_json returns
+    // early for them).
+    let mixed_only = job.unified_rw == 1;
     for (i, name) in ["read", "write", "trim"].iter().enumerate() {
-        o.insert(
-            (*name).into(),
-            dir(job, i, &job.dirs[i], group, &list, plus),
-        );
+        if mixed_only && i > 0 {
+            continue;
+        }
+        let name = if mixed_only { "mixed" } else { *name };
+        o.insert(name.into(), dir(job, i, &job.dirs[i], group, &list, plus));
     }
     let mut sync = Map::new();
     sync.insert("total_ios".into(), Value::from(job.sync.total_ios));
@@ -133,7 +138,13 @@ fn job(job: &JobResult, group: &GroupStats, elapsed: u64, plus: bool) -> Value {
             plus,
         ),
     );
-    o.insert("sync".into(), Value::Object(sync));
+    if !mixed_only {
+        o.insert("sync".into(), Value::Object(sync));
+    }
+    if job.unified_rw == 2 {
+        let mixed = job.mixed_dir();
+        o.insert("mixed".into(), dir(job, 0, &mixed, group, &list, plus));
+    }
 
     let (usr, sys) = cpu_percent(job);
     o.insert("job_runtime".into(), Value::from(job.runtime_ms));

@@ -3,8 +3,8 @@
 
 use crate::cfmt::{fixed, padded};
 use crate::dist::{depth_shares, issued_rw, latency_lines};
-use crate::group::{is_pow2, GroupStats};
-use crate::num2str::{num2str, Unit, SIG_FIGS};
+use crate::group::{is_pow2, rate_unit_of, sig_figs_of, GroupStats};
+use crate::num2str::{num2str, Unit};
 use crate::stat::Stat;
 use crate::{disk, lat_line, percentiles, Options};
 use ioscope_stats::{DirResult, JobResult, LatencyStat, RunResult};
@@ -105,9 +105,14 @@ pub fn job_block(
     let precision = percentiles::precision(&list);
     for (i, d) in job.dirs.iter().enumerate() {
         if d.io_bytes != 0 {
+            let name = if job.unified_rw == 1 {
+                "mixed"
+            } else {
+                DIR_NAMES[i]
+            };
             out.push_str(&dir_block(
                 job,
-                i,
+                (name, i),
                 d,
                 group,
                 result.kb_base,
@@ -115,6 +120,20 @@ pub fn job_block(
                 precision,
             ));
         }
+    }
+    // unified_rw_reporting=both: fio 3.33 prints this block's IOPS, BW
+    // and size as 0 (its mixed stats lacked significant_figures, fixed in
+    // fio 3.39); ioscope prints the figures, as 3.39 does.
+    if job.unified_rw == 2 {
+        out.push_str(&dir_block(
+            job,
+            ("mixed", 0),
+            &job.mixed_dir(),
+            group,
+            result.kb_base,
+            &list,
+            precision,
+        ));
     }
 
     out.push_str(&latency_lines(&job.lat_buckets, issued_rw(job)));
@@ -204,7 +223,7 @@ pub fn job_block(
         out.push_str(&crate::steadystate::normal_line(
             ss,
             result.kb_base,
-            SIG_FIGS,
+            sig_figs_of(job),
         ));
     }
     out
@@ -242,10 +261,11 @@ fn percentile_block(
     }
 }
 
-/// fio's show_ddir_status() for read, write or trim.
+/// fio's show_ddir_status() for read, write or trim, named `name`
+/// ("mixed" for the directions summed, whose share is of the reads').
 fn dir_block(
     job: &JobResult,
-    ddir: usize,
+    (name, ddir): (&str, usize),
     d: &DirResult,
     group: &GroupStats,
     kb_base: u32,
@@ -256,21 +276,22 @@ fn dir_block(
         return String::new();
     }
     let i2p = is_pow2(kb_base);
+    let sig = sig_figs_of(job);
     let runt = d.runtime_ms;
     let bw = 1000 * d.io_bytes / runt;
     let iops = 1000 * d.total_ios / runt;
-    let post = if ddir == 1 {
+    let post = if name == "write" {
         format!("; {} zone resets", job.zone_resets)
     } else {
         String::new()
     };
     let mut out = format!(
         "  {}: IOPS={}, BW={} ({})({}/{}msec){}\n",
-        DIR_NAMES[ddir],
-        num2str(iops, SIG_FIGS, 1, false, Unit::None),
-        num2str(bw, SIG_FIGS, 1, i2p, Unit::BytePerSec),
-        num2str(bw, SIG_FIGS, 1, !i2p, Unit::BytePerSec),
-        num2str(d.io_bytes, SIG_FIGS, 1, i2p, Unit::Byte),
+        name,
+        num2str(iops, sig, 1, false, Unit::None),
+        num2str(bw, sig, 1, i2p, rate_unit_of(job)),
+        num2str(bw, sig, 1, !i2p, rate_unit_of(job)),
+        num2str(d.io_bytes, sig, 1, i2p, Unit::Byte),
         runt,
         post
     );
@@ -301,6 +322,8 @@ fn dir_block(
         precision,
     ));
 
+    // fio 3.33 means to show this line in bits with unit_base=1 but tests
+    // its unit against 1, which N2S_BITPERSEC is not: it stays in bytes.
     if let Some(s) = Stat::of(&d.bw) {
         out.push_str(&bw_line(&s, group.percent_of_agg(ddir, s.mean), kb_base));
     }

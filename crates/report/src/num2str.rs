@@ -3,14 +3,18 @@
 //! quirks so that every figure reads as fio's does.
 
 /// What the number counts, i.e. the suffix after the prefix.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Unit {
     /// A bare count: `41.1k`.
     None,
     /// Bytes: `16.0MiB`.
     Byte,
     /// Bytes per second: `161MiB/s`.
+    #[default]
     BytePerSec,
+    /// Bits per second, from a figure in bytes per second (`unit_base=1`):
+    /// `1288Mibit/s`.
+    BitPerSec,
 }
 
 impl Unit {
@@ -19,6 +23,7 @@ impl Unit {
             Unit::None => "",
             Unit::Byte => "B",
             Unit::BytePerSec => "B/s",
+            Unit::BitPerSec => "bit/s",
         }
     }
 }
@@ -39,7 +44,12 @@ fn digits(n: u64) -> usize {
 pub fn num2str(num: u64, maxlen: usize, base: u64, pow2: bool, unit: Unit) -> String {
     let thousand: u64 = if pow2 { 1024 } else { 1000 };
     let prefixes = if pow2 { &IEC } else { &SI };
-    let mut num = num;
+    // fio multiplies before it scales (num2str's N2S_BITPERSEC).
+    let mut num = if unit == Unit::BitPerSec {
+        num.wrapping_mul(8)
+    } else {
+        num
+    };
     let mut post_index = 0usize;
     let mut base = base;
     while base > 1 {
@@ -92,6 +102,15 @@ pub fn num2str(num: u64, maxlen: usize, base: u64, pow2: bool, unit: Unit) -> St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bits_per_second_are_eight_times_the_bytes() {
+        assert_eq!(num2str(1 << 20, 4, 1, true, Unit::BitPerSec), "8192Kibit/s");
+        assert_eq!(
+            num2str(1_000_000, 4, 1, false, Unit::BitPerSec),
+            "8000kbit/s"
+        );
+    }
 
     #[test]
     fn plain_counts() {

@@ -71,9 +71,18 @@ fn job_line(
     };
     // Version 3 has no trim fields (they came with version 4; version 2
     // predates the split).
-    let dirs = if v == 3 { 2 } else { 3 };
+    // unified_rw_reporting=mixed has only the folded directions' fields;
+    // =both adds the sum after the three (fio's terse output).
+    let dirs = match (job.unified_rw, v) {
+        (1, _) => 1,
+        (_, 3) => 2,
+        _ => 3,
+    };
     for (ddir, d) in job.dirs.iter().enumerate().take(dirs) {
         dir_fields(&mut out, job, d, group.dirs[ddir].agg, v);
+    }
+    if job.unified_rw == 2 {
+        dir_fields(&mut out, job, &job.mixed_dir(), group.dirs[0].agg, v);
     }
 
     let (usr, sys) = cpu_percent(job);

@@ -26,7 +26,7 @@ impl AggBw {
     pub fn new(prefix: String, jobs: &[JobSpec], run_start: Instant) -> AggBw {
         let ms = jobs
             .iter()
-            .map(|j| crate::logs::rate_intervals(&j.logs).0)
+            .map(|j| crate::logs::rate_intervals(j).0)
             .min()
             .unwrap_or(crate::logs::SAMPLE_MS);
         AggBw {

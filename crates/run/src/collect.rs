@@ -2,7 +2,7 @@
 //! reporting group where `group_reporting` asks for it, as fio merges them.
 
 use ioscope_engine::Backend;
-use ioscope_job::Parsed;
+use ioscope_job::{Parsed, UnifiedRw};
 use ioscope_stats::{
     Clock, CpuAccounting, DirResult, DiskUtil, HelperCpu, JobResult, LatencyStat, RunResult,
     SyncResult, ThreadCpu,
@@ -44,6 +44,10 @@ pub(crate) fn build<'a>(
     let now = Now::read(clock);
     for f in finished {
         let spec = &parsed.jobs[f.job];
+        // stats=0: fio leaves the job out of every report.
+        if !spec.misc.stats {
+            continue;
+        }
         let result = worker_result(parsed, f, clock, &now);
         cpu.workers_ns += result.cpu.user_ns + result.cpu.sys_ns;
         cpu.helpers.add(&result.helper_cpu);
@@ -120,12 +124,18 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock, now: &Now) -> Job
         slat_percentiles: spec.slat_percentiles,
         steadystate: f.steadystate.clone(),
         pid: f.outcome.tid,
+        unified_rw: spec.misc.unified_rw.code(),
+        sig_figs: spec.misc.sig_figs,
+        unit_bits: spec.misc.unit_bits,
         ..JobResult::default()
     };
     if let Some(stats) = &f.outcome.stats {
         result.job_start_ms = now.unix_ms_of(clock, stats.measure_start);
         fill_from_loop(&mut result, stats, clock);
         result.zone_resets = stats.zone_resets;
+        if spec.misc.unified_rw == UnifiedRw::Mixed {
+            result.fold_directions();
+        }
         if spec.ioengine == Backend::Faulty {
             result.faults_injected = Some(stats.faults_injected);
         }

@@ -21,6 +21,8 @@ mod files;
 mod io_loop;
 mod job_control;
 mod logs;
+mod memory;
+mod misc_checks;
 mod net;
 mod numa;
 mod pacing;

@@ -38,17 +38,21 @@ pub(crate) fn plan(spec: &JobSpec) -> LogPlan {
     }
 }
 
-/// The bandwidth and IOPS sampling intervals: an averaged log of either
-/// samples at its log_avg_msec, as fio's bw_avg_time then follows it.
-pub(crate) fn rate_intervals(l: &LogSpec) -> (u64, u64) {
-    let interval = |on: bool| {
-        if on && l.avg_msec > 0 {
-            l.avg_msec
-        } else {
-            SAMPLE_MS
-        }
+/// The bandwidth and IOPS sampling intervals (fio's bw_avg_time and
+/// iops_avg_time): `bwavgtime`/`iopsavgtime` or 500 ms; an averaged log of
+/// either samples at its log_avg_msec, or at the smaller of the two when
+/// both are given (fio's init.c).
+pub(crate) fn rate_intervals(spec: &JobSpec) -> (u64, u64) {
+    let l = &spec.logs;
+    let interval = |logged: bool, given: Option<u64>| match (logged && l.avg_msec > 0, given) {
+        (true, Some(ms)) => ms.min(l.avg_msec),
+        (true, None) => l.avg_msec,
+        (false, given) => given.unwrap_or(SAMPLE_MS),
     };
-    (interval(l.bw.is_some()), interval(l.iops.is_some()))
+    (
+        interval(l.bw.is_some(), spec.misc.bw_avg_ms),
+        interval(l.iops.is_some(), spec.misc.iops_avg_ms),
+    )
 }
 
 /// Whether the rate sampler keeps its samples, for averaged bandwidth or

@@ -209,8 +209,10 @@ pub(crate) fn run_all(
                 workers.push((j, id, files));
             }
         }
-        for (_, _, files) in &workers {
-            disks.track(files.iter().map(|f| f.path.as_path()));
+        for (j, _, files) in &workers {
+            if parsed.jobs[*j].misc.disk_util {
+                disks.track(files.iter().map(|f| f.path.as_path()));
+            }
         }
 
         let progresses: Vec<WorkerProgress> =

@@ -157,7 +157,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         },
         ramp_ticks: 0,
         runtime_ticks: None,
-        sample_ms: crate::logs::rate_intervals(&spec.logs),
+        sample_ms: crate::logs::rate_intervals(spec),
         logs: crate::logs::plan(spec),
         keep_rate_samples: crate::logs::keeps_rate_samples(&spec.logs),
         errors: spec.errors.clone(),
@@ -184,6 +184,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             None => buffer_size(spec, &looping) as usize,
         },
         buffer_align: page_size(),
+        memory: crate::memory::buffer_memory(spec)?,
         hipri: spec.hipri,
         uring: UringOptions {
             sqpoll: e.sqthread_poll,
@@ -325,6 +326,7 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
         crate::net::check(spec)?;
     }
     crate::zones::check(spec)?;
+    crate::misc_checks::check(spec)?;
     let verifies = spec.verify.method != VerifyMethod::None;
     if verifies && backend.is_diskless() {
         return Err(format!(

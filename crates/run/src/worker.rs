@@ -200,6 +200,11 @@ fn run_inner(
     };
     let config = plan.loop_config(&clock);
     let backend = plan.backend;
+    // Held until the worker returns, as fio pins it for the job's life.
+    let _pinned = match crate::memory::LockedMemory::pin(spec.misc.memory.lockmem) {
+        Ok(p) => p,
+        Err(m) => return fail(libc::ENOMEM, format!("{}: {m}", spec.name)),
+    };
     let queue_config = QueueConfig {
         buffer_align: files
             .iter()

@@ -194,6 +194,14 @@ pub struct JobResult {
     pub pid: i32,
     /// Steady-state detection's record, when the job looked for it.
     pub steadystate: Option<crate::SteadyStateResult>,
+    /// fio's unified_rw_reporting: 0 each direction, 1 the directions
+    /// folded into `dirs[0]` and reported as "mixed", 2 each direction and
+    /// then their sum as "mixed".
+    pub unified_rw: u8,
+    /// `significant_figures` of the normal output; 0 for fio's 4.
+    pub sig_figs: u8,
+    /// `unit_base=1`: rates in bits per second rather than bytes.
+    pub unit_bits: bool,
 }
 
 impl LatencyStat {
@@ -229,6 +237,27 @@ impl DirResult {
 }
 
 impl JobResult {
+    /// The directions summed into one, as fio's gen_mixed_ddir_stats_from_ts
+    /// sums read, write and trim (in that order) into a fresh direction.
+    pub fn mixed_dir(&self) -> DirResult {
+        let mut mixed = DirResult::default();
+        for d in &self.dirs {
+            mixed.merge(d);
+        }
+        mixed
+    }
+
+    /// unified_rw_reporting=mixed: every direction's figures, issued
+    /// counts included, move into the first (fio's sum_thread_stats into a
+    /// UNIFIED_MIXED thread_stat).
+    pub fn fold_directions(&mut self) {
+        let mixed = self.mixed_dir();
+        self.dirs = [mixed, DirResult::default(), DirResult::default()];
+        for counts in [&mut self.issued, &mut self.short, &mut self.dropped] {
+            *counts = [counts.iter().sum(), 0, 0];
+        }
+    }
+
     /// Folds another member of the same group into this one (numjobs
     /// clones under group_reporting), following fio's sum_thread_stats.
     ///

@@ -7,7 +7,7 @@ mod generated;
 mod pattern;
 mod pool;
 
-use ioscope_job::JobSpec;
+use ioscope_job::{DedupeMode, JobSpec, RandomGenerator, SizeSpec};
 
 use crate::rand::{job_seeds, seed_slot, FioRand};
 use generated::{Fixed, Generated, Shape};
@@ -20,6 +20,9 @@ const GOLDEN_RATIO_PRIME: u64 = 0x9e37_ffff_fffc_0001;
 /// fio's `FIO_DEDUPE_OFF` in `td->rand_seeds`: the seed of the draws that
 /// pick which buffers repeat.
 const DEDUPE_SEED_SLOT: usize = 14;
+/// fio's `FIO_RAND_DEDUPE_WORKING_SET_IX`: the draws that pick a working
+/// set buffer.
+const WORKING_SET_SEED_SLOT: usize = 20;
 
 /// Bounds of the random pool refilled buffers copy from. The pool is as
 /// long as the largest write, so that no buffer repeats itself, within
@@ -40,8 +43,9 @@ enum Content {
     /// default, and `scramble_buffers=0`.
     Random(FioRand),
     Pattern(PatternFill),
-    /// Random bytes from the pool, shaped by compress and dedupe.
-    Generated(Generated),
+    /// Random bytes from the pool, shaped by compress and dedupe (boxed:
+    /// it is far larger than the other kinds).
+    Generated(Box<Generated>),
 }
 
 impl Content {
@@ -106,9 +110,16 @@ impl BufferFiller {
                 chunk: usize::try_from(chunk).unwrap_or(usize::MAX),
                 fixed,
                 dedupe_percent,
+                working_set: if dedupe_percent > 0 {
+                    working_set_pages(spec)
+                } else {
+                    0
+                },
             };
             let dedupe = FioRand::new(seeds[DEDUPE_SEED_SLOT], false);
-            Content::Generated(Generated::new(pool, shape, rand, dedupe))
+            let use64 = spec.random_generator == RandomGenerator::Tausworthe64;
+            let index = FioRand::new(seeds[WORKING_SET_SEED_SLOT], use64);
+            Content::Generated(Box::new(Generated::new(pool, shape, rand, dedupe, index)))
         };
         // fio turns compress=100 into zero_buffers before it fills (and
         // then, with dedupe too, fills random data: a quirk not copied,
@@ -172,6 +183,22 @@ impl BufferFiller {
             }
             PerWrite::Refill => self.content.fill(buf, offset),
         }
+    }
+}
+
+/// fio's num_unique_pages for `dedupe_mode=working_set`: the share
+/// `dedupe_working_set_percentage` of the job's size, in its smallest
+/// writes (at least one); 0 in `repeat` mode. The plan step refused a
+/// working set without a size in bytes, as fio does.
+fn working_set_pages(spec: &JobSpec) -> usize {
+    let d = &spec.misc.dedupe;
+    match (d.mode, spec.size) {
+        (DedupeMode::WorkingSet, Some(SizeSpec::Bytes(size))) => {
+            let pages =
+                size * u64::from(d.working_set_percentage) / 100 / spec.bs.write.min().max(1);
+            usize::try_from(pages).unwrap_or(usize::MAX).max(1)
+        }
+        _ => 0,
     }
 }
 

@@ -3,6 +3,7 @@
 //! together is settled in the resolve step (fio's rules).
 
 use super::{Kind, OptionDef};
+use crate::misc_spec::DedupeMode;
 use crate::pattern;
 
 const BUFFERS: OptionDef = OptionDef::of("Buffers and memory");
@@ -85,4 +86,37 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         },
         ..BUFFERS
     },
+    OptionDef {
+        name: "dedupe_mode",
+        kind: Kind::Choice(DEDUPE_MODES),
+        default: "repeat",
+        help: "Mode for the deduplication buffer generation",
+        apply: |s, v| {
+            s.spec.misc.dedupe.mode = v.pick(&[
+                ("repeat", DedupeMode::Repeat),
+                ("working_set", DedupeMode::WorkingSet),
+            ])?;
+            Ok(())
+        },
+        ..BUFFERS
+    },
+    OptionDef {
+        name: "dedupe_working_set_percentage",
+        kind: Kind::Int,
+        default: "5",
+        help: "Dedupe working set size in percentages from file or device size used to generate dedupe patterns from",
+        apply: |s, v| {
+            s.spec.misc.dedupe.working_set_percentage = v.percent()?;
+            Ok(())
+        },
+        ..BUFFERS
+    },
+];
+
+const DEDUPE_MODES: &[(&str, &str)] = &[
+    ("repeat", "repeat previous page"),
+    (
+        "working_set",
+        "choose a page randomly from limited working set defined in dedupe_working_set_percentage",
+    ),
 ];

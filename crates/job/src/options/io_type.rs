@@ -86,6 +86,23 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..IO_TYPE
     },
     OptionDef {
+        name: "atomic",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Use atomic direct I/O (fio 3.33: O_DIRECT plus O_ATOMIC, which Linux ignores)",
+        // fio 3.33 opens the files with O_DIRECT and its own O_ATOMIC bit
+        // (040000000), which no Linux kernel defines and open(2) ignores:
+        // the I/O is direct I/O and nothing more. ioscope does the same;
+        // the RWF_ATOMIC writes of later fio versions are not issued.
+        apply: |s, v| {
+            if v.bool()? {
+                s.spec.direct = true;
+            }
+            Ok(())
+        },
+        ..IO_TYPE
+    },
+    OptionDef {
         name: "buffered",
         kind: Kind::Bool,
         default: "1",

@@ -106,6 +106,18 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         },
         ..IOLOG
     },
+    OptionDef {
+        name: "read_iolog_chunked",
+        kind: Kind::Bool,
+        default: "0",
+        help:
+            "Parse IO pattern in chunks (ioscope reads the whole log: the I/O replayed is the same)",
+        // fio reads a long log in pieces to bound its memory; what is
+        // replayed, and when, does not change, so ioscope, which reads the
+        // log whole, takes the option as it is.
+        apply: |_, v| v.bool().map(|_| ()),
+        ..IOLOG
+    },
 ];
 
 fn non_empty(text: &str) -> Result<Option<String>, String> {

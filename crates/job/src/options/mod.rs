@@ -23,6 +23,7 @@ mod files;
 mod io_type;
 mod iolog;
 mod logging;
+mod memory;
 mod net;
 mod pacing;
 mod placement;
@@ -309,6 +310,7 @@ const PARTS: &[&[OptionDef]] = &[
     reporting::OPTIONS,
     logging::OPTIONS,
     buffers::OPTIONS,
+    memory::OPTIONS,
     verify::OPTIONS,
     errors::OPTIONS,
     iolog::OPTIONS,
@@ -381,7 +383,7 @@ pub fn is_job_option(name: &str) -> bool {
 /// option ioscope takes, when one is close).
 pub(crate) fn not_an_option(name: &str) -> String {
     if let Some((_, why)) = FIO_ONLY_REASONS.iter().find(|(n, _)| *n == name) {
-        return format!("fio option '{name}' is not supported by ioscope yet: {why}");
+        return format!("fio option '{name}' is not supported by ioscope: {why}");
     }
     if FIO_ONLY_OPTIONS.contains(&name) {
         return format!("fio option '{name}' is not supported by ioscope yet");

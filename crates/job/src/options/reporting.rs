@@ -2,6 +2,7 @@
 //! latencies are clocked, the clock, and group reports.
 
 use super::{Kind, OptionDef};
+use crate::misc_spec::UnifiedRw;
 use crate::spec::ClockSourceOpt;
 use crate::values;
 
@@ -11,6 +12,20 @@ const CLOCK_VALUES: &[(&str, &str)] = &[
     ("gettimeofday", "Use gettimeofday(2) for timing (ioscope reads CLOCK_MONOTONIC instead: wall-clock time can jump during a run)"),
     ("clock_gettime", "Use clock_gettime(2) for timing"),
     ("cpu", "Use the CPU's time stamp counter"),
+];
+const UNIFIED_VALUES: &[(&str, &str)] = &[
+    ("none", "Normal statistics reporting"),
+    (
+        "mixed",
+        "Statistics are summed per data direction and reported together",
+    ),
+    (
+        "both",
+        "Statistics are reported normally, followed by the mixed statistics",
+    ),
+    ("0", "Alias for 'none'"),
+    ("1", "Alias for 'mixed'"),
+    ("2", "Alias for 'both'"),
 ];
 const KB_BASE_VALUES: &[(&str, &str)] = &[
     (
@@ -156,4 +171,98 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         },
         ..REPORTING
     },
+    OptionDef {
+        name: "unified_rw_reporting",
+        kind: Kind::Choice(UNIFIED_VALUES),
+        default: "none",
+        help: "Unify reporting across data direction",
+        apply: |s, v| {
+            s.spec.misc.unified_rw = v.pick(&[
+                ("none", UnifiedRw::Split),
+                ("mixed", UnifiedRw::Mixed),
+                ("both", UnifiedRw::Both),
+                ("0", UnifiedRw::Split),
+                ("1", UnifiedRw::Mixed),
+                ("2", UnifiedRw::Both),
+            ])?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "stats",
+        kind: Kind::Bool,
+        default: "1",
+        help: "Enable collection of stats (0: the job is in no report)",
+        apply: |s, v| {
+            s.spec.misc.stats = v.bool()?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "disk_util",
+        kind: Kind::Bool,
+        default: "1",
+        help: "Log disk utilization statistics",
+        apply: |s, v| {
+            s.spec.misc.disk_util = v.bool()?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "bwavgtime",
+        kind: Kind::Int,
+        help: "Time window over which to calculate bandwidth (msec), default 500 \
+               (with an averaged write_bw_log, the smaller of this and log_avg_msec)",
+        apply: |s, v| {
+            s.spec.misc.bw_avg_ms = Some(u64::from(v.uint(1)?));
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "iopsavgtime",
+        kind: Kind::Int,
+        help: "Time window over which to calculate IOPS (msec), default 500 \
+               (with an averaged write_iops_log, the smaller of this and log_avg_msec)",
+        apply: |s, v| {
+            s.spec.misc.iops_avg_ms = Some(u64::from(v.uint(1)?));
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "significant_figures",
+        kind: Kind::Int,
+        default: "4",
+        help: "Significant figures for output-format set to normal",
+        apply: |s, v| {
+            let n = v.uint(1)?;
+            if n > 10 {
+                return Err("expected 1 to 10".to_string());
+            }
+            s.spec.misc.sig_figs = n as u8;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
+        name: "unit_base",
+        kind: Kind::Choice(UNIT_BASE_VALUES),
+        default: "0",
+        help: "Bit multiple of result summary data (8 for byte, 1 for bit)",
+        apply: |s, v| {
+            s.spec.misc.unit_bits = v.pick(&[("0", false), ("8", false), ("1", true)])?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+];
+
+const UNIT_BASE_VALUES: &[(&str, &str)] = &[
+    ("0", "Auto-detect"),
+    ("8", "Normal (byte based)"),
+    ("1", "Bit based"),
 ];

@@ -163,6 +163,7 @@ impl Settings {
                 logs: LogSpec::default(),
                 pacing: crate::pacing::PacingSpec::blank(),
                 zones: crate::zones::ZoneSpec::blank(),
+                misc: crate::misc_spec::MiscSpec::default(),
                 options: Vec::new(),
             },
             bs: PerDir::all(0),

@@ -49,6 +49,9 @@ pub(super) struct Shape {
     pub fixed: Fixed,
     /// `dedupe_percentage`.
     pub dedupe_percent: u32,
+    /// `dedupe_mode=working_set`: how many buffers a repeated one is drawn
+    /// from (fio's num_unique_pages); 0 in `repeat` mode.
+    pub working_set: usize,
 }
 
 pub(super) struct Generated {
@@ -60,10 +63,21 @@ pub(super) struct Generated {
     dedupe: FioRand,
     /// The seed of the last unique buffer, which a repeated one reuses.
     last: Seed,
+    /// `dedupe_mode=working_set`: the seeds a repeated buffer is drawn
+    /// from, and the draws that pick one (fio's
+    /// dedupe_working_set_index_state).
+    working_set: Vec<Seed>,
+    working_set_index: FioRand,
 }
 
 impl Generated {
-    pub(super) fn new(pool: RandomPool, shape: Shape, rand: FioRand, dedupe: FioRand) -> Generated {
+    pub(super) fn new(
+        pool: RandomPool,
+        shape: Shape,
+        rand: FioRand,
+        dedupe: FioRand,
+        working_set_index: FioRand,
+    ) -> Generated {
         let mut g = Generated {
             pool,
             shape: Shape {
@@ -74,10 +88,19 @@ impl Generated {
             rand,
             dedupe,
             last: Seed { start: 0, stamp: 0 },
+            working_set: Vec::new(),
+            working_set_index,
         };
         // fio's first repeated buffer repeats the state the generator
         // started from; here it repeats a seed drawn up front.
         g.last = g.draw();
+        // fio's working set is the generator's next states, so its page i
+        // is also the i-th unique buffer written (init_dedupe_working_set_seeds).
+        let mut ahead = g.rand.clone();
+        let pool_len = g.pool.len();
+        g.working_set = (0..g.shape.working_set)
+            .map(|_| draw(&mut ahead, pool_len))
+            .collect();
         g
     }
 
@@ -114,26 +137,36 @@ impl Generated {
         }
     }
 
-    /// fio's `get_buf_state` in its default `dedupe_mode=repeat`: with
-    /// probability `dedupe_percentage`, the last unique buffer's seed.
+    /// fio's `get_buf_state`: with probability `dedupe_percentage`, the
+    /// last unique buffer's seed (`dedupe_mode=repeat`) or one of the
+    /// working set's, drawn uniformly (`working_set`).
     #[inline]
     fn next_seed(&mut self) -> Seed {
         let d = self.shape.dedupe_percent;
         if d > 0 && self.dedupe.between(1, 100) <= u64::from(d) {
-            return self.last;
+            if self.working_set.is_empty() {
+                return self.last;
+            }
+            let last = self.working_set.len() as u64 - 1;
+            return self.working_set[self.working_set_index.between(0, last) as usize];
         }
         self.last = self.draw();
         self.last
     }
 
     fn draw(&mut self) -> Seed {
-        // 8-byte aligned starts keep the copies aligned as the buffers are.
-        let words = (self.pool.len() / 8) as u64;
-        let start = self.rand.below(words) as usize * 8;
-        // fio's buffer generator is 32-bit: two draws make a 64-bit stamp.
-        let stamp = (self.rand.next_u64() << 32) ^ self.rand.next_u64();
-        Seed { start, stamp }
+        draw(&mut self.rand, self.pool.len())
     }
+}
+
+/// The seed of a unique buffer, from the generator's next draws.
+fn draw(rand: &mut FioRand, pool_len: usize) -> Seed {
+    // 8-byte aligned starts keep the copies aligned as the buffers are.
+    let words = (pool_len / 8) as u64;
+    let start = rand.below(words) as usize * 8;
+    // fio's buffer generator is 32-bit: two draws make a 64-bit stamp.
+    let stamp = (rand.next_u64() << 32) ^ rand.next_u64();
+    Seed { start, stamp }
 }
 
 /// Writes `stamp`, `stamp + 1`, ... over the first 8 bytes of every
@@ -163,9 +196,11 @@ mod tests {
                 chunk,
                 fixed,
                 dedupe_percent: dedupe,
+                working_set: 0,
             },
             FioRand::new(11, false),
             FioRand::new(12, false),
+            FioRand::new(13, false),
         )
     }
 
@@ -292,12 +327,39 @@ mod tests {
                 chunk: 512,
                 fixed: Fixed::Zero,
                 dedupe_percent: 20,
+                working_set: 0,
             },
             FioRand::new(5, false),
             FioRand::new(6, false),
+            FioRand::new(7, false),
         );
         let r = repeats(&mut g, 1000, 5000);
         assert!((150..251).contains(&r), "dedupe 20%: {r} of 1000 repeat");
+    }
+
+    #[test]
+    fn a_working_set_repeats_only_its_own_buffers_which_are_the_first_unique_ones() {
+        let mut g = generated(0, 512, Fixed::Zero, 50);
+        g.shape.working_set = 10;
+        let mut ahead = g.rand.clone();
+        g.working_set = (0..10).map(|_| draw(&mut ahead, g.pool.len())).collect();
+        let mut seen: Vec<Vec<u8>> = Vec::new();
+        let mut repeated = HashSet::new();
+        let mut buf = vec![0u8; 4096];
+        for _ in 0..1000 {
+            g.fill(&mut buf, 0);
+            match seen.iter().position(|b| *b == buf) {
+                Some(i) => {
+                    repeated.insert(i);
+                }
+                None => seen.push(buf.clone()),
+            }
+        }
+        // Every repeat is of one of the working set's 10 buffers, which
+        // are the first unique ones written (fio's page i).
+        assert!(repeated.iter().all(|&i| i < 10), "{repeated:?}");
+        assert!(repeated.len() >= 8, "{repeated:?}");
+        assert!((400..600).contains(&(1000 - seen.len())), "{}", seen.len());
     }
 
     #[test]

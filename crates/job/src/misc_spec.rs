@@ -1,0 +1,105 @@
+//! fio's general options that fit no other family: how the directions are
+//! reported, where the I/O buffers' memory comes from, and how dedupable
+//! written data repeats.
+
+/// `unified_rw_reporting`: fio's UNIFIED_SPLIT, UNIFIED_MIXED, UNIFIED_BOTH.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum UnifiedRw {
+    /// Each direction on its own (fio's `none`, `0`).
+    #[default]
+    Split,
+    /// The directions summed into one "mixed" direction (`mixed`, `1`).
+    Mixed,
+    /// Each direction, then their sum as "mixed" (`both`, `2`).
+    Both,
+}
+
+impl UnifiedRw {
+    /// fio's number for the mode (what its reports compare).
+    pub fn code(self) -> u8 {
+        match self {
+            UnifiedRw::Split => 0,
+            UnifiedRw::Mixed => 1,
+            UnifiedRw::Both => 2,
+        }
+    }
+}
+
+/// `mem` / `iomem`: where the I/O buffers come from (fio's MEM_*).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub enum MemKind {
+    /// `malloc`: the process heap (fio's default).
+    #[default]
+    Malloc,
+    /// `shm`: a SysV shared memory segment (shmget).
+    Shm,
+    /// `shmhuge`: the same with SHM_HUGETLB.
+    ShmHuge,
+    /// `mmap[:file]`: a private mapping, of the file when one is named.
+    Mmap(Option<String>),
+    /// `mmaphuge[:file]`: a mapping of huge pages (a hugetlbfs file when
+    /// named, anonymous MAP_HUGETLB otherwise).
+    MmapHuge(Option<String>),
+    /// `mmapshared[:file]`: a shared mapping.
+    MmapShared(Option<String>),
+}
+
+/// The I/O buffers' memory: `mem`, `iomem_align`, `hugepage-size`,
+/// `lockmem`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MemorySpec {
+    pub kind: MemKind,
+    /// `iomem_align` (alias `mem_align`): the first buffer starts this many
+    /// bytes past a page boundary, as fio's init_io_u places it.
+    pub align: u64,
+    /// `hugepage-size`: the huge page size the huge kinds round up to.
+    pub hugepage_size: u64,
+    /// `lockmem`: bytes mlock(2)ed for the job's life; 0 for none.
+    pub lockmem: u64,
+}
+
+/// `dedupe_mode`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DedupeMode {
+    /// A dedupable buffer repeats the previous one (fio's default).
+    #[default]
+    Repeat,
+    /// A dedupable buffer repeats one of a working set of buffers.
+    WorkingSet,
+}
+
+/// How written data dedupes, beside `dedupe_percentage` (in [`JobSpec`]).
+///
+/// [`JobSpec`]: crate::JobSpec
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DedupeSpec {
+    pub mode: DedupeMode,
+    /// `dedupe_working_set_percentage`: the working set as a share of the
+    /// job's size, default 5.
+    pub working_set_percentage: u32,
+}
+
+/// The options of this family.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MiscSpec {
+    /// `unified_rw_reporting`.
+    pub unified_rw: UnifiedRw,
+    /// `mem` and the other memory options.
+    pub memory: MemorySpec,
+    /// `dedupe_mode` and its companions.
+    pub dedupe: DedupeSpec,
+    /// `stats`: false leaves the job out of every report, as fio does.
+    pub stats: bool,
+    /// `disk_util`: false leaves the job's disks out of the disk stats.
+    pub disk_util: bool,
+    /// `bwavgtime`, `iopsavgtime` (ms): the bandwidth and IOPS sampling
+    /// intervals; None when not given (500, or the log's log_avg_msec).
+    pub bw_avg_ms: Option<u64>,
+    pub iops_avg_ms: Option<u64>,
+    /// `significant_figures` of the normal output, 1..=10, default 4.
+    pub sig_figs: u8,
+    /// `unit_base=1`: rates in bits per second (0 and 8: bytes, as for
+    /// every engine ioscope has; fio's 0 picks bits only for bit-based
+    /// network engines).
+    pub unit_bits: bool,
+}

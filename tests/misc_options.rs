@@ -1,0 +1,390 @@
+//! fio's general options of no other family, run side by side with fio:
+//! unified_rw_reporting, the buffer memory options, dedupe modes.
+
+mod common;
+
+use common::{fio, ioscope, job, u};
+use ioscope_testutil::{fio as fio_installed, require};
+use serde_json::Value;
+
+/// A seeded random mix on the null engine: the split between reads and
+/// writes is fio's random sequence, so both tools issue the same counts.
+fn randrw(mode: &str) -> Vec<String> {
+    [
+        "--name=j",
+        "--ioengine=null",
+        "--rw=randrw",
+        "--size=8m",
+        "--io_size=16m",
+        "--bs=4k",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .chain([format!("--unified_rw_reporting={mode}")])
+    .collect()
+}
+
+fn keys(v: &Value) -> Vec<String> {
+    v.as_object().unwrap().keys().cloned().collect()
+}
+
+/// fio's keys of a job object, in fio's order, are ioscope's less the keys
+/// ioscope adds (fio 3.42's and its own, which come after or beside).
+fn assert_same_keys(fio_job: &Value, ours: &Value, what: &str) {
+    let ours_keys = keys(ours);
+    let mut at = 0;
+    for k in keys(fio_job) {
+        match ours_keys[at..].iter().position(|o| *o == k) {
+            Some(p) => at += p + 1,
+            None => panic!("{what}: fio's key {k:?} missing or out of order in {ours_keys:?}"),
+        }
+    }
+}
+
+#[test]
+fn unified_rw_reporting_mixed_folds_the_directions_as_fio() {
+    require!(fio_installed());
+    let args = randrw("mixed");
+    let theirs = fio(args.iter().chain(&["--output-format=json".to_string()])).run();
+    let fj = job(&theirs.ok_json(), "j").clone();
+    let ours = ioscope(args.iter().chain(&["--output-format=json".to_string()])).run();
+    let oj = job(&ours.ok_json(), "j").clone();
+    assert_same_keys(&fj, &oj, "mixed job");
+    for absent in ["read", "write", "trim", "sync"] {
+        assert!(oj.get(absent).is_none(), "{absent} present: {oj:#}");
+    }
+    assert_same_keys(&fj["mixed"], &oj["mixed"], "mixed object");
+    for key in ["io_bytes", "total_ios", "short_ios", "drop_ios"] {
+        assert_eq!(u(&oj["mixed"], key), u(&fj["mixed"], key), "{key}");
+    }
+    assert_eq!(u(&oj["mixed"], "total_ios"), 4096);
+    assert_eq!(
+        u(&oj["mixed"]["clat_ns"], "N"),
+        u(&fj["mixed"]["clat_ns"], "N")
+    );
+
+    // Normal output: the "mixed" block, "MIXED" group line, and every
+    // issued I/O counted as the first direction's.
+    let text = |out: &str| {
+        out.lines()
+            .filter(|l| l.contains("issued rwts") || l.starts_with("  MIXED:"))
+            .map(|l| {
+                l.split(", bw=")
+                    .next()
+                    .unwrap()
+                    .split(" bw=")
+                    .next()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect::<Vec<_>>()
+    };
+    let f = fio(&args).run();
+    let o = ioscope(&args).run();
+    assert_eq!(text(&o.assert_ok().stdout), text(&f.assert_ok().stdout));
+    assert!(o.stdout.contains("\n  mixed: IOPS="), "{}", o.stdout);
+    assert!(
+        o.stdout.contains("issued rwts: total=4096,0,0,0"),
+        "{}",
+        o.stdout
+    );
+}
+
+#[test]
+fn unified_rw_reporting_both_adds_mixed_after_the_directions() {
+    require!(fio_installed());
+    let args = randrw("both");
+    let mut json_args = args.clone();
+    json_args.push("--output-format=json".into());
+    let fj = job(&fio(&json_args).run().ok_json(), "j").clone();
+    let oj = job(&ioscope(&json_args).run().ok_json(), "j").clone();
+    assert_same_keys(&fj, &oj, "both job");
+    for dir in ["read", "write", "mixed"] {
+        for key in ["io_bytes", "total_ios"] {
+            assert_eq!(u(&oj[dir], key), u(&fj[dir], key), "{dir}.{key}");
+        }
+    }
+    assert_eq!(
+        u(&oj["mixed"], "total_ios"),
+        u(&oj["read"], "total_ios") + u(&oj["write"], "total_ios")
+    );
+    assert_eq!(
+        u(&oj["mixed"]["clat_ns"], "N"),
+        u(&fj["mixed"]["clat_ns"], "N")
+    );
+
+    let group_lines = |out: &str| {
+        out.lines()
+            .filter(|l| l.ends_with("msec") && l.contains(": bw="))
+            .map(|l| l.split(": bw=").next().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let f = fio(&args).run();
+    let o = ioscope(&args).run();
+    assert_eq!(
+        group_lines(&o.assert_ok().stdout),
+        group_lines(&f.assert_ok().stdout)
+    );
+    assert_eq!(group_lines(&o.stdout), ["   READ", "  WRITE", "  MIXED"]);
+}
+
+/// (blocks, distinct contents, contents that occur more than once) of a
+/// file's 4 KiB blocks.
+fn dedupe_profile(path: &std::path::Path) -> (usize, usize, usize) {
+    use std::collections::HashMap;
+    let data = std::fs::read(path).unwrap();
+    let mut seen: HashMap<&[u8], usize> = HashMap::new();
+    for block in data.chunks(4096) {
+        *seen.entry(block).or_default() += 1;
+    }
+    let repeated = seen.values().filter(|&&n| n > 1).count();
+    (data.len() / 4096, seen.len(), repeated)
+}
+
+#[test]
+fn dedupe_modes_repeat_as_fio_does() {
+    require!(fio_installed());
+    let dir = common::tempdir();
+    for mode in ["repeat", "working_set"] {
+        let mut profiles = Vec::new();
+        for tool in ["fio", "ioscope"] {
+            let file = dir.path().join(format!("{tool}-{mode}"));
+            let args = [
+                "--name=j".to_string(),
+                "--ioengine=psync".into(),
+                format!("--filename={}", file.display()),
+                "--rw=write".into(),
+                "--size=8m".into(),
+                "--bs=4k".into(),
+                "--dedupe_percentage=50".into(),
+                format!("--dedupe_mode={mode}"),
+            ];
+            let run = if tool == "fio" {
+                fio(&args)
+            } else {
+                ioscope(&args)
+            };
+            run.run().assert_ok();
+            profiles.push(dedupe_profile(&file));
+        }
+        let (f, o) = (profiles[0], profiles[1]);
+        assert_eq!(o.0, 2048, "{mode}");
+        // The draws of which writes repeat are fio's: the counts agree
+        // to a block or two.
+        assert!(
+            o.1.abs_diff(f.1) <= 3,
+            "{mode}: distinct {o:?} vs fio {f:?}"
+        );
+        assert!(
+            o.2.abs_diff(f.2) <= 3,
+            "{mode}: repeated {o:?} vs fio {f:?}"
+        );
+    }
+}
+
+#[test]
+fn memory_kinds_run_and_huge_pages_are_refused_without_any() {
+    let dir = common::tempdir();
+    let file = dir.path().join("f");
+    let base = |mem: &str| {
+        vec![
+            "--name=j".to_string(),
+            "--ioengine=psync".into(),
+            format!("--filename={}", file.display()),
+            "--rw=randrw".into(),
+            "--size=1m".into(),
+            "--bs=4k".into(),
+            "--iomem_align=4096".into(),
+            "--lockmem=64k".into(),
+            format!("--mem={mem}"),
+            "--output-format=json".into(),
+        ]
+    };
+    let mapped = dir.path().join("buffers");
+    let mmap_file = format!("mmap:{}", mapped.display());
+    for mem in ["malloc", "shm", "mmap", "mmapshared", mmap_file.as_str()] {
+        let j = ioscope(base(mem)).run().ok_json();
+        let j = job(&j, "j");
+        assert_eq!(
+            u(&j["read"], "io_bytes") + u(&j["write"], "io_bytes"),
+            1 << 20,
+            "{mem}"
+        );
+    }
+    // The file ioscope made for its buffers is removed, as fio does.
+    assert!(!mapped.exists());
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    if meminfo.contains("HugePages_Total:       0") {
+        for mem in ["shmhuge", "mmaphuge"] {
+            let r = ioscope(base(mem)).run();
+            assert!(r.assert_refused().contains("no huge pages"), "{}", r.stderr);
+        }
+    }
+    let r = ioscope(base("cudamalloc")).run();
+    assert!(r.assert_refused().contains("CUDA"));
+}
+
+#[test]
+fn a_working_set_needs_a_size_one_file_and_room() {
+    let refused = |extra: &[&str]| {
+        let mut args = vec![
+            "--name=j",
+            "--ioengine=null",
+            "--rw=write",
+            "--dedupe_percentage=50",
+            "--dedupe_mode=working_set",
+            "--parse-only",
+        ];
+        args.extend_from_slice(extra);
+        ioscope(&args).run().assert_refused().to_string()
+    };
+    assert!(refused(&[]).contains("needs size"));
+    assert!(refused(&["--size=1m", "--nrfiles=2"]).contains("one file"));
+    assert!(
+        refused(&["--size=1m", "--dedupe_working_set_percentage=60"]).contains("cannot be reached")
+    );
+}
+
+/// The lines fio and ioscope print about the I/O, with the figures that
+/// depend on speed replaced by their shape (digits, a decimal point).
+fn shapes(out: &str) -> Vec<String> {
+    out.lines()
+        .filter(|l| l.contains("IOPS=") || l.contains(": bw="))
+        .map(|l| {
+            l.chars()
+                .map(|c| if c.is_ascii_digit() { '9' } else { c })
+                .collect::<String>()
+                .split("9")
+                .filter(|p| !p.is_empty())
+                .collect::<Vec<_>>()
+                .join("9")
+        })
+        .collect()
+}
+
+#[test]
+fn significant_figures_and_unit_base_print_as_fio() {
+    require!(fio_installed());
+    // 64 MiB read in 4 KiB blocks: sizes and counts do not depend on speed.
+    for extra in [
+        ["--unit_base=1", "--significant_figures=3"],
+        ["--unit_base=8", "--significant_figures=10"],
+    ] {
+        let mut args = vec![
+            "--name=j",
+            "--ioengine=null",
+            "--rw=read",
+            "--size=64m",
+            "--bs=4k",
+        ];
+        args.extend_from_slice(&extra);
+        let f = fio(&args).run();
+        let o = ioscope(&args).run();
+        let (f, o) = (&f.assert_ok().stdout, &o.assert_ok().stdout);
+        assert_eq!(shapes(o).len(), 2, "{o}");
+        // The units and the number of digits (speed aside) agree.
+        for (ours, theirs) in shapes(o).iter().zip(shapes(f)) {
+            let unit = |s: &str| {
+                s.split(['(', ')'])
+                    .map(|p| p.trim_start_matches(['9', '.']))
+                    .collect::<Vec<_>>()
+                    .join("|")
+            };
+            assert_eq!(unit(ours), unit(&theirs), "{extra:?}\n{o}\n{f}");
+        }
+        if extra[0] == "--unit_base=1" {
+            assert!(o.contains("bit/s"), "{o}");
+        } else {
+            // Ten figures: the size is printed whole, as fio prints it.
+            assert!(
+                o.contains("(67108864B/") && f.contains("(67108864B/"),
+                "{o}\n{f}"
+            );
+        }
+    }
+}
+
+#[test]
+fn stats_0_leaves_the_job_out_as_fio() {
+    require!(fio_installed());
+    let args = [
+        "--name=hidden",
+        "--ioengine=null",
+        "--size=1m",
+        "--stats=0",
+        "--name=shown",
+        "--ioengine=null",
+        "--size=2m",
+    ];
+    let jobs = |out: &str| {
+        out.lines()
+            .filter(|l| l.contains("(groupid="))
+            .map(|l| l.split(':').next().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let f = fio(args).run();
+    let o = ioscope(args).run();
+    assert_eq!(jobs(&o.assert_ok().stdout), jobs(&f.assert_ok().stdout));
+    assert_eq!(jobs(&o.stdout), ["shown"]);
+    assert!(o.stdout.contains("io=2048KiB"), "{}", o.stdout);
+}
+
+#[test]
+fn bwavgtime_and_iopsavgtime_set_the_sampling_intervals() {
+    require!(fio_installed());
+    let samples = |tool: &str, extra: &[&str]| {
+        let mut args = vec![
+            "--name=j",
+            "--ioengine=null",
+            "--size=1g",
+            "--time_based",
+            "--runtime=2",
+            "--output-format=json",
+        ];
+        args.extend_from_slice(extra);
+        let run = if tool == "fio" {
+            fio(&args)
+        } else {
+            ioscope(&args)
+        };
+        let j = run.run().ok_json();
+        let r = &job(&j, "j")["read"];
+        (u(r, "bw_samples"), u(r, "iops_samples"))
+    };
+    let short = ["--bwavgtime=100", "--iopsavgtime=250"];
+    let (fb, fi) = samples("fio", &short);
+    let (ob, oi) = samples("ioscope", &short);
+    // 2 s at 100 and 250 ms: 20 and 8 samples where the sampler keeps
+    // time; fio's helper thread loses a few on a busy machine.
+    assert!(
+        (17..=20).contains(&ob) && (7..=8).contains(&oi),
+        "{ob} {oi}"
+    );
+    assert!(
+        fb >= 10 && fb <= ob + 1 && fi >= 6 && fi <= oi + 1,
+        "fio {fb} {fi}"
+    );
+    let (db, di) = samples("ioscope", &[]);
+    assert!(db <= 4 && di <= 4, "default 500 ms: {db} {di}");
+}
+
+#[test]
+fn refused_general_options_say_why() {
+    for (opt, why) in [
+        ("--fdp=1", "flexible data placement"),
+        ("--profile=tiobench", "tiobench"),
+        ("--block_error_percentiles=1", "trim"),
+        ("--merge_blktrace_file=x", "blktrace"),
+        ("--mem=cudamalloc", "CUDA"),
+    ] {
+        let r = ioscope([
+            "--name=j",
+            "--ioengine=null",
+            "--size=1m",
+            "--parse-only",
+            opt,
+        ])
+        .run();
+        assert!(r.assert_refused().contains(why), "{opt}: {}", r.stderr);
+    }
+}
