@@ -607,7 +607,7 @@ mod write_mode_tests {
             "md_per_io_size",
         ] {
             let why = not_an_option(name);
-            assert!(why.contains("not supported by ioscope yet: "), "{why}");
+            assert!(why.contains("not supported by ioscope: "), "{why}");
         }
     }
 }

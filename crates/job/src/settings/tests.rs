@@ -256,9 +256,12 @@ fn engines() {
     assert!(!s.spec.hipri, "a new engine starts from its own defaults");
     assert_eq!(s.spec.engine_options, EngineOptions::default());
     assert_eq!(
-        set(&mut s, "ioengine", "sg").unwrap_err(),
-        "ioengine=sg is not supported by ioscope yet"
+        set(&mut s, "ioengine", "dircreate").unwrap_err(),
+        "ioengine=dircreate is not supported by ioscope yet"
     );
+    assert!(set(&mut s, "ioengine", "sg")
+        .unwrap_err()
+        .starts_with("ioengine=sg needs a SCSI generic device"));
     set(&mut s, "ioengine", "io_uring_cmd").unwrap();
     assert_eq!(s.spec.ioengine, Backend::IoUringCmd);
     // The list is the registry's, in its order.
