@@ -408,30 +408,13 @@ fn engines_needing_what_ioscope_lacks_say_what() {
     assert!(err.contains("SCSI generic device"), "{err}");
 }
 
-/// fio's example jobs for these engines parse as they are.
-#[test]
-fn fio_examples_parse() {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
-    for name in [
-        "falloc.fio",
-        "ftruncate.fio",
-        "filestat-ioengine.fio",
-        "filedelete-ioengine.fio",
-        "cpuio.fio",
-        "exec.fio",
-        "e4defrag.fio",
-    ] {
-        ioscope(["--parse-only".into(), data.join(name).into_os_string()])
-            .run()
-            .assert_ok();
-    }
-}
-
 /// The examples run, shortened: filestat's and filedelete's as written
 /// but for the directory, cpuio's and exec's with a 1 s runtime.
 #[test]
 fn fio_examples_run() {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    // Parsing every example is tests/fio_examples.rs's; this checks what
+    // these engines' examples did.
+    let data = require!(common::fio_source()).join("examples");
     let dir = tempdir();
     for name in ["filestat-ioengine.fio", "filedelete-ioengine.fio"] {
         let text = std::fs::read_to_string(data.join(name)).unwrap();

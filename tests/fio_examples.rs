@@ -16,29 +16,8 @@ use std::sync::Mutex;
 use std::thread;
 use std::time::Duration;
 
-use common::{fio, ioscope, tempdir};
-use ioscope_testutil::{require, Missing};
-
-/// The unpacked fio source whose examples are read.
-fn fio_source() -> Result<PathBuf, Missing> {
-    if let Some(dir) = std::env::var_os("IOSCOPE_FIO_SRC") {
-        return Ok(PathBuf::from(dir));
-    }
-    let fetched = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/fio-src");
-    fs::read_dir(&fetched)
-        .ok()
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path())
-        .find(|p| p.join("examples").is_dir())
-        .ok_or_else(|| {
-            Missing::strict(format!(
-                "fio's source is not unpacked in {} (run bench/fio-source.sh target/fio-src, as .ci/run does)",
-                fetched.display()
-            ))
-        })
-}
+use common::{fio, fio_source, ioscope, tempdir};
+use ioscope_testutil::require;
 
 /// The example job files, sorted by name.
 fn examples(src: &Path) -> Vec<PathBuf> {

@@ -310,16 +310,3 @@ fn cpumask_and_numa_node_zero_run_and_a_missing_node_is_refused() {
         assert!(err.contains("node 999 does not exist"), "{err}");
     }
 }
-
-#[test]
-fn fios_examples_for_job_control_parse() {
-    // fio's source tree, where its examples are; not on every machine.
-    require!(exists("/tmp/fio-src/fio-3.33/examples", false));
-    let examples = Path::new("/tmp/fio-src/fio-3.33/examples");
-    for name in ["waitfor.fio", "steadystate.fio"] {
-        ioscope(["--parse-only"])
-            .arg(examples.join(name))
-            .run()
-            .assert_ok();
-    }
-}

@@ -2,8 +2,8 @@
 //! offsets in the same order (write_iolog sequences compared), sizes in
 //! zones (`z`) mean what fio's do, fio's checks between zonemode and
 //! zonesize refuse the same jobs, and fio's zoned examples
-//! (tests/data/zones, copied from fio 3.33's examples/) run or are refused
-//! by name.
+//! (read from the installed fio's source, see `common::fio_source`) run
+//! or are refused by name.
 
 mod common;
 
@@ -263,7 +263,8 @@ fn disk_zone_profile_example_reads_what_fio_reads() {
     let d = tempdir();
     let f = fs::File::create(d.path().join("f")).unwrap();
     f.set_len(5 << 30).unwrap();
-    let example = include_str!("data/zones/disk-zone-profile.fio");
+    let example =
+        fs::read_to_string(require!(common::fio_example("disk-zone-profile.fio"))).unwrap();
     assert!(example.contains("filename=/dev/sdb"));
     let mut seqs = Vec::new();
     for (tool, log) in [("fio", "fio.log"), ("ioscope", "ours.log")] {
@@ -493,7 +494,7 @@ fn zbd_seq_read_example_reads_nothing_from_empty_zones_as_fio() {
     let d = tempdir();
     let f = fs::File::create(d.path().join("f")).unwrap();
     f.set_len(150 << 30).unwrap();
-    let example = include_str!("data/zones/zbd-seq-read.fio");
+    let example = fs::read_to_string(require!(common::fio_example("zbd-seq-read.fio"))).unwrap();
     assert!(example.contains("filename=/dev/sdd"));
     for tool in ["fio", "ioscope"] {
         let job = example
@@ -523,7 +524,7 @@ fn zoned_device_examples_are_refused_with_the_reason() {
         ("libzbc-rand-write.fio", "libzbc library"),
         ("libzbc-seq-read.fio", "libzbc library"),
     ];
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/zones");
+    let data = require!(common::fio_source()).join("examples");
     for (name, why) in examples {
         let e = ioscope([OsString::from("--parse-only"), data.join(name).into()])
             .run()

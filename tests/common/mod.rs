@@ -438,3 +438,31 @@ impl Drop for Mounted {
         eprintln!("warning: could not unmount {}", self.dir.path().display());
     }
 }
+
+/// The unpacked source of the installed fio, whose examples/ the tests
+/// read as fio ships them: `target/fio-src/fio-*`, where .ci/run puts it
+/// with `bench/fio-source.sh target/fio-src`, or IOSCOPE_FIO_SRC.
+pub fn fio_source() -> Result<PathBuf, Missing> {
+    if let Some(dir) = std::env::var_os("IOSCOPE_FIO_SRC") {
+        return Ok(PathBuf::from(dir));
+    }
+    let fetched = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/fio-src");
+    fs::read_dir(&fetched)
+        .ok()
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.join("examples").is_dir())
+        .ok_or_else(|| {
+            Missing::strict(format!(
+                "fio's source is not unpacked in {} (run bench/fio-source.sh target/fio-src, as .ci/run does)",
+                fetched.display()
+            ))
+        })
+}
+
+/// The path of fio's example job file `name` (examples/NAME in its source).
+pub fn fio_example(name: &str) -> Result<PathBuf, Missing> {
+    Ok(fio_source()?.join("examples").join(name))
+}

@@ -11,8 +11,8 @@ use ioscope_workload::{BlockId, BufferFiller, DataDir, IoUnit, Workload};
 use super::config::LoopConfig;
 use super::iolog::IologWriter;
 use super::results::LoopStats;
-use crate::pacing::Pacer;
 use super::syncs::SyncState;
+use crate::pacing::Pacer;
 use crate::verify::{SlotWork, VerifyLog};
 
 /// Where each in-flight request came from.

@@ -40,8 +40,8 @@ mod iolog;
 mod ledger;
 mod pace;
 mod results;
-mod syncs;
 mod stream_end;
+mod syncs;
 
 pub(crate) use config::{LoopConfig, Tracking};
 pub(crate) use engine_timed::EngineTimed;
