@@ -98,6 +98,10 @@ pub(crate) fn size_or_percent(text: &str, kb_base: u32) -> Result<SizeSpec, Stri
             .ok_or_else(|| too_large(text));
     }
     if let Some(percent) = text.strip_suffix('%') {
+        if percent.trim() == "0" {
+            // fio reads 0% as no percentage at all: offset=0%, size=0% are 0.
+            return Ok(SizeSpec::Bytes(0));
+        }
         let p: f64 = percent
             .parse()
             .map_err(|_| format!("'{text}' is not a percentage"))?;
@@ -426,7 +430,7 @@ mod tests {
     fn percentages() {
         assert_eq!(size_or_percent("50%", 1024), Ok(SizeSpec::Percent(50.0)));
         assert_eq!(size_or_percent("12.5%", 1024), Ok(SizeSpec::Percent(12.5)));
-        assert!(size_or_percent("0%", 1024).is_err());
+        assert_eq!(size_or_percent("0%", 1024), Ok(SizeSpec::Bytes(0)));
         assert!(size_or_percent("150%", 1024).is_err());
         assert_eq!(size_or_percent("1m", 1024), Ok(SizeSpec::Bytes(1 << 20)));
     }

@@ -7,6 +7,7 @@
 use ioscope_engine::{zoned_model, TargetKind, ZonedModel};
 use ioscope_job::{JobSpec, VerifyMethod, ZoneMode};
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::files::{file_paths, WorkerFile};
@@ -91,11 +92,15 @@ pub(crate) fn check(spec: &JobSpec) -> Result<(), String> {
 /// earlier one wrote. ioscope keeps them per job, so a file that a zbd job
 /// shares with another job is refused (the job's name, the reason).
 pub(crate) fn check_shared(jobs: &[JobSpec]) -> Result<(), (&str, String)> {
-    let mut seen: Vec<(PathBuf, &JobSpec)> = Vec::new();
+    let zbd = |s: &JobSpec| s.zones.mode == ZoneMode::Zbd;
+    if !jobs.iter().any(zbd) {
+        return Ok(());
+    }
+    // A map, not a list: jobs of many files (nrfiles=31250) are common.
+    let mut seen: HashMap<PathBuf, &JobSpec> = HashMap::new();
     for spec in jobs {
         for path in file_paths(spec, 0) {
-            if let Some((_, other)) = seen.iter().find(|(p, _)| *p == path) {
-                let zbd = |s: &JobSpec| s.zones.mode == ZoneMode::Zbd;
+            if let Some(other) = seen.get(&path) {
                 if zbd(spec) || zbd(other) {
                     return Err((
                         &spec.name,
@@ -110,7 +115,7 @@ pub(crate) fn check_shared(jobs: &[JobSpec]) -> Result<(), (&str, String)> {
                     ));
                 }
             }
-            seen.push((path, spec));
+            seen.entry(path).or_insert(spec);
         }
     }
     Ok(())
