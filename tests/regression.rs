@@ -819,3 +819,48 @@ fn a_layout_refusal_names_the_job_once() {
         "{err}"
     );
 }
+
+// Before: fsync=4 on 16 writes issued 4 fsyncs, one after the last write,
+// where fio issues 3 (a sync goes before the write that follows every
+// fourth one, so none follows the job's last write).
+#[test]
+fn fsync_every_n_writes_counts_as_fios() {
+    let dir = tempdir();
+    let file = dir.path().join("f");
+    let v = ioscope([
+        "--name=a".to_string(),
+        format!("--filename={}", file.display()),
+        "--rw=write".into(),
+        "--size=64k".into(),
+        "--bs=4k".into(),
+        "--fsync=4".into(),
+        "--ioengine=psync".into(),
+        "--output-format=json".into(),
+    ])
+    .run()
+    .ok_json();
+    let j = job(&v, "a");
+    assert_eq!(u(&j["write"], "total_ios"), 16);
+    assert_eq!(u(&j["sync"], "total_ios"), 3);
+}
+
+// Before: one job's exitall stopped the whole run, so a later group
+// (stonewall, new_group) never ran; in fio it stops its own group only.
+#[test]
+fn exitall_leaves_later_groups_to_run() {
+    let dir = tempdir();
+    let jobfile = write_file(
+        dir.path(),
+        "exitall.fio",
+        "[global]\nioengine=null\nsize=1g\ntime_based\n\
+         [a]\nexitall\nruntime=200ms\n\
+         [b]\nruntime=20\n\
+         [c]\nnew_group\nstonewall\nruntime=200ms\n",
+    );
+    let v = ioscope([jobfile.as_os_str(), "--output-format=json".as_ref()])
+        .run()
+        .ok_json();
+    let runtime = |name: &str| u(job(&v, name), "job_runtime");
+    assert!(runtime("b") < 5_000, "b was not stopped by a's exitall");
+    assert!(runtime("c") >= 150, "the later group ran: {}", runtime("c"));
+}

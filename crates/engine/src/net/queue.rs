@@ -321,6 +321,11 @@ impl Drop for NetQueue {
         if !self.wrote {
             return;
         }
+        // Copied by send(2), not mapped into the pipe as netsplice maps
+        // data: the message lives on this stack frame, which is gone
+        // before the kernel would read a mapped page (the receiver then
+        // saw 8 bytes of whatever replaced it, not the close message).
+        self.pipe = None;
         let mut msg = wire::close_message();
         let _ = self.send(msg.as_mut_ptr(), msg.len(), false);
     }
