@@ -521,8 +521,8 @@ fn zoned_device_examples_are_refused_with_the_reason() {
     let examples = [
         ("zbd-rand-write.fio", "numjobs=16 is not supported"),
         ("uring-cmd-zoned.fio", "several jobs on one file"),
-        ("libzbc-rand-write.fio", "libzbc library"),
-        ("libzbc-seq-read.fio", "libzbc library"),
+        ("libzbc-rand-write.fio", "needs libzbc"),
+        ("libzbc-seq-read.fio", "needs libzbc"),
     ];
     let data = require!(common::fio_source()).join("examples");
     for (name, why) in examples {
