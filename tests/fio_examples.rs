@@ -232,10 +232,17 @@ fn smoke_run(example: &Path) -> Outcome {
     );
     let path = dir.path().join("job.fio");
     fs::write(&path, &job).expect("write the rewritten job");
-    let run = ioscope([path.as_os_str(), "--output-format=json".as_ref()])
-        .dir(dir.path())
-        .timeout(Duration::from_secs(90))
-        .run();
+    // A run past its time limit panics in Cmd::run; caught here so that
+    // the failure names the example.
+    let run = std::panic::catch_unwind(|| {
+        ioscope([path.as_os_str(), "--output-format=json".as_ref()])
+            .dir(dir.path())
+            .timeout(Duration::from_secs(90))
+            .run()
+    });
+    let Ok(run) = run else {
+        return Outcome::Failed(format!("did not end within 90 s\n{job}"));
+    };
     if run.status.success() {
         Outcome::Ran
     } else if needs_what_is_absent(&run.stderr) {
