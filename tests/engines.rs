@@ -752,7 +752,8 @@ fn posixaio_write_then_verify_crc32c_at_iodepth_8() {
             "--verify=crc32c".into(),
         ];
         args.extend(extra.iter().map(|s| s.to_string()));
-        let v = ioscope(&args).run().ok_json();
+        // Its verify state file (local-pv-0-verify.state) goes there.
+        let v = ioscope(&args).dir(d.path()).run().ok_json();
         let j = job(&v, "pv");
         let what = extra.join(" ");
         assert_eq!(u(j, "error"), 0, "{what}: {j:#}");

@@ -79,6 +79,8 @@ fn what_splice_writes_reads_back() {
         "--verify=crc32c",
         "--output-format=json",
     ])
+    // Its verify state file (local-sp-0-verify.state, as fio's) goes there.
+    .dir(dir.path())
     .run()
     .ok_json();
     let verify = &job(&v, "sp")["read"];

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::buffer::SlotBuffers;
 use crate::descriptor::{any_shape, EngineDesc, EngineKind};
+use crate::engine_options::CpuBurn;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
@@ -32,17 +33,6 @@ pub(crate) static CPUIO: EngineDesc = EngineDesc {
 /// Requests are only counted.
 fn counted(op: Op) -> bool {
     matches!(op, Op::Read | Op::Write | Op::Fsync | Op::Trim)
-}
-
-/// What cpuio burns, from its options.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CpuBurn {
-    /// `cpuload`: percent of the time spent burning, 1 to 100.
-    pub load: u32,
-    /// `cpuchunks`: µs of each burn (fio's default 50000).
-    pub chunk_us: u32,
-    /// `cpumode=qsort` (else noop).
-    pub qsort: bool,
 }
 
 /// How many numbers fio's qsort mode sorts.

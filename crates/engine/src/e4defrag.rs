@@ -13,7 +13,6 @@ use std::ffi::CString;
 use std::io;
 use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
 
 use crate::buffer::SlotBuffers;
 use crate::descriptor::{any_shape, EngineDesc, EngineKind};
@@ -40,19 +39,6 @@ pub(crate) static E4DEFRAG: EngineDesc = EngineDesc {
 /// as fio's do.
 fn moves(op: Op) -> bool {
     matches!(op, Op::Read | Op::Write | Op::Fsync)
-}
-
-/// The donor file of an e4defrag job.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Donor {
-    /// `donorname`, joined to the job's directory.
-    pub path: PathBuf,
-    /// `inplace=1`: allocate the donor's blocks for each move and free
-    /// them after; otherwise `prealloc` is allocated once.
-    pub inplace: bool,
-    /// (offset, length) allocated in the donor when the queue is built:
-    /// fio's start_offset and file_size_high − start_offset.
-    pub prealloc: (u64, u64),
 }
 
 /// `struct move_extent` of linux/ext4.h.

@@ -10,12 +10,12 @@
 
 use std::fs::File;
 use std::io;
-use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::buffer::SlotBuffers;
 use crate::descriptor::{any_shape, EngineDesc, EngineKind};
+use crate::engine_options::ExecProgram;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
@@ -41,19 +41,6 @@ fn counted(op: Op) -> bool {
 
 /// fio's pause between two checks of the program.
 const PAUSE: Duration = Duration::from_millis(50);
-
-/// The program an exec job runs.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ExecProgram {
-    /// `program` and `arguments` split at spaces, as fio splits them,
-    /// with `%r` and `%n` already replaced.
-    pub argv: Vec<String>,
-    /// `grace_time`: how long the program has to end after SIGTERM.
-    pub grace_time: Duration,
-    /// `std_redirect`: where its standard output and error go; None
-    /// leaves them the job's.
-    pub redirect: Option<(PathBuf, PathBuf)>,
-}
 
 pub(crate) fn open(
     config: &QueueConfig,

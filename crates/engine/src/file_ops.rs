@@ -17,22 +17,11 @@ use std::time::Instant;
 
 use crate::buffer::SlotBuffers;
 use crate::descriptor::{any_shape, EngineDesc, EngineKind};
+use crate::engine_options::StatType;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
 use crate::request::{bad_request, Completion, Op, Request};
-
-/// filestat's `stat_type`: the system call that looks each file up.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum StatType {
-    /// stat(2), fio's default.
-    #[default]
-    Stat,
-    /// lstat(2).
-    Lstat,
-    /// statx(2) with STATX_ALL on the file's absolute path, as fio's.
-    Statx,
-}
 
 /// What a request of a file engine can be: anything, as nothing moves.
 /// Commands without data stay with the engines that send them.

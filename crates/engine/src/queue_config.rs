@@ -20,7 +20,7 @@ pub struct QueueConfig {
     /// ring registration ones).
     pub uring: UringOptions,
     /// Options of the network backends (net, netsplice).
-    pub net: crate::net::NetOptions,
+    pub net: crate::engine_options::NetOptions,
     /// Inject faults into the queue's requests ([`FaultyQueue`](crate::FaultyQueue)), to test
     /// verify. None for every real run.
     pub fault: Option<FaultConfig>,
@@ -29,13 +29,13 @@ pub struct QueueConfig {
     /// empty for every other engine.
     pub file_paths: Vec<std::path::PathBuf>,
     /// filestat's `stat_type`.
-    pub stat_type: crate::file_ops::StatType,
+    pub stat_type: crate::engine_options::StatType,
     /// What cpuio burns.
-    pub cpu: crate::cpuio::CpuBurn,
+    pub cpu: crate::engine_options::CpuBurn,
     /// e4defrag's donor file; None for every other engine.
-    pub donor: Option<crate::e4defrag::Donor>,
+    pub donor: Option<crate::engine_options::Donor>,
     /// The program exec runs; None for every other engine.
-    pub exec: Option<crate::exec::ExecProgram>,
+    pub exec: Option<crate::engine_options::ExecProgram>,
     /// The job's runtime, for the engines that end with it (cpuio cuts
     /// its last sleep short, exec stops its program); None when the job
     /// has none.

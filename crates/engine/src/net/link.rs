@@ -6,7 +6,7 @@ use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 use super::wire::{self, RawAddr};
-use super::NetProtocol;
+use crate::engine_options::NetProtocol;
 use crate::error::EngineError;
 
 /// One end of a job's connection, as its options describe it.

@@ -28,68 +28,6 @@ use crate::error::EngineError;
 use crate::queue_config::QueueConfig;
 use crate::request::Op;
 
-/// fio's `protocol=` values.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum NetProtocol {
-    #[default]
-    Tcp,
-    TcpV6,
-    Udp,
-    UdpV6,
-    /// A Unix domain stream socket; the path is the job's filename.
-    Unix,
-}
-
-impl NetProtocol {
-    pub const ALL: [NetProtocol; 5] = [
-        NetProtocol::Tcp,
-        NetProtocol::TcpV6,
-        NetProtocol::Udp,
-        NetProtocol::UdpV6,
-        NetProtocol::Unix,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            NetProtocol::Tcp => "tcp",
-            NetProtocol::TcpV6 => "tcpv6",
-            NetProtocol::Udp => "udp",
-            NetProtocol::UdpV6 => "udpv6",
-            NetProtocol::Unix => "unix",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<NetProtocol> {
-        NetProtocol::ALL.into_iter().find(|p| p.name() == name)
-    }
-
-    pub fn is_udp(self) -> bool {
-        matches!(self, NetProtocol::Udp | NetProtocol::UdpV6)
-    }
-
-    pub fn is_tcp(self) -> bool {
-        matches!(self, NetProtocol::Tcp | NetProtocol::TcpV6)
-    }
-
-    pub fn is_ipv6(self) -> bool {
-        matches!(self, NetProtocol::TcpV6 | NetProtocol::UdpV6)
-    }
-}
-
-/// What the queue of a network engine needs to know beyond its socket.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct NetOptions {
-    pub protocol: NetProtocol,
-    /// fio `pingpong`: each request waits for its bytes to come back (a
-    /// write) or sends them back (a read) before it completes.
-    pub pingpong: bool,
-    /// Bytes the job sends in all (its `size`): sends carry MSG_MORE while
-    /// more are to follow, as fio's do.
-    pub total_bytes: u64,
-    /// Where UDP datagrams go ([`Connection::peer`]); None for streams.
-    pub peer: Option<std::net::SocketAddr>,
-}
-
 /// The options both engines take (fio's `options[]` of engines/net.c).
 const OPTIONS: &[&str] = &[
     "hostname",

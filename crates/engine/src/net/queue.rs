@@ -6,8 +6,8 @@ use std::io;
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 
 use super::wire::{self, RawAddr};
-use super::NetOptions;
 use crate::buffer::SlotBuffers;
+use crate::engine_options::NetOptions;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;

@@ -3,6 +3,7 @@
 use std::thread;
 
 use super::*;
+use crate::engine_options::{NetOptions, NetProtocol};
 use crate::queue::{Queue, Submitted};
 use crate::request::Request;
 
