@@ -864,3 +864,65 @@ fn exitall_leaves_later_groups_to_run() {
     assert!(runtime("b") < 5_000, "b was not stopped by a's exitall");
     assert!(runtime("c") >= 150, "the later group ran: {}", runtime("c"));
 }
+
+// Before: a net job blocked in recv(2) waited for ever: here a UDP
+// pingpong writer for the reply to a datagram its reader never read (the
+// reader had done its number_ios), past its runtime and through SIGTERM.
+#[test]
+fn a_net_job_waiting_on_its_peer_ends_at_its_runtime_and_on_sigterm() {
+    let dir = tempdir();
+    let port = std::net::UdpSocket::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let text = |runtime: &str| {
+        format!(
+            "[global]\nioengine=net\nprotocol=udp\nbs=64\nsize=1m\nport={port}\n\
+             [reader]\npingpong=1\nrw=read\nnumber_ios=3\n\
+             [writer]\nhostname=127.0.0.1\nstartdelay=1\npingpong=1\nrw=write\n{runtime}\n"
+        )
+    };
+    let jobfile = write_file(dir.path(), "pp.fio", &text("runtime=2"));
+    let v = ioscope([jobfile.as_os_str(), "--output-format=json".as_ref()])
+        .timeout(Duration::from_secs(30))
+        .run()
+        .ok_json();
+    let writer = job(&v, "writer");
+    assert_eq!(u(writer, "error"), 0, "{writer:#}");
+    assert_eq!(u(&writer["write"], "total_ios"), 3, "{writer:#}");
+    assert!(u(writer, "job_runtime") < 4_000, "{writer:#}");
+
+    let jobfile = write_file(dir.path(), "pp-forever.fio", &text(""));
+    let mut child = Command::new(bin())
+        .args([jobfile.as_os_str(), "--output-format=json".as_ref()])
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("ioscope starts");
+    std::thread::sleep(Duration::from_secs(3));
+    let sent = Instant::now();
+    // SAFETY: a signal to the child this test started and has not reaped.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGTERM) }, 0);
+    while child.try_wait().unwrap().is_none() && sent.elapsed() < Duration::from_secs(20) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let waited = sent.elapsed();
+    // Killed if still there, so that the test fails instead of hanging.
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        waited < Duration::from_secs(5),
+        "SIGTERM took {waited:?} to end the run"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|e| {
+        panic!(
+            "{e}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    assert_eq!(u(&job(&v, "writer")["write"], "total_ios"), 3, "{v:#}");
+}

@@ -213,7 +213,10 @@ impl<'a> Control<'a> {
         let steady = self.has_steadystate();
         let mut next_sample = Instant::now() + Duration::from_secs(1);
         while !done.load(Ordering::Relaxed) {
-            if self.run_stop.load(Ordering::Relaxed) {
+            // A signal is caught by whichever thread the kernel picks: the
+            // workers hear of it here too, engines waiting on a peer
+            // included.
+            if self.run_stop.load(Ordering::Relaxed) || signal::interrupted() {
                 self.stop_all();
             }
             let now = Instant::now();

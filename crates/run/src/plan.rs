@@ -227,6 +227,8 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             }),
         }),
         runtime: spec.runtime,
+        ramp_time: spec.ramp_time,
+        stop: None,
         donor: (backend == Backend::E4defrag).then(|| e4defrag_donor(spec)),
     };
     if let Some(mapping) = xnvme {

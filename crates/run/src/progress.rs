@@ -6,6 +6,7 @@
 
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::status::StatusSlot;
@@ -36,8 +37,9 @@ pub(crate) struct WorkerProgress {
     pub ios: [AtomicU64; 3],
     phase: AtomicU8,
     /// fio's `td->terminate`: the worker stops at its next check (its
-    /// I/O loop's stop flag; see job_control).
-    pub terminate: AtomicBool,
+    /// I/O loop's stop flag; see job_control). Shared with the engines
+    /// that wait on a peer ([`QueueConfig::stop`](ioscope_engine::QueueConfig::stop)).
+    pub terminate: Arc<AtomicBool>,
     /// Where the worker answers requests for its stats so far.
     pub status: StatusSlot,
 }

@@ -222,6 +222,7 @@ fn run_inner(
         } else {
             Vec::new()
         },
+        stop: Some(progress.terminate.clone()),
         ..plan.queue.clone()
     };
     let fds: Vec<_> = files

@@ -71,7 +71,13 @@ fn multicast(host: Option<&str>) -> Option<Ipv4Addr> {
         .filter(Ipv4Addr::is_multicast)
 }
 
-fn setopt<T>(fd: RawFd, level: i32, name: i32, value: &T, what: &str) -> Result<(), EngineError> {
+pub(super) fn setopt<T>(
+    fd: RawFd,
+    level: i32,
+    name: i32,
+    value: &T,
+    what: &str,
+) -> Result<(), EngineError> {
     // SAFETY: `value` is a live T and the length says so.
     let r = unsafe {
         libc::setsockopt(

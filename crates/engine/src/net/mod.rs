@@ -14,6 +14,7 @@
 //! reads exactly that at the end drops it), and a UDP sender keeps a
 //! sequence number in the last 24 bytes of each datagram.
 
+mod halt;
 mod link;
 mod queue;
 mod wire;

@@ -5,6 +5,7 @@
 use std::io;
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 
+use super::halt::Halt;
 use super::wire::{self, RawAddr};
 use crate::buffer::SlotBuffers;
 use crate::engine_options::NetOptions;
@@ -29,6 +30,8 @@ pub struct NetQueue {
     /// room no one will make.
     pipe_size: usize,
     buffers: SlotBuffers,
+    /// When a blocked send or receive stops waiting.
+    halt: Halt,
     sent: u64,
     udp_seq: u64,
     wrote: bool,
@@ -83,6 +86,11 @@ impl NetQueue {
             pipe,
             pipe_size,
             buffers: SlotBuffers::new(config)?,
+            halt: Halt::new(
+                fds[0],
+                config.stop.clone(),
+                config.runtime.map(|r| r + config.ramp_time),
+            )?,
             sent: 0,
             udp_seq: 0,
             wrote: false,
@@ -94,20 +102,25 @@ impl NetQueue {
     /// bytes sent or a negative errno.
     fn send(&mut self, ptr: *mut u8, len: usize, more: bool) -> i64 {
         if let Some(to) = &self.peer {
-            // SAFETY: `ptr` addresses `len` bytes of this queue's buffers.
-            return io_result(|| unsafe {
-                libc::sendto(
-                    self.fd,
-                    ptr.cast(),
-                    len,
-                    libc::MSG_NOSIGNAL,
-                    to.as_ptr(),
-                    to.len(),
-                )
-            });
+            loop {
+                // SAFETY: `ptr` addresses `len` bytes of this queue's buffers.
+                let r = io_result(|| unsafe {
+                    libc::sendto(
+                        self.fd,
+                        ptr.cast(),
+                        len,
+                        libc::MSG_NOSIGNAL,
+                        to.as_ptr(),
+                        to.len(),
+                    )
+                });
+                if !self.halt.again(r) {
+                    return r;
+                }
+            }
         }
         if let Some((r, w)) = &self.pipe {
-            return splice_out(ptr, len, self.fd, r, w, self.pipe_size);
+            return splice_out(ptr, len, self.fd, (r, w), self.pipe_size, &self.halt);
         }
         // MSG_NOSIGNAL: a receiver gone away is an EPIPE result, not a
         // signal that ends the process (fio dies of SIGPIPE there).
@@ -118,8 +131,11 @@ impl NetQueue {
             let r = io_result(|| unsafe {
                 libc::send(self.fd, ptr.add(done).cast(), len - done, flags)
             });
+            if self.halt.again(r) {
+                continue;
+            }
             if r < 0 {
-                return r;
+                return if done > 0 { done as i64 } else { r };
             }
             done += r as usize;
         }
@@ -130,11 +146,16 @@ impl NetQueue {
     /// unless it ends first, one datagram from UDP.
     fn recv(&mut self, ptr: *mut u8, len: usize) -> i64 {
         if self.opts.protocol.is_udp() {
-            // SAFETY: `ptr` addresses `len` bytes of this queue's buffers.
-            return io_result(|| unsafe { libc::recv(self.fd, ptr.cast(), len, 0) });
+            loop {
+                // SAFETY: `ptr` addresses `len` bytes of this queue's buffers.
+                let r = io_result(|| unsafe { libc::recv(self.fd, ptr.cast(), len, 0) });
+                if !self.halt.again(r) {
+                    return r;
+                }
+            }
         }
         if let Some((r, w)) = &self.pipe {
-            return splice_in(ptr, len, self.fd, r, w, self.pipe_size);
+            return splice_in(ptr, len, self.fd, (r, w), self.pipe_size, &self.halt);
         }
         let mut done = 0;
         while done < len {
@@ -142,8 +163,11 @@ impl NetQueue {
             let r = io_result(|| unsafe {
                 libc::recv(self.fd, ptr.add(done).cast(), len - done, libc::MSG_WAITALL)
             });
+            if self.halt.again(r) {
+                continue;
+            }
             if r < 0 {
-                return r;
+                return if done > 0 { done as i64 } else { r };
             }
             if r == 0 {
                 break;
@@ -208,9 +232,9 @@ impl NetQueue {
     }
 }
 
-/// Loops a splice(2) between descriptors until `len` bytes went or the
-/// source ends. Returns the bytes moved or a negative errno.
-fn splice_all(from: RawFd, to: RawFd, len: usize) -> i64 {
+/// Loops a splice(2) between a socket and a pipe until `len` bytes went
+/// or the source ends. Returns the bytes moved or a negative errno.
+fn splice_all(from: RawFd, to: RawFd, len: usize, halt: &Halt) -> i64 {
     let mut done = 0;
     while done < len {
         // SAFETY: no offsets; both descriptors are open.
@@ -224,6 +248,9 @@ fn splice_all(from: RawFd, to: RawFd, len: usize) -> i64 {
                 libc::SPLICE_F_MOVE,
             ) as isize
         });
+        if halt.again(r) {
+            continue;
+        }
         if r < 0 {
             return if done > 0 { done as i64 } else { r };
         }
@@ -264,9 +291,9 @@ fn splice_out(
     ptr: *mut u8,
     len: usize,
     sock: RawFd,
-    r: &OwnedFd,
-    w: &OwnedFd,
+    (r, w): (&OwnedFd, &OwnedFd),
     chunk: usize,
+    halt: &Halt,
 ) -> i64 {
     use std::os::fd::AsRawFd;
     let mut done = 0;
@@ -277,7 +304,7 @@ fn splice_out(
         if put <= 0 {
             return if done > 0 { done as i64 } else { put };
         }
-        let out = splice_all(r.as_raw_fd(), sock, put as usize);
+        let out = splice_all(r.as_raw_fd(), sock, put as usize, halt);
         if out < 0 {
             return out;
         }
@@ -291,12 +318,19 @@ fn splice_out(
 
 /// fio's netsplice receive: socket data spliced into the pipe, then copied
 /// out of it into the buffer with vmsplice.
-fn splice_in(ptr: *mut u8, len: usize, sock: RawFd, r: &OwnedFd, w: &OwnedFd, chunk: usize) -> i64 {
+fn splice_in(
+    ptr: *mut u8,
+    len: usize,
+    sock: RawFd,
+    (r, w): (&OwnedFd, &OwnedFd),
+    chunk: usize,
+    halt: &Halt,
+) -> i64 {
     use std::os::fd::AsRawFd;
     let mut done = 0;
     while done < len {
         let n = chunk.min(len - done);
-        let got = splice_all(sock, w.as_raw_fd(), n);
+        let got = splice_all(sock, w.as_raw_fd(), n, halt);
         if got <= 0 {
             return if done > 0 { done as i64 } else { got };
         }
@@ -352,11 +386,18 @@ impl Queue for NetQueue {
             ));
         };
         let len = req.len as usize;
+        self.halt.begin();
         let result = if write {
             self.write(ptr, len)
         } else {
             self.read(ptr, len)
         };
+        if result == -i64::from(libc::EAGAIN) || (result < len as i64 && self.halt.due()) {
+            // The job stopped waiting on its peer: what moved counts, and
+            // the job ends as at the end of its stream.
+            self.ended = true;
+            return Ok(Submitted::Completed(result.max(0)));
+        }
         if result == -i64::from(libc::ECONNRESET) && !write {
             // The sender went away: the stream has ended.
             self.ended = true;
