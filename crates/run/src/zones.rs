@@ -22,6 +22,23 @@ pub(crate) fn check(spec: &JobSpec) -> Result<(), String> {
         return Ok(());
     }
     if z.size == 0 {
+        let paths = file_paths(spec, 0);
+        if let Some(dev) = paths.iter().find(|p| p.starts_with("/dev/")) {
+            // fio reads a zoned device's zones (and their size) from the
+            // device: a zone report, or NVMe passthrough for /dev/ngXnY.
+            let nvme = dev
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("ng"));
+            let what = match nvme {
+                true => "an NVMe generic character device",
+                false => "a zoned block device",
+            };
+            return Err(format!(
+                "{}: zonemode=zbd without zonesize takes the zones from the device ({what}), \
+                 which is not supported by ioscope yet; a device without zones needs zonesize",
+                dev.display()
+            ));
+        }
         return Err(
             "zonemode=zbd needs zonesize: specifying the zone size is mandatory for \
              a regular file or a block device without zones (reading a zoned block \
