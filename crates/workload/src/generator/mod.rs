@@ -553,16 +553,16 @@ impl Workload {
     /// nothing more fits in this file.
     #[inline]
     fn fill(&mut self, f: usize, dir: DataDir) -> Option<IoUnit> {
-        match self.zbd.take() {
-            None => self.fill_held(f, dir, None),
-            // The file's zones stay locked for the whole choice, as
-            // other workers may share them.
-            Some(mut z) => {
+        if self.zbd.is_some() {
+            if let Some(mut z) = self.zbd.take() {
+                // The file's zones stay locked for the whole choice, as
+                // other workers may share them.
                 let io = self.fill_held(f, dir, Some(&mut z.hold(f)));
                 self.zbd = Some(z);
-                io
+                return io;
             }
         }
+        self.fill_held(f, dir, None)
     }
 
     /// [`Workload::fill`] with file `f`'s zones `held` (zonemode=zbd).
