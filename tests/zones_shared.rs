@@ -79,7 +79,10 @@ fn concurrent_zbd_jobs_share_write_pointers_and_open_zones_as_fio() {
         let v = run(tool, d.path(), &text, &logs);
         let mut zones: BTreeMap<u64, Vec<u64>> = BTreeMap::new();
         for w in 0..4 {
-            assert_eq!(u(&job(&v, &format!("w{w}"))["write"], "io_bytes"), 128 << 10);
+            assert_eq!(
+                u(&job(&v, &format!("w{w}"))["write"], "io_bytes"),
+                128 << 10
+            );
             for (offset, len) in logged(&d.path().join(format!("w{w}.log")), "write") {
                 assert_eq!(len, 4096, "{tool}");
                 zones.entry(offset / ZONE).or_default().push(offset);
@@ -125,7 +128,11 @@ fn zbd_jobs_that_fill_shared_zones_move_on_as_fio() {
     for tool in ["fio", "ioscope"] {
         let v = run(tool, d.path(), &text, &logs);
         for w in 0..4 {
-            assert_eq!(u(&job(&v, &format!("w{w}"))["write"], "io_bytes"), 1 << 20, "{tool}");
+            assert_eq!(
+                u(&job(&v, &format!("w{w}"))["write"], "io_bytes"),
+                1 << 20,
+                "{tool}"
+            );
             let mut last: BTreeMap<u64, u64> = BTreeMap::new();
             for (offset, len) in logged(&d.path().join(format!("w{w}.log")), "write") {
                 let z = offset / ZONE;
@@ -155,7 +162,11 @@ fn numjobs_clones_share_one_files_zones_as_fio() {
                 group_reporting\nioengine=psync\n[dev1]\n";
     for tool in ["fio", "ioscope"] {
         let v = run(tool, d.path(), text, &[]);
-        assert_eq!(u(&v["jobs"][0]["write"], "io_bytes"), 16 * (256 << 10), "{tool}");
+        assert_eq!(
+            u(&v["jobs"][0]["write"], "io_bytes"),
+            16 * (256 << 10),
+            "{tool}"
+        );
         assert_eq!(u(&v["jobs"][0]["write"], "total_ios"), 16 * 16, "{tool}");
     }
 }

@@ -117,7 +117,8 @@ pub(crate) fn check_shared(jobs: &[JobSpec]) -> Result<(), (&str, String)> {
                 continue;
             };
             let (a, b) = (&other.zones, &spec.zones);
-            let capacity = |z: &ioscope_job::ZoneSpec| if z.capacity == 0 { z.size } else { z.capacity };
+            let capacity =
+                |z: &ioscope_job::ZoneSpec| if z.capacity == 0 { z.size } else { z.capacity };
             let why = if a.size != b.size || capacity(a) != capacity(b) {
                 format!(
                     "zonesize/zonecapacity {}/{} differ from job {}'s {}/{}: the jobs share the \
@@ -137,7 +138,10 @@ pub(crate) fn check_shared(jobs: &[JobSpec]) -> Result<(), (&str, String)> {
             } else {
                 continue;
             };
-            return Err((&spec.name, format!("{}: zonemode=zbd: {why}", path.display())));
+            return Err((
+                &spec.name,
+                format!("{}: zonemode=zbd: {why}", path.display()),
+            ));
         }
     }
     Ok(())

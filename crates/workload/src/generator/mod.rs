@@ -389,7 +389,11 @@ impl Workload {
 
     /// `zonemode=zbd`: the files, named `paths`, take the zones that
     /// other workers of the run share in `book` (see [`ZoneBook`]).
-    pub fn share_zones(&mut self, book: &ZoneBook, paths: &[&std::path::Path]) -> Result<(), String> {
+    pub fn share_zones(
+        &mut self,
+        book: &ZoneBook,
+        paths: &[&std::path::Path],
+    ) -> Result<(), String> {
         match &mut self.zbd {
             Some(z) => book.join(z, paths),
             None => Ok(()),
