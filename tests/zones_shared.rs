@@ -53,9 +53,9 @@ fn run(tool: &str, dir: &Path, text: &str, logs: &[&str]) -> serde_json::Value {
 /// Four concurrent random writers on one emulated zoned file, then a
 /// random reader after them (`stonewall`).
 fn writers_then_reader(per_job: &str) -> String {
-    let mut text = format!(
+    let mut text = String::from(
         "[global]\nfilename=f\nzonemode=zbd\nzonesize=1m\nmax_open_zones=4\nbs=4k\n\
-         size=16m\nioengine=psync\n"
+         size=16m\nioengine=psync\n",
     );
     for w in 0..4 {
         text += &format!("[w{w}]\nrw=randwrite\nio_size={per_job}\nwrite_iolog=w{w}.log\n");
