@@ -475,8 +475,6 @@ fn zbd_checks_refuse_as_fio_and_name_what_is_missing() {
         e.contains("rw=trim with zonemode=zbd is not supported by ioscope yet"),
         "{e}"
     );
-    let e = refused(&["--parse-only", "--zonesize=64k", "--name=y", "--filename=f"]);
-    assert!(e.contains("several jobs on one file (here z and y)"), "{e}");
     // fio: "file/device size ... is smaller than zone size".
     fs::File::create(d.path().join("f"))
         .unwrap()
@@ -515,12 +513,17 @@ fn zbd_seq_read_example_reads_nothing_from_empty_zones_as_fio() {
 }
 
 /// fio's zoned-device examples parse, and what ioscope cannot run is
-/// refused by name: it will not have the libzbc library.
+/// refused by name: it will not have the libzbc library, and does not
+/// read an NVMe zoned namespace's zones yet. (zbd-rand-write.fio runs:
+/// tests/zones_shared.rs.)
 #[test]
 fn zoned_device_examples_are_refused_with_the_reason() {
     let examples = [
-        ("zbd-rand-write.fio", "numjobs=16 is not supported"),
-        ("uring-cmd-zoned.fio", "several jobs on one file"),
+        (
+            "uring-cmd-zoned.fio",
+            "/dev/ng0n1: zonemode=zbd without zonesize takes the zones from the device (an NVMe \
+             generic character device), which is not supported by ioscope yet",
+        ),
         ("libzbc-rand-write.fio", "needs libzbc"),
         ("libzbc-seq-read.fio", "needs libzbc"),
     ];

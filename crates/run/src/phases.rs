@@ -157,6 +157,8 @@ pub(crate) fn run_all(
     };
 
     let mut aborted = None;
+    // zonemode=zbd: a file's zones outlive the phase that cut them.
+    let zone_book = ioscope_workload::ZoneBook::default();
     let all_phases = phases(&parsed.jobs);
     'phases: for (k, phase) in all_phases.iter().enumerate() {
         if signal::interrupted() || stop.load(Ordering::Relaxed) {
@@ -242,6 +244,7 @@ pub(crate) fn run_all(
             aux_path: options.aux_path.as_deref(),
             trace: options.trace.as_ref(),
             flows: &flows,
+            zones: &zone_book,
         };
         let outcomes = std::thread::scope(|s| -> Result<Vec<_>, RunError> {
             let mut handles = Vec::with_capacity(workers.len());

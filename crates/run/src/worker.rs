@@ -61,6 +61,8 @@ pub(crate) struct Shared<'a> {
     pub trace: Option<&'a crate::Trace>,
     /// The flows (flow_id) of the phase's jobs.
     pub flows: &'a crate::pacing::Flows,
+    /// zonemode=zbd: the zones of the run's files.
+    pub zones: &'a ioscope_workload::ZoneBook,
 }
 
 /// Runs worker `id` of `spec` over `files`, as `plan` says, and leaves its
@@ -169,6 +171,10 @@ fn run_inner(
         )
     };
     let mut workload = workload_of();
+    let zoned: Vec<_> = paths.iter().map(PathBuf::as_path).collect();
+    if let Err(m) = workload.share_zones(shared.zones, &zoned) {
+        return fail(libc::EINVAL, format!("{}: {m}", spec.name));
+    }
     if let Some(log) = plan.replay(id.clone) {
         workload = workload.replaying(Replay::new(log.clone()));
     }

@@ -11,7 +11,7 @@ use crate::offset_mix::{SeqRandMix, Zoned};
 use crate::rand::{job_seeds, seed_slot, FioRand};
 use crate::random_map::RandomMap;
 use crate::rwmix::RwMix;
-use crate::zones::{Extent, Strided, Zbd, ZoneView};
+use crate::zones::{Extent, Held, Strided, Zbd, ZoneBook, ZoneView};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DataDir {
@@ -387,6 +387,19 @@ impl Workload {
         self
     }
 
+    /// `zonemode=zbd`: the files, named `paths`, take the zones that
+    /// other workers of the run share in `book` (see [`ZoneBook`]).
+    pub fn share_zones(
+        &mut self,
+        book: &ZoneBook,
+        paths: &[&std::path::Path],
+    ) -> Result<(), String> {
+        match &mut self.zbd {
+            Some(z) => book.join(z, paths),
+            None => Ok(()),
+        }
+    }
+
     /// Zones `zonemode=zbd` has reset so far (fio's `nr_zone_resets`).
     pub fn zone_resets(&self) -> u64 {
         self.zbd.as_ref().map_or(0, Zbd::resets)
@@ -544,13 +557,27 @@ impl Workload {
     /// nothing more fits in this file.
     #[inline]
     fn fill(&mut self, f: usize, dir: DataDir) -> Option<IoUnit> {
-        let dir = match &mut self.zbd {
+        if self.zbd.is_some() {
+            if let Some(mut z) = self.zbd.take() {
+                // The file's zones stay locked for the whole choice, as
+                // other workers may share them.
+                let io = self.fill_held(f, dir, Some(&mut z.hold(f)));
+                self.zbd = Some(z);
+                return io;
+            }
+        }
+        self.fill_held(f, dir, None)
+    }
+
+    /// [`Workload::fill`] with file `f`'s zones `held` (zonemode=zbd).
+    #[inline]
+    fn fill_held(&mut self, f: usize, dir: DataDir, mut held: Option<&mut Held>) -> Option<IoUnit> {
+        let dir = match &mut held {
             Some(z) => {
-                let dir = z.direction(f, dir);
+                let dir = z.direction(dir);
                 let file = &mut self.files[f];
                 let d = dir as usize;
                 z.before(
-                    f,
                     dir,
                     ZoneView {
                         start: &mut file.start,
@@ -615,13 +642,13 @@ impl Workload {
         if len == 0 {
             return None;
         }
-        if let Some(z) = &mut self.zbd {
+        if let Some(z) = &mut held {
             let extent = Extent {
                 start: file.start,
                 len: file.len,
                 real: file.real,
             };
-            let Some((o, l)) = z.adjust(f, dir, &extent, offset, len) else {
+            let Some((o, l)) = z.adjust(dir, &extent, offset, len) else {
                 // fio's io_u_eof: the pass ends for every file.
                 self.files.iter_mut().for_each(|f| f.done = true);
                 return None;
@@ -647,8 +674,8 @@ impl Workload {
         if let Some(z) = &mut self.strided {
             z.issued(len);
         }
-        if let Some(z) = &mut self.zbd {
-            z.issued(f, dir, offset, len);
+        if let Some(z) = held {
+            z.issued(dir, offset, len);
         }
         Some(IoUnit {
             dir,

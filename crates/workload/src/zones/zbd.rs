@@ -13,6 +13,8 @@
 //! that a write filled when it completes; ioscope does both when the I/O
 //! is issued, which is what fio does with its synchronous engines.
 
+use std::sync::{Arc, Mutex, MutexGuard};
+
 use ioscope_job::{JobSpec, ZoneMode};
 
 use super::ZoneView;
@@ -35,15 +37,17 @@ impl Zone {
     }
 }
 
-/// The zones of one file and the part of them the job works in.
-#[derive(Clone, Debug)]
-struct ZonedFile {
+/// The zones of one file (fio's `zoned_block_device_info`): one per file
+/// for the whole run, shared by every job and clone that names the file
+/// (see [`super::ZoneBook`]).
+#[derive(Debug)]
+pub(crate) struct ZonedFile {
     /// The zones, then a sentinel whose start is the end of the last zone.
     zones: Vec<Zone>,
     zone_size: u64,
-    /// Zones of the job's extent: `min_zone..max_zone`.
-    min_zone: usize,
-    max_zone: usize,
+    /// The file's open-zone limit (fio's `zbdi->max_open_zones`): the
+    /// first job's `max_open_zones`, which later jobs inherit.
+    pub(super) max_open: u32,
     /// fio's `open_zones` array, kept whole: a closed zone's slot is
     /// filled by moving the rest down, and fio reads slot 0 even when no
     /// zone is open.
@@ -55,6 +59,19 @@ struct ZonedFile {
     write_cnt: u32,
 }
 
+/// A file's zones as several workers hold them.
+pub(crate) type SharedZones = Arc<Mutex<ZonedFile>>;
+
+/// One job's view of a file's zones: the shared zones and the part of
+/// them the job works in (fio's `f->min_zone`, `f->max_zone`).
+#[derive(Debug)]
+struct JobFile {
+    zones: SharedZones,
+    /// Zones of the job's extent: `min_zone..max_zone`.
+    min_zone: usize,
+    max_zone: usize,
+}
+
 /// The extent of a file as zbd mode sees it (fio's `file_offset`,
 /// `io_size`, `real_file_size`).
 #[derive(Clone, Copy, Debug)]
@@ -64,17 +81,16 @@ pub(crate) struct Extent {
     pub real: u64,
 }
 
-/// One worker's zones, file by file.
-#[derive(Clone, Debug)]
-pub(crate) struct Zbd {
-    files: Vec<ZonedFile>,
-    max_open: u32,
+/// What belongs to the worker itself (fio's `td` and `td->o`).
+#[derive(Debug)]
+pub(crate) struct JobZones {
     job_max_open: u32,
     /// Zones this worker opened (fio's `td->num_open_zones`).
     job_open: u32,
     read_beyond_wp: bool,
     random: bool,
     mixed: bool,
+    writes: bool,
     reset_threshold: f64,
     reset_frequency: f64,
     zone_skip: u64,
@@ -85,6 +101,24 @@ pub(crate) struct Zbd {
     min_bs: [u64; 3],
 }
 
+/// One worker's zones, file by file.
+#[derive(Debug)]
+pub(crate) struct Zbd {
+    files: Vec<JobFile>,
+    job: JobZones,
+}
+
+/// A file's zones locked for one I/O: from the choice of its direction
+/// to its issue, so that no other worker moves the write pointer in
+/// between (fio holds the zone's mutex from `zbd_adjust_block` to
+/// `zbd_queue_io`).
+pub(crate) struct Held<'a> {
+    job: &'a mut JobZones,
+    min_zone: usize,
+    max_zone: usize,
+    zf: MutexGuard<'a, ZonedFile>,
+}
+
 /// What the offset chosen for an I/O becomes: a place in a zone, or the
 /// end of the pass (fio's `io_u_eof`).
 pub(crate) type Adjusted = Option<(u64, u64)>;
@@ -92,6 +126,7 @@ pub(crate) type Adjusted = Option<(u64, u64)>;
 impl Zbd {
     /// The zones `spec` asks for over files of sizes `reals`; None unless
     /// `zonemode=zbd` (the plan step has checked zonesize and the rest).
+    /// Each file's zones are the worker's own until [`Zbd::share`].
     pub(crate) fn of(spec: &JobSpec, reals: &[u64]) -> Option<Zbd> {
         let z = &spec.zones;
         if z.mode != ZoneMode::Zbd || z.size == 0 {
@@ -112,33 +147,39 @@ impl Zbd {
                     .collect();
                 // The sentinel holds no data.
                 zones[nr].capacity = 0;
-                ZonedFile {
+                let zf = ZonedFile {
                     zones,
                     zone_size: z.size,
-                    min_zone: 0,
-                    max_zone: 0,
+                    max_open: z.max_open_zones,
                     open_zones: vec![0; MAX_OPEN],
                     num_open: 0,
                     with_data: 0,
                     write_cnt: 0,
+                };
+                JobFile {
+                    zones: Arc::new(Mutex::new(zf)),
+                    min_zone: 0,
+                    max_zone: 0,
                 }
             })
             .collect();
         let kind = spec.rw.kind;
         Some(Zbd {
             files,
-            max_open: z.max_open_zones,
-            job_max_open: z.job_max_open_zones,
-            job_open: 0,
-            read_beyond_wp: z.read_beyond_wp,
-            random: kind.is_random(),
-            mixed: kind.reads() && kind.writes(),
-            reset_threshold: z.reset_threshold.unwrap_or(0.0),
-            reset_frequency: z.reset_frequency.unwrap_or(0.0),
-            zone_skip: z.skip,
-            zone_bytes: 0,
-            resets: 0,
-            min_bs: [spec.bs.read.min(), spec.bs.write.min(), spec.bs.trim.min()],
+            job: JobZones {
+                job_max_open: z.job_max_open_zones,
+                job_open: 0,
+                read_beyond_wp: z.read_beyond_wp,
+                random: kind.is_random(),
+                mixed: kind.reads() && kind.writes(),
+                writes: kind.writes(),
+                reset_threshold: z.reset_threshold.unwrap_or(0.0),
+                reset_frequency: z.reset_frequency.unwrap_or(0.0),
+                zone_skip: z.skip,
+                zone_bytes: 0,
+                resets: 0,
+                min_bs: [spec.bs.read.min(), spec.bs.write.min(), spec.bs.trim.min()],
+            },
         })
     }
 
@@ -146,7 +187,8 @@ impl Zbd {
     /// zone start and ends at a zone end (the extent shrinks inward); a
     /// read-only job keeps its extent. Also sets the job's zones.
     pub(crate) fn align(&mut self, f: usize, e: Extent, read_only: bool) -> Extent {
-        let zf = &mut self.files[f];
+        let jf = &mut self.files[f];
+        let mut zf = lock(&jf.zones);
         let mut e = e;
         if e.start < e.real && e.len > 0 && !read_only {
             let zs = zf.zone_size;
@@ -158,20 +200,92 @@ impl Zbd {
             let end = zf.zones[zf.idx(e.start + e.len)].start;
             e.len = end.saturating_sub(e.start);
         }
-        zf.min_zone = zf.idx(e.start);
-        zf.max_zone = zf.idx(e.start + e.len);
-        zf.reset_write_cnt(self.reset_frequency);
+        jf.min_zone = zf.idx(e.start);
+        jf.max_zone = zf.idx(e.start + e.len);
+        zf.reset_write_cnt(self.job.reset_frequency);
         e
     }
 
+    /// File `f`'s zones become `zones`, which other workers share (fio's
+    /// `zbd_init_zone_info` finding the file in an earlier job), and the
+    /// job starts on them as fio's `zbd_file_reset` does.
+    pub(crate) fn share(&mut self, f: usize, zones: SharedZones) {
+        self.files[f].zones = zones;
+        self.file_reset(f);
+    }
+
+    /// The zones of file `f`, to share with other workers.
+    pub(crate) fn zones(&self, f: usize) -> &SharedZones {
+        &self.files[f].zones
+    }
+
+    /// How many zones the job's extent of file `f` needs and how many the
+    /// file's (shared) zones have.
+    pub(crate) fn zone_counts(&self, f: usize) -> (usize, usize) {
+        let jf = &self.files[f];
+        (jf.max_zone, lock(&jf.zones).zones.len() - 1)
+    }
+
+    /// File `f`'s zones, locked for one I/O.
+    #[inline]
+    pub(crate) fn hold(&mut self, f: usize) -> Held<'_> {
+        let jf = &self.files[f];
+        Held {
+            job: &mut self.job,
+            min_zone: jf.min_zone,
+            max_zone: jf.max_zone,
+            zf: lock(&jf.zones),
+        }
+    }
+
+    /// A new pass (fio's `fio_file_reset` and `reset_io_counters`): the
+    /// zones keep their data; the reset countdown starts over.
+    pub(crate) fn restart(&mut self) {
+        self.job.zone_bytes = 0;
+        for f in 0..self.files.len() {
+            self.file_reset(f);
+        }
+    }
+
+    /// fio's `zbd_file_reset` for a job that writes: the count of bytes
+    /// with data is what the job's zones hold, and the reset countdown
+    /// starts over. (ioscope also restarts a reader's countdown, which
+    /// no reader uses.)
+    fn file_reset(&mut self, f: usize) {
+        let jf = &self.files[f];
+        let mut zf = lock(&jf.zones);
+        if self.job.writes {
+            zf.with_data = zf.zones[jf.min_zone..jf.max_zone]
+                .iter()
+                .map(|z| z.wp - z.start)
+                .sum();
+        }
+        zf.reset_write_cnt(self.job.reset_frequency);
+    }
+
+    /// Zones reset so far.
+    pub(crate) fn resets(&self) -> u64 {
+        self.job.resets
+    }
+}
+
+/// A lock that a worker which panicked while holding it leaves usable:
+/// the zones are plain numbers, consistent between two calls.
+fn lock(zones: &SharedZones) -> MutexGuard<'_, ZonedFile> {
+    zones
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+impl Held<'_> {
     /// fio's `zbd_adjust_ddir`: a mixed job's read becomes a write while
     /// nothing was written yet (there would be nothing to read).
     #[inline]
-    pub(crate) fn direction(&self, f: usize, dir: DataDir) -> DataDir {
+    pub(crate) fn direction(&self, dir: DataDir) -> DataDir {
         if dir == DataDir::Read
-            && self.mixed
-            && self.files[f].with_data == 0
-            && !self.read_beyond_wp
+            && self.job.mixed
+            && self.zf.with_data == 0
+            && !self.job.read_beyond_wp
         {
             DataDir::Write
         } else {
@@ -184,9 +298,10 @@ impl Zbd {
     /// next zone, and with `zoneskip` a zone that had its bytes (or whose
     /// data ran out for a read) is left for the one `zoneskip` further.
     #[inline]
-    pub(crate) fn before(&mut self, f: usize, dir: DataDir, v: ZoneView) {
+    pub(crate) fn before(&mut self, dir: DataDir, v: ZoneView) {
         let last_pos = v.last_pos;
-        let zf = &self.files[f];
+        let zf = &self.zf;
+        let job = &mut *self.job;
         let i = zf.idx(*last_pos);
         if i >= zf.zones.len() - 1 {
             return;
@@ -194,23 +309,23 @@ impl Zbd {
         let z = &zf.zones[i];
         let end = zf.zones[i + 1].start;
         if z.capacity < zf.zone_size
-            && !self.random
+            && !job.random
             && dir == DataDir::Write
             && *last_pos >= z.capacity_end()
         {
             *last_pos = end;
         }
-        if self.random || self.zone_skip == 0 {
+        if job.random || job.zone_skip == 0 {
             return;
         }
         let z = &zf.zones[zf.idx(*last_pos).min(zf.zones.len() - 2)];
         let end = z.start + zf.zone_size;
-        if self.zone_bytes >= zf.zone_size
+        if job.zone_bytes >= zf.zone_size
             || *last_pos >= end
-            || (dir == DataDir::Read && !self.read_beyond_wp && *last_pos >= z.wp)
+            || (dir == DataDir::Read && !job.read_beyond_wp && *last_pos >= z.wp)
         {
-            self.zone_bytes = 0;
-            *v.start += zf.zone_size + self.zone_skip;
+            job.zone_bytes = 0;
+            *v.start += zf.zone_size + job.zone_skip;
             if *v.start >= v.real {
                 *v.start = v.origin;
             }
@@ -220,66 +335,60 @@ impl Zbd {
 
     /// fio's `zbd_adjust_block`: where an I/O of `len` bytes chosen at
     /// `offset` goes in the zones, and how long it is; None ends the pass.
-    pub(crate) fn adjust(
-        &mut self,
-        f: usize,
-        dir: DataDir,
-        e: &Extent,
-        offset: u64,
-        len: u64,
-    ) -> Adjusted {
+    pub(crate) fn adjust(&mut self, dir: DataDir, e: &Extent, offset: u64, len: u64) -> Adjusted {
         match dir {
-            DataDir::Read => self.adjust_read(f, offset, len),
-            DataDir::Write => self.adjust_write(f, e, offset, len),
+            DataDir::Read => self.adjust_read(offset, len),
+            DataDir::Write => self.adjust_write(e, offset, len),
             // The plan step refuses trims with zonemode=zbd.
             DataDir::Trim => Some((offset, len)),
         }
     }
 
-    fn adjust_read(&self, f: usize, offset: u64, len: u64) -> Adjusted {
-        if self.read_beyond_wp {
+    fn adjust_read(&self, offset: u64, len: u64) -> Adjusted {
+        if self.job.read_beyond_wp {
             return Some((offset, len));
         }
-        let min_bs = self.min_bs[0];
-        let zf = &self.files[f];
+        let random = self.job.random;
+        let min_bs = self.job.min_bs[0];
+        let zf = &self.zf;
         let orig = zf.idx(offset);
         let mut zb = orig;
         let mut offset = offset;
         let mut range = zf.zones[zb].wp - zf.zones[zb].start;
-        if range < min_bs || (!self.random && offset + min_bs > zf.zones[zb].wp) {
-            zb = zf.find_zone(min_bs, zb, self.random)?;
+        if range < min_bs || (!random && offset + min_bs > zf.zones[zb].wp) {
+            zb = self.find_zone(min_bs, zb)?;
             range = zf.zones[zb].wp - zf.zones[zb].start;
-            if !self.random {
+            if !random {
                 offset = zf.zones[zb].start;
             }
         }
         let z = &zf.zones[zb];
         if range <= len {
             offset = z.start;
-        } else if self.random {
+        } else if random {
             offset = z.start + ((offset - zf.zones[orig].start) % (range - len)) / min_bs * min_bs;
         }
         let len = len.min(z.wp - offset) / min_bs * min_bs;
         Some((offset, len))
     }
 
-    fn adjust_write(&mut self, f: usize, e: &Extent, offset: u64, len: u64) -> Adjusted {
-        let min_bs = self.min_bs[1];
-        let mut zb = self.files[f].idx(offset);
-        if !self.open_zone(f, zb) {
-            zb = self.convert_to_open_zone(f, e, offset, min_bs)?;
+    fn adjust_write(&mut self, e: &Extent, offset: u64, len: u64) -> Adjusted {
+        let min_bs = self.job.min_bs[1];
+        let mut zb = self.zf.idx(offset);
+        if !self.open_zone(zb) {
+            zb = self.convert_to_open_zone(e, offset, min_bs)?;
         }
-        let zf = &mut self.files[f];
+        let frequency = self.job.reset_frequency;
+        let zf = &mut *self.zf;
         let mut reset = false;
-        if self.reset_frequency != 0.0 && zf.with_data as f64 >= e.len as f64 * self.reset_threshold
-        {
-            reset = zf.dec_and_reset_write_cnt(self.reset_frequency);
+        if frequency != 0.0 && zf.with_data as f64 >= e.len as f64 * self.job.reset_threshold {
+            reset = zf.dec_and_reset_write_cnt(frequency);
         }
         let z = &zf.zones[zb];
         if reset || z.wp + min_bs > z.capacity_end() {
             // A zone without data is not reset (fio's zbd_reset_zone).
             if zf.reset_zone(zb) {
-                self.resets += 1;
+                self.job.resets += 1;
             }
         }
         let z = &zf.zones[zb];
@@ -295,12 +404,12 @@ impl Zbd {
     /// `offset`: the write pointer moves past it, and a zone it filled is
     /// closed.
     #[inline]
-    pub(crate) fn issued(&mut self, f: usize, dir: DataDir, offset: u64, len: u64) {
-        self.zone_bytes += len;
+    pub(crate) fn issued(&mut self, dir: DataDir, offset: u64, len: u64) {
+        self.job.zone_bytes += len;
         if dir != DataDir::Write {
             return;
         }
-        let zf = &mut self.files[f];
+        let zf = &mut *self.zf;
         let i = zf.idx(offset);
         let z = &mut zf.zones[i];
         let end = (offset + len).min(z.capacity_end());
@@ -310,50 +419,40 @@ impl Zbd {
         let z = &mut zf.zones[i];
         z.wp = end;
         if offset + len >= z.capacity_end() {
-            self.close_zone(f, i);
+            self.close_zone(i);
         }
-    }
-
-    /// A new pass (fio's `fio_file_reset` and `reset_io_counters`): the
-    /// zones keep their data; the reset countdown starts over.
-    pub(crate) fn restart(&mut self) {
-        self.zone_bytes = 0;
-        for zf in &mut self.files {
-            zf.reset_write_cnt(self.reset_frequency);
-        }
-    }
-
-    /// Zones reset so far.
-    pub(crate) fn resets(&self) -> u64 {
-        self.resets
     }
 
     /// fio's `zbd_open_zone`.
-    fn open_zone(&mut self, f: usize, i: usize) -> bool {
-        if self.max_open == 0 {
+    fn open_zone(&mut self, i: usize) -> bool {
+        let zf = &mut *self.zf;
+        if zf.max_open == 0 {
             return true;
         }
-        let zf = &mut self.files[f];
         let z = &zf.zones[i];
         if z.open {
             return z.wp < z.capacity_end();
         }
-        if self.job_max_open > 0 && self.job_open >= self.job_max_open {
+        let job = &mut *self.job;
+        if job.job_max_open > 0 && job.job_open >= job.job_max_open {
             return false;
         }
-        if zf.num_open >= self.max_open as usize {
+        if zf.num_open >= zf.max_open as usize {
             return false;
         }
         zf.open_zones[zf.num_open] = i as u32;
         zf.num_open += 1;
         zf.zones[i].open = true;
-        self.job_open += 1;
+        job.job_open += 1;
         true
     }
 
-    /// fio's `zbd_close_zone`.
-    fn close_zone(&mut self, f: usize, i: usize) {
-        let zf = &mut self.files[f];
+    /// fio's `zbd_close_zone`. The zone may have been opened by another
+    /// worker: fio counts it off the closing worker's open zones all the
+    /// same (`td->num_open_zones--`), which can go below zero there; here
+    /// the count stops at zero.
+    fn close_zone(&mut self, i: usize) {
+        let zf = &mut *self.zf;
         if !zf.zones[i].open {
             return;
         }
@@ -366,21 +465,16 @@ impl Zbd {
         zf.open_zones.copy_within(slot + 1.., slot);
         zf.num_open -= 1;
         zf.zones[i].open = false;
-        self.job_open -= 1;
+        self.job.job_open = self.job.job_open.saturating_sub(1);
     }
 
     /// fio's `zbd_convert_to_open_zone`: the zone a write that cannot go
     /// to its own zone goes to instead (its start; the write pointer is
     /// applied after). None when no zone can take it.
-    fn convert_to_open_zone(
-        &mut self,
-        f: usize,
-        e: &Extent,
-        offset: u64,
-        min_bs: u64,
-    ) -> Option<usize> {
-        let tracking = self.max_open > 0 || self.job_max_open > 0;
-        let zf = &self.files[f];
+    fn convert_to_open_zone(&mut self, e: &Extent, offset: u64, min_bs: u64) -> Option<usize> {
+        let (min_zone, max_zone) = (self.min_zone, self.max_zone);
+        let zf = &self.zf;
+        let tracking = zf.max_open > 0 || self.job.job_max_open > 0;
         // fio's pick_random_zone_idx: the offset's place in the extent
         // scaled to the open zones.
         let pick = ((u128::from(offset - e.start) * zf.num_open as u128) / u128::from(e.len.max(1)))
@@ -390,7 +484,7 @@ impl Zbd {
         } else {
             zf.idx(offset)
         };
-        idx = idx.clamp(zf.min_zone, zf.max_zone - 1);
+        idx = idx.clamp(min_zone, max_zone - 1);
         let examine = if !tracking {
             true
         } else if zf.num_open == 0 {
@@ -401,7 +495,7 @@ impl Zbd {
             let n = zf.num_open;
             let found = (0..n)
                 .map(|k| zf.open_zones[(pick + k) % n] as usize)
-                .find(|&z| zf.min_zone <= z && z < zf.max_zone);
+                .find(|&z| min_zone <= z && z < max_zone);
             match found {
                 Some(z) => {
                     idx = z;
@@ -420,25 +514,54 @@ impl Zbd {
         // the extent's end.
         let count = (e.len / zf.zone_size) as usize;
         for _ in 0..count {
-            let zf = &self.files[f];
+            let zf = &self.zf;
             idx += 1;
             if zf.zones[idx].start.wrapping_sub(e.start) >= e.len {
-                idx = zf.min_zone;
+                idx = min_zone;
             }
             if zf.zones[idx].open {
                 continue;
             }
-            if self.open_zone(f, idx) {
+            if self.open_zone(idx) {
                 return Some(idx);
             }
         }
-        // A write may still fit in a zone already open.
-        let zf = &self.files[f];
+        // A write may still fit in a zone already open (by this worker or
+        // another: fio's retry after waiting for writes in flight finds
+        // nothing more here, where zones close when a write is issued).
+        let zf = &self.zf;
         zf.open_zones[..zf.num_open]
             .iter()
             .map(|&z| z as usize)
-            .filter(|&z| zf.min_zone <= z && z < zf.max_zone)
+            .filter(|&z| min_zone <= z && z < max_zone)
             .find(|&z| zf.zones[z].wp + min_bs <= zf.zones[z].capacity_end())
+    }
+
+    /// fio's `zbd_find_zone`: the nearest zone after `zb` (and, for random
+    /// I/O, before it) with at least `min` bytes written.
+    fn find_zone(&self, min: u64, zb: usize) -> Option<usize> {
+        let random = self.job.random;
+        let (first, last) = (self.min_zone as isize, self.max_zone as isize);
+        let (mut z1, mut z2) = (zb as isize + 1, zb as isize - 1);
+        let has = |z: isize| {
+            let z = &self.zf.zones[z as usize];
+            z.start + min <= z.wp
+        };
+        while z1 < last || z2 >= first {
+            if z1 < last {
+                if has(z1) {
+                    return Some(z1 as usize);
+                }
+            } else if !random {
+                break;
+            }
+            if random && z2 >= first && has(z2) {
+                return Some(z2 as usize);
+            }
+            z1 += 1;
+            z2 -= 1;
+        }
+        None
     }
 }
 
@@ -475,32 +598,6 @@ impl ZonedFile {
         }
         false
     }
-
-    /// fio's `zbd_find_zone`: the nearest zone after `zb` (and, for random
-    /// I/O, before it) with at least `min` bytes written.
-    fn find_zone(&self, min: u64, zb: usize, random: bool) -> Option<usize> {
-        let (first, last) = (self.min_zone as isize, self.max_zone as isize);
-        let (mut z1, mut z2) = (zb as isize + 1, zb as isize - 1);
-        let has = |z: isize| {
-            let z = &self.zones[z as usize];
-            z.start + min <= z.wp
-        };
-        while z1 < last || z2 >= first {
-            if z1 < last {
-                if has(z1) {
-                    return Some(z1 as usize);
-                }
-            } else if !random {
-                break;
-            }
-            if random && z2 >= first && has(z2) {
-                return Some(z2 as usize);
-            }
-            z1 += 1;
-            z2 -= 1;
-        }
-        None
-    }
 }
 
 #[cfg(test)]
@@ -530,8 +627,9 @@ mod tests {
 
     /// Issues a write of `len` chosen at `offset`; returns where it went.
     fn write(z: &mut Zbd, offset: u64, len: u64) -> Adjusted {
-        let (o, l) = z.adjust(0, DataDir::Write, &ALL, offset, len)?;
-        z.issued(0, DataDir::Write, o, l);
+        let mut held = z.hold(0);
+        let (o, l) = held.adjust(DataDir::Write, &ALL, offset, len)?;
+        held.issued(DataDir::Write, o, l);
         Some((o, l))
     }
 
@@ -570,7 +668,7 @@ mod tests {
         assert_eq!(write(&mut z, 130 << 10, 4096), Some((4096, 4096)));
         // Random reads go to the nearest zone with data, below its write
         // pointer: zone 0 has 8 KiB.
-        let r = z.adjust(0, DataDir::Read, &ALL, 200 << 10, 4096);
+        let r = z.hold(0).adjust(DataDir::Read, &ALL, 200 << 10, 4096);
         assert!(matches!(r, Some((o, 4096)) if o < 8192), "{r:?}");
     }
 }
