@@ -119,6 +119,11 @@ const NOT_RUN: &[(&str, &str)] = &[
 /// The largest size the smoke runs lay out per file or job.
 const SIZE_CAP: u64 = 32 << 20;
 
+/// The size of a stand-in for a device or a file the example expects to
+/// exist: sparse, so it costs no space, and large enough for the offsets
+/// of the examples (cross-stripe-verify.fio: 30 jobs 124 GiB apart).
+const STAND_IN: u64 = 4 << 40;
+
 /// `text` with a size's suffix read as fio reads it (base 1024), or None
 /// for what is not a plain size (a percentage, a range, a list).
 fn plain_size(text: &str) -> Option<u64> {
@@ -138,9 +143,10 @@ fn plain_size(text: &str) -> Option<u64> {
 }
 
 /// The job file made fit for a one-second run in `dir`: devices and
-/// absolute directories become files and folders in `dir`, large sizes
-/// (and zone sizes) are capped, start delays and ramps cut to a second, and every section ends with `runtime=1` (a later value wins in
-/// fio's dialect), so the job's own settings otherwise stand.
+/// absolute paths become sparse files and folders in `dir`, large sizes
+/// (and zone sizes) are capped, start delays and ramps cut to a second,
+/// and every section ends with `runtime=1` (a later value wins in fio's
+/// dialect), so the job's own settings otherwise stand.
 fn for_a_smoke_run(text: &str, dir: &Path) -> String {
     let mut out = String::new();
     let mut in_section = false;
@@ -167,10 +173,12 @@ fn for_a_smoke_run(text: &str, dir: &Path) -> String {
                 .split(':')
                 .map(|f| {
                     let name = f.trim_start_matches('/').replace('/', "-");
-                    if f.starts_with("/dev/") {
-                        // A device has a size: so has the file in its place.
-                        let file = fs::File::create(dir.join(&name)).expect("a stand-in device");
-                        file.set_len(SIZE_CAP).expect("size the stand-in device");
+                    if f.starts_with('/') {
+                        // A device, or a file the example expects to be
+                        // there (butterfly.fio reads /tmp/testfile): it has
+                        // a size, and so has the file in its place.
+                        let file = fs::File::create(dir.join(&name)).expect("a stand-in");
+                        file.set_len(STAND_IN).expect("size the stand-in");
                     }
                     name
                 })
@@ -420,7 +428,7 @@ fn the_smoke_rewrite_keeps_devices_and_large_sizes_out() {
     assert!(dir.path().join("scratch").is_dir());
     assert_eq!(
         fs::metadata(dir.path().join("dev-sdc")).unwrap().len(),
-        SIZE_CAP
+        STAND_IN
     );
     assert_eq!(out.matches("runtime=1\n").count(), 2, "{out}");
     let zoned = for_a_smoke_run("[z]\nzonesize=256M\n", dir.path());
