@@ -61,8 +61,10 @@ pub(crate) struct LatTarget {
 /// What the loop must do after a window is judged.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Step {
-    /// Go on at the (maybe new) depth.
-    Go,
+    /// The window goes on.
+    Wait,
+    /// Judged a success: a new window at the new depth starts now.
+    Next,
     /// The depth went down: drain what is in flight, then a new window.
     Drain,
     /// Settled: drain, restart the job's measurements and its time limit,
@@ -178,7 +180,7 @@ impl LatTarget {
         }
         self.qd = self.qd.min(self.p.iodepth);
         if self.p.run || self.qd != qd {
-            Step::Go
+            Step::Next
         } else if self.end_run {
             Step::Done
         } else {
@@ -191,7 +193,7 @@ impl LatTarget {
     /// passed since it began (`elapsed_us`).
     fn check(&mut self, elapsed_us: u64) -> Step {
         if elapsed_us < self.p.window_us {
-            return Step::Go;
+            return Step::Wait;
         }
         // No completion in the window: 0/0, which fio's comparison counts
         // as a failure.
@@ -203,7 +205,7 @@ impl LatTarget {
         } else {
             // At depth 1 fio neither lowers the depth nor starts a new
             // window: the same window is judged again after the next I/O.
-            Step::Go
+            Step::Wait
         }
     }
 }
@@ -230,8 +232,8 @@ pub(super) fn between<Q: Queue>(
     let Some(t) = ledger.lat_target.as_mut() else {
         return Ok(Verdict::Go);
     };
-    let mut step = if t.quiesce { Step::Drain } else { Step::Go };
-    if !ramping && step == Step::Go {
+    let mut step = if t.quiesce { Step::Drain } else { Step::Wait };
+    if !ramping && step == Step::Wait {
         let now = ledger.clock.now();
         let t = ledger.lat_target.as_mut().expect("checked above");
         step = t.check(ledger.clock.elapsed_ns(t.window_start, now) / 1_000);
@@ -239,7 +241,12 @@ pub(super) fn between<Q: Queue>(
     if step == Step::Done {
         return Ok(Verdict::Stop);
     }
-    if step == Step::Go {
+    if step == Step::Wait {
+        return Ok(Verdict::Go);
+    }
+    if step == Step::Next {
+        let now = ledger.clock.now();
+        ledger.lat_target.as_mut().expect("checked above").new_cycle(now);
         return Ok(Verdict::Go);
     }
     // What is in flight completes first; at percentile 100 its late I/Os
@@ -283,7 +290,7 @@ mod tests {
             assert!(t.completed(Some(if i < late { 5000 } else { 10 })));
         }
         let step = t.check(10);
-        if step != Step::Go || t.ios == 0 {
+        if step != Step::Wait {
             t.new_cycle(0);
         }
         (step, t.depth())
@@ -317,9 +324,9 @@ mod tests {
         assert_eq!(
             steps,
             [
-                (Step::Go, 2),
-                (Step::Go, 4),
-                (Step::Go, 8),
+                (Step::Next, 2),
+                (Step::Next, 4),
+                (Step::Next, 8),
                 (Step::FinalRun, 8),
                 (Step::Done, 8),
             ]
@@ -351,13 +358,13 @@ mod tests {
         for _ in 0..10 {
             t.completed(Some(5000));
         }
-        assert_eq!(t.check(10), Step::Go);
+        assert_eq!(t.check(10), Step::Wait);
         assert_eq!((t.depth(), t.ios, t.failed), (1, 10, 10));
         // The window was not restarted: its counts go on accumulating.
         for _ in 0..200 {
             t.completed(Some(10));
         }
-        assert_eq!(t.check(11), Step::Go);
+        assert_eq!(t.check(11), Step::Next);
         assert_eq!(t.depth(), 2);
     }
 
@@ -366,7 +373,7 @@ mod tests {
         let mut t = LatTarget::new(params(99.0, 4), 0);
         window(&mut t, 3, 0);
         assert_eq!(t.depth(), 2);
-        assert_eq!(t.check(9), Step::Go);
+        assert_eq!(t.check(9), Step::Wait);
         assert_eq!(t.depth(), 2);
         // 0/0 is NaN in fio, and NaN >= percentile is false.
         assert_eq!(t.check(10), Step::Drain);
@@ -383,7 +390,7 @@ mod tests {
             0,
         );
         for _ in 0..5 {
-            assert_eq!(window(&mut t, 3, 0), (Step::Go, 2));
+            assert_eq!(window(&mut t, 3, 0), (Step::Next, 2));
         }
     }
 
