@@ -188,7 +188,7 @@ impl QueueUser for IoLoop<'_> {
                         deadline = cfg.runtime_ticks.map(|r| now + r);
                     }
                 }
-                reserve = ledger.lat_target.as_ref().map_or(0, |t| depth - t.depth()) as usize;
+                reserve = ledger.lat_target.as_ref().map_or(0, |t| depth.saturating_sub(t.depth())) as usize;
             }
             if let Some(p) = fill.pacer.as_mut().filter(|_| !ramping) {
                 if !pace::min_rate_met(p, &mut ledger, now) {
