@@ -58,6 +58,8 @@ pub(crate) fn build<'a>(
             let last = jobs.last_mut().expect("checked above");
             last.merge(&result);
             last.header.numjobs += 1;
+            // fio's group reports the last job's latency_target depth.
+            last.header.latency_profile = result.header.latency_profile;
         } else {
             jobs.push(result);
             last_merges = spec.group_reporting;

@@ -246,7 +246,11 @@ pub(super) fn between<Q: Queue>(
     }
     if step == Step::Next {
         let now = ledger.clock.now();
-        ledger.lat_target.as_mut().expect("checked above").new_cycle(now);
+        ledger
+            .lat_target
+            .as_mut()
+            .expect("checked above")
+            .new_cycle(now);
         return Ok(Verdict::Go);
     }
     // What is in flight completes first; at percentile 100 its late I/Os

@@ -122,7 +122,9 @@ impl QueueUser for IoLoop<'_> {
             checks,
             paths: std::mem::take(&mut self.paths),
             trace: self.trace.take(),
-            lat_target: cfg.latency_target.map(|p| latency_target::LatTarget::new(p, start)),
+            lat_target: cfg
+                .latency_target
+                .map(|p| latency_target::LatTarget::new(p, start)),
         };
         let ramp_end = start + cfg.ramp_ticks;
         let mut ramping = cfg.ramp_ticks > 0;
@@ -188,7 +190,11 @@ impl QueueUser for IoLoop<'_> {
                         deadline = cfg.runtime_ticks.map(|r| now + r);
                     }
                 }
-                reserve = ledger.lat_target.as_ref().map_or(0, |t| depth.saturating_sub(t.depth())) as usize;
+                reserve = ledger
+                    .lat_target
+                    .as_ref()
+                    .map_or(0, |t| depth.saturating_sub(t.depth()))
+                    as usize;
             }
             if let Some(p) = fill.pacer.as_mut().filter(|_| !ramping) {
                 if !pace::min_rate_met(p, &mut ledger, now) {
@@ -197,7 +203,10 @@ impl QueueUser for IoLoop<'_> {
             }
 
             // Fill the queue (below the low watermark, as fio refills).
-            while let Some(slot) = (refill && free.len() > reserve).then(|| free.pop()).flatten() {
+            while let Some(slot) = (refill && free.len() > reserve)
+                .then(|| free.pop())
+                .flatten()
+            {
                 let t_start = now;
                 let next = fill.next(
                     &mut q,
