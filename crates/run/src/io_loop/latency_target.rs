@@ -257,7 +257,7 @@ pub(super) fn between<Q: Queue>(
     // lower the depth further, as in fio, where the drain runs inside the
     // completion that failed.
     while q.in_flight() > 0 {
-        let (_, ok, _) = ledger.reap(q, 1, u32::MAX, reaped, slots, free)?;
+        let (_, ok, _) = ledger.reap(q, 1, slots.len() as u32, reaped, slots, free)?;
         if !ok {
             return Ok(Verdict::Stop);
         }
