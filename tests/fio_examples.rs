@@ -81,10 +81,6 @@ const NOT_YET: &[(&str, &str)] = &[
         "'error_dump' is not supported by ioscope yet",
     ),
     (
-        "latency-profile.fio",
-        "latency_target (fio's queue-depth search",
-    ),
-    (
         "uring-cmd-zoned.fio",
         "zonemode=zbd without zonesize takes the zones from the device (an NVMe generic \
          character device)",

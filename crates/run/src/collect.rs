@@ -58,6 +58,8 @@ pub(crate) fn build<'a>(
             let last = jobs.last_mut().expect("checked above");
             last.merge(&result);
             last.header.numjobs += 1;
+            // fio's group reports the last job's latency_target depth.
+            last.header.latency_profile = result.header.latency_profile;
         } else {
             jobs.push(result);
             last_merges = spec.group_reporting;
@@ -133,6 +135,10 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock, now: &Now) -> Job
         result.job_start_ms = now.unix_ms_of(clock, stats.measure_start);
         fill_from_loop(&mut result, stats, clock);
         result.zone_resets = stats.zone_resets;
+        // fio reports the depth latency_target's search ended at.
+        if let (Some(lp), Some(d)) = (&mut result.header.latency_profile, stats.latency_depth) {
+            lp.depth = d;
+        }
         if spec.misc.unified_rw == UnifiedRw::Mixed {
             result.fold_directions();
         }

@@ -167,6 +167,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             let m = &spec.pacing.max_latency;
             [m.read, m.write, m.trim].map(|d| d.as_nanos() as u64)
         },
+        latency_target: crate::pacing::latency_target(spec),
         // fio times the file engines' operations unless disable_lat.
         engine_timed: (backend.works_on_paths() || backend.moves_no_data()).then(|| EngineTimed {
             dir: usize::from(!spec.rw.kind.reads()),

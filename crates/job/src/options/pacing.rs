@@ -256,7 +256,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "latency_target",
         kind: Kind::Time,
-        help: "Ramp to max queue depth supporting this latency (usec unless suffixed); ioscope refuses a job that sets it: the depth search is not implemented yet",
+        help: "Ramp to max queue depth supporting this latency (usec unless suffixed)",
         apply: |s, v| {
             s.spec.pacing.latency_target = micros(v.text)?;
             Ok(())

@@ -62,6 +62,8 @@ pub(crate) struct LoopConfig {
     pub replay_paced: bool,
     /// `max_latency` per direction in ns; 0 for no limit.
     pub max_latency_ns: [u64; 3],
+    /// `latency_target`'s queue-depth search; None without a target.
+    pub latency_target: Option<super::latency_target::Params>,
     /// The engine times an operation of its own, not the requests (fio's
     /// file engines); None for every other engine.
     pub engine_timed: Option<super::engine_timed::EngineTimed>,

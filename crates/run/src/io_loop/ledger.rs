@@ -31,6 +31,8 @@ pub(super) struct Ledger<'a> {
     pub(super) paths: Vec<PathBuf>,
     /// `--debug=io`'s lines, when traced.
     pub(super) trace: Option<IoTrace>,
+    /// `latency_target`'s search, when the job has a target.
+    pub(super) lat_target: Option<super::latency_target::LatTarget>,
 }
 
 impl Ledger<'_> {
@@ -235,6 +237,7 @@ impl Ledger<'_> {
             clock,
             cfg,
             paths,
+            lat_target,
             ..
         } = self;
         let Some(op) = slot.op else { return true };
@@ -332,6 +335,15 @@ impl Ledger<'_> {
                     cfg.max_latency_ns[d],
                     path,
                 ));
+                return false;
+            }
+        }
+        if let Some(lt) = lat_target {
+            if !lt.completed(t.lat.then_some(lat_ns)) {
+                let path = file_path(paths, slot.file);
+                let target = cfg.latency_target.map_or(0, |p| p.target_ns);
+                let late = super::pace::too_late(slot, op, lat_ns, target, path);
+                stats.failure.get_or_insert(late);
                 return false;
             }
         }

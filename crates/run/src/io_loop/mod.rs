@@ -37,6 +37,7 @@ mod config;
 mod engine_timed;
 mod fill;
 mod iolog;
+mod latency_target;
 mod ledger;
 mod pace;
 mod results;
@@ -47,6 +48,7 @@ pub(crate) use config::{LoopConfig, Tracking};
 pub(crate) use engine_timed::EngineTimed;
 use fill::{commit, dir_index, Fill, Next, Pace, Slot};
 pub(crate) use iolog::IologWriter;
+pub(crate) use latency_target::Params as LatencyTarget;
 use ledger::{verify_failure, Ledger};
 pub(crate) use results::{DirStats, IoFailure, LoopStats};
 pub(crate) use syncs::SyncEvery;
@@ -120,10 +122,15 @@ impl QueueUser for IoLoop<'_> {
             checks,
             paths: std::mem::take(&mut self.paths),
             trace: self.trace.take(),
+            lat_target: cfg
+                .latency_target
+                .map(|p| latency_target::LatTarget::new(p, start)),
         };
         let ramp_end = start + cfg.ramp_ticks;
         let mut ramping = cfg.ramp_ticks > 0;
-        let deadline = cfg.runtime_ticks.map(|r| ramp_end + r);
+        let mut deadline = cfg.runtime_ticks.map(|r| ramp_end + r);
+        // Slots kept free below the depth latency_target's search allows.
+        let mut reserve = 0;
 
         let mut now = start;
         let pace = cfg.replay_paced.then_some(Pace { clock, start });
@@ -172,6 +179,23 @@ impl QueueUser for IoLoop<'_> {
                     p.restart(now);
                 }
             }
+            if ledger.lat_target.is_some() {
+                use latency_target::{between, Verdict};
+                match between(&mut q, &mut ledger, &mut reaped, &slots, &mut free, ramping)? {
+                    Verdict::Go => {}
+                    Verdict::Stop => break 'main,
+                    Verdict::Restart => {
+                        now = clock.now();
+                        cpu_start = self.end_ramp(&mut ledger, now);
+                        deadline = cfg.runtime_ticks.map(|r| now + r);
+                    }
+                }
+                reserve = ledger
+                    .lat_target
+                    .as_ref()
+                    .map_or(0, |t| depth.saturating_sub(t.depth()))
+                    as usize;
+            }
             if let Some(p) = fill.pacer.as_mut().filter(|_| !ramping) {
                 if !pace::min_rate_met(p, &mut ledger, now) {
                     break 'main;
@@ -179,7 +203,10 @@ impl QueueUser for IoLoop<'_> {
             }
 
             // Fill the queue (below the low watermark, as fio refills).
-            while let Some(slot) = refill.then(|| free.pop()).flatten() {
+            while let Some(slot) = (refill && free.len() > reserve)
+                .then(|| free.pop())
+                .flatten()
+            {
                 let t_start = now;
                 let next = fill.next(
                     &mut q,
@@ -299,7 +326,7 @@ impl QueueUser for IoLoop<'_> {
                 refill = true;
                 continue;
             }
-            if free.is_empty() && cfg.depth_low < depth {
+            if free.len() <= reserve && cfg.depth_low < depth - reserve as u32 {
                 refill = false;
             }
 
@@ -324,7 +351,7 @@ impl QueueUser for IoLoop<'_> {
                 }
                 break;
             }
-            let must_wait = free.is_empty() || (!fill.writing && nothing_due) || !refill;
+            let must_wait = free.len() <= reserve || (!fill.writing && nothing_due) || !refill;
             let (n, ok, t_done) = ledger.reap(
                 &mut q,
                 reap_min(cfg, must_wait, in_flight),
@@ -371,6 +398,7 @@ impl QueueUser for IoLoop<'_> {
         ledger.stats.faults_injected = q.faults_injected();
         ledger.stats.zone_resets = self.workload.zone_resets();
         ledger.stats.refused_setup_flags = q.refused_setup_flags();
+        ledger.stats.latency_depth = ledger.lat_target.as_ref().map(|t| t.depth());
         Ok(self.finish(ledger, cpu_start, stopped))
     }
 }
@@ -382,6 +410,10 @@ impl IoLoop<'_> {
     #[cold]
     fn end_ramp(&mut self, ledger: &mut Ledger, now: u64) -> ThreadCpu {
         ledger.stats = LoopStats::new(self.config, &self.clock, now);
+        // fio's reset_all_stats restarts latency_target's search too.
+        if let Some(t) = &mut ledger.lat_target {
+            t.restart(now);
+        }
         let cpu_start = ThreadCpu::now();
         // Helper threads, like this one, are charged from here on.
         if let Some(helpers) = self.helpers {

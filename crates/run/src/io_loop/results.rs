@@ -117,6 +117,8 @@ pub(crate) struct LoopStats {
     pub refused_setup_flags: Option<String>,
     /// What the job's logs need, when it writes any.
     pub logs: Option<LogRecorder>,
+    /// The depth `latency_target`'s search ended at; None without one.
+    pub latency_depth: Option<u32>,
 }
 
 impl LoopStats {
@@ -155,6 +157,7 @@ impl LoopStats {
                 .logs
                 .any()
                 .then(|| LogRecorder::new(&config.logs, *clock, now)),
+            latency_depth: None,
         }
     }
 }

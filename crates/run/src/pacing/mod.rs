@@ -514,6 +514,18 @@ pub(crate) fn latency_profile(spec: &JobSpec) -> ioscope_stats::LatencyProfile {
     }
 }
 
+/// `latency_target`'s search, when the job sets a target.
+pub(crate) fn latency_target(spec: &JobSpec) -> Option<crate::io_loop::LatencyTarget> {
+    let p = &spec.pacing;
+    (!p.latency_target.is_zero()).then(|| crate::io_loop::LatencyTarget {
+        target_ns: p.latency_target.as_nanos() as u64,
+        window_us: p.latency_window.as_micros() as u64,
+        percentile: p.latency_percentile,
+        run: p.latency_run,
+        iodepth: spec.iodepth.max(1),
+    })
+}
+
 /// The pacing options a job cannot run with, found without its target
 /// (fio's init.c fixup_options checks, and what ioscope lacks).
 pub(crate) fn check(spec: &JobSpec) -> Result<(), String> {
@@ -548,9 +560,6 @@ pub(crate) fn check(spec: &JobSpec) -> Result<(), String> {
                 ));
             }
         }
-    }
-    if !p.latency_target.is_zero() {
-        return Err("latency_target (fio's queue-depth search, with latency_window, latency_percentile and latency_run) is not supported by ioscope yet".into());
     }
     Ok(())
 }
