@@ -166,7 +166,7 @@ pub(crate) static PSYNC: EngineDesc = EngineDesc {
 pub(crate) static PVSYNC2: EngineDesc = EngineDesc {
     name: "pvsync2",
     help: "preadv2/pwritev2, with RWF_HIPRI when hipri is set",
-    options: &["hipri"],
+    options: &["hipri", "hipri_percentage"],
     not_yet: &["nowait", "uncached"],
     ..SYNC
 };

@@ -67,6 +67,7 @@ mod enghelp;
 mod engines_misc;
 mod error;
 mod expand;
+mod cmdprio;
 mod file_handling;
 mod fio_only;
 mod ini;
@@ -84,6 +85,7 @@ mod spec;
 mod values;
 mod zones;
 
+pub use cmdprio::*;
 pub use engines_misc::EnginesMisc;
 pub use error::ParseError;
 pub use file_handling::*;

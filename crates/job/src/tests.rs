@@ -719,12 +719,6 @@ fn engine_options_of_another_engine_are_refused() {
 #[test]
 fn the_rest_of_fios_engine_options_are_not_supported_yet() {
     for (engine, option) in [
-        ("io_uring", "cmdprio_percentage=10"),
-        ("io_uring", "cmdprio_class=1"),
-        ("io_uring", "cmdprio=1"),
-        ("io_uring", "cmdprio_bssplit=4k/10"),
-        ("libaio", "cmdprio_percentage=10"),
-        ("pvsync2", "hipri_percentage=50"),
         ("mmap", "thp=1"),
     ] {
         let err = parse_text(&format!("[j]\nioengine={engine}\n{option}\n"))

@@ -12,6 +12,7 @@
 
 mod block_size;
 mod buffers;
+mod cmdprio;
 mod cpu;
 #[cfg(test)]
 mod default_tests;
@@ -305,6 +306,7 @@ const PARTS: &[&[OptionDef]] = &[
     placement::OPTIONS,
     cpu::OPTIONS,
     engine::OPTIONS,
+    cmdprio::OPTIONS,
     net::OPTIONS,
     engines_misc::OPTIONS,
     reporting::OPTIONS,

@@ -162,6 +162,7 @@ impl Settings {
                 iolog: IologSpec::default(),
                 logs: LogSpec::default(),
                 pacing: crate::pacing::PacingSpec::blank(),
+                cmdprio: crate::cmdprio::CmdprioSpec::blank(),
                 zones: crate::zones::ZoneSpec::blank(),
                 misc: crate::misc_spec::MiscSpec::default(),
                 options: Vec::new(),
