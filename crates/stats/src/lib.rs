@@ -39,7 +39,7 @@ pub use notice::Notice;
 pub use punts::{PuntCounter, PuntTally, Punts, PuntsUncounted};
 pub use rate::RateSampler;
 pub use result::{
-    CpuAccounting, DirResult, JobHeader, JobResult, LatencyProfile, LatencyStat, RunResult,
+    CpuAccounting, DirResult, JobHeader, JobResult, LatencyProfile, LatencyStat, PrioLat, RunResult,
     SyncResult, XnvmeRan,
 };
 pub use steady_state::SteadyStateResult;

@@ -335,6 +335,9 @@ impl Ledger<'_> {
                 return false;
             }
         }
+        if let Some(p) = &mut stats.prio {
+            p.add(d, slot.prio, clat_ns, lat_ns);
+        }
         if let Some(logs) = &mut stats.logs {
             let slat = (t.slat && slot.queued).then(|| clock.to_ns(slot.issue - slot.start));
             let record = IoRecord {

@@ -33,6 +33,7 @@ use crate::verify::VerifyLog;
 use crate::verify_async::AsyncChecks;
 use crate::worker::WorkerOutcome;
 
+mod cmdprio;
 mod config;
 mod engine_timed;
 mod fill;
@@ -43,6 +44,7 @@ mod results;
 mod stream_end;
 mod syncs;
 
+pub(crate) use cmdprio::PerIoPrio;
 pub(crate) use config::{LoopConfig, Tracking};
 pub(crate) use engine_timed::EngineTimed;
 use fill::{commit, dir_index, Fill, Next, Pace, Slot};
@@ -81,6 +83,8 @@ pub(crate) struct IoLoop<'a> {
     pub trace: Option<IoTrace>,
     /// Rate, think time, number_ios and flow; None when the job sets none.
     pub pacer: Option<crate::pacing::Pacer>,
+    /// Per-I/O priorities (cmdprio, hipri_percentage); None when unused.
+    pub prio: Option<PerIoPrio>,
 }
 
 impl QueueUser for IoLoop<'_> {
@@ -121,6 +125,7 @@ impl QueueUser for IoLoop<'_> {
             paths: std::mem::take(&mut self.paths),
             trace: self.trace.take(),
         };
+        ledger.stats.prio = self.prio.as_ref().and_then(PerIoPrio::tally);
         let ramp_end = start + cfg.ramp_ticks;
         let mut ramping = cfg.ramp_ticks > 0;
         let deadline = cfg.runtime_ticks.map(|r| ramp_end + r);
@@ -224,7 +229,11 @@ impl QueueUser for IoLoop<'_> {
                     issue: t_issue,
                     queued: false,
                     work,
+                    prio: 0,
                 };
+                if let Some(p) = &mut self.prio {
+                    slots[slot as usize].prio = p.apply(&mut q, &req);
+                }
                 if let Some(t) = &mut ledger.trace {
                     let path = ledger.paths.get(req.file as usize);
                     t.io_u(
@@ -382,6 +391,7 @@ impl IoLoop<'_> {
     #[cold]
     fn end_ramp(&mut self, ledger: &mut Ledger, now: u64) -> ThreadCpu {
         ledger.stats = LoopStats::new(self.config, &self.clock, now);
+        ledger.stats.prio = self.prio.as_ref().and_then(PerIoPrio::tally);
         let cpu_start = ThreadCpu::now();
         // Helper threads, like this one, are charged from here on.
         if let Some(helpers) = self.helpers {

@@ -117,6 +117,8 @@ pub(crate) struct LoopStats {
     pub refused_setup_flags: Option<String>,
     /// What the job's logs need, when it writes any.
     pub logs: Option<LogRecorder>,
+    /// Latencies per I/O priority, with per-I/O priorities (cmdprio).
+    pub prio: Option<super::cmdprio::PrioTally>,
 }
 
 impl LoopStats {
@@ -155,6 +157,7 @@ impl LoopStats {
                 .logs
                 .any()
                 .then(|| LogRecorder::new(&config.logs, *clock, now)),
+            prio: None,
         }
     }
 }
