@@ -44,6 +44,17 @@ impl CmdprioSpec {
         }
     }
 
+    /// fio's option conflict check (fio_cmdprio_init): a job chooses
+    /// priorities by percentage or by block size, not both.
+    pub fn check(&self) -> Result<(), String> {
+        if self.bssplit.is_some() && self.percentage.iter().any(|&p| p > 0) {
+            return Err(
+                "cmdprio_percentage and cmdprio_bssplit options are mutually exclusive".into(),
+            );
+        }
+        Ok(())
+    }
+
     /// Whether any I/O may be sent at a cmdprio priority.
     pub fn active(&self) -> bool {
         self.bssplit.is_some() || self.percentage.iter().any(|&p| p > 0)
@@ -172,6 +183,10 @@ mod tests {
         let mut c = CmdprioSpec::blank();
         assert!(!c.active());
         assert_eq!(c.implicit_prio(0), 1 << 13);
+        c.percentage[0] = 5;
+        assert!(c.check().is_ok());
+        c.bssplit = Some([Vec::new(), Vec::new()]);
+        assert!(c.check().unwrap_err().contains("mutually exclusive"));
         c.class[1] = 3;
         c.level[1] = 4;
         assert_eq!(c.implicit_prio(1), (3 << 13) | 4);

@@ -31,7 +31,7 @@ fn per_dir(v: &Value, current: [u32; 2], min: u32, max: u32) -> Result<[u32; 2],
 pub(super) const OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "cmdprio_percentage",
-        kind: Kind::Int,
+        kind: Kind::PerDirInt,
         help: "Send high priority I/O this percentage of the time (0 to 100; read,write)",
         apply: |s, v| {
             let c = &mut s.spec.cmdprio;
@@ -42,7 +42,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     },
     OptionDef {
         name: "cmdprio_class",
-        kind: Kind::Int,
+        kind: Kind::PerDirInt,
         help: "Set asynchronous IO priority class (1 RT, 2 BE, 3 IDLE; read,write; default RT)",
         apply: |s, v| {
             let c = &mut s.spec.cmdprio;
@@ -53,7 +53,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     },
     OptionDef {
         name: "cmdprio",
-        kind: Kind::Int,
+        kind: Kind::PerDirInt,
         help: "Set asynchronous IO priority level (0 to 7; read,write)",
         apply: |s, v| {
             let c = &mut s.spec.cmdprio;

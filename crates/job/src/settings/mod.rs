@@ -214,6 +214,7 @@ impl Settings {
                     | Kind::OptionalText
                     | Kind::PerDirSize
                     | Kind::PerDirRange
+                    | Kind::PerDirInt
                     | Kind::Split
                     | Kind::CpuList
                     | Kind::TimeRange
