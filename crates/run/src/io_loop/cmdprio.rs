@@ -202,6 +202,15 @@ impl PrioTally {
         }
     }
 
+    /// The priority value at `index` of direction `d` (0 for trims).
+    #[inline]
+    pub(crate) fn ioprio(&self, d: usize, index: u8) -> u16 {
+        self.dirs
+            .get(d)
+            .and_then(|v| v.get(usize::from(index)))
+            .map_or(0, |p| p.0)
+    }
+
     /// Direction `d`'s latencies per priority, for the report (none for
     /// trims, which always go at the job's priority).
     pub(crate) fn results(&self, d: usize) -> Vec<PrioLat> {

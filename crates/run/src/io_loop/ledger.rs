@@ -348,6 +348,7 @@ impl Ledger<'_> {
                 bytes: bytes as u32,
                 dir: d as u8,
                 slat: slat.is_some(),
+                prio: stats.prio.as_ref().map_or(0, |p| p.ioprio(d, slot.prio)),
             };
             logs.record(record, slat, clat_ns, lat_ns);
         }
