@@ -187,9 +187,11 @@ fn log_prio_writes_each_ios_priority() {
 #[test]
 fn the_option_checks_are_fios() {
     let refused = |args: &[&str]| {
-        let run = ioscope(["--name=j", "--filename=f", "--size=1m", "--parse-only"]
-            .iter()
-            .chain(args))
+        let run = ioscope(
+            ["--name=j", "--filename=f", "--size=1m", "--parse-only"]
+                .iter()
+                .chain(args),
+        )
         .run();
         assert!(!run.status.success(), "{}", run.describe());
         run.stderr

@@ -97,9 +97,9 @@ pub(crate) fn parse_split(
         let bs = size(fields.next().unwrap_or_default())?;
         let nums: Vec<&str> = fields.collect();
         let num = |s: &str| {
-            s.trim().parse::<u32>().map_err(|_| {
-                format!("'{entry}' is not bs/percentage or bs/percentage/class/level")
-            })
+            s.trim()
+                .parse::<u32>()
+                .map_err(|_| format!("'{entry}' is not bs/percentage or bs/percentage/class/level"))
         };
         let (perc, prio) = match nums.as_slice() {
             [] | [""] => (0, None),

@@ -62,12 +62,12 @@
 mod arith;
 mod cmdhelp;
 mod cmdline;
+mod cmdprio;
 mod docs;
 mod enghelp;
 mod engines_misc;
 mod error;
 mod expand;
-mod cmdprio;
 mod file_handling;
 mod fio_only;
 mod ini;

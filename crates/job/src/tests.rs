@@ -718,9 +718,7 @@ fn engine_options_of_another_engine_are_refused() {
 
 #[test]
 fn the_rest_of_fios_engine_options_are_not_supported_yet() {
-    for (engine, option) in [
-        ("mmap", "thp=1"),
-    ] {
+    for (engine, option) in [("mmap", "thp=1")] {
         let err = parse_text(&format!("[j]\nioengine={engine}\n{option}\n"))
             .unwrap_err()
             .message;

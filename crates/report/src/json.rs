@@ -253,11 +253,19 @@ fn lat(l: &LatencyStat, percentiles_on: bool, list: &[f64], plus: bool) -> Value
 /// priorities have samples, each as its class, level and `clat_ns` (or
 /// `lat_ns` with lat_percentiles).
 fn prios(job: &JobResult, d: &DirResult, list: &[f64], plus: bool) -> Option<Value> {
-    let used: Vec<_> = d.prios.iter().filter(|p| p.lat.summary.samples > 0).collect();
+    let used: Vec<_> = d
+        .prios
+        .iter()
+        .filter(|p| p.lat.summary.samples > 0)
+        .collect();
     if used.len() < 2 {
         return None;
     }
-    let name = if job.lat_percentiles { "lat_ns" } else { "clat_ns" };
+    let name = if job.lat_percentiles {
+        "lat_ns"
+    } else {
+        "clat_ns"
+    };
     let on = job.clat_percentiles || job.lat_percentiles;
     let array = used
         .iter()

@@ -141,11 +141,29 @@ mod tests {
         assert_eq!(out, "1012, 3456, 1, 4096, 8192, 0x0000, 777\n");
         // A priority as fio's %04x, or without log_prio whether it is RT.
         let mut rt = String::new();
-        push_line(&mut rt, &Sample { prio: 0x2001, ..sample() }, &f);
+        push_line(
+            &mut rt,
+            &Sample {
+                prio: 0x2001,
+                ..sample()
+            },
+            &f,
+        );
         assert!(rt.ends_with(", 0x2001, 777\n"), "{rt}");
         rt.clear();
-        let plain = LogFiles { prio: false, issue_time: false, ..f.clone() };
-        push_line(&mut rt, &Sample { prio: 0x2001, ..sample() }, &plain);
+        let plain = LogFiles {
+            prio: false,
+            issue_time: false,
+            ..f.clone()
+        };
+        push_line(
+            &mut rt,
+            &Sample {
+                prio: 0x2001,
+                ..sample()
+            },
+            &plain,
+        );
         assert!(rt.ends_with(", 1\n"), "{rt}");
     }
 

@@ -303,7 +303,11 @@ fn dir_block(
     // fio shows the latencies per priority only when two or more have
     // samples (cmdprio): completion latency, or total with lat_percentiles.
     let clat_type = if job.lat_percentiles { "lat" } else { "clat" };
-    let prios: Vec<_> = d.prios.iter().filter(|p| p.lat.summary.samples > 0).collect();
+    let prios: Vec<_> = d
+        .prios
+        .iter()
+        .filter(|p| p.lat.summary.samples > 0)
+        .collect();
     let prios = if prios.len() >= 2 { prios } else { Vec::new() };
     let prio_name = |p: &ioscope_stats::PrioLat| {
         format!("{clat_type} prio {}/{}", p.ioprio >> 13, p.ioprio & 7)

@@ -355,7 +355,11 @@ impl Queue for LibaioQueue {
                     // The kernel reads aio_reqprio only with
                     // IOCB_FLAG_IOPRIO; 0 leaves the thread's priority.
                     aio_reqprio: self.ioprio as i16,
-                    aio_flags: if self.ioprio != 0 { IOCB_FLAG_IOPRIO } else { 0 },
+                    aio_flags: if self.ioprio != 0 {
+                        IOCB_FLAG_IOPRIO
+                    } else {
+                        0
+                    },
                     aio_lio_opcode: opcode,
                     aio_fildes: fd as u32,
                     aio_buf: buf,

@@ -311,7 +311,10 @@ mod tests {
         assert_eq!(q.ioprio, 0);
         assert_eq!(p.apply(&mut q, &req(Op::Fsync, 0)), 0);
         let t = p.tally().expect("cmdprio");
-        assert_eq!(t.dirs[0].iter().map(|x| x.0).collect::<Vec<_>>(), [0, 1 << 13]);
+        assert_eq!(
+            t.dirs[0].iter().map(|x| x.0).collect::<Vec<_>>(),
+            [0, 1 << 13]
+        );
         assert_eq!(t.dirs[1].len(), 1);
     }
 
@@ -352,7 +355,10 @@ mod tests {
     fn hipri_percentage_flags_that_share() {
         let mut s = spec(CmdprioSpec::blank());
         s.hipri = true;
-        assert!(PerIoPrio::new(&s, 0, 0).is_none(), "100% is every I/O, as hipri alone");
+        assert!(
+            PerIoPrio::new(&s, 0, 0).is_none(),
+            "100% is every I/O, as hipri alone"
+        );
         s.cmdprio.hipri_percentage = 40;
         let mut p = PerIoPrio::new(&s, 0, 0).expect("hipri");
         let mut q = Last::default();
