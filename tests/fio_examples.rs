@@ -65,14 +65,6 @@ fn needs_what_is_absent(stderr: &str) -> bool {
 /// them starts to work, so that this list stays true.
 const NOT_YET: &[(&str, &str)] = &[
     (
-        "cmdprio-bssplit.fio",
-        "'cmdprio_bssplit' is not supported by ioscope yet",
-    ),
-    (
-        "cmdprio-percentage.fio",
-        "'cmdprio_percentage' is not supported by ioscope yet",
-    ),
-    (
         "dedupe-global.fio",
         "'dedupe_global' is not supported by ioscope yet",
     ),

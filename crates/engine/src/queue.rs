@@ -46,6 +46,24 @@ pub trait Queue {
         Ok(())
     }
 
+    /// Gives the reads and writes submitted from now on I/O priority
+    /// `ioprio` (class << 13 | level; 0: the thread's own), as fio's
+    /// cmdprio options do per I/O. The backends that can send a priority
+    /// with a request (io_uring, libaio) keep it; the rest ignore it, and
+    /// the job options refuse cmdprio for them.
+    #[inline]
+    fn set_ioprio(&mut self, ioprio: u16) {
+        let _ = ioprio;
+    }
+
+    /// Whether the reads and writes submitted from now on ask for polled
+    /// completion (RWF_HIPRI), as pvsync2's `hipri_percentage` decides per
+    /// I/O. Only pvsync2 keeps it.
+    #[inline]
+    fn set_hipri(&mut self, on: bool) {
+        let _ = on;
+    }
+
     /// Sends every queued request to the kernel; returns how many were sent.
     fn commit(&mut self) -> io::Result<u32>;
 

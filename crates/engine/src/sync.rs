@@ -27,6 +27,13 @@ pub trait SyncCalls: Send + Sized + 'static {
     /// The calls of a queue built with `config`.
     fn new(config: &QueueConfig) -> Self;
 
+    /// Whether the next transfers carry RWF_HIPRI (pvsync2's
+    /// `hipri_percentage`); the other calls have no such flag.
+    #[inline]
+    fn set_hipri(&mut self, on: bool) {
+        let _ = on;
+    }
+
     /// Reads (`write` false) or writes `len` bytes at `ptr` from or to
     /// `fd`, at `offset` (ignored when [`SyncCalls::SEEKS`]); returns what
     /// the system call returns.
@@ -115,6 +122,15 @@ pub struct Preadv2Pwritev2 {
 impl SyncCalls for Preadv2Pwritev2 {
     const NAME: &'static str = "pvsync2";
 
+    #[inline]
+    fn set_hipri(&mut self, on: bool) {
+        if on {
+            self.flags |= libc::RWF_HIPRI;
+        } else {
+            self.flags &= !libc::RWF_HIPRI;
+        }
+    }
+
     fn new(config: &QueueConfig) -> Self {
         Preadv2Pwritev2 {
             flags: if config.hipri { libc::RWF_HIPRI } else { 0 },
@@ -166,7 +182,7 @@ pub(crate) static PSYNC: EngineDesc = EngineDesc {
 pub(crate) static PVSYNC2: EngineDesc = EngineDesc {
     name: "pvsync2",
     help: "preadv2/pwritev2, with RWF_HIPRI when hipri is set",
-    options: &["hipri"],
+    options: &["hipri", "hipri_percentage"],
     not_yet: &["nowait", "uncached"],
     ..SYNC
 };
@@ -247,6 +263,11 @@ impl<C: SyncCalls> SyncQueue<C> {
 }
 
 impl<C: SyncCalls> Queue for SyncQueue<C> {
+    #[inline]
+    fn set_hipri(&mut self, on: bool) {
+        self.calls.set_hipri(on);
+    }
+
     #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
         let file = req.file as usize;

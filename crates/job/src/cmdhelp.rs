@@ -121,6 +121,9 @@ mod tests {
             );
         }
         assert!(cmdhelp("cmdprio_percentage")
+            .unwrap()
+            .contains("only with ioengine=libaio or io_uring\n"));
+        assert!(cmdhelp("thp")
             .unwrap_err()
             .message
             .contains("not supported by ioscope yet"));

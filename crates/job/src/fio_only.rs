@@ -11,10 +11,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "cgroup",
     "cgroup_nodelete",
     "cgroup_weight",
-    "cmdprio",
-    "cmdprio_bssplit",
-    "cmdprio_class",
-    "cmdprio_percentage",
     "dataplacement",
     "dedupe_global",
     "disable_bw",
@@ -25,7 +21,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "fdp_pli_select",
     "gid",
     "gtod_cpu",
-    "hipri_percentage",
     "ioscheduler",
     "job_start_clock_id",
     "lockfile",
@@ -52,6 +47,7 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
 /// Options of fio versions newer than 3.33 (the one ioscope follows), with
 /// the version that added each, so that a job using one is told so.
 pub(crate) const NEWER_FIO_OPTIONS: &[(&str, &str)] = &[
+    ("cmdprio_hint", "3.36"),
     ("spr_cs", "3.42"),
     ("spr_num_regions", "3.41"),
     ("spr_op", "3.41"),

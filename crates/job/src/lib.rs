@@ -62,6 +62,7 @@
 mod arith;
 mod cmdhelp;
 mod cmdline;
+mod cmdprio;
 mod docs;
 mod enghelp;
 mod engines_misc;
@@ -84,6 +85,7 @@ mod spec;
 mod values;
 mod zones;
 
+pub use cmdprio::*;
 pub use engines_misc::EnginesMisc;
 pub use error::ParseError;
 pub use file_handling::*;

@@ -610,6 +610,8 @@ pub struct JobSpec {
     pub logs: crate::log_spec::LogSpec,
     /// Rate, think time, number_ios, flows and latency limits.
     pub pacing: crate::pacing::PacingSpec,
+    /// Per-I/O priorities (`cmdprio*`) and pvsync2's `hipri_percentage`.
+    pub cmdprio: crate::cmdprio::CmdprioSpec,
     /// `zonemode` and its companions.
     pub zones: crate::zones::ZoneSpec,
     /// `unified_rw_reporting`, the memory options (`mem`, `lockmem`...)

@@ -249,6 +249,37 @@ fn lat(l: &LatencyStat, percentiles_on: bool, list: &[f64], plus: bool) -> Value
     Value::Object(o)
 }
 
+/// fio's per-priority latencies ("prios"): only when at least two
+/// priorities have samples, each as its class, level and `clat_ns` (or
+/// `lat_ns` with lat_percentiles).
+fn prios(job: &JobResult, d: &DirResult, list: &[f64], plus: bool) -> Option<Value> {
+    let used: Vec<_> = d
+        .prios
+        .iter()
+        .filter(|p| p.lat.summary.samples > 0)
+        .collect();
+    if used.len() < 2 {
+        return None;
+    }
+    let name = if job.lat_percentiles {
+        "lat_ns"
+    } else {
+        "clat_ns"
+    };
+    let on = job.clat_percentiles || job.lat_percentiles;
+    let array = used
+        .iter()
+        .map(|p| {
+            let mut o = Map::new();
+            o.insert("prioclass".into(), Value::from(p.ioprio >> 13));
+            o.insert("prio".into(), Value::from(p.ioprio & 7));
+            o.insert(name.into(), lat(&p.lat, on, list, plus));
+            Value::Object(o)
+        })
+        .collect();
+    Some(Value::Array(array))
+}
+
 /// fio's add_ddir_status_json() for read, write or trim.
 fn dir(
     job: &JobResult,
@@ -286,6 +317,9 @@ fn dir(
         "lat_ns".into(),
         lat(&d.lat, job.lat_percentiles, list, plus),
     );
+    if let Some(p) = prios(job, d, list, plus) {
+        o.insert("prios".into(), p);
+    }
 
     let (bw, per) = match Stat::of(&d.bw) {
         Some(s) => (s, group.percent_of_agg(ddir, s.mean)),

@@ -33,8 +33,9 @@ pub(crate) fn pack(out: &mut Vec<u8>, s: &Sample, time_ms: u64, offset: bool, pr
     out.extend_from_slice(&time_ms.to_ne_bytes());
     out.extend_from_slice(&s.value.to_ne_bytes());
     out.extend_from_slice(&ddir.to_ne_bytes());
-    // Priority 0 (ioscope sets none), then the padding before bs.
-    out.extend_from_slice(&[0; 4]);
+    // The priority (u16), then the padding before bs.
+    out.extend_from_slice(&s.prio.to_ne_bytes());
+    out.extend_from_slice(&[0; 2]);
     out.extend_from_slice(&s.bs.to_ne_bytes());
     if offset {
         out.extend_from_slice(&s.offset.to_ne_bytes());
@@ -132,6 +133,7 @@ mod tests {
             bs: 4096,
             offset,
             issue_ns: 0,
+            prio: 0,
         }
     }
 

@@ -20,6 +20,8 @@ pub(crate) struct Sample {
     pub bs: u64,
     pub offset: u64,
     pub issue_ns: u64,
+    /// The I/O priority (class << 13 | level).
+    pub prio: u16,
 }
 
 impl Sample {
@@ -64,12 +66,16 @@ pub(crate) fn push_line(out: &mut String, s: &Sample, files: &LogFiles) {
     if files.offset {
         col(out, s.offset);
     }
-    // ioscope issues every I/O at the default priority: class 0, level 0,
-    // which is not the real-time class.
+    // fio prints the priority itself with log_prio, else whether it is
+    // of the real-time class (class 1).
     if files.prio {
-        out.push_str(", 0x0000");
+        out.push_str(", 0x");
+        for shift in [12, 8, 4, 0] {
+            let digit = (s.prio >> shift) & 0xf;
+            out.push(char::from_digit(u32::from(digit), 16).unwrap_or('0'));
+        }
     } else {
-        out.push_str(", 0");
+        col(out, u64::from(s.prio >> 13 == 1));
     }
     if files.issue_time {
         col(out, s.issue_ns);
@@ -110,6 +116,7 @@ mod tests {
             bs: 4096,
             offset: 8192,
             issue_ns: 777,
+            prio: 0,
         }
     }
 
@@ -132,6 +139,32 @@ mod tests {
         let mut out = String::new();
         push_line(&mut out, &sample(), &f);
         assert_eq!(out, "1012, 3456, 1, 4096, 8192, 0x0000, 777\n");
+        // A priority as fio's %04x, or without log_prio whether it is RT.
+        let mut rt = String::new();
+        push_line(
+            &mut rt,
+            &Sample {
+                prio: 0x2001,
+                ..sample()
+            },
+            &f,
+        );
+        assert!(rt.ends_with(", 0x2001, 777\n"), "{rt}");
+        rt.clear();
+        let plain = LogFiles {
+            prio: false,
+            issue_time: false,
+            ..f.clone()
+        };
+        push_line(
+            &mut rt,
+            &Sample {
+                prio: 0x2001,
+                ..sample()
+            },
+            &plain,
+        );
+        assert!(rt.ends_with(", 1\n"), "{rt}");
     }
 
     #[test]

@@ -176,6 +176,7 @@ fn per_io_sample(w: &WorkerLogs, r: &IoRecord, kind: PerIo) -> Option<Sample> {
         bs: u64::from(r.bytes),
         offset: r.offset,
         issue_ns,
+        prio: r.prio,
     })
 }
 

@@ -300,6 +300,23 @@ fn dir_block(
             out.push_str(&lat_line::line(name, &s));
         }
     }
+    // fio shows the latencies per priority only when two or more have
+    // samples (cmdprio): completion latency, or total with lat_percentiles.
+    let clat_type = if job.lat_percentiles { "lat" } else { "clat" };
+    let prios: Vec<_> = d
+        .prios
+        .iter()
+        .filter(|p| p.lat.summary.samples > 0)
+        .collect();
+    let prios = if prios.len() >= 2 { prios } else { Vec::new() };
+    let prio_name = |p: &ioscope_stats::PrioLat| {
+        format!("{clat_type} prio {}/{}", p.ioprio >> 13, p.ioprio & 7)
+    };
+    for p in &prios {
+        if let Some(s) = Stat::of(&p.lat.summary) {
+            out.push_str(&lat_line::line(&prio_name(p), &s));
+        }
+    }
     out.push_str(&percentile_block(
         "slat",
         job.slat_percentiles,
@@ -321,6 +338,17 @@ fn dir_block(
         list,
         precision,
     ));
+    let all = if job.lat_percentiles { &d.lat } else { &d.clat };
+    for p in &prios {
+        let share = 100.0 * p.lat.summary.samples as f64 / all.summary.samples.max(1) as f64;
+        out.push_str(&percentile_block(
+            &format!("{} ({share:.2}% of IOs)", prio_name(p)),
+            job.clat_percentiles || job.lat_percentiles,
+            &p.lat,
+            list,
+            precision,
+        ));
+    }
 
     // fio 3.33 means to show this line in bits with unit_base=1 but tests
     // its unit against 1, which N2S_BITPERSEC is not: it stays in bytes.

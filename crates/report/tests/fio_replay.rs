@@ -78,6 +78,7 @@ fn dir(v: &Value) -> DirResult {
         slat: lat_stat(&v["slat_ns"]),
         clat: lat_stat(&v["clat_ns"]),
         lat: lat_stat(&v["lat_ns"]),
+        prios: Vec::new(),
         bw: summary(
             u(&v["bw_samples"]),
             u(&v["bw_min"]),

@@ -157,6 +157,9 @@ fn fill_from_loop(result: &mut JobResult, stats: &LoopStats, clock: &Clock) {
     for (d, dir) in stats.dirs.iter().enumerate() {
         result.dirs[d] = dir_result(dir, dir_runtime_ms(stats, d, clock, runtime_us));
         result.short[d] = dir.short;
+        if let Some(p) = &stats.prio {
+            result.dirs[d].prios = p.results(d);
+        }
     }
     result.sync = SyncResult {
         total_ios: stats.sync_ios,
@@ -218,6 +221,7 @@ fn dir_result(dir: &DirStats, runtime_ms: u64) -> DirResult {
         lat: stat(&dir.lat, &dir.lat_hist),
         bw: dir.rate.bw,
         iops: dir.rate.iops,
+        prios: Vec::new(),
     }
 }
 

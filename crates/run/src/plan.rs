@@ -330,6 +330,7 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
     }
     crate::zones::check(spec)?;
     crate::misc_checks::check(spec)?;
+    spec.cmdprio.check()?;
     let verifies = spec.verify.method != VerifyMethod::None;
     if verifies && backend.is_diskless() {
         return Err(format!(

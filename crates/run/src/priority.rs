@@ -17,6 +17,17 @@ pub(crate) fn ioprio_value(class: u32, level: u32) -> u32 {
     (class << IOPRIO_CLASS_SHIFT) | level
 }
 
+/// The job's own I/O priority (`prio`/`prioclass`), 0 when it sets none:
+/// the first of the priorities a cmdprio job reports, as fio's ts->ioprio.
+pub(crate) fn job_ioprio(spec: &JobSpec) -> u16 {
+    let p = &spec.process;
+    if p.prio.is_some() || p.prioclass.is_some() {
+        ioprio_value(p.prioclass.unwrap_or(0), p.prio.unwrap_or(0)) as u16
+    } else {
+        0
+    }
+}
+
 /// Applies the job's priorities to the calling thread, in fio's order
 /// (I/O priority, then nice). The error names the option.
 pub(crate) fn apply(spec: &JobSpec) -> Result<(), (i32, String)> {

@@ -259,6 +259,7 @@ fn run_inner(
         iolog,
         trace: crate::trace::IoTrace::for_worker(shared.trace),
         pacer: crate::pacing::Pacer::new(spec, id.number, clock, shared.flows),
+        prio: crate::io_loop::PerIoPrio::new(spec, id.number, crate::priority::job_ioprio(spec)),
     };
     let stats = match open_queue(backend, &queue_config, &fds, io_loop) {
         Ok(Ok(stats)) => stats,

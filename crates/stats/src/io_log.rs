@@ -25,6 +25,9 @@ pub struct IoRecord {
     /// Whether its submission was timed apart from its completion (an
     /// asynchronous queue): only then has it a submission latency.
     pub slat: bool,
+    /// The I/O priority it was sent at when the job chose one per I/O
+    /// (cmdprio), else 0. Fits the record's padding.
+    pub prio: u16,
 }
 
 /// The largest chunk, in records (fio's MAX_LOG_ENTRIES).

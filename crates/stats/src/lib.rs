@@ -39,8 +39,8 @@ pub use notice::Notice;
 pub use punts::{PuntCounter, PuntTally, Punts, PuntsUncounted};
 pub use rate::RateSampler;
 pub use result::{
-    CpuAccounting, DirResult, JobHeader, JobResult, LatencyProfile, LatencyStat, RunResult,
-    SyncResult, XnvmeRan,
+    CpuAccounting, DirResult, JobHeader, JobResult, LatencyProfile, LatencyStat, PrioLat,
+    RunResult, SyncResult, XnvmeRan,
 };
 pub use steady_state::SteadyStateResult;
 pub use summary::Summary;

@@ -127,6 +127,18 @@ pub struct DirResult {
     pub bw: Summary,
     /// IOPS samples, one per sampling interval.
     pub iops: Summary,
+    /// Completion latency (total latency with `lat_percentiles`) per I/O
+    /// priority, when the job chose priorities per I/O (fio's clat_prio:
+    /// cmdprio options); the job's own priority first. Empty otherwise.
+    pub prios: Vec<PrioLat>,
+}
+
+/// The latencies of the I/Os sent at one priority.
+#[derive(Clone, Debug, Default)]
+pub struct PrioLat {
+    /// class << 13 | level, as ioprio_set takes it.
+    pub ioprio: u16,
+    pub lat: LatencyStat,
 }
 
 /// fsync calls of one job (fio's "sync" object).
@@ -233,6 +245,16 @@ impl DirResult {
         self.lat.merge(&other.lat);
         self.bw.sum(&other.bw);
         self.iops.sum(&other.iops);
+        // fio's sum_clat_prio_stats: the samples of one priority add up,
+        // whichever member sent them. (A member without per-I/O
+        // priorities adds none here, where fio would file all its samples
+        // under its job priority: ioscope keeps no list for such a job.)
+        for p in &other.prios {
+            match self.prios.iter_mut().find(|m| m.ioprio == p.ioprio) {
+                Some(mine) => mine.lat.merge(&p.lat),
+                None => self.prios.push(p.clone()),
+            }
+        }
     }
 }
 

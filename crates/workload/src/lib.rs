@@ -22,7 +22,7 @@ pub use buffers::BufferFiller;
 pub use generator::{DataDir, FileExtent, IoUnit, Workload};
 pub use iolog::{Iolog, IologSummary, LoggedDir, LoggedIo, Replay};
 pub use layout::{plan_files, FilePlan};
-pub use rand::{fio_seeds, seed_slot, FioRand};
+pub use rand::{fio_seeds, job_seeds, seed_slot, FioRand};
 pub use verify::{check_zeroes, BlockId, Corruption, CorruptionKind, Verifier};
 pub use zones::ZoneBook;
 #[cfg(test)]

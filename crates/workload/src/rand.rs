@@ -142,6 +142,8 @@ pub mod seed_slot {
     /// `percentage_random`: fio seeds every direction's from this one.
     pub const SEQ_RAND_READ: usize = 10;
     pub const ZONE: usize = 16;
+    /// FIO_RAND_PRIO_CMDS: the cmdprio choices (td->prio_state).
+    pub const PRIO_CMDS: usize = 19;
     /// fio's FIO_RAND_NR_OFFS in 3.33.
     pub const COUNT: usize = 21;
 }

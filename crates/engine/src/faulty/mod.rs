@@ -181,6 +181,16 @@ impl<Q: Queue> FaultyQueue<Q> {
 
 impl<Q: Queue> Queue for FaultyQueue<Q> {
     #[inline]
+    fn set_ioprio(&mut self, ioprio: u16) {
+        self.inner.set_ioprio(ioprio);
+    }
+
+    #[inline]
+    fn set_hipri(&mut self, on: bool) {
+        self.inner.set_hipri(on);
+    }
+
+    #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
         // A slot beyond the depth is the inner queue's to refuse.
         if !self.kind.applies_to(req.op) || req.slot >= self.depth {

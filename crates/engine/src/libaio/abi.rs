@@ -17,6 +17,8 @@ pub(super) const IOCB_CMD_FSYNC: u16 = 2;
 pub(super) const IOCB_CMD_FDSYNC: u16 = 3;
 pub(super) const IOCB_CMD_PREADV: u16 = 7;
 pub(super) const IOCB_CMD_PWRITEV: u16 = 8;
+/// `aio_flags`: the kernel takes the request's priority from aio_reqprio.
+pub(super) const IOCB_FLAG_IOPRIO: u32 = 1 << 1;
 
 /// `struct iocb`. `aio_key` and `aio_rw_flags` share a 64-bit word whose
 /// halves are swapped on big-endian machines (the header's PADDED macro).

@@ -44,7 +44,15 @@ pub(crate) static LIBAIO: EngineDesc = EngineDesc {
     fio: true,
     ring: false,
     carries: data_ops,
-    options: &["nowait", "userspace_reap", "libaio_vectored"],
+    options: &[
+        "nowait",
+        "userspace_reap",
+        "libaio_vectored",
+        "cmdprio_percentage",
+        "cmdprio_class",
+        "cmdprio",
+        "cmdprio_bssplit",
+    ],
     not_yet: &[],
     check: any_shape,
 };

@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 
 use super::abi::{
     user_ring, AioContext, AioRing, IoEvent, Iocb, IOCB_CMD_FDSYNC, IOCB_CMD_FSYNC, IOCB_CMD_PREAD,
-    IOCB_CMD_PREADV, IOCB_CMD_PWRITE, IOCB_CMD_PWRITEV,
+    IOCB_CMD_PREADV, IOCB_CMD_PWRITE, IOCB_CMD_PWRITEV, IOCB_FLAG_IOPRIO,
 };
 use crate::buffer::SlotBuffers;
 use crate::error::{Advice, EngineError, Knob};
@@ -55,6 +55,8 @@ pub struct LibaioQueue {
     refused: Box<[Completion]>,
     pub(super) refused_len: u32,
     pub(super) rw_flags: i32,
+    /// The ioprio the next reads and writes carry (`set_ioprio`).
+    ioprio: u16,
     vectored: bool,
     /// The mapped completion ring, when reaping from user space.
     pub(super) ring: Option<NonNull<AioRing>>,
@@ -130,6 +132,7 @@ impl LibaioQueue {
             refused: vec![Completion { slot: 0, result: 0 }; slots].into_boxed_slice(),
             refused_len: 0,
             rw_flags: if options.nowait { libc::RWF_NOWAIT } else { 0 },
+            ioprio: 0,
             vectored: options.vectored,
             ring,
             submit_calls: 0,
@@ -349,6 +352,14 @@ impl Queue for LibaioQueue {
                 Iocb {
                     aio_data: u64::from(req.slot),
                     aio_rw_flags: self.rw_flags,
+                    // The kernel reads aio_reqprio only with
+                    // IOCB_FLAG_IOPRIO; 0 leaves the thread's priority.
+                    aio_reqprio: self.ioprio as i16,
+                    aio_flags: if self.ioprio != 0 {
+                        IOCB_FLAG_IOPRIO
+                    } else {
+                        0
+                    },
                     aio_lio_opcode: opcode,
                     aio_fildes: fd as u32,
                     aio_buf: buf,
@@ -362,6 +373,11 @@ impl Queue for LibaioQueue {
         self.pending[self.queued as usize] = req.slot;
         self.queued += 1;
         Ok(Submitted::Queued)
+    }
+
+    #[inline]
+    fn set_ioprio(&mut self, ioprio: u16) {
+        self.ioprio = ioprio;
     }
 
     #[inline]

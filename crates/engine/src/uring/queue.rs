@@ -75,6 +75,9 @@ pub struct UringQueue {
     fixed_buffers: bool,
     vectored: bool,
     rw_flags: i32,
+    /// The ioprio the next reads and writes carry (`set_ioprio`); 0, the
+    /// thread's own priority, unless cmdprio chose one.
+    ioprio: u16,
     force_async: u32,
     since_async: u32,
     note: String,
@@ -254,6 +257,7 @@ impl UringQueue {
             fixed_buffers: opts.fixed_buffers,
             vectored,
             rw_flags,
+            ioprio: 0,
             force_async: opts.force_async,
             since_async: 0,
             note,
@@ -315,7 +319,7 @@ impl Queue for UringQueue {
                         "lies outside the queue's buffers (slot >= depth or len > buffer size)",
                     ));
                 };
-                let (len, off, flags) = (req.len, req.offset, self.rw_flags);
+                let (len, off, flags, prio) = (req.len, req.offset, self.rw_flags, self.ioprio);
                 let read = req.op == Op::Read;
                 if self.fixed_buffers {
                     // The slot's buffer is registered at the slot's index.
@@ -324,11 +328,13 @@ impl Queue for UringQueue {
                         opcode::ReadFixed::new(f, ptr, len, buf)
                             .offset(off)
                             .rw_flags(flags)
+                            .ioprio(prio)
                             .build()
                     } else {
                         opcode::WriteFixed::new(f, ptr, len, buf)
                             .offset(off)
                             .rw_flags(flags)
+                            .ioprio(prio)
                             .build()
                     })
                 } else if self.vectored {
@@ -339,11 +345,13 @@ impl Queue for UringQueue {
                         opcode::Readv::new(f, iov, 1)
                             .offset(off)
                             .rw_flags(flags)
+                            .ioprio(prio)
                             .build()
                     } else {
                         opcode::Writev::new(f, iov, 1)
                             .offset(off)
                             .rw_flags(flags)
+                            .ioprio(prio)
                             .build()
                     })
                 } else {
@@ -351,11 +359,13 @@ impl Queue for UringQueue {
                         opcode::Read::new(f, ptr, len)
                             .offset(off)
                             .rw_flags(flags)
+                            .ioprio(prio)
                             .build()
                     } else {
                         opcode::Write::new(f, ptr, len)
                             .offset(off)
                             .rw_flags(flags)
+                            .ioprio(prio)
                             .build()
                     })
                 }
@@ -374,6 +384,11 @@ impl Queue for UringQueue {
         // queue waits for every request before its memory is freed.
         unsafe { self.ring.push(&sqe)? };
         Ok(Submitted::Queued)
+    }
+
+    #[inline]
+    fn set_ioprio(&mut self, ioprio: u16) {
+        self.ioprio = ioprio;
     }
 
     #[inline]

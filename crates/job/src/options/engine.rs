@@ -178,6 +178,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
                 s.spec.hipri = false;
                 s.spec.engine_options = EngineOptions::default();
                 s.spec.net = crate::NetSpec::default();
+                s.spec.cmdprio = crate::CmdprioSpec::blank();
                 apply_defaults(s, true);
             }
             Ok(())

@@ -12,6 +12,7 @@
 
 mod block_size;
 mod buffers;
+mod cmdprio;
 mod cpu;
 #[cfg(test)]
 mod default_tests;
@@ -69,6 +70,8 @@ pub(crate) enum Kind {
     Range,
     PerDirSize,
     PerDirRange,
+    /// An integer, or one for reads and one for writes (`opt=10,20`).
+    PerDirInt,
     Split,
     Choice(&'static [(&'static str, &'static str)]),
     /// An engine's name: the valid values are the engine registry's.
@@ -107,6 +110,7 @@ impl Kind {
             Kind::Range => "size or size range (opt=1k-4k)",
             Kind::PerDirSize => "size per direction read,write,trim (opt=4k[,8k[,16k]])",
             Kind::PerDirRange => "one to three ranges (opt=1k-4k[,4k-8k[,1k-8k]])",
+            Kind::PerDirInt => "integer value, or read,write values (opt=10[,20])",
             Kind::Split => "size/percent list per direction (opt=4k/50:64k/50[,...])",
             Kind::Choice(_) | Kind::Engine => "string, one of the valid values",
             Kind::FloatList => "list of floating point values separated by ':' (opt=5.9:7.8)",
@@ -305,6 +309,7 @@ const PARTS: &[&[OptionDef]] = &[
     placement::OPTIONS,
     cpu::OPTIONS,
     engine::OPTIONS,
+    cmdprio::OPTIONS,
     net::OPTIONS,
     engines_misc::OPTIONS,
     reporting::OPTIONS,

@@ -162,6 +162,7 @@ impl Settings {
                 iolog: IologSpec::default(),
                 logs: LogSpec::default(),
                 pacing: crate::pacing::PacingSpec::blank(),
+                cmdprio: crate::cmdprio::CmdprioSpec::blank(),
                 zones: crate::zones::ZoneSpec::blank(),
                 misc: crate::misc_spec::MiscSpec::default(),
                 options: Vec::new(),
@@ -213,6 +214,7 @@ impl Settings {
                     | Kind::OptionalText
                     | Kind::PerDirSize
                     | Kind::PerDirRange
+                    | Kind::PerDirInt
                     | Kind::Split
                     | Kind::CpuList
                     | Kind::TimeRange

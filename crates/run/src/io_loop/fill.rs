@@ -28,6 +28,9 @@ pub(super) struct Slot {
     /// Submitted to an asynchronous queue, so it has a submission latency.
     pub(super) queued: bool,
     pub(super) work: SlotWork,
+    /// The priority it went at, as an index into the direction's
+    /// priorities (per-I/O priorities only; 0 otherwise).
+    pub(super) prio: u8,
 }
 
 /// What filling the queue carries from one request to the next.

@@ -338,6 +338,9 @@ impl Ledger<'_> {
                 return false;
             }
         }
+        if let Some(p) = &mut stats.prio {
+            p.add(d, slot.prio, clat_ns, lat_ns);
+        }
         if let Some(lt) = lat_target {
             if !lt.completed(t.lat.then_some(lat_ns)) {
                 let path = file_path(paths, slot.file);
@@ -357,6 +360,7 @@ impl Ledger<'_> {
                 bytes: bytes as u32,
                 dir: d as u8,
                 slat: slat.is_some(),
+                prio: stats.prio.as_ref().map_or(0, |p| p.ioprio(d, slot.prio)),
             };
             logs.record(record, slat, clat_ns, lat_ns);
         }

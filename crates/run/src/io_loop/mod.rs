@@ -33,6 +33,7 @@ use crate::verify::VerifyLog;
 use crate::verify_async::AsyncChecks;
 use crate::worker::WorkerOutcome;
 
+mod cmdprio;
 mod config;
 mod engine_timed;
 mod fill;
@@ -44,6 +45,7 @@ mod results;
 mod stream_end;
 mod syncs;
 
+pub(crate) use cmdprio::PerIoPrio;
 pub(crate) use config::{LoopConfig, Tracking};
 pub(crate) use engine_timed::EngineTimed;
 use fill::{commit, dir_index, Fill, Next, Pace, Slot};
@@ -83,6 +85,8 @@ pub(crate) struct IoLoop<'a> {
     pub trace: Option<IoTrace>,
     /// Rate, think time, number_ios and flow; None when the job sets none.
     pub pacer: Option<crate::pacing::Pacer>,
+    /// Per-I/O priorities (cmdprio, hipri_percentage); None when unused.
+    pub prio: Option<PerIoPrio>,
 }
 
 impl QueueUser for IoLoop<'_> {
@@ -126,6 +130,7 @@ impl QueueUser for IoLoop<'_> {
                 .latency_target
                 .map(|p| latency_target::LatTarget::new(p, start)),
         };
+        ledger.stats.prio = self.prio.as_ref().and_then(PerIoPrio::tally);
         let ramp_end = start + cfg.ramp_ticks;
         let mut ramping = cfg.ramp_ticks > 0;
         let mut deadline = cfg.runtime_ticks.map(|r| ramp_end + r);
@@ -251,7 +256,11 @@ impl QueueUser for IoLoop<'_> {
                     issue: t_issue,
                     queued: false,
                     work,
+                    prio: 0,
                 };
+                if let Some(p) = &mut self.prio {
+                    slots[slot as usize].prio = p.apply(&mut q, &req);
+                }
                 if let Some(t) = &mut ledger.trace {
                     let path = ledger.paths.get(req.file as usize);
                     t.io_u(
@@ -414,6 +423,7 @@ impl IoLoop<'_> {
         if let Some(t) = &mut ledger.lat_target {
             t.restart(now);
         }
+        ledger.stats.prio = self.prio.as_ref().and_then(PerIoPrio::tally);
         let cpu_start = ThreadCpu::now();
         // Helper threads, like this one, are charged from here on.
         if let Some(helpers) = self.helpers {

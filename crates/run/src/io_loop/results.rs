@@ -119,6 +119,8 @@ pub(crate) struct LoopStats {
     pub logs: Option<LogRecorder>,
     /// The depth `latency_target`'s search ended at; None without one.
     pub latency_depth: Option<u32>,
+    /// Latencies per I/O priority, with per-I/O priorities (cmdprio).
+    pub prio: Option<super::cmdprio::PrioTally>,
 }
 
 impl LoopStats {
@@ -158,6 +160,7 @@ impl LoopStats {
                 .any()
                 .then(|| LogRecorder::new(&config.logs, *clock, now)),
             latency_depth: None,
+            prio: None,
         }
     }
 }
