@@ -92,8 +92,6 @@ const NOT_YET: &[(&str, &str)] = &[
         "zbd-rand-write.fio",
         "zonemode=zbd with numjobs=16 is not supported by ioscope yet",
     ),
-    // fio drops time_based with a message and runs; ioscope refuses.
-    ("e4defrag2.fio", "time_based needs a runtime"),
 ];
 
 /// The examples that parse but whose one-second run fails, each with the

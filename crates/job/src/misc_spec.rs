@@ -102,4 +102,7 @@ pub struct MiscSpec {
     /// every engine ioscope has; fio's 0 picks bits only for bit-based
     /// network engines).
     pub unit_bits: bool,
+    /// `time_based` was given without `runtime`: fio drops it (the job runs
+    /// on its size) and says so on stderr as it sets the job up.
+    pub time_based_dropped: bool,
 }

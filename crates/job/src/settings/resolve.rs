@@ -79,8 +79,10 @@ impl Settings {
         check_extent(&spec)?;
         crate::placement::fix_up(&mut spec);
         if spec.time_based && spec.runtime.is_none() {
-            // fio drops time_based with a complaint; refusing says it louder.
-            return Err("time_based needs a runtime".to_string());
+            // fio (init.c fixup_options) drops time_based and runs the job
+            // on its size; the binary prints fio's complaint.
+            spec.time_based = false;
+            spec.misc.time_based_dropped = true;
         }
         if let Some(SizeSpec::Bytes(size)) = spec.size {
             let min_bs = spec.bs.read.min().min(spec.bs.write.min());
