@@ -192,7 +192,7 @@ fn run_inner(
         }
         None => None,
     };
-    let filler = BufferFiller::new(spec, id.number);
+    let filler = BufferFiller::with_peers(spec, id.number, plan.dedupe_peers.as_ref());
     let replay = workload_of;
     let verify = match VerifyLog::new(spec, id.number, id.clone, shared.aux_path, replay) {
         Ok(v) => v,

@@ -24,6 +24,7 @@ mod io_type;
 mod iolog;
 mod logging;
 mod memory;
+mod misc_general;
 mod net;
 mod pacing;
 mod placement;
@@ -311,6 +312,7 @@ const PARTS: &[&[OptionDef]] = &[
     logging::OPTIONS,
     buffers::OPTIONS,
     memory::OPTIONS,
+    misc_general::OPTIONS,
     verify::OPTIONS,
     errors::OPTIONS,
     iolog::OPTIONS,

@@ -78,6 +78,7 @@ impl Settings {
         crate::engines_misc::resolve(&mut spec)?;
         check_extent(&spec)?;
         crate::placement::fix_up(&mut spec);
+        crate::misc_spec::fix_up(&mut spec)?;
         if spec.time_based && spec.runtime.is_none() {
             // fio (init.c fixup_options) drops time_based and runs the job
             // on its size; the binary prints fio's complaint.
