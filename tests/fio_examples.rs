@@ -73,10 +73,6 @@ const NOT_YET: &[(&str, &str)] = &[
         "'cmdprio_percentage' is not supported by ioscope yet",
     ),
     (
-        "enospc-pressure.fio",
-        "'error_dump' is not supported by ioscope yet",
-    ),
-    (
         "latency-profile.fio",
         "latency_target (fio's queue-depth search",
     ),

@@ -314,3 +314,28 @@ fn mmap_thp_writes_stay_in_the_private_mapping_as_fio() {
         assert_eq!(zeroed[1], thp == "1", "thp={thp}");
     }
 }
+
+// error_dump=0 is what ioscope does (only the error that ends a job is
+// printed): accepted. error_dump=1 given with continue_on_error would ask
+// for every error let pass to be printed: refused by name.
+#[test]
+fn error_dump_off_is_accepted_and_on_with_continue_on_error_refused() {
+    ioscope([
+        "--parse-only",
+        "--name=e",
+        "--size=64k",
+        "--continue_on_error=write",
+        "--error_dump=0",
+    ])
+    .run()
+    .assert_ok();
+    let refused = ioscope([
+        "--parse-only",
+        "--name=e",
+        "--size=64k",
+        "--continue_on_error=write",
+        "--error_dump=1",
+    ])
+    .run();
+    assert!(refused.assert_refused().contains("error_dump=1"), "{}", refused.stderr);
+}

@@ -8,6 +8,17 @@ const GENERAL: OptionDef = OptionDef::of("Miscellaneous");
 
 pub(super) const OPTIONS: &[OptionDef] = &[
     OptionDef {
+        name: "error_dump",
+        kind: Kind::Bool,
+        default: "1",
+        help: "Dump info on each error (0: only the error that ends the job)",
+        apply: |s, v| {
+            s.spec.misc.error_dump = v.bool()?;
+            Ok(())
+        },
+        ..GENERAL
+    },
+    OptionDef {
         name: "disable_bw_measurement",
         aliases: &["disable_bw"],
         kind: Kind::Bool,
