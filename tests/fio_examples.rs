@@ -108,9 +108,13 @@ const NOT_RUN: &[(&str, &str)] = &[
         "exec.fio",
         "cannot run /usr/sbin/turbostat: No such file or directory",
     ),
-    // EXT4_IOC_MOVE_EXT answers EBUSY while the other job writes the
-    // file: not compared with fio yet.
-    ("e4defrag.fio", "Device or resource busy"),
+    // fio fails this rewritten job too: its four random-aio-32k clones
+    // write and verify one file (fio warns that multiple writers may
+    // overwrite blocks), and each ends with EILSEQ (84) in fio as in
+    // ioscope; the e4defrag job beside them completes in both (fio 341
+    // moves in 1 s, ioscope 333). EXT4_IOC_MOVE_EXT may answer EBUSY while
+    // the writers hold the pages, in either tool.
+    ("e4defrag.fio", "verify failed on"),
 ];
 
 /// The largest size the smoke runs lay out per file or job.

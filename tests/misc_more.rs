@@ -26,7 +26,11 @@ fn time_based_without_runtime_is_dropped_with_fios_message() {
     let args = [file.to_str().unwrap(), "--output-format=json"];
     let theirs = fio(args).run();
     let ours = ioscope(args).run();
-    assert!(theirs.status.success() && ours.status.success(), "{}", ours.describe());
+    assert!(
+        theirs.status.success() && ours.status.success(),
+        "{}",
+        ours.describe()
+    );
     assert_eq!(ours.stderr, theirs.stderr);
     assert_eq!(
         ours.stderr,
@@ -141,7 +145,10 @@ fn log_lines(dir: &Path, prefix: &str) -> Vec<(String, usize)> {
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .filter(|n| n.starts_with(prefix) && n.ends_with(".log"))
         .map(|n| {
-            let lines = std::fs::read_to_string(dir.join(&n)).unwrap().lines().count();
+            let lines = std::fs::read_to_string(dir.join(&n))
+                .unwrap()
+                .lines()
+                .count();
             (n, lines)
         })
         .collect();
@@ -155,7 +162,14 @@ fn log_lines(dir: &Path, prefix: &str) -> Vec<(String, usize)> {
 #[test]
 fn disable_bw_empties_the_per_io_bandwidth_log_as_fio() {
     require!(fio_installed());
-    for extra in [&["--disable_bw=1"][..], &["--disable_bw_measurement=1", "--disable_clat=1", "--disable_slat=1"]] {
+    for extra in [
+        &["--disable_bw=1"][..],
+        &[
+            "--disable_bw_measurement=1",
+            "--disable_clat=1",
+            "--disable_slat=1",
+        ],
+    ] {
         let mut found = Vec::new();
         for tool in ["fio", "ioscope"] {
             let dir = tempdir();
@@ -279,7 +293,11 @@ fn job_start_reads_the_clock_asked_for() {
         "job_start {start} ms, uptime {now_ms} ms"
     );
     let bad = ioscope(["--parse-only", "--name=j", "--job_start_clock_id=99"]).run();
-    assert!(bad.assert_refused().contains("job_start_clock_id"), "{}", bad.stderr);
+    assert!(
+        bad.assert_refused().contains("job_start_clock_id"),
+        "{}",
+        bad.stderr
+    );
 }
 
 // The mmap engine's thp maps the file private (and advises huge pages):
@@ -337,5 +355,9 @@ fn error_dump_off_is_accepted_and_on_with_continue_on_error_refused() {
         "--error_dump=1",
     ])
     .run();
-    assert!(refused.assert_refused().contains("error_dump=1"), "{}", refused.stderr);
+    assert!(
+        refused.assert_refused().contains("error_dump=1"),
+        "{}",
+        refused.stderr
+    );
 }

@@ -178,3 +178,30 @@ pub(crate) fn fix_up(spec: &mut crate::JobSpec) -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gtod_cpu_leaves_cpus_allowed_unless_it_is_cpu_0() {
+        let mut spec = crate::JobSpec::fio_defaults("j");
+        spec.cpus_allowed = vec![0, 1, 2];
+        spec.misc.gtod_cpu = Some(1);
+        fix_up(&mut spec).unwrap();
+        assert_eq!(spec.cpus_allowed, [0, 2]);
+        spec.misc.gtod_cpu = Some(0);
+        fix_up(&mut spec).unwrap();
+        assert_eq!(spec.cpus_allowed, [0, 2]);
+        spec.cpus_allowed = vec![2];
+        spec.misc.gtod_cpu = Some(2);
+        assert!(fix_up(&mut spec).unwrap_err().contains("gtod_cpu=2"));
+    }
+
+    #[test]
+    fn clocks_the_kernel_reads_are_taken() {
+        assert!(check_clock(libc::CLOCK_MONOTONIC as u32).is_ok());
+        assert!(clock_ms(libc::CLOCK_REALTIME as u32) > 1_600_000_000_000);
+        assert!(check_clock(99).unwrap_err().contains("clock 99"));
+    }
+}

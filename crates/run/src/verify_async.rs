@@ -76,22 +76,23 @@ impl AsyncChecks {
                         return;
                     }
                     loop {
-                    let job = match job_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok(job) = job else { return };
-                    // SAFETY: see `Block`.
-                    let buf = unsafe { std::slice::from_raw_parts(job.block.ptr, job.block.len) };
-                    let found = examine(&verifier, job.work, buf);
-                    let verdict = Verdict {
-                        slot: job.slot,
-                        work: job.work,
-                        found,
-                    };
-                    if done_tx.send(verdict).is_err() {
-                        return;
-                    }
+                        let job = match job_rx.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(job) = job else { return };
+                        // SAFETY: see `Block`.
+                        let buf =
+                            unsafe { std::slice::from_raw_parts(job.block.ptr, job.block.len) };
+                        let found = examine(&verifier, job.work, buf);
+                        let verdict = Verdict {
+                            slot: job.slot,
+                            work: job.work,
+                            found,
+                        };
+                        if done_tx.send(verdict).is_err() {
+                            return;
+                        }
                     }
                 })?;
             handles.push(handle);

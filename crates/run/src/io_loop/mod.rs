@@ -107,7 +107,11 @@ impl QueueUser for IoLoop<'_> {
         let start = clock.now();
         let verify = self.verify.take();
         let checks = match verify.as_ref().filter(|_| cfg.verify_async > 0) {
-            Some(v) => Some(AsyncChecks::start(v.verifier(), cfg.verify_async, &cfg.verify_async_cpus)?),
+            Some(v) => Some(AsyncChecks::start(
+                v.verifier(),
+                cfg.verify_async,
+                &cfg.verify_async_cpus,
+            )?),
             None => None,
         };
         let mut ledger = Ledger {
@@ -244,8 +248,8 @@ impl QueueUser for IoLoop<'_> {
                     && serialize::overlaps(&slots, &free, slot, req.offset, req.len)
                 {
                     if !pending.is_empty() {
-                        let t = timing;
-                        commit(&mut q, &mut pending, &mut slots, &mut ledger.stats, &clock, t)?;
+                        let stats = &mut ledger.stats;
+                        commit(&mut q, &mut pending, &mut slots, stats, &clock, timing)?;
                     }
                     let max = cfg.complete_max.max(1);
                     let (n, ok, t_done) =

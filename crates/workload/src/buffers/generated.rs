@@ -418,4 +418,33 @@ mod tests {
             }
         }
     }
+
+    // fio's dedupe.c with global_dedup: pages / threads pages from each
+    // thread in turn, from this worker's own on; the same set of seeds for
+    // every worker, in a rotated order.
+    #[test]
+    fn a_global_working_set_takes_each_threads_first_buffers_in_turn() {
+        let pool_len = 1 << 18;
+        let peers: Vec<FioRand> = (1..=3).map(|s| FioRand::new(s, false)).collect();
+        let first = |t: usize, n: usize| {
+            let mut r = peers[t].clone();
+            draw(&mut r, pool_len);
+            (0..n).map(|_| draw(&mut r, pool_len)).collect::<Vec<_>>()
+        };
+        let set = |own: usize| {
+            let mut start = peers[own].clone();
+            draw(&mut start, pool_len);
+            Rotation {
+                peers: peers.clone(),
+                own,
+            }
+            .working_set(start, 6, pool_len)
+        };
+        let (a, b) = (set(0), set(1));
+        assert_eq!(a[..2], first(0, 2)[..]);
+        assert_eq!(a[2..4], first(1, 2)[..]);
+        assert_eq!(a[4..], first(2, 2)[..]);
+        assert_eq!(b[..2], first(1, 2)[..]);
+        assert_eq!(b[4..], first(0, 2)[..]);
+    }
 }
