@@ -151,7 +151,7 @@ mod tests {
             .unwrap_err()
             .message
             .contains("did you mean 'iodepth'"));
-        assert!(cmdhelp("error_dump")
+        assert!(cmdhelp("write_hint")
             .unwrap_err()
             .message
             .contains("not supported by ioscope yet"));

@@ -725,7 +725,6 @@ fn the_rest_of_fios_engine_options_are_not_supported_yet() {
         ("io_uring", "cmdprio_bssplit=4k/10"),
         ("libaio", "cmdprio_percentage=10"),
         ("pvsync2", "hipri_percentage=50"),
-        ("mmap", "thp=1"),
     ] {
         let err = parse_text(&format!("[j]\nioengine={engine}\n{option}\n"))
             .unwrap_err()
@@ -772,9 +771,9 @@ fn errors_name_the_place_option_and_value() {
         err.ends_with("job.fio:2: unknown option 'iodepht' (did you mean 'iodepth'?)"),
         "{err}"
     );
-    let err = parse_text("[j]\nerror_dump=1\n").unwrap_err().message;
+    let err = parse_text("[j]\nwrite_hint=1\n").unwrap_err().message;
     assert!(
-        err.ends_with("job.fio:2: fio option 'error_dump' is not supported by ioscope yet"),
+        err.ends_with("job.fio:2: fio option 'write_hint' is not supported by ioscope yet"),
         "{err}"
     );
     let err = parse_text("[j]\n\nbs=4q\n").unwrap_err().message;
