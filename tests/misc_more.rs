@@ -361,3 +361,34 @@ fn error_dump_off_is_accepted_and_on_with_continue_on_error_refused() {
         refused.stderr
     );
 }
+
+// verify_async_cpus places the verify_async checkers: the job verifies
+// every block it wrote, as fio's does with the same options.
+#[test]
+fn verify_async_cpus_checks_every_block_as_fio() {
+    require!(fio_installed());
+    let mut verified = Vec::new();
+    for tool in ["fio", "ioscope"] {
+        let dir = tempdir();
+        let args = [
+            "--name=v".to_string(),
+            format!("--filename={}", dir.path().join("f").display()),
+            "--size=256k".into(),
+            "--bs=4k".into(),
+            "--rw=write".into(),
+            "--verify=crc32c".into(),
+            "--verify_async=2".into(),
+            "--verify_async_cpus=0".into(),
+            "--output-format=json".into(),
+        ];
+        let run = if tool == "fio" {
+            fio(&args).run()
+        } else {
+            ioscope(&args).run()
+        };
+        let j = job(&run.ok_json(), "v").clone();
+        verified.push(u(&j["read"], "total_ios"));
+    }
+    assert_eq!(verified[1], verified[0]);
+    assert_eq!(verified[1], 64);
+}
