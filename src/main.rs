@@ -97,6 +97,14 @@ fn run() -> anyhow::Result<ExitCode> {
     if args.parse_only {
         return Ok(ExitCode::SUCCESS);
     }
+    // fio's words and stream as it sets each job up (not under
+    // --parse-only); --warnings-fatal makes them fatal, as in fio.
+    for _ in parsed.jobs.iter().filter(|j| j.misc.time_based_dropped) {
+        output::warn("fio: time_based requires a runtime/timeout setting");
+        if args.warnings_fatal {
+            return Ok(ExitCode::from(1));
+        }
+    }
     if parsed.jobs.is_empty() {
         anyhow::bail!("no jobs defined: give a job file or --name=JOB with job options");
     }

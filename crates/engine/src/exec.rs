@@ -39,6 +39,32 @@ fn counted(op: Op) -> bool {
     matches!(op, Op::Read | Op::Write | Op::Fsync | Op::Trim)
 }
 
+/// The program could not be started: its name and why (the OS error is
+/// the source, so the job's errno is the OS's).
+#[derive(Debug)]
+pub(crate) struct ProgramFailed {
+    pub program: String,
+    pub error: io::Error,
+}
+
+impl std::fmt::Display for ProgramFailed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "cannot run {}: {}", self.program, self.error)
+    }
+}
+
+impl std::error::Error for ProgramFailed {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
+impl From<ProgramFailed> for io::Error {
+    fn from(p: ProgramFailed) -> io::Error {
+        io::Error::new(p.error.kind(), p)
+    }
+}
+
 /// fio's pause between two checks of the program.
 const PAUSE: Duration = Duration::from_millis(50);
 
@@ -95,8 +121,14 @@ impl Queue for ExecQueue {
         match &self.child {
             None => {
                 if let Err(e) = self.spawn() {
-                    let errno = e.raw_os_error().unwrap_or(libc::ENOENT);
-                    return Ok(Submitted::Completed(-i64::from(errno)));
+                    // fio's forked child goes on as a copy of fio when its
+                    // execvp fails, and the job "succeeds"; a program that
+                    // cannot start is an error here, naming it and the errno.
+                    return Err(ProgramFailed {
+                        program: self.program.argv[0].clone(),
+                        error: e,
+                    }
+                    .into());
                 }
             }
             Some(child) => {

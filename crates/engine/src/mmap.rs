@@ -23,7 +23,7 @@ pub(crate) static MMAP: EngineDesc = EngineDesc {
     fio: true,
     ring: false,
     carries: data_ops,
-    options: &[],
+    options: &["thp"],
     not_yet: &[],
     check: any_shape,
 };
@@ -107,7 +107,7 @@ impl Drop for Mapping {
 }
 
 impl Mapping {
-    fn new(fd: RawFd) -> Result<Mapping, EngineError> {
+    fn new(fd: RawFd, thp: bool) -> Result<Mapping, EngineError> {
         let fail = |what: &str, e: io::Error| {
             EngineError::Setup(format!("mmap backend, file descriptor {fd}: {what}: {e}"))
         };
@@ -166,14 +166,26 @@ impl Mapping {
                 guard: None,
             });
         }
-        // SAFETY: a new shared mapping of `len` bytes of the file, which is
-        // at least that long; nothing else is at the address the kernel picks.
-        let ptr = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_SHARED, fd, 0) };
+        // fio's thp maps the file private (so writes stay in this mapping
+        // and never reach the file, as in fio) and advises huge pages.
+        let share = if thp {
+            libc::MAP_PRIVATE
+        } else {
+            libc::MAP_SHARED
+        };
+        // SAFETY: a new mapping of `len` bytes of the file, which is at
+        // least that long; nothing else is at the address the kernel picks.
+        let ptr = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, share, fd, 0) };
         if ptr == libc::MAP_FAILED {
             return Err(fail(
                 &format!("mmap of {len} bytes (does the filesystem support mmap?)"),
                 io::Error::last_os_error(),
             ));
+        }
+        if thp {
+            // Advice only: fio ignores its failure (no THP in the kernel).
+            // SAFETY: the range is the mapping just made.
+            unsafe { libc::madvise(ptr, len, libc::MADV_HUGEPAGE) };
         }
         Ok(Mapping {
             ptr: ptr.cast(),
@@ -227,7 +239,7 @@ impl MmapQueue {
         let buffers = SlotBuffers::new(config)?;
         let maps = fds
             .iter()
-            .map(|&fd| Mapping::new(fd))
+            .map(|&fd| Mapping::new(fd, config.thp))
             .collect::<Result<Box<[Mapping]>, _>>()?;
         Ok(MmapQueue { maps, buffers })
     }

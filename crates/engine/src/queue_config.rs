@@ -46,6 +46,8 @@ pub struct QueueConfig {
     /// the engines that wait on a peer (net, netsplice) and look at it
     /// while they wait. None leaves them waiting until their time limit.
     pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
+    /// The mmap engine's `thp`: private mappings advised MADV_HUGEPAGE.
+    pub thp: bool,
 }
 
 /// Options of the libaio backend, named after fio's libaio engine options.

@@ -123,7 +123,7 @@ mod tests {
         assert!(cmdhelp("cmdprio_percentage")
             .unwrap()
             .contains("only with ioengine=libaio or io_uring\n"));
-        assert!(cmdhelp("thp")
+        assert!(cmdhelp("lockfile")
             .unwrap_err()
             .message
             .contains("not supported by ioscope yet"));
@@ -154,7 +154,7 @@ mod tests {
             .unwrap_err()
             .message
             .contains("did you mean 'iodepth'"));
-        assert!(cmdhelp("error_dump")
+        assert!(cmdhelp("write_hint")
             .unwrap_err()
             .message
             .contains("not supported by ioscope yet"));

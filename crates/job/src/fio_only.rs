@@ -12,19 +12,12 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "cgroup_nodelete",
     "cgroup_weight",
     "dataplacement",
-    "dedupe_global",
-    "disable_bw",
-    "disable_bw_measurement",
-    "error_dump",
     "fdp",
     "fdp_pli",
     "fdp_pli_select",
     "gid",
-    "gtod_cpu",
     "ioscheduler",
-    "job_start_clock_id",
     "lockfile",
-    "log_compression_cpus",
     "md_per_io_size",
     "merge_blktrace_file",
     "merge_blktrace_iters",
@@ -34,13 +27,9 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "plid_select",
     "plids",
     "profile",
-    "serialize_overlap",
     "sync_file_range",
-    "thinkcycles",
-    "thp",
     "uid",
     "unlink_each_loop",
-    "verify_async_cpus",
     "write_hint",
 ];
 
@@ -52,11 +41,17 @@ pub(crate) const NEWER_FIO_OPTIONS: &[(&str, &str)] = &[
     ("spr_num_regions", "3.41"),
     ("spr_op", "3.41"),
     ("sprandom", "3.41"),
+    ("thinkcycles", "3.37"),
 ];
 
 /// Why some of [`FIO_ONLY_OPTIONS`] are refused, where there is more to
 /// say than "not yet".
 pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
+    ("uid", CREDENTIALS),
+    ("gid", CREDENTIALS),
+    ("cgroup", CGROUP),
+    ("cgroup_weight", CGROUP),
+    ("cgroup_nodelete", CGROUP),
     (
         "block_error_percentiles",
         "it records trim-block error histograms of flash wear-out tests, which ioscope does not collect",
@@ -101,6 +96,8 @@ pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
     ),
 ];
 
+const CREDENTIALS: &str = "fio switches each job's process to the uid and gid; ioscope's jobs are threads whose files are opened before they start, so switching a thread's credentials would not reach its files yet";
+const CGROUP: &str = "fio moves each job's process into a blkio cgroup; ioscope's jobs are threads of one process, which it does not place in cgroups yet";
 const FDP: &str =
     "it needs an NVMe namespace with flexible data placement, which ioscope does not drive";
 const BLKTRACE: &str =

@@ -102,4 +102,106 @@ pub struct MiscSpec {
     /// every engine ioscope has; fio's 0 picks bits only for bit-based
     /// network engines).
     pub unit_bits: bool,
+    /// `time_based` was given without `runtime`: fio drops it (the job runs
+    /// on its size) and says so on stderr as it sets the job up.
+    pub time_based_dropped: bool,
+    /// `disable_bw_measurement` (`disable_bw`): a per-I/O bandwidth log
+    /// (log_avg_msec=0) gets no samples, as fio's add_bw_sample is skipped;
+    /// with disable_clat and disable_slat it is gtod_reduce.
+    pub disable_bw: bool,
+    /// `job_start_clock_id`: the clock of the JSON `job_start` (fio's
+    /// clock_gettime clock id; 0 is CLOCK_REALTIME).
+    pub job_start_clock_id: u32,
+    /// `gtod_cpu`: taken out of `cpus_allowed`, as fio keeps its
+    /// gettimeofday thread's CPU from the jobs (its `if (o->gtod_cpu)`: CPU
+    /// 0 is never taken out).
+    pub gtod_cpu: Option<u32>,
+    /// `verify_async_cpus`: the CPUs of the verify_async threads; empty for
+    /// the job's own.
+    pub verify_async_cpus: Vec<u32>,
+    /// `serialize_overlap`: no I/O is issued while one it overlaps is in
+    /// flight.
+    pub serialize_overlap: bool,
+    /// `dedupe_global`: the dedupe working set is drawn from every thread
+    /// of the run, so that jobs repeat each other's buffers.
+    pub dedupe_global: bool,
+    /// The mmap engine's `thp`: the files are mapped private with
+    /// MADV_HUGEPAGE, as fio does (writes then never reach the files).
+    pub thp: bool,
+    /// `error_dump`: every error is printed, also those continue_on_error
+    /// lets pass (fio's default); off, only the one that ends the job.
+    pub error_dump: bool,
+}
+
+/// `job_start_clock_id=id`: a clock this kernel reads, or why not.
+pub(crate) fn check_clock(id: u32) -> Result<(), String> {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime writes one timespec, which `ts` is.
+    if unsafe { libc::clock_gettime(id as libc::clockid_t, &mut ts) } != 0 {
+        return Err(format!(
+            "clock_gettime cannot read clock {id}: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}
+
+/// The time of clock `id` in ms (fio's job_start arithmetic), 0 when the
+/// clock cannot be read (checked when the option was applied).
+pub fn clock_ms(id: u32) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: as in check_clock.
+    if unsafe { libc::clock_gettime(id as libc::clockid_t, &mut ts) } != 0 {
+        return 0;
+    }
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
+}
+
+/// fio's fix-ups of this family's options (backend.c): gtod_cpu leaves the
+/// job's CPUs, but only a CPU other than 0 (fio tests `if (o->gtod_cpu)`).
+pub(crate) fn fix_up(spec: &mut crate::JobSpec) -> Result<(), String> {
+    if let Some(cpu) = spec.misc.gtod_cpu.filter(|&c| c != 0) {
+        if spec.cpus_allowed.contains(&cpu) {
+            spec.cpus_allowed.retain(|&c| c != cpu);
+            if spec.cpus_allowed.is_empty() {
+                return Err(format!(
+                    "gtod_cpu={cpu} takes the only CPU of cpus_allowed from the job"
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gtod_cpu_leaves_cpus_allowed_unless_it_is_cpu_0() {
+        let mut spec = crate::JobSpec::fio_defaults("j");
+        spec.cpus_allowed = vec![0, 1, 2];
+        spec.misc.gtod_cpu = Some(1);
+        fix_up(&mut spec).unwrap();
+        assert_eq!(spec.cpus_allowed, [0, 2]);
+        spec.misc.gtod_cpu = Some(0);
+        fix_up(&mut spec).unwrap();
+        assert_eq!(spec.cpus_allowed, [0, 2]);
+        spec.cpus_allowed = vec![2];
+        spec.misc.gtod_cpu = Some(2);
+        assert!(fix_up(&mut spec).unwrap_err().contains("gtod_cpu=2"));
+    }
+
+    #[test]
+    fn clocks_the_kernel_reads_are_taken() {
+        assert!(check_clock(libc::CLOCK_MONOTONIC as u32).is_ok());
+        assert!(clock_ms(libc::CLOCK_REALTIME as u32) > 1_600_000_000_000);
+        assert!(check_clock(99).unwrap_err().contains("clock 99"));
+    }
 }

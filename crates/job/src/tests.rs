@@ -717,14 +717,19 @@ fn engine_options_of_another_engine_are_refused() {
 }
 
 #[test]
-fn the_rest_of_fios_engine_options_are_not_supported_yet() {
-    let err = parse_text("[j]\nioengine=mmap\nthp=1\n")
-        .unwrap_err()
-        .message;
-    assert!(
-        err.ends_with("job.fio:3: fio option 'thp' is not supported by ioscope yet"),
-        "{err}"
-    );
+fn the_rest_of_fios_options_are_refused_by_name() {
+    for option in ["lockfile=exclusive", "uid=1000", "cgroup=g"] {
+        let err = parse_text(&format!("[j]\n{option}\n"))
+            .unwrap_err()
+            .message;
+        let name = option.split('=').next().unwrap_or_default();
+        assert!(
+            err.contains(&format!(
+                "job.fio:2: fio option '{name}' is not supported by ioscope"
+            )),
+            "{err}"
+        );
+    }
 }
 
 #[test]
@@ -781,9 +786,9 @@ fn errors_name_the_place_option_and_value() {
         err.ends_with("job.fio:2: unknown option 'iodepht' (did you mean 'iodepth'?)"),
         "{err}"
     );
-    let err = parse_text("[j]\nerror_dump=1\n").unwrap_err().message;
+    let err = parse_text("[j]\nwrite_hint=1\n").unwrap_err().message;
     assert!(
-        err.ends_with("job.fio:2: fio option 'error_dump' is not supported by ioscope yet"),
+        err.ends_with("job.fio:2: fio option 'write_hint' is not supported by ioscope yet"),
         "{err}"
     );
     let err = parse_text("[j]\n\nbs=4q\n").unwrap_err().message;

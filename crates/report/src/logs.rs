@@ -65,6 +65,8 @@ fn write_worker(w: &WorkerLogs) -> io::Result<()> {
         let path = file_name(w, prefix, "bw");
         if averaged {
             write_samples(&path, w, &windows(&w.bw))?;
+        } else if f.bw_unsampled {
+            write_samples(&path, w, &[])?;
         } else {
             write_per_io(&path, w, PerIo::Bw)?;
         }
@@ -73,6 +75,8 @@ fn write_worker(w: &WorkerLogs) -> io::Result<()> {
         let path = file_name(w, prefix, "iops");
         if averaged {
             write_samples(&path, w, &windows(&w.iops))?;
+        } else if f.iops_unsampled {
+            write_samples(&path, w, &[])?;
         } else {
             write_per_io(&path, w, PerIo::Iops)?;
         }

@@ -132,7 +132,10 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock, now: &Now) -> Job
         ..JobResult::default()
     };
     if let Some(stats) = &f.outcome.stats {
-        result.job_start_ms = now.unix_ms_of(clock, stats.measure_start);
+        result.job_start_ms = match spec.misc.job_start_clock_id {
+            0 => now.unix_ms_of(clock, stats.measure_start),
+            id => crate::misc_checks::clock_ms_of(id, clock, stats.measure_start),
+        };
         fill_from_loop(&mut result, stats, clock);
         result.zone_resets = stats.zone_resets;
         // fio reports the depth latency_target's search ended at.

@@ -164,6 +164,8 @@ pub(crate) fn take(
         hist_coarseness: l.hist_coarseness,
         time_offset_ms,
         compressed_chunk: l.store_compressed.then_some(l.compression as usize),
+        bw_unsampled: spec.misc.disable_bw,
+        iops_unsampled: crate::misc_checks::gtod_reduced(spec),
     };
     let epoch = recorder.epoch;
     let lines = |kept: fn(&ioscope_stats::RateSampler) -> &[(u64, u64)]| {

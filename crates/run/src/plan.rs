@@ -39,6 +39,8 @@ pub struct JobPlan {
     /// `read_iolog`: the logs read, one per name given; empty when the job
     /// does not replay.
     replays: Vec<Arc<Iolog>>,
+    /// `dedupe_global`: every thread's buffer seed, for the working set.
+    pub(crate) dedupe_peers: Option<ioscope_workload::DedupePeers>,
 }
 
 /// The plans of every job of a run, in job order.
@@ -83,11 +85,12 @@ pub fn plan(parsed: &Parsed, readonly: bool) -> Result<Plan, RunError> {
     crate::job_control::check_wait_for(parsed)?;
     crate::job_control::check_steadystate(&parsed.jobs, &crate::phases::group_ids(&parsed.jobs))?;
     crate::zones::check_shared(&parsed.jobs).map_err(|(name, m)| RunError::job(name, m))?;
-    let jobs = parsed
+    let mut jobs: Vec<JobPlan> = parsed
         .jobs
         .iter()
         .map(|spec| plan_job(spec, readonly).map_err(|m| RunError::job(&spec.name, m)))
         .collect::<Result<_, _>>()?;
+    crate::misc_checks::share_dedupe(parsed, &mut jobs);
     Ok(Plan { jobs })
 }
 
@@ -121,7 +124,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         } else {
             Op::Write
         };
-    let reduce = spec.gtod_reduce;
+    let reduce = crate::misc_checks::gtod_reduced(spec);
     let looping = LoopConfig {
         depth,
         batch_submit: spec.iodepth_batch_submit.clamp(1, depth),
@@ -162,6 +165,8 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         keep_rate_samples: crate::logs::keeps_rate_samples(&spec.logs),
         errors: spec.errors.clone(),
         verify_async: spec.verify.async_threads,
+        verify_async_cpus: spec.misc.verify_async_cpus.clone(),
+        serialize_overlap: crate::misc_checks::serializes(spec, depth, replayed.is_some()),
         replay_paced: replayed.is_some() && !spec.iolog.no_stall,
         max_latency_ns: {
             let m = &spec.pacing.max_latency;
@@ -230,6 +235,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         runtime: spec.runtime,
         ramp_time: spec.ramp_time,
         stop: None,
+        thp: spec.misc.thp,
         donor: (backend == Backend::E4defrag).then(|| e4defrag_donor(spec)),
     };
     if let Some(mapping) = xnvme {
@@ -242,6 +248,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         ramp_time: spec.ramp_time,
         runtime: spec.runtime,
         replays,
+        dedupe_peers: None,
     })
 }
 

@@ -198,7 +198,7 @@ fn run_inner(
         }
         None => None,
     };
-    let filler = BufferFiller::new(spec, id.number);
+    let filler = BufferFiller::with_peers(spec, id.number, plan.dedupe_peers.as_ref());
     let replay = workload_of;
     let verify = match VerifyLog::new(spec, id.number, id.clone, shared.aux_path, replay) {
         Ok(v) => v,
@@ -265,7 +265,7 @@ fn run_inner(
         Ok(Ok(stats)) => stats,
         Ok(Err(e)) => {
             return fail(
-                e.raw_os_error().unwrap_or(libc::EIO),
+                os_errno(&e).unwrap_or(libc::EIO),
                 format!("{}: {} engine failed: {e}", spec.name, backend.name()),
             )
         }
@@ -388,5 +388,16 @@ fn fault_config(spec: &JobSpec, worker: u32) -> Option<FaultConfig> {
         kind,
         percent: e.fault_rate_micro.map_or(1.0, |m| m as f64 / 1e6),
         seed: spec.randseed.unwrap_or(0x89) ^ u64::from(worker).rotate_left(32),
+    })
+}
+
+/// The OS error number of `e`, or of the OS error it wraps (an engine's
+/// error that names what failed keeps the OS's errno as its source).
+fn os_errno(e: &std::io::Error) -> Option<i32> {
+    e.raw_os_error().or_else(|| {
+        let inner = e.get_ref()?;
+        std::error::Error::source(inner)?
+            .downcast_ref::<std::io::Error>()?
+            .raw_os_error()
     })
 }

@@ -235,6 +235,10 @@ pub struct LogFiles {
     /// of binary samples, each of up to this many bytes of samples (0: one
     /// stream per file).
     pub compressed_chunk: Option<usize>,
+    /// A per-I/O bandwidth (IOPS) log gets no lines: fio skips those
+    /// samples under disable_bw (and the IOPS ones under gtod_reduce).
+    pub bw_unsampled: bool,
+    pub iops_unsampled: bool,
 }
 
 /// One worker's logs, recorded, to be written out.

@@ -10,7 +10,7 @@ mod pool;
 use ioscope_job::{DedupeMode, JobSpec, RandomGenerator, SizeSpec};
 
 use crate::rand::{job_seeds, seed_slot, FioRand};
-use generated::{Fixed, Generated, Shape};
+use generated::{Fixed, Generated, Rotation, Shape};
 use pattern::PatternFill;
 use pool::RandomPool;
 
@@ -82,8 +82,43 @@ pub struct BufferFiller {
     writes: u64,
 }
 
+/// `dedupe_global`: the buffer generator's seed of every thread of the
+/// run, in thread-number order, so that a job's dedupe working set takes
+/// its pages from each thread in turn (fio's dedupe.c), and the pool all
+/// of them copy from is the first thread's.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DedupePeers {
+    buf_seeds: Vec<u64>,
+}
+
+impl DedupePeers {
+    /// The seeds of every worker of `jobs` (numjobs each), numbered across
+    /// the run as fio numbers its threads.
+    pub fn of_run(jobs: &[JobSpec]) -> DedupePeers {
+        let mut buf_seeds = Vec::new();
+        for spec in jobs {
+            for _ in 0..spec.numjobs.max(1) {
+                let number = buf_seeds.len() as u64 + 1;
+                buf_seeds.push(job_seeds(spec, number)[seed_slot::BUF]);
+            }
+        }
+        DedupePeers { buf_seeds }
+    }
+}
+
+/// The two draws that seed a pool, as every worker's generator starts.
+fn pool_seed(rand: &mut FioRand) -> u64 {
+    (rand.next_u64() << 32) ^ rand.next_u64()
+}
+
 impl BufferFiller {
     pub fn new(spec: &JobSpec, worker: u32) -> BufferFiller {
+        BufferFiller::with_peers(spec, worker, None)
+    }
+
+    /// As [`BufferFiller::new`], for a worker of a `dedupe_global` job:
+    /// `peers` are the run's threads (None for any other job).
+    pub fn with_peers(spec: &JobSpec, worker: u32, peers: Option<&DedupePeers>) -> BufferFiller {
         let seeds = job_seeds(spec, u64::from(worker) + 1);
         let rand = FioRand::new(seeds[seed_slot::BUF], false);
         let compress = spec.buffer_compress_percentage;
@@ -94,7 +129,14 @@ impl BufferFiller {
             let pool_len = usize::try_from(spec.bs.write.max())
                 .unwrap_or(POOL_MAX)
                 .clamp(POOL_MIN, POOL_MAX);
-            let pool = RandomPool::new(pool_len, (rand.next_u64() << 32) ^ rand.next_u64());
+            let own_pool = pool_seed(&mut rand);
+            // Shared content needs one pool: the first thread's.
+            let pool = RandomPool::new(
+                pool_len,
+                peers.map_or(own_pool, |p| {
+                    pool_seed(&mut FioRand::new(p.buf_seeds[0], false))
+                }),
+            );
             // fio splits a buffer into pieces of the smallest write, and
             // those into compress chunks.
             let chunk = match spec.bs.write.min() {
@@ -115,6 +157,18 @@ impl BufferFiller {
                 } else {
                     0
                 },
+                rotation: peers.map(|p| Rotation {
+                    peers: p
+                        .buf_seeds
+                        .iter()
+                        .map(|&s| {
+                            let mut r = FioRand::new(s, false);
+                            pool_seed(&mut r);
+                            r
+                        })
+                        .collect(),
+                    own: worker as usize,
+                }),
             };
             let dedupe = FioRand::new(seeds[DEDUPE_SEED_SLOT], false);
             let use64 = spec.random_generator == RandomGenerator::Tausworthe64;

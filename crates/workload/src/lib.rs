@@ -18,7 +18,7 @@ mod rwmix;
 mod verify;
 mod zones;
 
-pub use buffers::BufferFiller;
+pub use buffers::{BufferFiller, DedupePeers};
 pub use generator::{DataDir, FileExtent, IoUnit, Workload};
 pub use iolog::{Iolog, IologSummary, LoggedDir, LoggedIo, Replay};
 pub use layout::{plan_files, FilePlan};

@@ -41,6 +41,18 @@ fn mem_kind(text: &str) -> Result<MemKind, String> {
 
 pub(super) const OPTIONS: &[OptionDef] = &[
     OptionDef {
+        name: "thp",
+        kind: Kind::Int,
+        default: "0",
+        help: "Memory Advise Huge Page (mmap: a private mapping advised MADV_HUGEPAGE)",
+        apply: |s, v| {
+            // fio's FIO_OPT_INT: any value but 0 turns it on.
+            s.spec.misc.thp = v.uint(0)? != 0;
+            Ok(())
+        },
+        ..OptionDef::of("I/O engine")
+    },
+    OptionDef {
         name: "mem",
         aliases: &["iomem"],
         kind: Kind::Choice(MEM_VALUES),

@@ -25,6 +25,7 @@ mod io_type;
 mod iolog;
 mod logging;
 mod memory;
+mod misc_general;
 mod net;
 mod pacing;
 mod placement;
@@ -316,6 +317,7 @@ const PARTS: &[&[OptionDef]] = &[
     logging::OPTIONS,
     buffers::OPTIONS,
     memory::OPTIONS,
+    misc_general::OPTIONS,
     verify::OPTIONS,
     errors::OPTIONS,
     iolog::OPTIONS,
@@ -462,14 +464,14 @@ mod tests {
         assert_eq!(name("iodepth_batch_submit"), Some("iodepth_batch"));
         assert_eq!(name("wait_for_previous"), Some("stonewall"));
         assert_eq!(name("timeout"), Some("runtime"));
-        assert!(find("error_dump").is_none());
+        assert!(find("write_hint").is_none());
     }
 
     #[test]
     fn unknown_names_get_a_suggestion_or_a_fio_note() {
         assert_eq!(
-            not_an_option("error_dump"),
-            "fio option 'error_dump' is not supported by ioscope yet"
+            not_an_option("write_hint"),
+            "fio option 'write_hint' is not supported by ioscope yet"
         );
         assert_eq!(
             not_an_option("iodepht"),

@@ -174,7 +174,9 @@ fn fixups_across_options() {
     set(&mut s, "scramble_buffers", "1").unwrap();
     assert!(s.resolve().unwrap().scramble_buffers);
     s.apply(find("time_based").unwrap(), None).unwrap();
-    assert_eq!(s.resolve().unwrap_err(), "time_based needs a runtime");
+    // fio drops time_based without a runtime and runs on the size.
+    let dropped = s.resolve().unwrap();
+    assert!(!dropped.time_based && dropped.misc.time_based_dropped);
     set(&mut s, "runtime", "10").unwrap();
     set(&mut s, "bs", "8k").unwrap();
     set(&mut s, "size", "4k").unwrap();

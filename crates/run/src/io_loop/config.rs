@@ -57,6 +57,10 @@ pub(crate) struct LoopConfig {
     /// verify_async: threads that check blocks read back; 0 checks them
     /// in the worker.
     pub verify_async: u32,
+    /// verify_async_cpus: the checkers' CPUs; empty for the worker's.
+    pub verify_async_cpus: Vec<u32>,
+    /// serialize_overlap: an I/O waits for the in-flight ones it overlaps.
+    pub serialize_overlap: bool,
     /// A replay that follows its log's times (read_iolog without
     /// replay_no_stall).
     pub replay_paced: bool,

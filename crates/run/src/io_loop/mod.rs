@@ -42,6 +42,7 @@ mod latency_target;
 mod ledger;
 mod pace;
 mod results;
+mod serialize;
 mod stream_end;
 mod syncs;
 
@@ -112,7 +113,11 @@ impl QueueUser for IoLoop<'_> {
         let start = clock.now();
         let verify = self.verify.take();
         let checks = match verify.as_ref().filter(|_| cfg.verify_async > 0) {
-            Some(v) => Some(AsyncChecks::start(v.verifier(), cfg.verify_async)?),
+            Some(v) => Some(AsyncChecks::start(
+                v.verifier(),
+                cfg.verify_async,
+                &cfg.verify_async_cpus,
+            )?),
             None => None,
         };
         let mut ledger = Ledger {
@@ -271,6 +276,24 @@ impl QueueUser for IoLoop<'_> {
                         req.len,
                         path.map(PathBuf::as_path),
                     );
+                }
+                // serialize_overlap: what it overlaps completes first (fio
+                // answers FIO_Q_BUSY, commits and reaps).
+                while cfg.serialize_overlap
+                    && q.in_flight() > 0
+                    && serialize::overlaps(&slots, &free, slot, req.offset, req.len)
+                {
+                    if !pending.is_empty() {
+                        let stats = &mut ledger.stats;
+                        commit(&mut q, &mut pending, &mut slots, stats, &clock, timing)?;
+                    }
+                    let max = cfg.complete_max.max(1);
+                    let (n, ok, t_done) =
+                        ledger.reap(&mut q, 1, max, &mut reaped, &slots, &mut free)?;
+                    now = if n > 0 { t_done } else { now };
+                    if !ok {
+                        break 'main;
+                    }
                 }
                 match q.submit(&req)? {
                     Submitted::Completed(result) => {

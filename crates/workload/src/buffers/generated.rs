@@ -52,6 +52,43 @@ pub(super) struct Shape {
     /// `dedupe_mode=working_set`: how many buffers a repeated one is drawn
     /// from (fio's num_unique_pages); 0 in `repeat` mode.
     pub working_set: usize,
+    /// `dedupe_global`: where the working set's pages come from.
+    pub rotation: Option<Rotation>,
+}
+
+/// `dedupe_global`: each thread's generator just past its pool seed, and
+/// this worker's place among them. fio's working set takes
+/// `pages / threads` pages from each thread's generator in turn, starting
+/// with its own (init_dedupe_working_set_seeds with global_dedup).
+pub(super) struct Rotation {
+    pub peers: Vec<FioRand>,
+    pub own: usize,
+}
+
+impl Rotation {
+    /// The `pages` seeds of the working set; `own` is this worker's
+    /// generator where its working set starts.
+    fn working_set(self, own: FioRand, pages: usize, pool_len: usize) -> Vec<Seed> {
+        let threads = self.peers.len().max(1);
+        let per_thread = (pages / threads).max(1);
+        // Each peer's generator past the seed its first buffer repeats,
+        // where this worker's own `own` is.
+        let mut starts: Vec<FioRand> = self.peers;
+        for r in &mut starts {
+            draw(r, pool_len);
+        }
+        let mut thread = self.own;
+        let mut cursor = own;
+        (0..pages)
+            .map(|i| {
+                if i > 0 && i % per_thread == 0 {
+                    thread += 1;
+                    cursor = starts[thread % threads].clone();
+                }
+                draw(&mut cursor, pool_len)
+            })
+            .collect()
+    }
 }
 
 pub(super) struct Generated {
@@ -98,9 +135,11 @@ impl Generated {
         // is also the i-th unique buffer written (init_dedupe_working_set_seeds).
         let mut ahead = g.rand.clone();
         let pool_len = g.pool.len();
-        g.working_set = (0..g.shape.working_set)
-            .map(|_| draw(&mut ahead, pool_len))
-            .collect();
+        let pages = g.shape.working_set;
+        g.working_set = match g.shape.rotation.take() {
+            Some(r) => r.working_set(ahead, pages, pool_len),
+            None => (0..pages).map(|_| draw(&mut ahead, pool_len)).collect(),
+        };
         g
     }
 
@@ -197,6 +236,7 @@ mod tests {
                 fixed,
                 dedupe_percent: dedupe,
                 working_set: 0,
+                rotation: None,
             },
             FioRand::new(11, false),
             FioRand::new(12, false),
@@ -328,6 +368,7 @@ mod tests {
                 fixed: Fixed::Zero,
                 dedupe_percent: 20,
                 working_set: 0,
+                rotation: None,
             },
             FioRand::new(5, false),
             FioRand::new(6, false),
@@ -376,5 +417,34 @@ mod tests {
                 assert_eq!(&buf, u);
             }
         }
+    }
+
+    // fio's dedupe.c with global_dedup: pages / threads pages from each
+    // thread in turn, from this worker's own on; the same set of seeds for
+    // every worker, in a rotated order.
+    #[test]
+    fn a_global_working_set_takes_each_threads_first_buffers_in_turn() {
+        let pool_len = 1 << 18;
+        let peers: Vec<FioRand> = (1..=3).map(|s| FioRand::new(s, false)).collect();
+        let first = |t: usize, n: usize| {
+            let mut r = peers[t].clone();
+            draw(&mut r, pool_len);
+            (0..n).map(|_| draw(&mut r, pool_len)).collect::<Vec<_>>()
+        };
+        let set = |own: usize| {
+            let mut start = peers[own].clone();
+            draw(&mut start, pool_len);
+            Rotation {
+                peers: peers.clone(),
+                own,
+            }
+            .working_set(start, 6, pool_len)
+        };
+        let (a, b) = (set(0), set(1));
+        assert_eq!(a[..2], first(0, 2)[..]);
+        assert_eq!(a[2..4], first(1, 2)[..]);
+        assert_eq!(a[4..], first(2, 2)[..]);
+        assert_eq!(b[..2], first(1, 2)[..]);
+        assert_eq!(b[4..], first(0, 2)[..]);
     }
 }
