@@ -26,7 +26,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "gid",
     "gtod_cpu",
     "hipri_percentage",
-    "ioscheduler",
     "job_start_clock_id",
     "lockfile",
     "log_compression_cpus",
@@ -46,7 +45,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "uid",
     "unlink_each_loop",
     "verify_async_cpus",
-    "write_hint",
 ];
 
 /// Options of fio versions newer than 3.33 (the one ioscope follows), with
