@@ -72,6 +72,16 @@ pub enum SyncMode {
     Dsync,
 }
 
+/// fio's `sync_file_range=FLAGS[:N]`: after every N writes, the range the
+/// file's writes covered since its last sync goes to sync_file_range(2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SyncFileRange {
+    /// The SYNC_FILE_RANGE_* bits: wait_before 1, write 2, wait_after 4.
+    pub flags: u32,
+    /// Every how many writes; 0 for never (fio's atoi of N).
+    pub every: u32,
+}
+
 /// fio's `write_hint`: the expected lifetime of the data written, given to
 /// the kernel with fcntl (`RWH_WRITE_LIFE_*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,6 +156,8 @@ pub struct FileHandling {
     /// libpmem engine honours it; none of ioscope's engines can (as none
     /// of fio's others), so it is kept for the echo only.
     pub write_barrier: u32,
+    /// `sync_file_range`: None when unset.
+    pub sync_file_range: Option<SyncFileRange>,
     /// `write_hint`: set on each file as it is opened; None when unset
     /// (fio sets no hint then).
     pub write_hint: Option<WriteHint>,
@@ -181,6 +193,7 @@ impl FileHandling {
             fsync_on_close: false,
             end_syncfs: false,
             write_barrier: 0,
+            sync_file_range: None,
             write_hint: None,
             ioscheduler: None,
         }

@@ -39,7 +39,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "plids",
     "profile",
     "serialize_overlap",
-    "sync_file_range",
     "thinkcycles",
     "thp",
     "uid",
