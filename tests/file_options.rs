@@ -256,3 +256,63 @@ fn ioscheduler_on_a_device_without_one_goes_on_with_a_notice() {
     );
     assert!(i.stderr.is_empty(), "{}", i.describe());
 }
+
+#[test]
+fn sync_file_range_syncs_as_often_as_fio() {
+    require!(fio_installed());
+    let dir = tempdir();
+    let d = dir.path();
+    let cases: &[&[&str]] = &[
+        &["--rw=write", "--sync_file_range=wait_before,write,wait_after:4"],
+        // After a read, fio asks again while the writes stay at a multiple.
+        &["--rw=randrw", "--sync_file_range=write:3"],
+        &[
+            "--rw=write",
+            "--sync_file_range=write",
+            "--ioengine=io_uring",
+            // Deeper, fio's count depends on when each sync completes.
+            "--iodepth=1",
+        ],
+        // fsync goes first when both are due.
+        &[
+            "--rw=randwrite",
+            "--sync_file_range=write:2",
+            "--fsync=4",
+            "--ioengine=libaio",
+        ],
+    ];
+    for case in cases {
+        let mut args = vec![
+            "--name=sf",
+            "--filename=sf",
+            "--size=64k",
+            "--bs=4k",
+            "--write_iolog=sf.log",
+        ];
+        args.extend_from_slice(case);
+        let [(fok, fout, f), (iok, iout, i)] = both(d, &args, || {
+            let log = fs::read_to_string(d.join("sf.log")).unwrap();
+            fs::remove_file(d.join("sf.log")).unwrap();
+            log.lines()
+                .filter(|l| l.split_whitespace().nth(2) == Some("sync_file_range"))
+                .count()
+        });
+        assert!(fok && iok, "{case:?}: fio: {fout}\nioscope: {iout}");
+        assert!(f > 0, "{case:?}: fio logged no sync_file_range");
+        assert_eq!(f, i, "{case:?}: fio's sync_file_range count, then ioscope's");
+        // The JSON: fio counts only fsyncs in sync's total_ios, and every
+        // sync's latency.
+        let json = |out: &str| {
+            let v: serde_json::Value =
+                serde_json::from_str(&out[out.find('{').unwrap()..]).unwrap();
+            let s = &v["jobs"][0]["sync"];
+            (s["total_ios"].as_u64(), s["lat_ns"]["N"].as_u64())
+        };
+        assert_eq!(json(&fout), json(&iout), "{case:?}");
+    }
+    let run = ioscope(["--name=sf", "--filename=sf", "--sync_file_range=flush:2"])
+        .dir(d)
+        .run();
+    assert!(!run.status.success());
+    assert!(run.stderr.contains("'flush'"), "{}", run.describe());
+}

@@ -65,7 +65,9 @@ pub(crate) struct SyncState {
     /// The last request was a sync (fio's `last_was_sync`).
     last_was_sync: bool,
     /// With sync_file_range: per file, the start and end of what was
-    /// written since its last sync; (u64::MAX, 0) for nothing.
+    /// written since its last sync; (u64::MAX, 0) for nothing. Before a
+    /// file's first sync its range starts at 0, as fio's zeroed
+    /// `first_write` does (it is set to "none" only by a sync).
     ranges: Vec<(u64, u64)>,
 }
 
@@ -82,7 +84,7 @@ impl SyncState {
     /// fio's `file_log_write_comp`: the file's range takes in `start..end`.
     fn widen(&mut self, file: usize, start: u64, end: u64) {
         if self.ranges.len() <= file {
-            self.ranges.resize(file + 1, (u64::MAX, 0));
+            self.ranges.resize(file + 1, (0, 0));
         }
         let r = &mut self.ranges[file];
         *r = (r.0.min(start), r.1.max(end));
@@ -188,13 +190,19 @@ mod tests {
         let mut st = SyncState::default();
         st.wrote(0, 8192, 4096, &every);
         assert_eq!(st.due(&every, || true), None);
-        st.wrote(0, 0, 4096, &every);
-        // Writes 0..4k and 8k..12k: the range spans both.
-        assert_eq!(st.due(&every, || true), Some((0, op, (0, 12288))));
+        st.wrote(0, 20480, 4096, &every);
+        // Before the first sync the range starts at 0 (fio's zeroed
+        // first_write), up to the end of the last write.
+        assert_eq!(st.due(&every, || true), Some((0, op, (0, 24576))));
         // Again after a read while the writes stay at a multiple: nothing
         // was written since, so the range is empty (fio makes no call).
         assert_eq!(st.due(&every, || true), None);
         assert_eq!(st.due(&every, || true), Some((0, op, (0, 0))));
+        st.last_was_sync = false;
+        st.wrote(0, 16384, 4096, &every);
+        st.wrote(0, 8192, 4096, &every);
+        // Writes 8k..12k and 16k..20k since the sync: the range spans both.
+        assert_eq!(st.due(&every, || true), Some((0, op, (8192, 12288))));
         // fsync goes first and clears the range too.
         let both = SyncEvery { fsync: 2, ..every };
         st.wrote(1, 4096, 4096, &both);
