@@ -83,7 +83,11 @@ fn file_service_distributions_choose_the_files_fio_chooses() {
         // A distribution, not a turn: some file gets more than its share,
         // which takes starting a file over once its blocks are used.
         let busiest = (0..5)
-            .map(|n| f.iter().filter(|l| l.starts_with(&format!("fs.0.{n} "))).count())
+            .map(|n| {
+                f.iter()
+                    .filter(|l| l.starts_with(&format!("fs.0.{n} ")))
+                    .count()
+            })
             .max()
             .unwrap();
         assert!(busiest > 5 * loops, "{case:?}: {f:?}");
@@ -215,7 +219,11 @@ fn ioscheduler_switches_the_device_as_fio_does() {
         let [(fok, fout, f), (iok, iout, i)] = both(d, &args, || {
             let now = fs::read_to_string(&sched).unwrap();
             // Back to another scheduler, so the next run must switch.
-            let back = if want == "none" { other.as_str() } else { "none" };
+            let back = if want == "none" {
+                other.as_str()
+            } else {
+                "none"
+            };
             fs::write(&sched, back).unwrap();
             now
         });
@@ -263,7 +271,10 @@ fn sync_file_range_syncs_as_often_as_fio() {
     let dir = tempdir();
     let d = dir.path();
     let cases: &[&[&str]] = &[
-        &["--rw=write", "--sync_file_range=wait_before,write,wait_after:4"],
+        &[
+            "--rw=write",
+            "--sync_file_range=wait_before,write,wait_after:4",
+        ],
         // After a read, fio asks again while the writes stay at a multiple.
         &["--rw=randrw", "--sync_file_range=write:3"],
         &[
@@ -299,7 +310,10 @@ fn sync_file_range_syncs_as_often_as_fio() {
         });
         assert!(fok && iok, "{case:?}: fio: {fout}\nioscope: {iout}");
         assert!(f > 0, "{case:?}: fio logged no sync_file_range");
-        assert_eq!(f, i, "{case:?}: fio's sync_file_range count, then ioscope's");
+        assert_eq!(
+            f, i,
+            "{case:?}: fio's sync_file_range count, then ioscope's"
+        );
         // The JSON: fio counts only fsyncs in sync's total_ios, and every
         // sync's latency.
         let json = |out: &str| {

@@ -40,8 +40,7 @@ pub(crate) fn sync_file_range(fd: libc::c_int, offset: u64, len: u32, flags: u32
     }
     // SAFETY: sync_file_range touches no memory.
     io_result(|| unsafe {
-        libc::sync_file_range(fd, offset as libc::off64_t, libc::off64_t::from(len), flags)
-            as isize
+        libc::sync_file_range(fd, offset as libc::off64_t, libc::off64_t::from(len), flags) as isize
     })
 }
 

@@ -137,11 +137,7 @@ fn backing_disk(target: &Target) -> Option<PathBuf> {
         TargetKind::BlockDevice => st.st_rdev,
         _ => st.st_dev,
     };
-    let link = format!(
-        "/sys/dev/block/{}:{}",
-        libc::major(dev),
-        libc::minor(dev)
-    );
+    let link = format!("/sys/dev/block/{}:{}", libc::major(dev), libc::minor(dev));
     let dir = Path::new(&link).canonicalize().ok()?;
     match dir.join("partition").exists() {
         true => dir.parent().map(Path::to_path_buf),

@@ -51,7 +51,11 @@ pub enum Notice {
     },
     /// ioscheduler= could not be applied to a file's device, which kept
     /// its scheduler (fio prints an error and goes on).
-    IoschedulerNotSwitched { job: String, path: String, why: String },
+    IoschedulerNotSwitched {
+        job: String,
+        path: String,
+        why: String,
+    },
 }
 
 impl Notice {

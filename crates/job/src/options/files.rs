@@ -416,16 +416,28 @@ const WRITE_HINT_VALUES: &[(&str, &str)] = &[
     ("short", "Data written to this file has a short life time"),
     ("medium", "Data written to this file has a medium life time"),
     ("long", "Data written to this file has a long life time"),
-    ("extreme", "Data written to this file has a very long life time"),
+    (
+        "extreme",
+        "Data written to this file has a very long life time",
+    ),
 ];
 
 const SERVICE_VALUES: &[(&str, &str)] = &[
     ("random", "Choose a file at random"),
     ("roundrobin", "Round robin select files"),
     ("sequential", "Finish one file before moving to the next"),
-    ("zipf", "Zipf randomized file selection (zipf[:theta[:center]])"),
-    ("pareto", "Pareto randomized file selection (pareto[:h[:center]])"),
-    ("normal", "Normal (Gaussian) randomized file selection (normal[:dev[:center]])"),
+    (
+        "zipf",
+        "Zipf randomized file selection (zipf[:theta[:center]])",
+    ),
+    (
+        "pareto",
+        "Pareto randomized file selection (pareto[:h[:center]])",
+    ),
+    (
+        "normal",
+        "Normal (Gaussian) randomized file selection (normal[:dev[:center]])",
+    ),
     ("gauss", "Alias for 'normal'"),
 ];
 

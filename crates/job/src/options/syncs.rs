@@ -123,7 +123,11 @@ fn sync_file_range(text: &str) -> Result<SyncFileRange, String> {
 fn atoi(text: &str) -> u32 {
     let t = text.trim_start();
     let digits = t.bytes().take_while(u8::is_ascii_digit).count();
-    t[..digits].parse().unwrap_or(u32::MAX)
+    match digits {
+        0 => 0,
+        // Past u32: as many writes as can be counted.
+        _ => t[..digits].parse().unwrap_or(u32::MAX),
+    }
 }
 
 #[cfg(test)]

@@ -234,7 +234,8 @@ impl Fill {
                 filler.prepare_write(buf, unit.offset);
             }
             if unit.dir == DataDir::Write {
-                self.syncs.wrote(unit.file, unit.offset, unit.len, &cfg.syncs);
+                self.syncs
+                    .wrote(unit.file, unit.offset, unit.len, &cfg.syncs);
             }
         }
         let req = if op == Op::Trim && cfg.trim_ranges > 1 {
