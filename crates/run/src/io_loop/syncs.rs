@@ -205,6 +205,7 @@ mod tests {
         assert_eq!(st.due(&every, || true), Some((0, op, (8192, 12288))));
         // fsync goes first and clears the range too.
         let both = SyncEvery { fsync: 2, ..every };
+        st.last_was_sync = false;
         st.wrote(1, 4096, 4096, &both);
         st.wrote(1, 16384, 4096, &both);
         assert_eq!(st.due(&both, || true), Some((1, Op::Fsync, (0, 0))));
