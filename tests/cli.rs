@@ -177,12 +177,12 @@ fn unsupported_fio_option_is_refused_by_name() {
         "--ioengine=null",
         "--size=1m",
         "--rw=write",
-        "--write_hint=1",
+        "--lockfile=exclusive",
     ])
     .run();
     let err = r.assert_refused();
     assert!(
-        err.contains("write_hint"),
+        err.contains("lockfile"),
         "option not named: {}",
         r.describe()
     );
@@ -524,7 +524,7 @@ fn unsupported_option_in_a_job_file_names_file_and_line() {
     write_file(
         d.path(),
         "v.fio",
-        "[a]\nioengine=null\nsize=1m\nrw=write\nwrite_hint=1\n",
+        "[a]\nioengine=null\nsize=1m\nrw=write\nlockfile=exclusive\n",
     );
     let r = ioscope(["--parse-only", "v.fio"]).dir(d.path()).run();
     let err = r.assert_refused();
@@ -533,7 +533,7 @@ fn unsupported_option_in_a_job_file_names_file_and_line() {
         "line 5 not named: {}",
         r.describe()
     );
-    assert!(err.contains("write_hint"), "{}", r.describe());
+    assert!(err.contains("lockfile"), "{}", r.describe());
     assert!(low(err).contains("support"), "{}", r.describe());
 }
 

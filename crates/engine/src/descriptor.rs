@@ -68,12 +68,13 @@ impl EngineDesc {
     }
 }
 
-/// The [`EngineDesc::carries`] of an engine that reads, writes, flushes and
-/// trims one range at a time, and has no command without data.
+/// The [`EngineDesc::carries`] of an engine that reads, writes, flushes
+/// (fsync, fdatasync, sync_file_range) and trims one range at a time, and
+/// has no command without data.
 pub(crate) fn data_ops(op: Op) -> bool {
     matches!(
         op,
-        Op::Read | Op::Write | Op::Fsync | Op::Fdatasync | Op::Trim
+        Op::Read | Op::Write | Op::Fsync | Op::Fdatasync | Op::SyncFileRange { .. } | Op::Trim
     )
 }
 

@@ -257,7 +257,8 @@ impl Queue for MmapQueue {
         let write = match req.op {
             Op::Read => false,
             Op::Write => true,
-            Op::Fsync | Op::Fdatasync => {
+            // fio's mmap engine msyncs the whole map for any sync.
+            Op::Fsync | Op::Fdatasync | Op::SyncFileRange { .. } => {
                 return Ok(Submitted::Completed(map.sync(0, map.len, false)))
             }
             Op::Trim => {

@@ -127,7 +127,7 @@ fn nop_entry(slot: u32, len: u32, inject: bool) -> squeue::Entry {
 fn nop_len(req: &Request) -> u32 {
     match req.op {
         Op::Read | Op::Write | Op::WriteZeroes { .. } | Op::Trim | Op::TrimRanges { .. } => req.len,
-        Op::Fsync | Op::Fdatasync => 0,
+        Op::Fsync | Op::Fdatasync | Op::SyncFileRange { .. } => 0,
     }
 }
 

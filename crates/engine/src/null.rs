@@ -71,7 +71,7 @@ impl Queue for NullQueue {
             Op::Read | Op::Write | Op::WriteZeroes { .. } | Op::Trim | Op::TrimRanges { .. } => {
                 i64::from(req.len)
             }
-            Op::Fsync | Op::Fdatasync => 0,
+            Op::Fsync | Op::Fdatasync | Op::SyncFileRange { .. } => 0,
         };
         if self.depth == 1 {
             return Ok(Submitted::Completed(result));

@@ -11,6 +11,13 @@ pub enum Op {
     /// (fdatasync; NVMe Flush, which has no lighter form). Carries no
     /// buffer. Only some backends take it: ask [`crate::Backend::supports`].
     Fdatasync,
+    /// sync_file_range(2) of `offset..offset + len` with `flags` (its
+    /// SYNC_FILE_RANGE_* bits). `len` 0 is a range with nothing to sync:
+    /// it completes at once without a call, as fio's. Carries no buffer. Only some backends take it: ask
+    /// [`crate::Backend::supports`].
+    SyncFileRange {
+        flags: u32,
+    },
     /// Zero the range without sending data (NVMe Write Zeroes); `deac` asks
     /// the device to deallocate the blocks instead where that reads back as
     /// zeroes. Carries no buffer.
@@ -43,6 +50,12 @@ impl Op {
         matches!(self, Op::Read | Op::Write)
     }
 
+    /// True for the flushes: fsync, fdatasync, sync_file_range.
+    #[inline]
+    pub fn is_sync(self) -> bool {
+        matches!(self, Op::Fsync | Op::Fdatasync | Op::SyncFileRange { .. })
+    }
+
     /// True for the commands that change the target's contents.
     #[inline]
     pub fn modifies(self) -> bool {
@@ -59,6 +72,7 @@ impl Op {
             Op::Write => "write",
             Op::Fsync => "sync",
             Op::Fdatasync => "datasync",
+            Op::SyncFileRange { .. } => "sync_file_range",
             Op::WriteZeroes { .. } => "write zeroes",
             Op::Trim | Op::TrimRanges { .. } => "trim",
         }

@@ -292,6 +292,11 @@ impl<C: SyncCalls> Queue for SyncQueue<C> {
                     || unsafe { libc::fdatasync(fd) } as isize,
                 )))
             }
+            Op::SyncFileRange { flags } => {
+                return Ok(Submitted::Completed(crate::syscall::sync_file_range(
+                    fd, req.offset, req.len, flags,
+                )))
+            }
             Op::Trim => {
                 return Ok(Submitted::Completed(trim(
                     fd,

@@ -37,8 +37,8 @@ pub(crate) static IO_URING_CMD: EngineDesc = EngineDesc {
     fio: true,
     ring: true,
     // NVMe has a command for each, Write Zeroes and ranged Dataset
-    // Management included.
-    carries: crate::descriptor::every_op,
+    // Management included; none syncs a range of a file.
+    carries: |op| !matches!(op, Op::SyncFileRange { .. }),
     options: &[
         "hipri",
         "sqthread_poll",
@@ -392,6 +392,9 @@ impl Queue for UringCmdQueue {
             }
             // NVMe has one Flush for both.
             Op::Fsync | Op::Fdatasync => command::flush(nsid),
+            Op::SyncFileRange { .. } => {
+                return Err(bad_request(req, "is not supported by this backend"))
+            }
         };
         self.lens[req.slot as usize] = if matches!(req.op, Op::Fsync | Op::Fdatasync) {
             0

@@ -143,7 +143,7 @@ impl Queue for VsyncQueue {
         let write = match req.op {
             Op::Read => false,
             Op::Write => true,
-            Op::Fsync | Op::Fdatasync | Op::Trim => {
+            Op::Fsync | Op::Fdatasync | Op::SyncFileRange { .. } | Op::Trim => {
                 // fio answers FIO_Q_BUSY so that what was gathered goes
                 // first; sending it here keeps that order.
                 self.send();
@@ -152,6 +152,9 @@ impl Queue for VsyncQueue {
                     Op::Fsync => io_result(|| unsafe { libc::fsync(fd) } as isize),
                     // SAFETY: fdatasync touches no memory.
                     Op::Fdatasync => io_result(|| unsafe { libc::fdatasync(fd) } as isize),
+                    Op::SyncFileRange { flags } => {
+                        crate::syscall::sync_file_range(fd, req.offset, req.len, flags)
+                    }
                     _ => trim(fd, self.trims[file], req.offset, req.len),
                 };
                 return Ok(Submitted::Completed(result));

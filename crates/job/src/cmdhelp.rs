@@ -154,7 +154,7 @@ mod tests {
             .unwrap_err()
             .message
             .contains("did you mean 'iodepth'"));
-        assert!(cmdhelp("write_hint")
+        assert!(cmdhelp("unlink_each_loop")
             .unwrap_err()
             .message
             .contains("not supported by ioscope yet"));

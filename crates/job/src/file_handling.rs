@@ -28,10 +28,32 @@ pub enum FileServiceKind {
     Sequential,
     /// A file chosen uniformly at random.
     Random,
+    /// `zipf:theta[:center]`: files chosen by a zipf distribution over
+    /// them. Files are never done: one whose blocks are all used starts
+    /// over (fio's non-uniform file service).
+    Zipf { theta: f64, center: Option<f64> },
+    /// `pareto:h[:center]`, as zipf.
+    Pareto { h: f64, center: Option<f64> },
+    /// `normal:dev[:center]` (alias `gauss`), the deviation a percentage.
+    Gauss { dev: f64, center: Option<f64> },
+}
+
+impl FileServiceKind {
+    /// fio's `__FIO_FSERVICE_NONUNIFORM`: a distribution chooses the
+    /// files, and a file run out starts over instead of being done.
+    pub fn nonuniform(self) -> bool {
+        matches!(
+            self,
+            FileServiceKind::Zipf { .. }
+                | FileServiceKind::Pareto { .. }
+                | FileServiceKind::Gauss { .. }
+        )
+    }
 }
 
 /// `file_service_type=KIND[:N]`: N I/Os go to a file before the next is
-/// chosen (sequential ignores N, as in fio).
+/// chosen (sequential ignores N, as in fio; the distributions take one
+/// I/O per choice).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FileService {
     pub kind: FileServiceKind,
@@ -48,6 +70,40 @@ pub enum SyncMode {
     Sync,
     /// `dsync`: O_DSYNC.
     Dsync,
+}
+
+/// fio's `sync_file_range=FLAGS[:N]`: after every N writes, the range the
+/// file's writes covered since its last sync goes to sync_file_range(2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SyncFileRange {
+    /// The SYNC_FILE_RANGE_* bits: wait_before 1, write 2, wait_after 4.
+    pub flags: u32,
+    /// Every how many writes; 0 for never (fio's atoi of N).
+    pub every: u32,
+}
+
+/// fio's `write_hint`: the expected lifetime of the data written, given to
+/// the kernel with fcntl (`RWH_WRITE_LIFE_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteHint {
+    None,
+    Short,
+    Medium,
+    Long,
+    Extreme,
+}
+
+impl WriteHint {
+    /// The kernel's `RWH_WRITE_LIFE_*` value.
+    pub fn value(self) -> u64 {
+        match self {
+            WriteHint::None => 1,
+            WriteHint::Short => 2,
+            WriteHint::Medium => 3,
+            WriteHint::Long => 4,
+            WriteHint::Extreme => 5,
+        }
+    }
 }
 
 /// The job's file handling options, with fio's defaults.
@@ -100,6 +156,14 @@ pub struct FileHandling {
     /// libpmem engine honours it; none of ioscope's engines can (as none
     /// of fio's others), so it is kept for the echo only.
     pub write_barrier: u32,
+    /// `sync_file_range`: None when unset.
+    pub sync_file_range: Option<SyncFileRange>,
+    /// `write_hint`: set on each file as it is opened; None when unset
+    /// (fio sets no hint then).
+    pub write_hint: Option<WriteHint>,
+    /// `ioscheduler`: the I/O scheduler to switch each file's device to
+    /// before the job.
+    pub ioscheduler: Option<String>,
 }
 
 impl FileHandling {
@@ -129,6 +193,9 @@ impl FileHandling {
             fsync_on_close: false,
             end_syncfs: false,
             write_barrier: 0,
+            sync_file_range: None,
+            write_hint: None,
+            ioscheduler: None,
         }
     }
 

@@ -16,7 +16,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "fdp_pli",
     "fdp_pli_select",
     "gid",
-    "ioscheduler",
     "lockfile",
     "md_per_io_size",
     "merge_blktrace_file",
@@ -27,10 +26,8 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "plid_select",
     "plids",
     "profile",
-    "sync_file_range",
     "uid",
     "unlink_each_loop",
-    "write_hint",
 ];
 
 /// Options of fio versions newer than 3.33 (the one ioscope follows), with

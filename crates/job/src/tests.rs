@@ -786,9 +786,9 @@ fn errors_name_the_place_option_and_value() {
         err.ends_with("job.fio:2: unknown option 'iodepht' (did you mean 'iodepth'?)"),
         "{err}"
     );
-    let err = parse_text("[j]\nwrite_hint=1\n").unwrap_err().message;
+    let err = parse_text("[j]\nlockfile=exclusive\n").unwrap_err().message;
     assert!(
-        err.ends_with("job.fio:2: fio option 'write_hint' is not supported by ioscope yet"),
+        err.ends_with("job.fio:2: fio option 'lockfile' is not supported by ioscope yet"),
         "{err}"
     );
     let err = parse_text("[j]\n\nbs=4q\n").unwrap_err().message;

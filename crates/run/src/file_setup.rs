@@ -25,6 +25,15 @@ pub(crate) fn check(spec: &JobSpec, carries: &dyn Fn(Op) -> bool) -> Result<(), 
             spec.ioengine.name()
         ));
     }
+    if let Some(r) = fh.sync_file_range.filter(|r| r.every > 0) {
+        if !carries(Op::SyncFileRange { flags: r.flags }) {
+            return Err(format!(
+                "sync_file_range needs an engine that can send it (the sync engines, libaio, \
+                 io_uring, posixaio, mmap); ioengine={} cannot",
+                spec.ioengine.name()
+            ));
+        }
+    }
     if fh.fill_device
         && (spec.rw.kind.is_random() || spec.rw.kind.reads() || !spec.rw.kind.writes())
     {

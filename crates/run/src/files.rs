@@ -292,6 +292,8 @@ pub(crate) fn prepare(
             FadviseHint::Random => target.advise(true)?,
             FadviseHint::Sequential => target.advise(false)?,
         }
+        crate::file_tuning::write_hint(spec, &target)?;
+        crate::file_tuning::switch_ioscheduler(spec, &target, found)?;
         if spec.file_handling.pre_read {
             // fio turns invalidate off for pre_read: the cache is what it fills.
             file_setup::pre_read(spec, &target, plan.extent.offset, plan.extent.len)?;

@@ -17,6 +17,7 @@ mod disks;
 mod error;
 mod exec_hooks;
 mod file_setup;
+mod file_tuning;
 mod files;
 mod io_loop;
 mod job_control;

@@ -151,7 +151,7 @@ impl Drop for IoTrace {
 }
 
 /// fio's data direction numbers (`enum fio_ddir`): read 0, write 1, trim 2,
-/// sync 3, datasync 4.
+/// sync 3, datasync 4, sync_file_range 5.
 fn ddir(op: Op) -> u8 {
     match op {
         Op::Read => 0,
@@ -159,6 +159,7 @@ fn ddir(op: Op) -> u8 {
         Op::Trim | Op::TrimRanges { .. } => 2,
         Op::Fsync => 3,
         Op::Fdatasync => 4,
+        Op::SyncFileRange { .. } => 5,
     }
 }
 

@@ -49,6 +49,13 @@ pub enum Notice {
         /// The signal's number (SIGINT 2, SIGTERM 15).
         signal: i32,
     },
+    /// ioscheduler= could not be applied to a file's device, which kept
+    /// its scheduler (fio prints an error and goes on).
+    IoschedulerNotSwitched {
+        job: String,
+        path: String,
+        why: String,
+    },
 }
 
 impl Notice {
@@ -61,6 +68,7 @@ impl Notice {
             Notice::UnlinkFailed { .. } => "unlink_failed",
             Notice::ClockFallback { .. } => "clock_fallback",
             Notice::Interrupted { .. } => "interrupted",
+            Notice::IoschedulerNotSwitched { .. } => "ioscheduler_not_switched",
         }
     }
 
@@ -74,6 +82,7 @@ impl Notice {
             Notice::UnlinkFailed { .. } => Some("unlink"),
             Notice::ClockFallback { .. } => Some("clocksource"),
             Notice::Interrupted { .. } => None,
+            Notice::IoschedulerNotSwitched { .. } => Some("ioscheduler"),
         }
     }
 
@@ -111,6 +120,10 @@ impl fmt::Display for Notice {
                 f,
                 "interrupted by {}: the results cover only what ran until then",
                 signal_name(*signal)
+            ),
+            Notice::IoschedulerNotSwitched { job, path, why } => write!(
+                f,
+                "job '{job}': ioscheduler was not switched for {path}: {why}"
             ),
         }
     }
@@ -155,6 +168,11 @@ mod tests {
             Notice::Interrupted {
                 signal: libc::SIGINT,
             },
+            Notice::IoschedulerNotSwitched {
+                job: "j".into(),
+                path: "/tmp/f".into(),
+                why: "/sys/block/zram0/queue/scheduler does not exist".into(),
+            },
         ]
     }
 
@@ -182,7 +200,8 @@ mod tests {
 
     #[test]
     fn messages_say_what_happened() {
-        let [polled, ring, punts, unlink, clock, signal] = all().try_into().unwrap();
+        let all = all();
+        let [polled, ring, punts, unlink, clock, signal] = all[..6].to_vec().try_into().unwrap();
         assert_eq!(polled.option(), Some("hipri"));
         assert!(polled
             .message()

@@ -78,6 +78,10 @@ pub struct FileDist {
     nranges: u64,
     kind: Kind,
     rand_off: u64,
+    /// Ranks are spread over the range by fio's hash, except when fio
+    /// disables it (`zipf_disable_hash`: the file service's ranks are
+    /// the files themselves).
+    hashed: bool,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -134,7 +138,25 @@ impl FileDist {
             nranges,
             kind,
             rand_off,
+            hashed: true,
         })
+    }
+
+    /// The same generator with fio's hash of the ranks disabled
+    /// (`zipf_disable_hash`, `gauss_disable_hash`).
+    pub fn unhashed(self) -> FileDist {
+        FileDist {
+            hashed: false,
+            ..self
+        }
+    }
+
+    #[inline]
+    fn spread(&self, v: u64) -> u64 {
+        match self.hashed {
+            true => hash_u64(v),
+            false => v,
+        }
     }
 
     /// The next block number.
@@ -158,13 +180,16 @@ impl FileDist {
                 } else {
                     1 + (n as f64 * (eta * uni - eta + 1.0).powf(alpha)) as u64
                 };
-                hash_u64(v - 1)
+                self.spread(v - 1)
             }
             Kind::Pareto { pow } => {
                 let r = self.rand.next_u64() as f64 / FRAND32_MAX;
-                hash_u64(((n - 1) as f64 * r.powf(pow)) as u64)
+                self.spread(((n - 1) as f64 * r.powf(pow)) as u64)
             }
-            Kind::Gauss { stddev } => hash_u64(self.gauss(stddev)),
+            Kind::Gauss { stddev } => {
+                let v = self.gauss(stddev);
+                self.spread(v)
+            }
         };
         val.wrapping_add(self.rand_off) % n
     }

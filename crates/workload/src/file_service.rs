@@ -7,10 +7,20 @@
 //! (fio's -EBUSY) and made again: round robin moves on to the next file,
 //! random draws again. This keeps fio's order of files with `openfiles`
 //! below `nrfiles`; ioscope's descriptors all stay open for the run.
+//!
+//! With zipf, pareto or normal (fio's non-uniform service) the file is
+//! the distribution's draw over `nrfiles << 10` ranges, shifted back down
+//! (fio's `__get_next_fileno_rand`), and no file is ever done: one run
+//! out is closed and starts over.
 
-use ioscope_job::{FileServiceKind, JobSpec, RandomGenerator};
+use ioscope_job::{Distribution, FileServiceKind, JobSpec, RandomGenerator};
 
+use crate::distribution::FileDist;
 use crate::rand::{seed_slot, FioRand};
+
+/// fio's `FIO_FSERVICE_SHIFT`: each file is 1024 ranges of the
+/// distribution, so a few files still get a smooth curve.
+const FSERVICE_SHIFT: u32 = 10;
 
 pub(crate) struct FileService {
     kind: FileServiceKind,
@@ -27,6 +37,9 @@ pub(crate) struct FileService {
     done_count: usize,
     /// `random`: fio's `next_file_state`, and its seed for a new pass.
     rand: Option<(FioRand, FioRand)>,
+    /// zipf, pareto, normal: fio's `next_file_zipf` or `next_file_gauss`,
+    /// and the generator as seeded for a new pass.
+    dist: Option<(FileDist, FileDist)>,
 }
 
 impl FileService {
@@ -37,6 +50,12 @@ impl FileService {
         let rand = (fh.service.kind == FileServiceKind::Random).then(|| {
             let r = FioRand::new(seeds[seed_slot::FILE], use64);
             (r.clone(), r)
+        });
+        let dist = file_distribution(fh.service.kind).and_then(|d| {
+            let nranges = (files as u64) << FSERVICE_SHIFT;
+            // fio seeds it with FIO_RAND_FILE_OFF's seed as an unsigned int.
+            let d = FileDist::new(&d, nranges, seeds[seed_slot::FILE] as u32)?.unhashed();
+            Some((d.clone(), d))
         });
         // fio's default openfiles is nrfiles: all of them.
         let max_open = match fh.openfiles {
@@ -54,7 +73,13 @@ impl FileService {
             max_open,
             done_count: 0,
             rand,
+            dist,
         }
+    }
+
+    /// fio's non-uniform service: a file run out starts over.
+    pub(crate) fn nonuniform(&self) -> bool {
+        self.dist.is_some()
     }
 
     /// The file the next I/O goes to; None when every file is done.
@@ -76,7 +101,7 @@ impl FileService {
                 }
             }
         }
-        let f = match self.rand.is_some() {
+        let f = match self.rand.is_some() || self.dist.is_some() {
             false => self.next_round_robin(&done)?,
             true => loop {
                 // Not all files are done, so one of them is drawn in time.
@@ -109,11 +134,12 @@ impl FileService {
         None
     }
 
-    /// fio's `__get_next_fileno_rand` for `random`: a file in `[0, n)`.
+    /// fio's `__get_next_fileno_rand`: a file in `[0, n)`.
     fn draw(&mut self, n: usize) -> usize {
-        match &mut self.rand {
-            Some((r, _)) => r.below(n as u64) as usize,
-            None => 0,
+        match (&mut self.rand, &mut self.dist) {
+            (Some((r, _)), _) => r.below(n as u64) as usize,
+            (None, Some((d, _))) => (d.next() >> FSERVICE_SHIFT) as usize,
+            (None, None) => 0,
         }
     }
 
@@ -131,6 +157,14 @@ impl FileService {
         self.done_count += 1;
     }
 
+    /// File `f` ran out under a non-uniform service: fio closes it and
+    /// resets it, and it may be chosen again.
+    pub(crate) fn close(&mut self, f: usize) {
+        if std::mem::take(&mut self.open[f]) {
+            self.open_count -= 1;
+        }
+    }
+
     /// A new pass: every file closed and not done (fio's
     /// `clear_io_state`); with `randrepeat`, the random choice starts over.
     pub(crate) fn restart(&mut self, randrepeat: bool) {
@@ -140,7 +174,20 @@ impl FileService {
         if let (true, Some((r, seed))) = (randrepeat, &mut self.rand) {
             *r = seed.clone();
         }
+        if let (true, Some((d, seed))) = (randrepeat, &mut self.dist) {
+            *d = seed.clone();
+        }
     }
+}
+
+/// The distribution a non-uniform `file_service_type` draws files from.
+fn file_distribution(kind: FileServiceKind) -> Option<Distribution> {
+    Some(match kind {
+        FileServiceKind::Zipf { theta, center } => Distribution::Zipf { theta, center },
+        FileServiceKind::Pareto { h, center } => Distribution::Pareto { h, center },
+        FileServiceKind::Gauss { dev, center } => Distribution::Normal { dev, center },
+        _ => return None,
+    })
 }
 
 #[cfg(test)]

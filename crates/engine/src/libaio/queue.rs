@@ -319,6 +319,13 @@ impl Queue for LibaioQueue {
             },
             // No AIO command trims: run it here and complete it at once,
             // as fio's libaio engine does.
+            // Linux AIO has no sync_file_range: run it here and complete
+            // it at once, as fio's libaio engine runs every sync.
+            Op::SyncFileRange { flags } => {
+                return Ok(Submitted::Completed(crate::syscall::sync_file_range(
+                    fd, req.offset, req.len, flags,
+                )));
+            }
             Op::Trim => {
                 let method = self.trims[req.file as usize];
                 return Ok(Submitted::Completed(trim(fd, method, req.offset, req.len)));

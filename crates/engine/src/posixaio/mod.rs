@@ -204,7 +204,9 @@ impl Queue for PosixAioQueue {
                 Some(ptr) => (ptr, req.len as usize),
                 None => return Err(bad_request(req, "is longer than the queue's buffers")),
             },
-            Op::Fsync | Op::Fdatasync => (std::ptr::null_mut(), 0),
+            // fio's posixaio sends any sync but fdatasync as
+            // aio_fsync(O_SYNC): sync_file_range too.
+            Op::Fsync | Op::Fdatasync | Op::SyncFileRange { .. } => (std::ptr::null_mut(), 0),
             // POSIX AIO has no trim: run it here and complete it at once,
             // as fio's engine does.
             Op::Trim => {

@@ -298,6 +298,19 @@ impl Queue for UringQueue {
                     }) as isize
                 })));
             }
+            // The ring is polled, or the range empty: the sync goes
+            // straight to the kernel, or nowhere (0 would reach the end).
+            Op::SyncFileRange { flags } if self.ring.iopoll() || req.len == 0 => {
+                return Ok(Submitted::Completed(crate::syscall::sync_file_range(
+                    fd, req.offset, req.len, flags,
+                )));
+            }
+            Op::SyncFileRange { flags } => with_file!(fixed, index, fd, |f| {
+                opcode::SyncFileRange::new(f, req.len)
+                    .offset(req.offset)
+                    .flags(flags)
+                    .build()
+            }),
             Op::Fsync => with_file!(fixed, index, fd, |f| opcode::Fsync::new(f).build()),
             Op::Fdatasync => with_file!(fixed, index, fd, |f| opcode::Fsync::new(f)
                 .flags(types::FsyncFlags::DATASYNC)

@@ -1,7 +1,8 @@
 //! The job's name and description, and the files and devices it works on.
 
 use super::{Kind, OptionDef, Value};
-use crate::file_handling::{Fallocate, FileService, FileServiceKind};
+use crate::file_handling::{Fallocate, FileService, FileServiceKind, WriteHint};
+use crate::placement::Distribution;
 use crate::spec::SizeSpec;
 use crate::values;
 use crate::zones::zone_count;
@@ -362,6 +363,31 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..FILES
     },
     OptionDef {
+        name: "write_hint",
+        kind: Kind::Choice(WRITE_HINT_VALUES),
+        help: "Set expected write life time",
+        apply: |s, v| {
+            s.spec.file_handling.write_hint = Some(v.pick(&[
+                ("none", WriteHint::None),
+                ("short", WriteHint::Short),
+                ("medium", WriteHint::Medium),
+                ("long", WriteHint::Long),
+                ("extreme", WriteHint::Extreme),
+            ])?);
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
+        name: "ioscheduler",
+        help: "Use this IO scheduler on the backing device",
+        apply: |s, v| {
+            s.spec.file_handling.ioscheduler = Some(v.text.to_string());
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
         name: "opendir",
         help: "Recursively add files from this directory and down",
         apply: |s, v| {
@@ -385,15 +411,41 @@ const FALLOCATE_VALUES: &[(&str, &str)] = &[
     ("1", "Alias for 'posix'"),
 ];
 
+const WRITE_HINT_VALUES: &[(&str, &str)] = &[
+    ("none", "No particular life time associated with this file"),
+    ("short", "Data written to this file has a short life time"),
+    ("medium", "Data written to this file has a medium life time"),
+    ("long", "Data written to this file has a long life time"),
+    (
+        "extreme",
+        "Data written to this file has a very long life time",
+    ),
+];
+
 const SERVICE_VALUES: &[(&str, &str)] = &[
     ("random", "Choose a file at random"),
     ("roundrobin", "Round robin select files"),
     ("sequential", "Finish one file before moving to the next"),
+    (
+        "zipf",
+        "Zipf randomized file selection (zipf[:theta[:center]])",
+    ),
+    (
+        "pareto",
+        "Pareto randomized file selection (pareto[:h[:center]])",
+    ),
+    (
+        "normal",
+        "Normal (Gaussian) randomized file selection (normal[:dev[:center]])",
+    ),
+    ("gauss", "Alias for 'normal'"),
 ];
 
-/// `file_service_type=KIND[:N]` (fio's `str_fst_cb`): N, default 1, I/Os
-/// go to the chosen file before the next choice. fio's zipf, pareto,
-/// normal and gauss choices are not supported yet.
+/// `file_service_type=KIND[:N]` (fio's `str_fst_cb`): for random,
+/// roundrobin and sequential, N (default 1) I/Os go to the chosen file
+/// before the next choice; for zipf, pareto and normal (gauss), the
+/// distribution's value and center as `random_distribution` reads them,
+/// one I/O per choice.
 fn file_service(v: &Value) -> Result<FileService, String> {
     let (kind, nr) = match v.text.split_once(':') {
         Some((k, n)) => (k, Some(n)),
@@ -404,10 +456,19 @@ fn file_service(v: &Value) -> Result<FileService, String> {
         "roundrobin" => FileServiceKind::RoundRobin,
         "sequential" => FileServiceKind::Sequential,
         "zipf" | "pareto" | "normal" | "gauss" => {
-            return Err(format!(
-                "'{kind}' (a file chosen by a {kind} distribution) is not supported by \
-                 ioscope yet; use random, roundrobin or sequential"
-            ))
+            // fio's `split_parse_distr` and range checks are
+            // random_distribution's; gauss is fio's other name for normal.
+            let text = match kind {
+                "gauss" => format!("normal{}", &v.text[kind.len()..]),
+                _ => v.text.to_string(),
+            };
+            let kind = match super::placement::distribution(&text, v.kb)? {
+                Distribution::Zipf { theta, center } => FileServiceKind::Zipf { theta, center },
+                Distribution::Pareto { h, center } => FileServiceKind::Pareto { h, center },
+                Distribution::Normal { dev, center } => FileServiceKind::Gauss { dev, center },
+                _ => return Err(v.not_a_choice()),
+            };
+            return Ok(FileService { kind, batch: 1 });
         }
         _ => return Err(v.not_a_choice()),
     };

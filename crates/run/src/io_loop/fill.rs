@@ -76,12 +76,13 @@ pub(super) enum Next {
 }
 
 /// A sync (`op`: fsync or fdatasync) of `file` in `slot`.
-fn sync(file: u32, op: Op, slot: u32) -> Next {
+/// A sync of `file`; `range` is sync_file_range's (offset, length).
+fn sync(file: u32, op: Op, slot: u32, (offset, len): (u64, u32)) -> Next {
     let req = Request {
         op,
         file,
-        offset: 0,
-        len: 0,
+        offset,
+        len,
         slot,
     };
     Next::Issue(req, SlotWork::Plain)
@@ -137,7 +138,7 @@ impl Fill {
         cfg: &LoopConfig,
     ) -> Next {
         if cfg.syncs.any() {
-            if let Some((file, op)) = self.syncs.due(&cfg.syncs, || {
+            if let Some((file, op, range)) = self.syncs.due(&cfg.syncs, || {
                 // fio asks for a sync on its way to the next I/O: none
                 // follows the job's last write.
                 if self.held.is_none() && self.writing {
@@ -145,7 +146,7 @@ impl Fill {
                 }
                 self.held.is_some()
             }) {
-                return sync(file, op, slot);
+                return sync(file, op, slot, range);
             }
         }
         if let Some(due) = verify.as_deref_mut().and_then(VerifyLog::next_due) {
@@ -163,7 +164,7 @@ impl Fill {
             }
         }
         if let Some(file) = workload.next_sync() {
-            return sync(file, Op::Fsync, slot);
+            return sync(file, Op::Fsync, slot, (0, 0));
         }
         if let Some(p) = &mut self.pacer {
             if !p.before_next(q.in_flight()) {
@@ -236,7 +237,8 @@ impl Fill {
                 filler.prepare_write(buf, unit.offset);
             }
             if unit.dir == DataDir::Write {
-                self.syncs.wrote(unit.file);
+                self.syncs
+                    .wrote(unit.file, unit.offset, unit.len, &cfg.syncs);
             }
         }
         let req = if op == Op::Trim && cfg.trim_ranges > 1 {
@@ -285,7 +287,7 @@ pub(super) fn dir_index(op: Op) -> Option<usize> {
         Op::Read => Some(0),
         Op::Write | Op::WriteZeroes { .. } => Some(1),
         Op::Trim | Op::TrimRanges { .. } => Some(2),
-        Op::Fsync | Op::Fdatasync => None,
+        Op::Fsync | Op::Fdatasync | Op::SyncFileRange { .. } => None,
     }
 }
 

@@ -64,6 +64,7 @@ impl IologWriter {
             Op::Trim | Op::TrimRanges { .. } => "trim",
             Op::Fsync => "sync",
             Op::Fdatasync => "datasync",
+            Op::SyncFileRange { .. } => "sync_file_range",
         };
         let us = self.start.elapsed().as_micros();
         let name = self.names.get(req.file as usize).map_or("", String::as_str);

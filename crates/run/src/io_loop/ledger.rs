@@ -288,7 +288,8 @@ impl Ledger<'_> {
         let lat_ns = clock.to_ns(t_done.saturating_sub(slot.start));
         let Some(d) = dir_index(op) else {
             // fio counts fsyncs alone in its issued syncs (its total_io_u
-            // has no slot for fdatasync); the latencies take both.
+            // has no slot for fdatasync or sync_file_range); the latencies
+            // take them all.
             stats.sync_ios += u64::from(op == Op::Fsync);
             if t.lat {
                 stats.sync_lat.add(lat_ns);

@@ -247,10 +247,7 @@ impl QueueUser for IoLoop<'_> {
                         break;
                     }
                 };
-                ledger.stats.issued[dir_index(req.op).unwrap_or(0)] += u64::from(!matches!(
-                    req.op,
-                    ioscope_engine::Op::Fsync | ioscope_engine::Op::Fdatasync
-                ));
+                ledger.stats.issued[dir_index(req.op).unwrap_or(0)] += u64::from(!req.op.is_sync());
                 let t_issue = if timing { clock.now() } else { now };
                 slots[slot as usize] = Slot {
                     op: Some(req.op),

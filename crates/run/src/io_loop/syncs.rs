@@ -1,33 +1,43 @@
-//! fsync= and fdatasync=: which sync, if any, comes before the next I/O
-//! (fio's `get_rw_ddir`).
+//! fsync=, fdatasync= and sync_file_range=: which sync, if any, comes
+//! before the next I/O (fio's `get_rw_ddir`), and the range of a file
+//! sync_file_range flushes (fio's `first_write`..`last_write`, kept from
+//! the writes issued since the file's last sync).
 
 use ioscope_engine::Op;
 use ioscope_job::JobSpec;
 
-/// Every how many writes an fsync and an fdatasync follow; 0 for never.
+/// Every how many writes an fsync, an fdatasync and a sync_file_range
+/// follow; 0 for never.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct SyncEvery {
     pub fsync: u32,
     pub fdatasync: u32,
+    pub range: u32,
+    /// sync_file_range's SYNC_FILE_RANGE_* flags.
+    pub range_flags: u32,
 }
 
 impl SyncEvery {
     pub(crate) fn of(spec: &JobSpec) -> SyncEvery {
+        let range = spec.file_handling.sync_file_range;
         SyncEvery {
             fsync: spec.fsync,
             fdatasync: spec.file_handling.fdatasync,
+            range: range.map_or(0, |r| r.every),
+            range_flags: range.map_or(0, |r| r.flags),
         }
     }
 
     /// Some sync follows some writes: the one test each write costs.
     #[inline]
     pub(crate) fn any(&self) -> bool {
-        (self.fsync | self.fdatasync) != 0
+        (self.fsync | self.fdatasync | self.range) != 0
     }
 
     /// The sync due after the `writes`-th write: an fsync when `writes` is
     /// a multiple of fsync=, else an fdatasync when it is one of
-    /// fdatasync= (fio asks in that order, and issues one sync at a time).
+    /// fdatasync=, else a sync_file_range (fio asks in that order, and
+    /// issues one sync at a time).
     #[inline]
     pub(crate) fn due(&self, writes: u64) -> Option<Op> {
         let every = |n: u32| n > 0 && writes.is_multiple_of(u64::from(n));
@@ -35,6 +45,10 @@ impl SyncEvery {
             Some(Op::Fsync)
         } else if every(self.fdatasync) {
             Some(Op::Fdatasync)
+        } else if every(self.range) {
+            Some(Op::SyncFileRange {
+                flags: self.range_flags,
+            })
         } else {
             None
         }
@@ -42,7 +56,7 @@ impl SyncEvery {
 }
 
 /// What the syncs depend on as the job goes.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct SyncState {
     /// Writes issued (fio's io_issues[DDIR_WRITE]).
     writes: u64,
@@ -50,16 +64,48 @@ pub(crate) struct SyncState {
     file: u32,
     /// The last request was a sync (fio's `last_was_sync`).
     last_was_sync: bool,
+    /// With sync_file_range: per file, the start and end of what was
+    /// written since its last sync; (u64::MAX, 0) for nothing. Before a
+    /// file's first sync its range starts at 0, as fio's zeroed
+    /// `first_write` does (it is set to "none" only by a sync).
+    ranges: Vec<(u64, u64)>,
 }
 
 impl SyncState {
     #[inline]
-    pub(crate) fn wrote(&mut self, file: u32) {
+    pub(crate) fn wrote(&mut self, file: u32, offset: u64, len: u32, every: &SyncEvery) {
         self.writes += 1;
         self.file = file;
+        if every.range > 0 {
+            self.widen(file as usize, offset, offset + u64::from(len));
+        }
     }
 
-    /// The sync to issue before the next I/O, and its file: fio asks before
+    /// fio's `file_log_write_comp`: the file's range takes in `start..end`.
+    fn widen(&mut self, file: usize, start: u64, end: u64) {
+        if self.ranges.len() <= file {
+            self.ranges.resize(file + 1, (0, 0));
+        }
+        let r = &mut self.ranges[file];
+        *r = (r.0.min(start), r.1.max(end));
+    }
+
+    /// The range sync_file_range flushes for `file` (offset, length): the
+    /// length 0 when nothing was written, at most u32::MAX bytes (a
+    /// request's length; fio's io_uring truncates it to 32 bits as well).
+    /// Any sync clears it, as fio's completion of a sync does.
+    fn take_range(&mut self, file: u32) -> (u64, u32) {
+        match self.ranges.get_mut(file as usize) {
+            Some(r) if r.1 > r.0 => {
+                let (start, end) = std::mem::replace(r, (u64::MAX, 0));
+                (start, u32::try_from(end - start).unwrap_or(u32::MAX))
+            }
+            _ => (0, 0),
+        }
+    }
+
+    /// The sync to issue before the next I/O, its file and (for
+    /// sync_file_range) its range: fio asks before
     /// each I/O whether the writes so far are a multiple of fsync= or
     /// fdatasync=, unless the last request was a sync, so a sync is
     /// repeated after each read while the writes stay at a multiple.
@@ -70,7 +116,7 @@ impl SyncState {
         &mut self,
         every: &SyncEvery,
         more: impl FnOnce() -> bool,
-    ) -> Option<(u32, Op)> {
+    ) -> Option<(u32, Op, (u64, u32))> {
         if std::mem::take(&mut self.last_was_sync) || self.writes == 0 {
             return None;
         }
@@ -79,7 +125,13 @@ impl SyncState {
             return None;
         }
         self.last_was_sync = true;
-        Some((self.file, op))
+        // Every sync clears the file's range; only sync_file_range uses it.
+        let range = self.take_range(self.file);
+        let range = match op {
+            Op::SyncFileRange { .. } => range,
+            _ => (0, 0),
+        };
+        Some((self.file, op, range))
     }
 }
 
@@ -92,6 +144,7 @@ mod tests {
         let s = SyncEvery {
             fsync: 4,
             fdatasync: 2,
+            ..SyncEvery::default()
         };
         let due: Vec<_> = (1..=8).map(|w| s.due(w)).collect();
         assert_eq!(
@@ -112,17 +165,51 @@ mod tests {
         // I/O, then again (fio's last_was_sync clears on the read).
         let every = SyncEvery {
             fsync: 3,
-            fdatasync: 0,
+            ..SyncEvery::default()
         };
         let mut st = SyncState::default();
         for _ in 0..3 {
-            st.wrote(1);
+            st.wrote(1, 0, 4096, &every);
         }
-        assert_eq!(st.due(&every, || true), Some((1, Op::Fsync)));
+        assert_eq!(st.due(&every, || true), Some((1, Op::Fsync, (0, 0))));
         assert_eq!(st.due(&every, || true), None);
-        assert_eq!(st.due(&every, || true), Some((1, Op::Fsync)));
+        assert_eq!(st.due(&every, || true), Some((1, Op::Fsync, (0, 0))));
         st.last_was_sync = false;
         assert_eq!(st.due(&every, || false), None);
         assert_eq!(SyncEvery::default().due(5), None);
+    }
+
+    #[test]
+    fn sync_file_range_flushes_what_was_written_since_the_last_sync() {
+        let every = SyncEvery {
+            range: 2,
+            range_flags: 2,
+            ..SyncEvery::default()
+        };
+        let op = Op::SyncFileRange { flags: 2 };
+        let mut st = SyncState::default();
+        st.wrote(0, 8192, 4096, &every);
+        assert_eq!(st.due(&every, || true), None);
+        st.wrote(0, 20480, 4096, &every);
+        // Before the first sync the range starts at 0 (fio's zeroed
+        // first_write), up to the end of the last write.
+        assert_eq!(st.due(&every, || true), Some((0, op, (0, 24576))));
+        // Again after a read while the writes stay at a multiple: nothing
+        // was written since, so the range is empty (fio makes no call).
+        assert_eq!(st.due(&every, || true), None);
+        assert_eq!(st.due(&every, || true), Some((0, op, (0, 0))));
+        st.last_was_sync = false;
+        st.wrote(0, 16384, 4096, &every);
+        st.wrote(0, 8192, 4096, &every);
+        // Writes 8k..12k and 16k..20k since the sync: the range spans both.
+        assert_eq!(st.due(&every, || true), Some((0, op, (8192, 12288))));
+        // fsync goes first and clears the range too.
+        let both = SyncEvery { fsync: 2, ..every };
+        st.last_was_sync = false;
+        st.wrote(1, 4096, 4096, &both);
+        st.wrote(1, 16384, 4096, &both);
+        assert_eq!(st.due(&both, || true), Some((1, Op::Fsync, (0, 0))));
+        st.last_was_sync = false;
+        assert_eq!(st.due(&every, || true), Some((1, op, (0, 0))));
     }
 }

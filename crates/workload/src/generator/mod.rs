@@ -67,6 +67,9 @@ struct FileState {
     dist: Option<FileDist>,
     /// No further I/O fits in this pass.
     done: bool,
+    /// No I/O since the file was last reset: a non-uniform file service
+    /// that finds nothing fits even then gives the file up.
+    fresh: bool,
 }
 
 impl FileState {
@@ -85,6 +88,7 @@ impl FileState {
             l.reset();
         }
         self.done = false;
+        self.fresh = true;
     }
 }
 
@@ -299,6 +303,7 @@ impl Workload {
                     },
                     dist: None,
                     done: false,
+                    fresh: true,
                 }
             })
             .collect();
@@ -544,7 +549,16 @@ impl Workload {
                 None => self.only_dir,
             };
             match self.fill(f, dir) {
-                Some(io) => return Some(io),
+                Some(io) => {
+                    self.files[f].fresh = false;
+                    return Some(io);
+                }
+                // fio's non-uniform file service closes a file run out and
+                // resets it; it may be chosen again.
+                None if self.service.nonuniform() && !self.files[f].fresh => {
+                    self.files[f].reset();
+                    self.service.close(f);
+                }
                 None => {
                     self.files[f].done = true;
                     self.service.done(f);
@@ -738,7 +752,7 @@ impl Workload {
         if let Some(b) = self.rand_offset(f, d) {
             return Some(b);
         }
-        if self.time_based {
+        if self.time_based || self.service.nonuniform() {
             self.files[f].reset();
             return self.rand_offset(f, d);
         }
