@@ -63,13 +63,11 @@ fn needs_what_is_absent(stderr: &str) -> bool {
 /// The examples ioscope does not run yet, each with the words of its
 /// refusal: what is left of fio's options. The test fails when one of
 /// them starts to work, so that this list stays true.
-const NOT_YET: &[(&str, &str)] = &[
-    (
-        "uring-cmd-zoned.fio",
-        "zonemode=zbd without zonesize takes the zones from the device (an NVMe generic \
+const NOT_YET: &[(&str, &str)] = &[(
+    "uring-cmd-zoned.fio",
+    "zonemode=zbd without zonesize takes the zones from the device (an NVMe generic \
          character device)",
-    ),
-];
+)];
 
 /// The examples that parse but whose one-second run fails, each with the
 /// words of its failure (alternatives split by `|`; an empty one: the run

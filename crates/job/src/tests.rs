@@ -719,9 +719,7 @@ fn engine_options_of_another_engine_are_refused() {
 #[test]
 fn the_rest_of_fios_options_are_refused_by_name() {
     for option in ["lockfile=exclusive", "uid=1000", "cgroup=g"] {
-        let err = parse_text(&format!("[j]\n{option}\n"))
-            .unwrap_err()
-            .message;
+        let err = parse_text(&format!("[j]\n{option}\n")).unwrap_err().message;
         let name = option.split('=').next().unwrap_or_default();
         assert!(
             err.contains(&format!(
