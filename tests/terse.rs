@@ -157,10 +157,12 @@ fn ioscope_version() -> String {
 fn plausible(f: &[&str], version: u8) {
     let l = Layout { version };
     let at = f.join(";");
+    let mut longest: f64 = 0.0;
     for ddir in 0..l.dirs() {
         let d = l.dir(ddir);
         let io = num(f[d + IO_KIB], "io");
         let runtime = num(f[d + RUNTIME], "runtime");
+        longest = longest.max(runtime);
         if io > 0.0 {
             assert!(runtime > 0.0, "{at}");
             // bw is io over runtime, in KiB/s (within integer cutting).
@@ -191,8 +193,10 @@ fn plausible(f: &[&str], version: u8) {
     }
     let t = l.tail();
     let (usr, sys) = (num(f[t], "usr"), num(f[t + 1], "sys"));
+    // Over a few milliseconds the kernel's tick-sized CPU times make any
+    // share possible (fio printed usr=125% for a 5 ms run).
     assert!(
-        (0.0..=101.0).contains(&(usr + sys)),
+        longest < 100.0 || (0.0..=101.0).contains(&(usr + sys)),
         "cpu {usr}+{sys}: {at}"
     );
     let depth: f64 = f[t + 5..t + 12].iter().map(|s| num(s, "depth")).sum();
