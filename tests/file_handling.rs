@@ -12,7 +12,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{extract_json, fio, ioscope, tempdir, u, Mounted};
+use common::{extract_json, fio, io_order, ioscope, tempdir, u, Mounted};
 use ioscope_testutil::{fio as fio_installed, program, require};
 use serde_json::Value;
 
@@ -184,19 +184,6 @@ fn generated_and_found_names_match_fio() {
         u(&ij["jobs"][0]["read"], "io_bytes")
     );
     assert_eq!(u(&ij["jobs"][0]["read"], "io_bytes"), 48 << 10);
-}
-
-/// The file, direction and offset of each I/O of a version 3 iolog.
-fn io_order(log: &Path) -> Vec<String> {
-    fs::read_to_string(log)
-        .unwrap()
-        .lines()
-        .filter_map(|l| {
-            let w: Vec<&str> = l.split_whitespace().collect();
-            (w.len() == 5 && matches!(w[2], "read" | "write"))
-                .then(|| format!("{} {} {}", w[1], w[2], w[3]))
-        })
-        .collect()
 }
 
 #[test]

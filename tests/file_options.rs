@@ -10,21 +10,8 @@ use std::os::fd::AsRawFd;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use common::{fio, ioscope, tempdir, Zram};
+use common::{fio, io_order, ioscope, tempdir, Zram};
 use ioscope_testutil::{fio as fio_installed, program, require, root};
-
-/// The file, direction and offset of each I/O of a version 3 iolog.
-fn io_order(log: &Path) -> Vec<String> {
-    fs::read_to_string(log)
-        .unwrap()
-        .lines()
-        .filter_map(|l| {
-            let w: Vec<&str> = l.split_whitespace().collect();
-            (w.len() == 5 && matches!(w[2], "read" | "write"))
-                .then(|| format!("{} {} {}", w[1], w[2], w[3]))
-        })
-        .collect()
-}
 
 /// Runs `args` with fio, then with ioscope, in `dir`; each run's exit
 /// status, stdout and stderr, with what `look` saw after it.

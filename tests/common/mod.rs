@@ -466,3 +466,16 @@ pub fn fio_source() -> Result<PathBuf, Missing> {
 pub fn fio_example(name: &str) -> Result<PathBuf, Missing> {
     Ok(fio_source()?.join("examples").join(name))
 }
+
+/// The file, direction and offset of each I/O of a version 3 iolog.
+pub fn io_order(log: &Path) -> Vec<String> {
+    fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w.len() == 5 && matches!(w[2], "read" | "write"))
+                .then(|| format!("{} {} {}", w[1], w[2], w[3]))
+        })
+        .collect()
+}
