@@ -381,10 +381,11 @@ fn verify_async_cpus_checks_every_block_as_fio() {
             "--verify_async_cpus=0".into(),
             "--output-format=json".into(),
         ];
+        // Both write local-v-0-verify.state into their working directory.
         let run = if tool == "fio" {
-            fio(&args).run()
+            fio(&args).dir(dir.path()).run()
         } else {
-            ioscope(&args).run()
+            ioscope(&args).dir(dir.path()).run()
         };
         let j = job(&run.ok_json(), "v").clone();
         verified.push(u(&j["read"], "total_ios"));
