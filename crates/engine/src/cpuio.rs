@@ -15,7 +15,7 @@ use crate::engine_options::CpuBurn;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
-use crate::request::{Completion, Op, Request};
+use crate::request::{Op, Request};
 
 pub(crate) static CPUIO: EngineDesc = EngineDesc {
     name: "cpuio",
@@ -133,20 +133,8 @@ impl Queue for CpuQueue {
         }))
     }
 
-    fn commit(&mut self) -> io::Result<u32> {
-        Ok(0)
-    }
-
-    fn reap<F: FnMut(Completion)>(&mut self, _: u32, _: u32, _: F) -> io::Result<u32> {
-        Ok(0)
-    }
-
     fn buffer(&mut self, slot: u32) -> &mut [u8] {
         self.buffers.slot(slot)
-    }
-
-    fn in_flight(&self) -> u32 {
-        0
     }
 
     fn op_latency(&mut self) -> Option<u64> {

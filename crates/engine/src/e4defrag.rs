@@ -19,7 +19,7 @@ use crate::descriptor::{any_shape, EngineDesc, EngineKind};
 use crate::error::EngineError;
 use crate::queue::{check_fds, Queue, Submitted};
 use crate::queue_config::QueueConfig;
-use crate::request::{bad_request, Completion, Op, Request};
+use crate::request::{bad_request, Op, Request};
 use crate::syscall::{errno, io_result};
 
 pub(crate) static E4DEFRAG: EngineDesc = EngineDesc {
@@ -163,20 +163,8 @@ impl Queue for E4defragQueue {
         Ok(Submitted::Completed(result))
     }
 
-    fn commit(&mut self) -> io::Result<u32> {
-        Ok(0)
-    }
-
-    fn reap<F: FnMut(Completion)>(&mut self, _: u32, _: u32, _: F) -> io::Result<u32> {
-        Ok(0)
-    }
-
     fn buffer(&mut self, slot: u32) -> &mut [u8] {
         self.buffers.slot(slot)
-    }
-
-    fn in_flight(&self) -> u32 {
-        0
     }
 }
 

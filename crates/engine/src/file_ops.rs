@@ -21,7 +21,7 @@ use crate::engine_options::StatType;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
-use crate::request::{bad_request, Completion, Op, Request};
+use crate::request::{bad_request, Op, Request};
 
 /// What a request of a file engine can be: anything, as nothing moves.
 /// Commands without data stay with the engines that send them.
@@ -198,20 +198,8 @@ impl Queue for FileOpQueue {
         }))
     }
 
-    fn commit(&mut self) -> io::Result<u32> {
-        Ok(0)
-    }
-
-    fn reap<F: FnMut(Completion)>(&mut self, _: u32, _: u32, _: F) -> io::Result<u32> {
-        Ok(0)
-    }
-
     fn buffer(&mut self, slot: u32) -> &mut [u8] {
         self.buffers.slot(slot)
-    }
-
-    fn in_flight(&self) -> u32 {
-        0
     }
 
     fn op_latency(&mut self) -> Option<u64> {

@@ -196,6 +196,7 @@ mod trim;
 mod uring;
 mod uring_cmd;
 mod vsync;
+mod whole;
 mod xnvme;
 mod xnvme_backend;
 mod zoned;

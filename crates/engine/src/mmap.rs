@@ -8,7 +8,7 @@ use crate::buffer::SlotBuffers;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
-use crate::request::{bad_request, Completion, Op, Request};
+use crate::request::{bad_request, Op, Request};
 use crate::sigbus::{self, Guard};
 use crate::target::{block_device_size, fstat};
 use crate::trim::{trim, TrimMethod};
@@ -318,30 +318,11 @@ impl Queue for MmapQueue {
         Ok(Submitted::Completed(n as i64))
     }
 
-    /// Nothing is ever queued.
-    fn commit(&mut self) -> io::Result<u32> {
-        Ok(0)
-    }
-
-    /// Nothing is ever in flight: every request completed in `submit`.
-    fn reap<F: FnMut(Completion)>(
-        &mut self,
-        _min: u32,
-        _max: u32,
-        _on_complete: F,
-    ) -> io::Result<u32> {
-        Ok(0)
-    }
-
     /// # Panics
     ///
     /// When `slot` is not below the queue depth.
     fn buffer(&mut self, slot: u32) -> &mut [u8] {
         self.buffers.slot(slot)
-    }
-
-    fn in_flight(&self) -> u32 {
-        0
     }
 }
 

@@ -65,18 +65,34 @@ pub trait Queue {
     }
 
     /// Sends every queued request to the kernel; returns how many were sent.
-    fn commit(&mut self) -> io::Result<u32>;
+    ///
+    /// This default, with those of [`Queue::reap`] and
+    /// [`Queue::in_flight`], is a synchronous backend's: every request
+    /// completes in [`Queue::submit`], so nothing is ever queued. A backend
+    /// that queues overrides all three.
+    fn commit(&mut self) -> io::Result<u32> {
+        Ok(0)
+    }
 
     /// Waits for at least `min` completions (0: do not wait) and takes at
     /// most `max`, calling `on_complete` for each. Returns how many it took.
-    fn reap<F: FnMut(Completion)>(&mut self, min: u32, max: u32, on_complete: F)
-        -> io::Result<u32>;
+    fn reap<F: FnMut(Completion)>(
+        &mut self,
+        min: u32,
+        max: u32,
+        on_complete: F,
+    ) -> io::Result<u32> {
+        let _ = (min, max, on_complete);
+        Ok(0)
+    }
 
     /// The data buffer of one slot (`buffer_size` bytes, aligned as asked).
     fn buffer(&mut self, slot: u32) -> &mut [u8];
 
     /// Requests handed over and not yet reaped.
-    fn in_flight(&self) -> u32;
+    fn in_flight(&self) -> u32 {
+        0
+    }
 
     /// What the backend settled on when it was built that a report should
     /// show (io_uring: the ring flags the kernel accepted), if anything.

@@ -11,7 +11,7 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use crate::descriptor::EngineDesc;
 use crate::queue_config::QueueConfig;
 use crate::sync::SyncCalls;
-use crate::syscall::io_result;
+use crate::whole;
 
 /// fio's SPLICE_DEF_SIZE: the most one splice moves.
 const CHUNK: usize = 64 << 10;
@@ -68,21 +68,22 @@ impl SyncCalls for SpliceCalls {
             // SAFETY: within the caller's `len` bytes at `ptr`.
             let at = unsafe { ptr.add(done) };
             let moved = if write {
-                let put = vmsplice_all(w, at, n);
+                let put = whole::vmsplice(w, at, n);
                 if put <= 0 {
                     return fail_or(done, put);
                 }
-                let out = splice_all(r, None, fd, Some(&mut off), put as usize);
+                let out =
+                    whole::splice((r, None), (fd, Some(&mut off)), put as usize, 0, |_| false);
                 if out < put {
                     return fail_or(done, out);
                 }
                 out
             } else {
-                let got = splice_all(fd, Some(&mut off), w, None, n);
+                let got = whole::splice((fd, Some(&mut off)), (w, None), n, 0, |_| false);
                 if got <= 0 {
                     return fail_or(done, got);
                 }
-                let out = vmsplice_all(r, at, got as usize);
+                let out = whole::vmsplice(r, at, got as usize);
                 if out < got {
                     return fail_or(done, out);
                 }
@@ -107,59 +108,6 @@ fn fail_or(done: usize, r: i64) -> isize {
     // SAFETY: errno is the thread's own.
     unsafe { *libc::__errno_location() = (-r) as i32 };
     -1
-}
-
-/// splice(2) of `len` bytes, looped until all went or the source ended.
-/// Returns the bytes moved, or a negative errno when none did.
-fn splice_all(
-    from: RawFd,
-    mut from_off: Option<&mut libc::off_t>,
-    to: RawFd,
-    mut to_off: Option<&mut libc::off_t>,
-    len: usize,
-) -> i64 {
-    let mut done = 0;
-    while done < len {
-        let fo = from_off
-            .as_deref_mut()
-            .map_or(std::ptr::null_mut(), |o| o as *mut _);
-        let tof = to_off
-            .as_deref_mut()
-            .map_or(std::ptr::null_mut(), |o| o as *mut _);
-        // SAFETY: the offsets, when given, are live for the call.
-        let r = io_result(|| unsafe { libc::splice(from, fo, to, tof, len - done, 0) as isize });
-        if r < 0 {
-            return if done > 0 { done as i64 } else { r };
-        }
-        if r == 0 {
-            break;
-        }
-        done += r as usize;
-    }
-    done as i64
-}
-
-/// vmsplice(2) of `len` bytes at `ptr` into the write end of a pipe, or
-/// out of its read end into the buffer, looped until all went.
-fn vmsplice_all(pipe_end: RawFd, ptr: *mut u8, len: usize) -> i64 {
-    let mut done = 0;
-    while done < len {
-        let iov = libc::iovec {
-            // SAFETY: within the `len` bytes at `ptr`.
-            iov_base: unsafe { ptr.add(done) }.cast(),
-            iov_len: len - done,
-        };
-        // SAFETY: the iovec addresses the caller's live buffer.
-        let r = io_result(|| unsafe { libc::vmsplice(pipe_end, &iov, 1, 0) });
-        if r < 0 {
-            return if done > 0 { done as i64 } else { r };
-        }
-        if r == 0 {
-            break;
-        }
-        done += r as usize;
-    }
-    done as i64
 }
 
 #[cfg(test)]

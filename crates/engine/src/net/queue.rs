@@ -12,8 +12,9 @@ use crate::engine_options::NetOptions;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
-use crate::request::{bad_request, Completion, Op, Request};
+use crate::request::{bad_request, Op, Request};
 use crate::syscall::io_result;
+use crate::whole;
 
 /// A queue over one socket. A stream read waits for the whole request
 /// (MSG_WAITALL), so only the end of the stream makes it short; a
@@ -125,21 +126,13 @@ impl NetQueue {
         // MSG_NOSIGNAL: a receiver gone away is an EPIPE result, not a
         // signal that ends the process (fio dies of SIGPIPE there).
         let flags = libc::MSG_NOSIGNAL | if more { libc::MSG_MORE } else { 0 };
-        let mut done = 0;
-        while done < len {
+        let fd = self.fd;
+        whole::moved(
+            len,
             // SAFETY: as above, for the bytes not sent yet.
-            let r = io_result(|| unsafe {
-                libc::send(self.fd, ptr.add(done).cast(), len - done, flags)
-            });
-            if self.halt.again(r) {
-                continue;
-            }
-            if r < 0 {
-                return if done > 0 { done as i64 } else { r };
-            }
-            done += r as usize;
-        }
-        done as i64
+            |done| io_result(|| unsafe { libc::send(fd, ptr.add(done).cast(), len - done, flags) }),
+            |r| self.halt.again(r),
+        )
     }
 
     /// Receives up to `len` bytes into `ptr`: all of them from a stream
@@ -157,24 +150,17 @@ impl NetQueue {
         if let Some((r, w)) = &self.pipe {
             return splice_in(ptr, len, self.fd, (r, w), self.pipe_size, &self.halt);
         }
-        let mut done = 0;
-        while done < len {
-            // SAFETY: as above, for the bytes not received yet.
-            let r = io_result(|| unsafe {
-                libc::recv(self.fd, ptr.add(done).cast(), len - done, libc::MSG_WAITALL)
-            });
-            if self.halt.again(r) {
-                continue;
-            }
-            if r < 0 {
-                return if done > 0 { done as i64 } else { r };
-            }
-            if r == 0 {
-                break;
-            }
-            done += r as usize;
-        }
-        done as i64
+        let fd = self.fd;
+        whole::moved(
+            len,
+            |done| {
+                // SAFETY: as above, for the bytes not received yet.
+                io_result(|| unsafe {
+                    libc::recv(fd, ptr.add(done).cast(), len - done, libc::MSG_WAITALL)
+                })
+            },
+            |r| self.halt.again(r),
+        )
     }
 
     fn write(&mut self, ptr: *mut u8, len: usize) -> i64 {
@@ -232,59 +218,6 @@ impl NetQueue {
     }
 }
 
-/// Loops a splice(2) between a socket and a pipe until `len` bytes went
-/// or the source ends. Returns the bytes moved or a negative errno.
-fn splice_all(from: RawFd, to: RawFd, len: usize, halt: &Halt) -> i64 {
-    let mut done = 0;
-    while done < len {
-        // SAFETY: no offsets; both descriptors are open.
-        let r = io_result(|| unsafe {
-            libc::splice(
-                from,
-                std::ptr::null_mut(),
-                to,
-                std::ptr::null_mut(),
-                len - done,
-                libc::SPLICE_F_MOVE,
-            ) as isize
-        });
-        if halt.again(r) {
-            continue;
-        }
-        if r < 0 {
-            return if done > 0 { done as i64 } else { r };
-        }
-        if r == 0 {
-            break;
-        }
-        done += r as usize;
-    }
-    done as i64
-}
-
-/// vmsplice(2) of `len` bytes at `ptr` into or out of a pipe end, looped
-/// until all went. Returns the bytes moved or a negative errno.
-fn vmsplice_all(pipe_end: RawFd, ptr: *mut u8, len: usize) -> i64 {
-    let mut done = 0;
-    while done < len {
-        let iov = libc::iovec {
-            // SAFETY: within the `len` bytes at `ptr`.
-            iov_base: unsafe { ptr.add(done) }.cast(),
-            iov_len: len - done,
-        };
-        // SAFETY: the iovec addresses the caller's live buffer.
-        let r = io_result(|| unsafe { libc::vmsplice(pipe_end, &iov, 1, 0) });
-        if r < 0 {
-            return if done > 0 { done as i64 } else { r };
-        }
-        if r == 0 {
-            break;
-        }
-        done += r as usize;
-    }
-    done as i64
-}
-
 /// fio's netsplice send: the buffer mapped into the pipe with vmsplice,
 /// then spliced to the socket, a pipe's worth at a time.
 fn splice_out(
@@ -300,11 +233,17 @@ fn splice_out(
     while done < len {
         let n = chunk.min(len - done);
         // SAFETY: within the caller's `len` bytes.
-        let put = vmsplice_all(w.as_raw_fd(), unsafe { ptr.add(done) }, n);
+        let put = whole::vmsplice(w.as_raw_fd(), unsafe { ptr.add(done) }, n);
         if put <= 0 {
             return if done > 0 { done as i64 } else { put };
         }
-        let out = splice_all(r.as_raw_fd(), sock, put as usize, halt);
+        let out = whole::splice(
+            (r.as_raw_fd(), None),
+            (sock, None),
+            put as usize,
+            libc::SPLICE_F_MOVE,
+            |r| halt.again(r),
+        );
         if out < 0 {
             return out;
         }
@@ -330,12 +269,18 @@ fn splice_in(
     let mut done = 0;
     while done < len {
         let n = chunk.min(len - done);
-        let got = splice_all(sock, w.as_raw_fd(), n, halt);
+        let got = whole::splice(
+            (sock, None),
+            (w.as_raw_fd(), None),
+            n,
+            libc::SPLICE_F_MOVE,
+            |r| halt.again(r),
+        );
         if got <= 0 {
             return if done > 0 { done as i64 } else { got };
         }
         // SAFETY: within the caller's `len` bytes.
-        let out = vmsplice_all(r.as_raw_fd(), unsafe { ptr.add(done) }, got as usize);
+        let out = whole::vmsplice(r.as_raw_fd(), unsafe { ptr.add(done) }, got as usize);
         if out < 0 {
             return out;
         }
@@ -406,20 +351,8 @@ impl Queue for NetQueue {
         Ok(Submitted::Completed(result))
     }
 
-    fn commit(&mut self) -> io::Result<u32> {
-        Ok(0)
-    }
-
-    fn reap<F: FnMut(Completion)>(&mut self, _min: u32, _max: u32, _on: F) -> io::Result<u32> {
-        Ok(0)
-    }
-
     fn buffer(&mut self, slot: u32) -> &mut [u8] {
         self.buffers.slot(slot)
-    }
-
-    fn in_flight(&self) -> u32 {
-        0
     }
 
     fn ended(&self) -> bool {
