@@ -330,6 +330,7 @@ impl Queue for MmapQueue {
 mod tests {
     use super::*;
     use crate::target::{OpenOptions, Target};
+    use crate::test_io::{completed, req};
     use std::path::Path;
 
     const BS: usize = 4096;
@@ -354,23 +355,6 @@ mod tests {
             },
         )
         .unwrap()
-    }
-
-    fn req(op: Op, offset: u64, len: u32, slot: u32) -> Request {
-        Request {
-            op,
-            file: 0,
-            offset,
-            len,
-            slot,
-        }
-    }
-
-    fn completed(q: &mut MmapQueue, r: Request) -> i64 {
-        match q.submit(&r).unwrap() {
-            Submitted::Completed(n) => n,
-            Submitted::Queued => panic!("mmap never queues"),
-        }
     }
 
     /// Writes four blocks out of order through the mapping, msyncs, reads

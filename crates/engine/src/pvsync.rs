@@ -49,10 +49,11 @@ impl SyncCalls for PreadvPwritev {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::{Queue, Submitted};
-    use crate::request::{Op, Request};
+    use crate::queue::Queue;
+    use crate::request::Op;
     use crate::sync::SyncQueue;
     use crate::target::{OpenOptions, Target};
+    use crate::test_io::{completed, req};
 
     fn config() -> QueueConfig {
         QueueConfig {
@@ -60,20 +61,6 @@ mod tests {
             buffer_size: 4096,
             buffer_align: 4096,
             ..QueueConfig::default()
-        }
-    }
-
-    fn completed(q: &mut SyncQueue<PreadvPwritev>, op: Op, offset: u64, len: u32) -> i64 {
-        let req = Request {
-            op,
-            file: 0,
-            offset,
-            len,
-            slot: 0,
-        };
-        match q.submit(&req).unwrap() {
-            Submitted::Completed(n) => n,
-            Submitted::Queued => panic!("pvsync completes inside submit"),
         }
     }
 
@@ -91,15 +78,18 @@ mod tests {
         let mut q = SyncQueue::<PreadvPwritev>::new(&config(), &[t.fd()]).unwrap();
         for block in [1u64, 0] {
             q.buffer(0).fill(0x40 + block as u8);
-            assert_eq!(completed(&mut q, Op::Write, block * 4096, 4096), 4096);
+            assert_eq!(
+                completed(&mut q, req(Op::Write, block * 4096, 4096, 0)),
+                4096
+            );
         }
         let on_disk = std::fs::read(&path).unwrap();
         assert!(on_disk[..4096].iter().all(|&b| b == 0x40));
         assert!(on_disk[4096..].iter().all(|&b| b == 0x41));
         q.buffer(0).fill(0);
-        assert_eq!(completed(&mut q, Op::Read, 4096, 4096), 4096);
+        assert_eq!(completed(&mut q, req(Op::Read, 4096, 4096, 0)), 4096);
         assert!(q.buffer(0).iter().all(|&b| b == 0x41));
         // Past the end: a short read of nothing, not an error.
-        assert_eq!(completed(&mut q, Op::Read, 8192, 4096), 0);
+        assert_eq!(completed(&mut q, req(Op::Read, 8192, 4096, 0)), 0);
     }
 }

@@ -113,24 +113,11 @@ fn fail_or(done: usize, r: i64) -> isize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::queue::{Queue, Submitted};
-    use crate::request::{Op, Request};
+    use crate::queue::Queue;
+    use crate::request::Op;
     use crate::sync::SyncQueue;
     use crate::target::{OpenOptions, Target};
-
-    fn done(q: &mut SyncQueue<SpliceCalls>, op: Op, offset: u64, len: u32) -> i64 {
-        let req = Request {
-            op,
-            file: 0,
-            offset,
-            len,
-            slot: 0,
-        };
-        match q.submit(&req).unwrap() {
-            Submitted::Completed(n) => n,
-            Submitted::Queued => panic!("splice never queues"),
-        }
-    }
+    use crate::test_io::{completed, req};
 
     /// Blocks larger than a pipe's worth go in several splices; each lands
     /// at its own offset and reads back the same, and a read past the end
@@ -162,7 +149,7 @@ mod tests {
                 *b = (i as u64 % 251 + block) as u8;
             }
             assert_eq!(
-                done(&mut q, Op::Write, block * u64::from(bs), bs),
+                completed(&mut q, req(Op::Write, block * u64::from(bs), bs, 0)),
                 i64::from(bs)
             );
         }
@@ -171,16 +158,19 @@ mod tests {
         for block in [0u64, 1] {
             q.buffer(0).fill(0);
             assert_eq!(
-                done(&mut q, Op::Read, block * u64::from(bs), bs),
+                completed(&mut q, req(Op::Read, block * u64::from(bs), bs, 0)),
                 i64::from(bs)
             );
             let want: Vec<u8> = (0..bs as u64).map(|i| (i % 251 + block) as u8).collect();
             assert!(q.buffer(0) == want.as_slice(), "block {block}");
         }
         assert_eq!(
-            done(&mut q, Op::Read, u64::from(bs) + 4096, bs),
+            completed(&mut q, req(Op::Read, u64::from(bs) + 4096, bs, 0)),
             i64::from(bs) - 4096
         );
-        assert_eq!(done(&mut q, Op::Read, 2 * u64::from(bs), bs), 0);
+        assert_eq!(
+            completed(&mut q, req(Op::Read, 2 * u64::from(bs), bs, 0)),
+            0
+        );
     }
 }

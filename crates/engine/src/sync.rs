@@ -340,6 +340,7 @@ impl<C: SyncCalls> Queue for SyncQueue<C> {
 mod tests {
     use super::*;
     use crate::target::{OpenOptions, Target};
+    use crate::test_io::{completed, req};
     use ioscope_testutil::{o_direct, require};
     use std::path::Path;
 
@@ -365,23 +366,6 @@ mod tests {
                 direct,
             },
         )
-    }
-
-    fn req(op: Op, offset: u64, len: u32, slot: u32) -> Request {
-        Request {
-            op,
-            file: 0,
-            offset,
-            len,
-            slot,
-        }
-    }
-
-    fn completed<C: SyncCalls>(q: &mut SyncQueue<C>, r: Request) -> i64 {
-        match q.submit(&r).unwrap() {
-            Submitted::Completed(n) => n,
-            Submitted::Queued => panic!("a sync queue never queues"),
-        }
     }
 
     /// Writes four blocks out of order, each filled with its own byte, reads

@@ -4,8 +4,8 @@ use std::thread;
 
 use super::*;
 use crate::engine_options::{NetOptions, NetProtocol};
-use crate::queue::{Queue, Submitted};
-use crate::request::Request;
+use crate::queue::Queue;
+use crate::test_io::{completed, req};
 
 const BS: u32 = 4096;
 
@@ -16,20 +16,6 @@ fn config(opts: NetOptions) -> QueueConfig {
         buffer_align: 4096,
         net: opts,
         ..QueueConfig::default()
-    }
-}
-
-fn done(q: &mut NetQueue, op: Op) -> i64 {
-    let req = Request {
-        op,
-        file: 0,
-        offset: 0,
-        len: BS,
-        slot: 0,
-    };
-    match q.submit(&req).unwrap() {
-        Submitted::Completed(n) => n,
-        Submitted::Queued => panic!("the net queue never queues"),
     }
 }
 
@@ -84,7 +70,11 @@ fn exchange(
         .unwrap();
         for b in 0..blocks {
             q.buffer(0).fill(b);
-            assert_eq!(done(&mut q, Op::Write), i64::from(BS), "block {b}");
+            assert_eq!(
+                completed(&mut q, req(Op::Write, 0, BS, 0)),
+                i64::from(BS),
+                "block {b}"
+            );
         }
         drop(q);
     });
@@ -103,7 +93,7 @@ fn exchange(
     .unwrap();
     let mut got = Vec::new();
     while !q.ended() {
-        let n = done(&mut q, Op::Read);
+        let n = completed(&mut q, req(Op::Read, 0, BS, 0));
         if n == i64::from(BS) && splice != Splice::Send {
             let b = got.len() as u8;
             // UDP datagrams end with fio's sequence record.
