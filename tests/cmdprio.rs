@@ -11,7 +11,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use common::{fio, ioscope, tempdir, u};
+use common::{fio, ioscope, refusal, tempdir, u};
 use ioscope_testutil::{fio as fio_installed, require};
 use serde_json::Value;
 
@@ -186,16 +186,9 @@ fn log_prio_writes_each_ios_priority() {
 
 #[test]
 fn the_option_checks_are_fios() {
-    let refused = |args: &[&str]| {
-        let run = ioscope(
-            ["--name=j", "--filename=f", "--size=1m", "--parse-only"]
-                .iter()
-                .chain(args),
-        )
-        .run();
-        assert!(!run.status.success(), "{}", run.describe());
-        run.stderr
-    };
+    let d = tempdir();
+    let base = ["--name=j", "--filename=f", "--size=1m", "--parse-only"];
+    let refused = |args: &[&str]| refusal(d.path(), &base, args);
     let err = refused(&[
         "--ioengine=libaio",
         "--cmdprio_percentage=30",

@@ -11,7 +11,7 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::Path;
 
-use common::{fio, ioscope, tempdir, u};
+use common::{fio, ioscope, refusal, tempdir, u};
 use ioscope_testutil::{fio as fio_installed, require};
 
 /// The reads, writes and trims of a version 3 log: direction, offset, length.
@@ -225,15 +225,11 @@ fn sizes_in_zones_are_zonesize_multiples() {
 fn fios_zone_checks_refuse_the_same_jobs() {
     let d = tempdir();
     let refused = |args: &[&str]| {
-        ioscope(
-            ["--name=z", "--filename=f", "--size=1m", "--parse-only"]
-                .into_iter()
-                .chain(args.iter().copied()),
+        refusal(
+            d.path(),
+            &["--name=z", "--filename=f", "--size=1m", "--parse-only"],
+            args,
         )
-        .dir(d.path())
-        .run()
-        .assert_refused()
-        .to_string()
     };
     // fio: "--zonemode=none and --zonesize are not compatible."
     let e = refused(&["--zonesize=256k"]);
@@ -447,15 +443,11 @@ fn time_based_zbd_writes_reset_full_zones_as_fios() {
 fn zbd_checks_refuse_as_fio_and_name_what_is_missing() {
     let d = tempdir();
     let refused = |args: &[&str]| {
-        ioscope(
-            ["--name=z", "--filename=f", "--size=1m", "--zonemode=zbd"]
-                .into_iter()
-                .chain(args.iter().copied()),
+        refusal(
+            d.path(),
+            &["--name=z", "--filename=f", "--size=1m", "--zonemode=zbd"],
+            args,
         )
-        .dir(d.path())
-        .run()
-        .assert_refused()
-        .to_string()
     };
     let e = refused(&["--parse-only"]);
     assert!(e.contains("zonemode=zbd needs zonesize"), "{e}");

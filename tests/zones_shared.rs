@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::Path;
 
-use common::{fio, ioscope, job, tempdir, u};
+use common::{fio, ioscope, job, refusal, tempdir, u};
 use ioscope_testutil::{fio as fio_installed, require};
 
 const ZONE: u64 = 1 << 20;
@@ -184,23 +184,17 @@ fn numjobs_clones_share_one_files_zones_as_fio() {
 #[test]
 fn zbd_jobs_on_one_file_must_agree_on_its_zones() {
     let d = tempdir();
-    let refused = |extra: &str| {
-        ioscope([
-            "--parse-only",
-            "--filename=f",
-            "--size=4m",
-            "--zonemode=zbd",
-            "--zonesize=1m",
-            "--max_open_zones=2",
-            "--name=a",
-            "--name=b",
-            extra,
-        ])
-        .dir(d.path())
-        .run()
-        .assert_refused()
-        .to_string()
-    };
+    let base = [
+        "--parse-only",
+        "--filename=f",
+        "--size=4m",
+        "--zonemode=zbd",
+        "--zonesize=1m",
+        "--max_open_zones=2",
+        "--name=a",
+        "--name=b",
+    ];
+    let refused = |extra: &str| refusal(d.path(), &base, &[extra]);
     let e = refused("--max_open_zones=3");
     assert!(e.contains("Different 'max_open_zones' values"), "{e}");
     let e = refused("--zonesize=512k");

@@ -278,6 +278,16 @@ pub fn extract_json(text: &str) -> Option<(Value, String)> {
 /// A fresh directory for one test. It lives under cargo's target directory,
 /// which is on a real file system (/tmp may be tmpfs: no O_DIRECT, no
 /// disk_util there).
+/// The message of a run of `ioscope` with `base` then `extra` in `dir`,
+/// which must refuse cleanly (see [`Run::assert_refused`]).
+pub fn refusal(dir: &Path, base: &[&str], extra: &[&str]) -> String {
+    ioscope(base.iter().chain(extra))
+        .dir(dir)
+        .run()
+        .assert_refused()
+        .to_string()
+}
+
 pub fn tempdir() -> TempDir {
     tempfile::Builder::new()
         .prefix("ioscope-test-")
