@@ -191,6 +191,56 @@ fn xnvme_post_jobs_run_on_their_backends() {
     assert_eq!(checks.len(), 11, "{checks:#?}");
 }
 
+/// zonemode=zbd on the guest's zoned namespace against fio there
+/// (tests/nvme_vm/zbd.sh): the same write_iolog offsets and the same zone
+/// report after each job, zone resets issued to the device, and fio's
+/// refusals.
+#[test]
+fn zbd_on_a_zoned_namespace_writes_as_fio() {
+    let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
+    require!(ioscope_testutil::fio());
+    let payload = tempfile::tempdir().expect("temporary payload directory");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (from, name) in [
+        (
+            Path::new(env!("CARGO_BIN_EXE_ioscope")).to_path_buf(),
+            "ioscope",
+        ),
+        (root.join("tests/nvme_vm/zbd.sh"), "zbd.sh"),
+    ] {
+        std::fs::copy(&from, payload.path().join(name))
+            .unwrap_or_else(|e| panic!("cannot copy {} into the payload: {e}", from.display()));
+    }
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(payload.path())
+        .arg("cd /payload && sh zbd.sh")
+        .env("NVME_VM_ZNS_SIZE", "256M")
+        .env("NVME_VM_ZONE_SIZE", "4M")
+        .env("NVME_VM_HOST_BINS", "fio blkzone")
+        .env("NVME_VM_TIMEOUT", "300")
+        .output()
+        .expect("cannot run the nvme-vm harness");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    match out.status.code() {
+        Some(125) => skip!(not_booted(&String::from_utf8_lossy(&out.stderr))),
+        Some(0) => {}
+        other => panic!("the guest run failed ({other:?}):\n{}", tail(&stdout, 30)),
+    }
+    assert!(
+        stdout.lines().any(|l| l.trim() == "CHECKS-DONE"),
+        "the checks did not finish:\n{}",
+        tail(&stdout, 30)
+    );
+    let checks: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("CHECK "))
+        .collect();
+    let failed: Vec<&&str> = checks.iter().filter(|c| !c.ends_with(" ok")).collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    assert_eq!(checks.len(), 7, "{checks:#?}");
+}
+
 #[test]
 fn nvme_passthrough_with_512_byte_blocks() {
     run_checks(512);

@@ -143,9 +143,17 @@ fn run_inner(
         }
     }
 
-    if let Err(m) = crate::zones::check_targets(spec, files) {
-        return fail(libc::EINVAL, format!("{}: {m}", spec.name));
-    }
+    let queued = !plan.backend.is_sync();
+    let device_zoned = match crate::zones::check_targets(spec, files, shared.zones, queued) {
+        Ok(size) => size.map(|size| {
+            // fio takes a zoned device's zone size as the job's zonesize.
+            let mut zoned = spec.clone();
+            zoned.zones.size = size;
+            zoned
+        }),
+        Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
+    };
+    let spec = device_zoned.as_ref().unwrap_or(spec);
     let stopped = || signal::interrupted() || stop.load(Ordering::Relaxed);
     let link = match crate::net::connect(files, &stopped) {
         Ok(link) => link,

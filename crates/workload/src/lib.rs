@@ -24,7 +24,7 @@ pub use iolog::{Iolog, IologSummary, LoggedDir, LoggedIo, Replay};
 pub use layout::{plan_files, FilePlan};
 pub use rand::{fio_seeds, job_seeds, seed_slot, FioRand};
 pub use verify::{check_zeroes, BlockId, Corruption, CorruptionKind, Verifier};
-pub use zones::ZoneBook;
+pub use zones::{DeviceZone, DeviceZones, ZoneBook, ZoneReset};
 #[cfg(test)]
 mod fio_cases;
 #[cfg(test)]

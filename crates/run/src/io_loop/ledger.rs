@@ -60,7 +60,7 @@ impl Ledger<'_> {
             Some(v) if !v.phase_started => {
                 v.start_phase();
                 if let Err(e) = v.save_state(job) {
-                    self.stats.failure.get_or_insert(verify_failure(e));
+                    self.stats.failure.get_or_insert(job_failure(e));
                     return false;
                 }
                 let ios = self.stats.dirs.each_ref().map(|d| d.ios);
@@ -152,7 +152,7 @@ impl Ledger<'_> {
                     if checks.send(slot_id, work, q.buffer(slot_id)) {
                         return (true, true);
                     }
-                    self.stats.failure.get_or_insert(verify_failure(
+                    self.stats.failure.get_or_insert(job_failure(
                         "the verify_async threads stopped before checking every block".into(),
                     ));
                     return (false, false);
@@ -207,7 +207,7 @@ impl Ledger<'_> {
             let Some(done) = checks.take(wait) else {
                 if wait && pending > 0 {
                     // Every checker is gone with blocks unchecked.
-                    self.stats.failure.get_or_insert(verify_failure(
+                    self.stats.failure.get_or_insert(job_failure(
                         "the verify_async threads stopped before checking every block".into(),
                     ));
                     return false;
@@ -393,10 +393,12 @@ pub(super) fn is_short(slot: &Slot, result: i64) -> bool {
         && (result as u64) < u64::from(slot.len)
 }
 
-/// A failure of verify itself (a state that could not be saved, so a
-/// later verify_state_load would check the wrong writes; checker threads
-/// gone) fails the job with EIO and `detail`.
-pub(super) fn verify_failure(detail: String) -> IoFailure {
+/// A failure of the job's machinery rather than of an I/O (a verify
+/// state that could not be saved, so a later verify_state_load would
+/// check the wrong writes; verify's checker threads gone; an iolog that
+/// could not be written; a zone reset the device refused) fails the job
+/// with EIO and `detail`.
+pub(super) fn job_failure(detail: String) -> IoFailure {
     IoFailure {
         errno: libc::EIO,
         op: Op::Write,

@@ -52,7 +52,7 @@ pub(crate) use engine_timed::EngineTimed;
 use fill::{commit, dir_index, Fill, Next, Pace, Slot};
 pub(crate) use iolog::IologWriter;
 pub(crate) use latency_target::Params as LatencyTarget;
-use ledger::{verify_failure, Ledger};
+use ledger::{job_failure, Ledger};
 pub(crate) use results::{DirStats, IoFailure, LoopStats};
 pub(crate) use syncs::SyncEvery;
 
@@ -420,12 +420,18 @@ impl QueueUser for IoLoop<'_> {
         }
         if let Some(log) = fill.iolog.take() {
             if let Err(m) = log.close() {
-                ledger.stats.failure.get_or_insert(verify_failure(m));
+                ledger.stats.failure.get_or_insert(job_failure(m));
             }
         }
         ledger.stats.loop_start = start;
         ledger.stats.faults_injected = q.faults_injected();
         ledger.stats.zone_resets = self.workload.zone_resets();
+        if let Some(m) = self.workload.zone_failure() {
+            ledger
+                .stats
+                .failure
+                .get_or_insert(job_failure(m.to_string()));
+        }
         ledger.stats.refused_setup_flags = q.refused_setup_flags();
         ledger.stats.latency_depth = ledger.lat_target.as_ref().map(|t| t.depth());
         Ok(self.finish(ledger, cpu_start, stopped))
@@ -497,7 +503,7 @@ impl IoLoop<'_> {
             // Stopped while writing: the write phase's end never came.
             if stopped && !v.phase_started {
                 if let Err(e) = v.save_state(self.job) {
-                    ledger.stats.failure.get_or_insert(verify_failure(e));
+                    ledger.stats.failure.get_or_insert(job_failure(e));
                 }
             }
             ledger.stats.verify = Some(v.finish(stopped));

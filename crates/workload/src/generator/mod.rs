@@ -410,6 +410,12 @@ impl Workload {
         self.zbd.as_ref().map_or(0, Zbd::resets)
     }
 
+    /// Why a zone reset on a zoned block device failed, which ended the
+    /// pass: the job's error.
+    pub fn zone_failure(&self) -> Option<&str> {
+        self.zbd.as_ref().and_then(Zbd::failure)
+    }
+
     /// When a replay's next I/O is due (microseconds after the start); None
     /// when not replaying or at the log's end.
     #[inline]

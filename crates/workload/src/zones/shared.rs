@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use super::zbd::{SharedZones, Zbd};
+use super::zbd::{DeviceZones, SharedZones, Zbd, ZonedFile};
 
 /// The run's zoned files by name, filled as workers start.
 #[derive(Debug, Default)]
@@ -17,6 +17,25 @@ pub struct ZoneBook {
 }
 
 impl ZoneBook {
+    /// The zones of the zoned block device `path`: the ones the book holds,
+    /// or those `report` reads from the device (once for the run, as fio
+    /// reads them for the first job that names the device). Returns the
+    /// device's zone size.
+    pub fn device(
+        &self,
+        path: &Path,
+        report: impl FnOnce() -> Result<DeviceZones, String>,
+    ) -> Result<u64, String> {
+        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(known) = files.get(path) {
+            return Ok(known.lock().unwrap_or_else(|e| e.into_inner()).zone_size());
+        }
+        let zf = ZonedFile::of_device(report()?)?;
+        let size = zf.zone_size();
+        files.insert(path.to_path_buf(), Arc::new(Mutex::new(zf)));
+        Ok(size)
+    }
+
     /// `zbd`'s files take the zones the book holds for their paths; the
     /// book takes the zones of files it does not know yet. Fails when a
     /// job's extent reaches past the zones an earlier job cut the file

@@ -57,6 +57,38 @@ pub(crate) struct ZonedFile {
     with_data: u64,
     /// Writes left before the next threshold reset (fio's `write_cnt`).
     write_cnt: u32,
+    /// A zoned block device's own zone resets; None on a file, where a
+    /// reset only moves the write pointer back.
+    device: Option<Arc<dyn ZoneReset>>,
+}
+
+/// Resets the write pointers of a zoned block device's zones (the run
+/// layer's, with the device's ioctl): `len` bytes at `start`.
+pub trait ZoneReset: Send + Sync + std::fmt::Debug {
+    fn reset(&self, start: u64, len: u64) -> Result<(), String>;
+}
+
+/// One zone of a zoned block device as it reported it, in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceZone {
+    pub start: u64,
+    pub capacity: u64,
+    /// The write pointer: `start + capacity` for a full zone.
+    pub wp: u64,
+    /// Implicitly or explicitly open.
+    pub open: bool,
+}
+
+/// A zoned block device's zones (all sequential-write-required, of one
+/// size), for [`super::ZoneBook::device`].
+#[derive(Debug)]
+pub struct DeviceZones {
+    pub zones: Vec<DeviceZone>,
+    pub zone_size: u64,
+    /// The open-zone limit the jobs use (fio's `zbd_set_max_open_zones`:
+    /// the user's, within the device's).
+    pub max_open: u32,
+    pub reset: Arc<dyn ZoneReset>,
 }
 
 /// A file's zones as several workers hold them.
@@ -98,6 +130,9 @@ pub(crate) struct JobZones {
     zone_bytes: u64,
     /// Zones reset so far (fio's `nr_zone_resets`).
     resets: u64,
+    /// Why a device's zone reset failed, which ended the job's pass
+    /// (fio's `td_verror` in `zbd_reset_wp`).
+    failed: Option<String>,
     min_bs: [u64; 3],
 }
 
@@ -155,6 +190,7 @@ impl Zbd {
                     num_open: 0,
                     with_data: 0,
                     write_cnt: 0,
+                    device: None,
                 };
                 JobFile {
                     zones: Arc::new(Mutex::new(zf)),
@@ -178,6 +214,7 @@ impl Zbd {
                 zone_skip: z.skip,
                 zone_bytes: 0,
                 resets: 0,
+                failed: None,
                 min_bs: [spec.bs.read.min(), spec.bs.write.min(), spec.bs.trim.min()],
             },
         })
@@ -266,6 +303,69 @@ impl Zbd {
     /// Zones reset so far.
     pub(crate) fn resets(&self) -> u64 {
         self.job.resets
+    }
+
+    /// Why a zone reset on the device failed, if one did.
+    pub(crate) fn failure(&self) -> Option<&str> {
+        self.job.failed.as_deref()
+    }
+}
+
+impl ZonedFile {
+    /// The size of each zone.
+    pub(crate) fn zone_size(&self) -> u64 {
+        self.zone_size
+    }
+
+    /// A zoned block device's zones as it reported them, then the
+    /// sentinel. Zones found open count against the open-zone limit, as
+    /// fio's `zbd_setup_files` opens them; those beyond it are reset.
+    pub(crate) fn of_device(dev: DeviceZones) -> Result<ZonedFile, String> {
+        let end = dev.zones.last().map_or(0, |z| z.start + dev.zone_size);
+        let mut zones: Vec<Zone> = dev
+            .zones
+            .iter()
+            .map(|z| Zone {
+                start: z.start,
+                wp: z.wp,
+                capacity: z.capacity,
+                open: false,
+            })
+            .collect();
+        zones.push(Zone {
+            start: end,
+            wp: end,
+            capacity: 0,
+            open: false,
+        });
+        let mut zf = ZonedFile {
+            zones,
+            zone_size: dev.zone_size,
+            max_open: dev.max_open,
+            open_zones: vec![0; MAX_OPEN],
+            num_open: 0,
+            with_data: 0,
+            write_cnt: 0,
+            device: Some(dev.reset),
+        };
+        for (i, z) in dev.zones.iter().enumerate().filter(|(_, z)| z.open) {
+            if zf.max_open == 0 {
+                continue;
+            }
+            if zf.num_open < zf.max_open as usize {
+                zf.open_zones[zf.num_open] = i as u32;
+                zf.num_open += 1;
+                zf.zones[i].open = true;
+            } else {
+                zf.reset_zone(i).map_err(|e| {
+                    format!(
+                        "zone at {} was open beyond max_open_zones and could not be reset: {e}",
+                        z.start
+                    )
+                })?;
+            }
+        }
+        Ok(zf)
     }
 }
 
@@ -386,9 +486,14 @@ impl Held<'_> {
         }
         let z = &zf.zones[zb];
         if reset || z.wp + min_bs > z.capacity_end() {
-            // A zone without data is not reset (fio's zbd_reset_zone).
-            if zf.reset_zone(zb) {
-                self.job.resets += 1;
+            match zf.reset_zone(zb) {
+                Ok(true) => self.job.resets += 1,
+                Ok(false) => {}
+                // fio ends the pass there, the job failed.
+                Err(e) => {
+                    self.job.failed = Some(e);
+                    return None;
+                }
             }
         }
         let z = &zf.zones[zb];
@@ -573,13 +678,21 @@ impl ZonedFile {
         ((offset / self.zone_size) as usize).min(self.zones.len() - 1)
     }
 
-    /// Empties zone `i`; false when it was empty already.
-    fn reset_zone(&mut self, i: usize) -> bool {
-        let z = &mut self.zones[i];
+    /// Empties zone `i` (on a device, with its reset; fio's
+    /// `zbd_reset_zone`, which leaves a zone without data alone): whether
+    /// it had data.
+    fn reset_zone(&mut self, i: usize) -> Result<bool, String> {
+        let z = &self.zones[i];
         let data = z.wp - z.start;
-        self.with_data -= data;
-        z.wp = z.start;
-        data > 0
+        if data == 0 {
+            return Ok(false);
+        }
+        if let Some(device) = &self.device {
+            device.reset(z.start, self.zones[i + 1].start - z.start)?;
+        }
+        self.with_data = self.with_data.saturating_sub(data);
+        self.zones[i].wp = self.zones[i].start;
+        Ok(true)
     }
 
     fn reset_write_cnt(&mut self, frequency: f64) {
