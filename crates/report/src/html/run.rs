@@ -170,7 +170,10 @@ fn latency_chart(job: &str, dir: &str, s: &Value) -> Option<String> {
         ("p99.9", "99.900000"),
     ]
     .iter()
-    .filter_map(|(label, key)| Some((label.to_string(), percentile(s, key)? / 1e3)))
+    .filter_map(|(label, key)| {
+            let us = percentile(s, key)? / 1e3;
+            Some((format!("{label} = {} µs", svg::num(us)), us))
+        })
     .collect();
     let which = if s.get("lat_ns").is_some_and(|l| std::ptr::eq(l, stats)) {
         "total"
@@ -250,7 +253,7 @@ mod tests {
         assert!(p.contains("&lt;img src=x onerror=alert(1)&gt;"));
         assert!(!p.contains("<img"), "a job name is text, never markup");
         assert!(p.contains("read completion latency"));
-        assert!(p.contains(">p99 5<"), "p99 at 5 µs is marked");
+        assert!(p.contains(">p99 = 5 µs<"), "p99 at 5 µs is marked");
         assert!(p.contains("1.5% / 2.5%"));
         assert!(p.contains("a notice"));
         // The write direction did nothing: no row, no chart.

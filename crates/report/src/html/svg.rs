@@ -187,7 +187,7 @@ fn nice_step(raw: f64) -> f64 {
     m * p
 }
 
-const W: f64 = 720.0;
+const W: f64 = 660.0;
 const H: f64 = 340.0;
 /// Margins: left (tick labels and the y label), right, top (title and
 /// legend), bottom (tick labels and the x label).
@@ -424,7 +424,8 @@ pub struct Bin {
 
 /// A histogram (bars, left axis: share of the I/Os in percent) with its
 /// cumulative distribution (a line, right axis: 0 to 100%) over a log x
-/// axis, and a dashed line at each marked value (the percentiles).
+/// axis, and a dashed line at each marked value (the percentiles), with
+/// its label.
 pub fn histogram(title: &str, x_label: &str, bins: &[Bin], marks: &[(String, f64)]) -> String {
     let total: u64 = bins.iter().map(|b| b.count).sum();
     let share = |c: u64| 100.0 * c as f64 / total.max(1) as f64;
@@ -477,7 +478,7 @@ pub fn histogram(title: &str, x_label: &str, bins: &[Bin], marks: &[(String, f64
             H - MB,
             px + 3.0,
             MT + 12.0 + 13.0 * k as f64,
-            esc(&format!("{name} {}", num(*v)))
+            esc(name)
         );
     }
     legend(
@@ -503,7 +504,7 @@ pub fn heat_grid(
 ) -> String {
     let cell_w = ((W - ML - MR) / cols.len().max(1) as f64).min(110.0);
     let cell_h = 34.0;
-    let height = MT + 22.0 + cell_h * rows.len() as f64 + 40.0;
+    let height = MT + 30.0 + cell_h * rows.len() as f64 + 30.0;
     let max = cells
         .iter()
         .flatten()
@@ -511,7 +512,8 @@ pub fn heat_grid(
         .fold(0f64, |m, v| m.max(*v));
     let mut out = String::new();
     open(&mut out, title, height);
-    let top = MT + 22.0;
+    // The column axis's label, then its values, then the cells.
+    let top = MT + 30.0;
     for (c, name) in cols.iter().enumerate() {
         let _ = write!(
             out,
@@ -561,7 +563,7 @@ pub fn heat_grid(
         MT + 2.0,
         esc(col_label),
         ML - 8.0,
-        MT + 2.0,
+        top - 8.0,
         esc(row_label)
     );
     out.push_str("</svg>");
@@ -672,8 +674,8 @@ mod tests {
                 count: 1,
             },
         ];
-        let svg = histogram("t", "latency (µs)", &bins, &[("p50".into(), 1500.0)]);
-        assert!(svg.contains("p50 1500"), "{svg}");
+        let svg = histogram("t", "latency (µs)", &bins, &[("p50 <".into(), 1500.0)]);
+        assert!(svg.contains(">p50 &lt;</text>"), "{svg}");
         // 75% of the I/Os in the first bin: its bar reaches the axis top
         // (75 rounds the axis up to 80).
         assert!(svg.contains("<title>1000 to 2000: 3 I/Os</title>"));
