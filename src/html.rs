@@ -26,7 +26,10 @@ pub enum Destination {
 
 /// Where the page of a run with `formats` goes; None without html; an
 /// error for html mixed with other formats into one stream.
-pub fn destination(formats: &[Format], output: Option<&Path>) -> anyhow::Result<Option<Destination>> {
+pub fn destination(
+    formats: &[Format],
+    output: Option<&Path>,
+) -> anyhow::Result<Option<Destination>> {
     if !formats.contains(&Format::Html) {
         return Ok(None);
     }

@@ -30,10 +30,11 @@ struct Cli {
 
 /// Runs `ioscope report` with the arguments after `report`.
 pub fn main(args: impl IntoIterator<Item = OsString>) -> ExitCode {
-    let cli = match Cli::try_parse_from(std::iter::once(OsString::from("ioscope report")).chain(args)) {
-        Ok(cli) => cli,
-        Err(e) => return output::usage("ioscope report", &e),
-    };
+    let cli =
+        match Cli::try_parse_from(std::iter::once(OsString::from("ioscope report")).chain(args)) {
+            Ok(cli) => cli,
+            Err(e) => return output::usage("ioscope report", &e),
+        };
     match render(&cli) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => output::fail("ioscope report", &e),

@@ -171,9 +171,9 @@ fn latency_chart(job: &str, dir: &str, s: &Value) -> Option<String> {
     ]
     .iter()
     .filter_map(|(label, key)| {
-            let us = percentile(s, key)? / 1e3;
-            Some((format!("{label} = {} µs", svg::num(us)), us))
-        })
+        let us = percentile(s, key)? / 1e3;
+        Some((format!("{label} = {} µs", svg::num(us)), us))
+    })
     .collect();
     let which = if s.get("lat_ns").is_some_and(|l| std::ptr::eq(l, stats)) {
         "total"
