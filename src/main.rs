@@ -200,7 +200,7 @@ fn run() -> anyhow::Result<ExitCode> {
     });
     // The samples taken for the page alone are not written as logs.
     result.logs.retain(|w| {
-        !html::job_of(&parsed, w).is_some_and(|j| sampled_for_html.get(j) == Some(&true))
+        html::job_of(&parsed, w).is_none_or(|j| sampled_for_html.get(j) != Some(&true))
     });
     if let Some(why) = &result.aborted {
         output::warn(&format!("ioscope: {why}"));

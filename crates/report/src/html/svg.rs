@@ -435,7 +435,9 @@ pub fn histogram(title: &str, x_label: &str, bins: &[Bin], marks: &[(String, f64
     let mut out = String::new();
     open(&mut out, title, H);
     axes(&mut out, &f, true);
-    let mut cdf = vec![format!("{:.1},{:.1}", f.px(f.x.lo), H - MB)];
+    // The CDF rises from 0 where the first bin starts.
+    let start = bins.first().map_or(f.x.lo, |b| b.lo);
+    let mut cdf = vec![format!("{:.1},{:.1}", f.px(start), H - MB)];
     let mut seen = 0;
     for b in bins {
         let (l, r) = (f.px(b.lo), f.px(b.hi));
