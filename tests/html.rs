@@ -124,9 +124,9 @@ fn a_run_writes_a_page_with_its_histograms_and_charts_over_time() {
     for title in [
         "reader&lt;/i&gt;: read completion latency",
         "mixed: write completion latency",
-        "Bandwidth over time",
-        "IOPS over time",
-        "Mean latency over time",
+        "reader&lt;/i&gt;: bandwidth over time",
+        "reader&lt;/i&gt;: IOPS over time",
+        "mixed: mean latency over time",
     ] {
         assert!(html.contains(title), "no chart {title}");
     }
@@ -138,7 +138,7 @@ fn a_run_writes_a_page_with_its_histograms_and_charts_over_time() {
         .collect();
     assert!(logs.is_empty(), "{logs:?}");
     let dom = load_in_chromium(&chromium, &page, d);
-    assert!(dom.contains("Mean latency over time"));
+    assert!(dom.contains("mixed: mean latency over time"));
 }
 
 #[test]

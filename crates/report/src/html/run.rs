@@ -126,7 +126,7 @@ fn job_section(job: &Value, over_time: &dyn Fn(&str) -> Option<OverTime>) -> Str
         );
     }
     if let Some(t) = over_time(&n).filter(|t| !t.is_empty()) {
-        charts.extend(time_charts(&t));
+        charts.extend(time_charts(&n, &t));
     }
     out.push_str(&page::charts(&charts));
     out
@@ -189,7 +189,7 @@ fn latency_chart(job: &str, dir: &str, s: &Value) -> Option<String> {
 }
 
 /// Bandwidth, IOPS and mean latency against time, a line per direction.
-fn time_charts(t: &OverTime) -> Vec<String> {
+fn time_charts(job: &str, t: &OverTime) -> Vec<String> {
     let chart = |title: &str, y_label: &str, per_dir: &[Vec<(f64, f64)>; 3]| {
         let series: Vec<Series> = DIRS
             .iter()
@@ -213,9 +213,21 @@ fn time_charts(t: &OverTime) -> Vec<String> {
         ))
     };
     [
-        chart("Bandwidth over time", "bandwidth (MiB/s)", &t.bw),
-        chart("IOPS over time", "I/Os per second", &t.iops),
-        chart("Mean latency over time", "mean total latency (µs)", &t.lat),
+        chart(
+            &format!("{job}: bandwidth over time"),
+            "bandwidth (MiB/s)",
+            &t.bw,
+        ),
+        chart(
+            &format!("{job}: IOPS over time"),
+            "I/Os per second",
+            &t.iops,
+        ),
+        chart(
+            &format!("{job}: mean latency over time"),
+            "mean total latency (µs)",
+            &t.lat,
+        ),
     ]
     .into_iter()
     .flatten()
@@ -267,7 +279,7 @@ mod tests {
             ..OverTime::default()
         };
         let p = page(&doc(), &|name| name.starts_with("<img").then(|| t.clone())).unwrap();
-        assert!(p.contains("Bandwidth over time"));
+        assert!(p.contains("alert(1)&gt;: bandwidth over time"));
         assert!(!p.contains("IOPS over time"), "no IOPS samples, no chart");
     }
 
