@@ -2,6 +2,7 @@
 //! script, nothing fetched) for a run, a compare document or a sweep
 //! document.
 
+mod axis;
 mod compare;
 mod over_time;
 mod page;
