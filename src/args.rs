@@ -96,7 +96,9 @@ usage: ioscope [options] [job files] [job options]
 Runs fio job files and fio-style command-line jobs.
 
   --output=FILE          write the results to FILE instead of stdout
-  --output-format=LIST   normal, terse, json, json+ (comma-separated for several)
+  --output-format=LIST   normal, terse, json, json+, html (comma-separated for
+                         several; html with others needs --output=FILE and
+                         goes to FILE.html)
   --minimal              terse output only (--output-format=terse)
   --append-terse         add terse output to the formats given so far
   --terse-version=N      the terse line's version: 2, 3 (default), 4 or 5
@@ -139,6 +141,9 @@ Runs fio job files and fio-style command-line jobs.
 
 Under the name fio (a link made by `ioscope install-fio-alias [--force]
 [DIR]`), --version says fio-3.42 (ioscope-X.Y.Z).
+
+`ioscope report FILE.json [--output=FILE.html]` renders a saved JSON document
+(a run's json+, a compare or a sweep) as an HTML page.
 
 Job options are fio's: options before the first --name are global, each
 --name starts a job, e.g.
@@ -340,10 +345,11 @@ fn parse_formats(list: &str) -> anyhow::Result<Vec<Format>> {
             "normal" => Format::Normal,
             "json" => Format::Json,
             "json+" => Format::JsonPlus,
+            "html" => Format::Html,
             // fio's aliases for terse.
             "terse" | "minimal" | "csv" => Format::Terse(TerseVersion::default()),
             other => bail!(
-                "--output-format: unknown format '{other}' (expected normal, terse, json or json+)"
+                "--output-format: unknown format '{other}' (expected normal, terse, json, json+ or html)"
             ),
         };
         add_format(&mut formats, format);

@@ -3,9 +3,11 @@
 mod alias;
 mod args;
 mod debug;
+mod html;
 mod info;
 mod output;
 mod peak;
+mod report;
 
 use std::process::ExitCode;
 
@@ -30,6 +32,10 @@ fn main() -> ExitCode {
     // `ioscope install-fio-alias [DIR]` links `fio` to this binary.
     if first.as_ref().is_some_and(|a| a == "install-fio-alias") {
         return alias::main(std::env::args_os().skip(2));
+    }
+    // `ioscope report FILE.json` renders a saved document as HTML.
+    if first.as_ref().is_some_and(|a| a == "report") {
+        return report::main(std::env::args_os().skip(2));
     }
     // `ioscope info DEVICE` describes a device.
     if first.as_ref().is_some_and(|a| a == "info") {
@@ -87,11 +93,19 @@ fn run() -> anyhow::Result<ExitCode> {
         args::Action::Run => {}
     }
 
-    let parsed = ioscope_job::parse(&args.job_input)?;
+    let mut parsed = ioscope_job::parse(&args.job_input)?;
     if args.show_cmd {
         output::print(&parsed.command_lines.concat())?;
         return Ok(ExitCode::SUCCESS);
     }
+    let html_to = html::destination(&args.formats, args.output.as_deref())?;
+    // The page's charts over time need samples; they cost nothing when no
+    // page is asked for.
+    let sampled_for_html = if html_to.is_some() {
+        html::sample_in_memory(&mut parsed)
+    } else {
+        Vec::new()
+    };
     // A run refuses before opening anything exactly what --parse-only does.
     let plan = ioscope_run::plan(&parsed, args.readonly)?;
     if args.parse_only {
@@ -158,19 +172,36 @@ fn run() -> anyhow::Result<ExitCode> {
                 .err();
         }
     };
-    let result = ioscope_run::run(&parsed, &plan, &options, &mut interim)?;
+    let mut result = ioscope_run::run(&parsed, &plan, &options, &mut interim)?;
     // What ran is reported even when the run was cut short, its notices
     // with it. Why it was aborted goes to stderr even when the report could
     // not be written; the exit status then tells of the lost report, the
     // worse news.
     let written = match interim_failed {
-        Some(e) => Err(e),
-        None => out.write(&ioscope_report::render_with(
-            &result,
-            &args.formats,
-            &report_options,
-        )),
+        Some(e) => Err(e.into()),
+        None => out
+            .write(&ioscope_report::render_with(
+                &result,
+                &args.formats,
+                &report_options,
+            ))
+            .map_err(anyhow::Error::from),
     };
+    let written = written.and_then(|()| match &html_to {
+        None => Ok(()),
+        Some(to) => {
+            let page = html::page(&parsed, &result, &report_options)?;
+            match to {
+                html::Destination::Output => out.write(&page)?,
+                html::Destination::File(path) => Output::create(path)?.write(&page)?,
+            }
+            Ok(())
+        }
+    });
+    // The samples taken for the page alone are not written as logs.
+    result.logs.retain(|w| {
+        html::job_of(&parsed, w).is_none_or(|j| sampled_for_html.get(j) != Some(&true))
+    });
     if let Some(why) = &result.aborted {
         output::warn(&format!("ioscope: {why}"));
     }

@@ -1,5 +1,5 @@
 //! Turning a [`RunResult`] into bytes: fio's normal text, terse lines, JSON
-//! and JSON+.
+//! and JSON+, and ioscope's HTML report.
 //! Adding a format never touches the runner.
 //!
 //! The layout follows fio 3.33 line by line (stat.c, json.c, lib/num2str.c),
@@ -11,6 +11,7 @@ mod dist;
 mod fio_formatter;
 mod group;
 mod helpers;
+mod html;
 mod json;
 mod lat_line;
 mod log_fz;
@@ -28,6 +29,7 @@ mod terse;
 use ioscope_stats::{JobHeader, RunResult};
 pub use terse::TerseVersion;
 
+pub use html::{compare_page, document_page, run_page, sweep_page, DocError};
 pub use log_fz::inflate_log;
 pub use logs::{write_agg_bw, write_logs};
 
@@ -39,6 +41,9 @@ pub enum Format {
     Terse(TerseVersion),
     Json,
     JsonPlus,
+    /// ioscope's HTML report: a page of its own, never mixed into the
+    /// text stream of the others ([`render_with`] leaves it out).
+    Html,
 }
 
 impl Format {
