@@ -536,7 +536,10 @@ mod tests {
             dataless.contains("buffer_pattern, refill_buffers given"),
             "{dataless}"
         );
-        assert!(dataless.contains("fio fills each buffer anyway"), "{dataless}");
+        assert!(
+            dataless.contains("fio fills each buffer anyway"),
+            "{dataless}"
+        );
         let top = by_kind("latency_at_top_bucket");
         assert!(top.contains("2 read I/O(s) took 17.2 s or longer"), "{top}");
         assert!(top.contains("is a floor"), "{top}");
