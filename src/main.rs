@@ -3,6 +3,7 @@
 mod alias;
 mod args;
 mod debug;
+mod doctor;
 mod info;
 mod output;
 mod peak;
@@ -30,6 +31,10 @@ fn main() -> ExitCode {
     // `ioscope install-fio-alias [DIR]` links `fio` to this binary.
     if first.as_ref().is_some_and(|a| a == "install-fio-alias") {
         return alias::main(std::env::args_os().skip(2));
+    }
+    // `ioscope doctor [DEVICE|FILE]` checks the machine before a latency run.
+    if first.as_ref().is_some_and(|a| a == "doctor") {
+        return doctor::main(std::env::args_os().skip(2));
     }
     // `ioscope info DEVICE` describes a device.
     if first.as_ref().is_some_and(|a| a == "info") {
