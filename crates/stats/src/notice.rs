@@ -349,8 +349,8 @@ impl fmt::Display for Notice {
             } => {
                 write!(
                     f,
-                    "job '{job}': {what} carries no data, yet {} given: nothing is filled or \
-                     sent, so they change nothing",
+                    "job '{job}': {what} carries no data, so its buffer options ({}) change \
+                     nothing: no buffer is filled or sent",
                     options.join(", ")
                 )?;
                 if *fio_fills {
@@ -533,7 +533,7 @@ mod tests {
         assert!(by_kind("virtual_machine").contains("hypervisor flag in /proc/cpuinfo"));
         let dataless = by_kind("dataless_write_with_buffers");
         assert!(
-            dataless.contains("buffer_pattern, refill_buffers given"),
+            dataless.contains("its buffer options (buffer_pattern, refill_buffers) change nothing"),
             "{dataless}"
         );
         assert!(

@@ -34,12 +34,19 @@ pub fn punted(job: &JobResult) -> Option<Notice> {
 
 /// The buffer options a job sets that make fio spend CPU on each write's
 /// buffer (or fill it with chosen bytes): scramble_buffers counts only when
-/// given, since it is on by default.
+/// given in the job's section, since it is on by default.
 fn buffer_options(spec: &JobSpec) -> Vec<&'static str> {
     let given = |name: &str| spec.options.iter().any(|(k, _)| k == name);
     [
         ("buffer_pattern", spec.buffer_pattern.is_some()),
-        ("refill_buffers", spec.refill_buffers),
+        // Set by buffer_compress_percentage and dedupe_percentage too:
+        // named only when it is not their doing.
+        (
+            "refill_buffers",
+            spec.refill_buffers
+                && spec.buffer_compress_percentage.is_none()
+                && spec.dedupe_percentage == 0,
+        ),
         (
             "buffer_compress_percentage",
             spec.buffer_compress_percentage.is_some(),
