@@ -172,8 +172,15 @@ fn punted_buffered_writes_are_a_notice_with_their_share() {
     ))
     .run()
     .ok_json();
-    assert_eq!(kinds(&v["notices"]), ["io_wq_punts"], "{:#}", v["notices"]);
-    let n = &v["notices"][0];
+    // (An older kernel may also refuse optional ring flags: another notice.)
+    let punts: Vec<&Value> = v["notices"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["kind"] == "io_wq_punts")
+        .collect();
+    assert_eq!(punts.len(), 1, "{:#}", v["notices"]);
+    let n = punts[0];
     assert_eq!(n["option"], "direct");
     let m = n["message"].as_str().unwrap();
     assert!(m.contains("punted 256 of 256 I/Os (100.0%)"), "{m}");
@@ -188,7 +195,7 @@ fn punted_buffered_writes_are_a_notice_with_their_share() {
     ))
     .run()
     .ok_json();
-    assert_eq!(kinds(&v["notices"]), Vec::<&str>::new());
+    assert!(!kinds(&v["notices"]).contains(&"io_wq_punts"), "{v:#}");
 }
 
 #[test]

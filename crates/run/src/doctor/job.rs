@@ -116,20 +116,9 @@ pub fn top_bucket(job: &JobResult) -> Vec<Notice> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fixture::spec;
     use super::*;
     use ioscope_stats::{LatencyHistogram, Punts};
-
-    fn spec(args: &[&str]) -> JobSpec {
-        let input = ioscope_job::ParseInput {
-            cli_options: std::iter::once("--name=j")
-                .chain(args.iter().copied())
-                .map(String::from)
-                .collect(),
-            ..Default::default()
-        };
-        let parsed = ioscope_job::parse(&input).expect("a valid job");
-        parsed.jobs.into_iter().next().expect("one job")
-    }
 
     #[test]
     fn a_qd1_job_without_affinity_is_unpinned() {

@@ -185,6 +185,19 @@ mod fixture {
         }
     }
 
+    /// The job `--name=j` and `args` make.
+    pub fn spec(args: &[&str]) -> ioscope_job::JobSpec {
+        let input = ioscope_job::ParseInput {
+            cli_options: std::iter::once("--name=j")
+                .chain(args.iter().copied())
+                .map(String::from)
+                .collect(),
+            ..Default::default()
+        };
+        let parsed = ioscope_job::parse(&input).expect("a valid job");
+        parsed.jobs.into_iter().next().expect("one job")
+    }
+
     impl Drop for Tree {
         fn drop(&mut self) {
             let _ = std::fs::remove_dir_all(&self.0);
@@ -194,8 +207,42 @@ mod fixture {
 
 #[cfg(test)]
 mod tests {
-    use super::fixture::Tree;
+    use super::fixture::{spec, Tree};
     use super::*;
+
+    /// The checklist is for QD1 jobs on devices; the job's own notice
+    /// (not pinned) is always among what it adds there, once.
+    #[test]
+    fn only_a_qd1_job_on_a_device_gets_the_checklist() {
+        let path = Path::new("/dev/null");
+        let qd1 = spec(&["--rw=randread"]);
+        let mut found = Vec::new();
+        latency_job(&qd1, path, TargetKind::RegularFile, &mut found);
+        assert_eq!(found, []);
+        latency_job(
+            &spec(&["--iodepth=8"]),
+            path,
+            TargetKind::BlockDevice,
+            &mut found,
+        );
+        assert_eq!(found, []);
+        for kind in [
+            TargetKind::BlockDevice,
+            TargetKind::CharDevice,
+            TargetKind::BlockDevice,
+        ] {
+            latency_job(&qd1, path, kind, &mut found);
+        }
+        let unpinned = Notice::Qd1Unpinned { job: "j".into() };
+        assert_eq!(
+            found.iter().filter(|n| **n == unpinned).count(),
+            1,
+            "{found:?}"
+        );
+        let mut kinds: Vec<_> = found.iter().map(Notice::kind).collect();
+        kinds.dedup();
+        assert_eq!(kinds.len(), found.len(), "a notice twice: {found:?}");
+    }
 
     #[test]
     fn the_checkup_covers_the_machine_then_the_device() {
