@@ -3,6 +3,7 @@
 mod alias;
 mod args;
 mod debug;
+mod doctor;
 mod html;
 mod info;
 mod output;
@@ -36,6 +37,10 @@ fn main() -> ExitCode {
     // `ioscope report FILE.json` renders a saved document as HTML.
     if first.as_ref().is_some_and(|a| a == "report") {
         return report::main(std::env::args_os().skip(2));
+    }
+    // `ioscope doctor [DEVICE|FILE]` checks the machine before a latency run.
+    if first.as_ref().is_some_and(|a| a == "doctor") {
+        return doctor::main(std::env::args_os().skip(2));
     }
     // `ioscope info DEVICE` describes a device.
     if first.as_ref().is_some_and(|a| a == "info") {

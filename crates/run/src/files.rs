@@ -3,11 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
-use ioscope_engine::nvme::{namespace_id, nvme_names, NvmLimits};
+use ioscope_engine::nvme::{namespace_id, NvmLimits};
 use ioscope_engine::Backend;
 use ioscope_engine::{
-    cannot_poll, layout_file_until, preallocate_file, Advice, EngineError, Knob, OpenOptions,
-    Target, TargetKind,
+    layout_file_until, preallocate_file, Advice, EngineError, Knob, OpenOptions, Target, TargetKind,
 };
 
 use crate::file_setup::{self, Layout};
@@ -284,8 +283,9 @@ pub(crate) fn prepare(
             check_xnvme_nsid(spec, &path, &target)?;
         }
         if polled {
-            check_polling(spec, backend, &path, found)?;
+            crate::doctor::check_polling(spec, backend, &path, found)?;
         }
+        crate::doctor::latency_job(spec, &path, target.kind(), found);
         match spec.fadvise_hint {
             FadviseHint::None => {}
             FadviseHint::Workload => target.advise(spec.rw.kind.is_random())?,
@@ -409,45 +409,6 @@ fn refuse_signature(spec: &JobSpec, path: &Path, size: u64) -> Result<(), RunErr
             ),
         )),
         None => Ok(()),
-    }
-}
-
-/// Polled completions need a device with poll queues. io_uring refuses
-/// IOPOLL without them (every polled read would fail), so the job is
-/// refused here, before the run; preadv2 quietly completes RWF_HIPRI I/O by
-/// interrupt instead, so a pvsync2 job runs, with a notice that it did not
-/// poll.
-fn check_polling(
-    spec: &JobSpec,
-    backend: Backend,
-    path: &Path,
-    found: &mut Vec<Notice>,
-) -> Result<(), RunError> {
-    // Passthrough polls the queues of the namespace's block device.
-    let block = match backend {
-        Backend::IoUringCmd => nvme_names(path, TargetKind::CharDevice).1,
-        _ => None,
-    };
-    let Some(refusal) = cannot_poll(block.as_deref().unwrap_or(path)) else {
-        return Ok(());
-    };
-    match backend {
-        Backend::IoUring | Backend::IoUringCmd => Err(RunError::job(
-            &spec.name,
-            format!("hipri=1 cannot poll: {refusal}"),
-        )),
-        _ => {
-            let why = match &refusal {
-                EngineError::CannotPoll { why, .. } => why.reason(),
-                other => other.to_string(),
-            };
-            found.push(Notice::PolledWithoutPollQueues {
-                job: spec.name.clone(),
-                path: path.display().to_string(),
-                why,
-            });
-            Ok(())
-        }
     }
 }
 

@@ -14,6 +14,7 @@ mod affinity;
 mod agg_bw;
 mod collect;
 mod disks;
+pub mod doctor;
 mod error;
 mod exec_hooks;
 mod file_setup;

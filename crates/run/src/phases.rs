@@ -435,6 +435,7 @@ pub(crate) fn run_all(
     result.aborted = aborted;
     result.interrupted = signal::caught();
     notices.extend(result.cpu.helpers.punts.notice());
+    notices.extend(crate::doctor::after_run(parsed, &result));
     notices.extend(
         result
             .interrupted
