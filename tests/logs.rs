@@ -238,9 +238,12 @@ fn averaged_logs_have_one_line_per_window_and_direction() {
                 let n = lines.iter().filter(|l| l[2] == dir).count();
                 // A 1 s run in 250 ms windows; the bandwidth and IOPS
                 // window that ends with the run has no line (fio's helper
-                // thread is gone by then), a latency window does.
+                // thread is gone by then), a latency window does. fio's
+                // helper thread misses windows on a loaded machine (CI
+                // saw 2 lines): its logs are the reference for the format
+                // only.
                 assert!(
-                    (3..=5).contains(&n),
+                    (3..=5).contains(&n) || (tool == "fio" && n > 0),
                     "{tool} {name}: {n} lines for dir {dir}"
                 );
             }
@@ -251,7 +254,11 @@ fn averaged_logs_have_one_line_per_window_and_direction() {
                 }
             }
         }
-        // The windows' mean is the report's figure, within the run's noise.
+        // The windows' mean is the report's figure, within the run's noise
+        // (ioscope's; fio's windows are the format's reference only).
+        if tool == "fio" {
+            continue;
+        }
         let job = &json["jobs"][0];
         for (d, dir) in [(0, "read"), (1, "write")] {
             let iops = mean_of(&logs["a_iops.1.log"], d);
@@ -321,14 +328,14 @@ fn histogram_log_has_fios_buckets_per_window() {
         let (lines, fio_lines) = (&ours["h_clat_hist.1.log"], &theirs["h_clat_hist.1.log"]);
         assert_columns("ours", lines, 3 + buckets);
         assert_columns("fio's", fio_lines, 3 + buckets);
+        // A window per 250 ms of the 1 s run. fio's helper thread writes
+        // these lines and misses windows on a loaded machine (CI saw none
+        // for a direction): fio's log is the reference for the columns.
         for dir in 0..2 {
             let n = lines.iter().filter(|l| l[1] == dir).count();
-            let m = fio_lines.iter().filter(|l| l[1] == dir).count();
-            assert!(
-                (3..=4).contains(&n) && (3..=4).contains(&m),
-                "{n} vs fio's {m}"
-            );
+            assert!((3..=4).contains(&n), "{n} lines for dir {dir}");
         }
+        assert!(!fio_lines.is_empty(), "fio wrote no histogram line");
         // Each line counts its own window's I/Os: together no more than
         // the run did, and most of them.
         let counted: u64 = lines.iter().map(|l| l[3..].iter().sum::<u64>()).sum();
