@@ -2,6 +2,7 @@
 
 mod alias;
 mod args;
+mod compare;
 mod debug;
 mod info;
 mod output;
@@ -30,6 +31,14 @@ fn main() -> ExitCode {
     // `ioscope install-fio-alias [DIR]` links `fio` to this binary.
     if first.as_ref().is_some_and(|a| a == "install-fio-alias") {
         return alias::main(std::env::args_os().skip(2));
+    }
+    // `ioscope compare` and `ioscope sweep` run jobs several times and
+    // print one table.
+    if first.as_ref().is_some_and(|a| a == "compare") {
+        return compare::compare_main(std::env::args_os().skip(2));
+    }
+    if first.as_ref().is_some_and(|a| a == "sweep") {
+        return compare::sweep_main(std::env::args_os().skip(2));
     }
     // `ioscope info DEVICE` describes a device.
     if first.as_ref().is_some_and(|a| a == "info") {
