@@ -70,7 +70,10 @@ const SWEEP_FLAGS: &[&str] = &[
     "output-dir",
 ];
 
-pub fn parse(kind: Kind, args: impl IntoIterator<Item = std::ffi::OsString>) -> anyhow::Result<Args> {
+pub fn parse(
+    kind: Kind,
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> anyhow::Result<Args> {
     let flags = match kind {
         Kind::Compare => COMPARE_FLAGS,
         Kind::Sweep => SWEEP_FLAGS,
@@ -173,7 +176,15 @@ mod tests {
     fn flags_job_options_and_files_are_told_apart() {
         let a = args(
             Kind::Compare,
-            &["--rw=read", "--vs", "ioengine=null", "--repeat=3", "job.fio", "--baseline", "x"],
+            &[
+                "--rw=read",
+                "--vs",
+                "ioengine=null",
+                "--repeat=3",
+                "job.fio",
+                "--baseline",
+                "x",
+            ],
         )
         .unwrap();
         assert_eq!(a.job_options, ["--rw=read"]);
@@ -191,9 +202,13 @@ mod tests {
 
     #[test]
     fn bad_values_are_refused() {
-        let e = args(Kind::Compare, &["--repeat=x"]).unwrap_err().to_string();
+        let e = args(Kind::Compare, &["--repeat=x"])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("--repeat=x"), "{e}");
-        let e = args(Kind::Sweep, &["--output-format=html"]).unwrap_err().to_string();
+        let e = args(Kind::Sweep, &["--output-format=html"])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("html: not yet"), "{e}");
         let e = args(Kind::Compare, &["--vs"]).unwrap_err().to_string();
         assert!(e.contains("--vs needs a value"), "{e}");

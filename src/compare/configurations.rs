@@ -115,7 +115,13 @@ fn from_vs(args: &Args) -> anyhow::Result<Vec<Configuration>> {
             let name = name.unwrap_or_else(|| {
                 options
                     .iter()
-                    .map(|(k, v)| if v.is_empty() { k.clone() } else { format!("{k}={v}") })
+                    .map(|(k, v)| {
+                        if v.is_empty() {
+                            k.clone()
+                        } else {
+                            format!("{k}={v}")
+                        }
+                    })
                     .collect::<Vec<_>>()
                     .join(",")
             });

@@ -55,8 +55,7 @@ pub fn run(args: &Args) -> anyhow::Result<Sweep> {
         let file = dir.join(file_name(i, points_width(&axes), &options));
         let result = k.results.pop().expect("every point ran at least once");
         let text = serde_json::to_string_pretty(&result)? + "\n";
-        std::fs::write(&file, text)
-            .with_context(|| format!("cannot write {}", file.display()))?;
+        std::fs::write(&file, text).with_context(|| format!("cannot write {}", file.display()))?;
         done.push(Point {
             options,
             file: file.display().to_string(),
@@ -86,7 +85,11 @@ fn axes(sweeps: &[String]) -> anyhow::Result<Vec<Axis>> {
         if option.is_empty() || values.iter().any(String::is_empty) {
             bail!("--sweep {s}: an empty option or value; give OPTION=V1,V2,...");
         }
-        if let Some(v) = values.iter().enumerate().find_map(|(i, v)| values[..i].contains(v).then_some(v)) {
+        if let Some(v) = values
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| values[..i].contains(v).then_some(v))
+        {
             bail!("--sweep {s}: {v} is given twice");
         }
         if axes.iter().any(|a| a.option == option) {
@@ -244,9 +247,14 @@ mod tests {
             let e = axes(&[bad.into()]).unwrap_err().to_string();
             assert!(e.contains(why), "{bad}: {e}");
         }
-        let e = axes(&["bs=4k".into(), "bs=8k".into()]).unwrap_err().to_string();
+        let e = axes(&["bs=4k".into(), "bs=8k".into()])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("swept twice"), "{e}");
-        assert!(axes(&[]).unwrap_err().to_string().contains("nothing to sweep"));
+        assert!(axes(&[])
+            .unwrap_err()
+            .to_string()
+            .contains("nothing to sweep"));
     }
 
     #[test]
@@ -255,7 +263,10 @@ mod tests {
             ("bs".to_string(), "4k,8k".to_string()),
             ("filename".to_string(), "/dev/zram0".to_string()),
         ];
-        assert_eq!(file_name(2, 2, &point), "03_bs-4k_8k_filename-_dev_zram0.json");
+        assert_eq!(
+            file_name(2, 2, &point),
+            "03_bs-4k_8k_filename-_dev_zram0.json"
+        );
     }
 
     #[test]

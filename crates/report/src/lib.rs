@@ -5,8 +5,8 @@
 //! The layout follows fio 3.33 line by line (stat.c, json.c, lib/num2str.c),
 //! so that tools that parse fio's output keep working.
 
-pub mod compare;
 mod cfmt;
+pub mod compare;
 mod disk;
 mod dist;
 mod fio_formatter;

@@ -31,7 +31,8 @@ pub fn compare_json(c: &Comparison) -> Value {
             // Beyond the schema: the plain verdict of the text table.
             o.insert(
                 "verdict".into(),
-                c.verdict(i).map_or(Value::Null, |v| Value::from(v.as_str())),
+                c.verdict(i)
+                    .map_or(Value::Null, |v| Value::from(v.as_str())),
             );
             o.insert("runs".into(), Value::Array(conf.results.clone()));
             Value::Object(o)
@@ -126,7 +127,10 @@ pub(super) mod tests {
             name: name.into(),
             options: vec![("thinktime".into(), name.into())],
             runs: runs(iops),
-            results: iops.iter().map(|_| serde_json::json!({"jobs": []})).collect(),
+            results: iops
+                .iter()
+                .map(|_| serde_json::json!({"jobs": []}))
+                .collect(),
         };
         Comparison {
             repeats: 3,
@@ -155,8 +159,20 @@ pub(super) mod tests {
         assert_eq!(confs[1]["options"]["thinktime"], "b");
         assert_eq!(confs[1]["runs"].as_array().unwrap().len(), 3);
         let vs = &confs[1]["vs_baseline"];
-        for key in ["lat_mean_ns", "iops", "bw_bytes", "cpu_ns_per_io", "lat_p99_ns"] {
-            for field in ["diff_pct", "ci_low_pct", "ci_high_pct", "diff_abs", "verdict"] {
+        for key in [
+            "lat_mean_ns",
+            "iops",
+            "bw_bytes",
+            "cpu_ns_per_io",
+            "lat_p99_ns",
+        ] {
+            for field in [
+                "diff_pct",
+                "ci_low_pct",
+                "ci_high_pct",
+                "diff_abs",
+                "verdict",
+            ] {
                 assert!(!vs[key][field].is_null(), "{key}.{field}");
             }
         }

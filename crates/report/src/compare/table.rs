@@ -104,7 +104,11 @@ pub fn sweep_table(s: &Sweep, style: Style) -> String {
     let mut rows = vec![head];
     for (point, summary) in s.points.iter().zip(&summaries) {
         let mut row: Vec<String> = point.options.iter().map(|(_, v)| v.clone()).collect();
-        row.extend(figures(String::new(), summary, &metrics).into_iter().skip(1));
+        row.extend(
+            figures(String::new(), summary, &metrics)
+                .into_iter()
+                .skip(1),
+        );
         row.push(point.file.clone());
         rows.push(row);
     }
@@ -258,11 +262,22 @@ mod tests {
     #[test]
     fn the_text_table_gives_intervals_and_verdicts() {
         let text = compare_table(&comparison(), Style::Normal);
-        assert!(text.starts_with("3 configurations, 3 runs each, interleaved, after 1 warm-up run each;"), "{text}");
-        let a = text.lines().find(|l| l.starts_with("a (baseline)")).unwrap();
+        assert!(
+            text.starts_with(
+                "3 configurations, 3 runs each, interleaved, after 1 warm-up run each;"
+            ),
+            "{text}"
+        );
+        let a = text
+            .lines()
+            .find(|l| l.starts_with("a (baseline)"))
+            .unwrap();
         assert!(a.contains("1000 ± 24.8"), "{a}");
         assert!(text.contains("b is slower than a: 50.0% ± "), "{text}");
-        assert!(text.contains("c: no difference from a at 3 repeats (IOPS +0.17% ± "), "{text}");
+        assert!(
+            text.contains("c: no difference from a at 3 repeats (IOPS +0.17% ± "),
+            "{text}"
+        );
         // The punts column shows: every run counted them.
         assert!(text.contains("punts"), "{text}");
     }
