@@ -4,7 +4,7 @@
 //! `ioscope_report::compare`).
 
 mod cli;
-mod compare;
+mod comparison;
 mod configurations;
 mod runner;
 mod sweep;
@@ -96,7 +96,7 @@ fn run(kind: Kind, args: impl IntoIterator<Item = OsString>) -> anyhow::Result<(
     };
     let text = match kind {
         Kind::Compare => {
-            let c = compare::run(&args)?;
+            let c = comparison::run(&args)?;
             match format {
                 Format::Normal => compare_table(&c, Style::Normal),
                 Format::Markdown => compare_table(&c, Style::Markdown),

@@ -297,7 +297,7 @@ mod tests {
         assert_eq!(num(12.345), "12.3");
         assert_eq!(num(1.2345), "1.23");
         assert_eq!(num(0.12345), "0.123");
-        assert_eq!(signed_pct(3.14159), "+3.1%");
+        assert_eq!(signed_pct(3.125), "+3.1%");
         assert_eq!(signed_pct(-0.5), "-0.50%");
     }
 }
