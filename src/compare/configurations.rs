@@ -8,6 +8,7 @@ use super::cli::{split_commas, Args};
 
 /// A configuration: its name, what it sets beyond the shared options (for
 /// `--vs`; a section's are read from its result), and what to parse.
+#[derive(Debug)]
 pub struct Configuration {
     pub name: String,
     pub options: Vec<(String, String)>,
@@ -145,4 +146,56 @@ fn from_vs(args: &Args) -> anyhow::Result<Vec<Configuration>> {
             })
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vs(lists: &[&str]) -> anyhow::Result<Vec<Configuration>> {
+        from_args(&Args {
+            job_options: vec!["--rw=read".into()],
+            vs: lists.iter().map(|s| s.to_string()).collect(),
+            ..Args::default()
+        })
+    }
+
+    #[test]
+    fn a_vs_list_is_named_by_its_options_unless_named() {
+        let c = vs(&[
+            "ioengine=io_uring,hipri=1",
+            r"name=mixed,bs=4k\,8k,time_based",
+        ])
+        .unwrap();
+        assert_eq!(c[0].name, "ioengine=io_uring,hipri=1");
+        assert_eq!(
+            c[0].input.cli_options,
+            [
+                "--name=ioengine=io_uring,hipri=1",
+                "--rw=read",
+                "--ioengine=io_uring",
+                "--hipri=1"
+            ]
+        );
+        assert_eq!(c[1].name, "mixed");
+        assert_eq!(
+            c[1].input.cli_options,
+            ["--name=mixed", "--rw=read", "--bs=4k,8k", "--time_based"]
+        );
+        assert_eq!(
+            c[1].options,
+            [
+                ("bs".to_string(), "4k,8k".to_string()),
+                ("time_based".to_string(), String::new())
+            ]
+        );
+    }
+
+    #[test]
+    fn names_must_differ() {
+        let e = vs(&["name=a,bs=4k", "name=a,bs=8k"])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("two configurations are named a"), "{e}");
+    }
 }
