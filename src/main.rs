@@ -2,6 +2,7 @@
 
 mod alias;
 mod args;
+mod compare;
 mod debug;
 mod doctor;
 mod html;
@@ -26,25 +27,22 @@ fn main() -> ExitCode {
     let first = std::env::args_os()
         .nth(1)
         .filter(|_| !alias::invoked_as_fio());
-    // `ioscope peak` is a front end of its own, with its own options.
-    if first.as_ref().is_some_and(|a| a == "peak") {
-        return peak::main(std::env::args_os().skip(2));
-    }
-    // `ioscope install-fio-alias [DIR]` links `fio` to this binary.
-    if first.as_ref().is_some_and(|a| a == "install-fio-alias") {
-        return alias::main(std::env::args_os().skip(2));
-    }
-    // `ioscope report FILE.json` renders a saved document as HTML.
-    if first.as_ref().is_some_and(|a| a == "report") {
-        return report::main(std::env::args_os().skip(2));
-    }
-    // `ioscope doctor [DEVICE|FILE]` checks the machine before a latency run.
-    if first.as_ref().is_some_and(|a| a == "doctor") {
-        return doctor::main(std::env::args_os().skip(2));
-    }
-    // `ioscope info DEVICE` describes a device.
-    if first.as_ref().is_some_and(|a| a == "info") {
-        return info::main(std::env::args_os().skip(2));
+    let rest = || std::env::args_os().skip(2);
+    match first.as_ref().and_then(|a| a.to_str()) {
+        // A front end of its own, with its own options.
+        Some("peak") => return peak::main(rest()),
+        // Links `fio` to this binary.
+        Some("install-fio-alias") => return alias::main(rest()),
+        // Renders a saved document as HTML.
+        Some("report") => return report::main(rest()),
+        // Checks the machine before a latency run.
+        Some("doctor") => return doctor::main(rest()),
+        // Run jobs several times and print one table.
+        Some("compare") => return compare::compare_main(rest()),
+        Some("sweep") => return compare::sweep_main(rest()),
+        // Describes a device.
+        Some("info") => return info::main(rest()),
+        _ => {}
     }
     match run() {
         Ok(code) => code,

@@ -242,6 +242,49 @@ fn a_sweep_document_shows_curves_and_the_grid() {
     load_in_chromium(&chromium, &page, dir.path());
 }
 
+/// `ioscope compare` and `ioscope sweep` themselves write their pages:
+/// two null configurations (one paced, so slower), and a sweep of two
+/// depths, each loaded in Chromium.
+#[test]
+fn compare_and_sweep_write_their_pages() {
+    let chromium = require!(program("chromium"));
+    let dir = tempdir();
+    let d = dir.path();
+    let base = [
+        "--ioengine=null",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=16m",
+        "--time_based",
+        "--runtime=100ms",
+    ];
+    let compare = d.join("compare.html");
+    ioscope(["compare"].iter().chain(&base))
+        .args(["--vs", "name=fast,rate_iops=50000", "--vs", "name=slow,rate_iops=5000"])
+        .args(["--repeat=2", "--output-format=html"])
+        .arg(format!("--output={}", compare.display()))
+        .dir(d)
+        .run()
+        .assert_ok();
+    let html = fs::read_to_string(&compare).unwrap();
+    assert_self_contained(&html);
+    assert!(html.contains("fast (baseline)"), "no baseline bar");
+    assert!(html.contains("whisker"));
+    load_in_chromium(&chromium, &compare, d);
+    let sweep = d.join("sweep.html");
+    ioscope(["sweep"].iter().chain(&base))
+        .args(["--name=s", "--sweep", "iodepth=1,4", "--output-format=html"])
+        .arg(format!("--output-dir={}", d.join("points").display()))
+        .arg(format!("--output={}", sweep.display()))
+        .dir(d)
+        .run()
+        .assert_ok();
+    let html = fs::read_to_string(&sweep).unwrap();
+    assert_self_contained(&html);
+    assert!(html.contains(">qd4<"), "no point labelled qd4");
+    load_in_chromium(&chromium, &sweep, d);
+}
+
 #[test]
 fn a_document_of_another_kind_is_refused_by_name() {
     let dir = tempdir();

@@ -6,6 +6,7 @@
 //! so that tools that parse fio's output keep working.
 
 mod cfmt;
+pub mod compare;
 mod disk;
 mod dist;
 mod fio_formatter;
