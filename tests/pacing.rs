@@ -281,8 +281,9 @@ fn flows_share_io_by_weight_as_fios_do() {
     };
     let (o, t) = (ratio(&ours), ratio(&theirs));
     assert!((2.7..3.3).contains(&o), "ioscope heavy/light {o}, fio {t}");
-    // fio's own ratio drifts further on a loaded machine.
-    assert!((2.4..3.6).contains(&t), "fio heavy/light {t}");
+    // fio's own ratio drifts further on a loaded machine (CI saw 1.64):
+    // its run only confirms which way the weights go.
+    assert!(t > 1.2, "fio heavy/light {t}");
 }
 
 /// fio 3.33's example job files for these options (examples/
