@@ -16,7 +16,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "fdp_pli",
     "fdp_pli_select",
     "gid",
-    "lockfile",
     "md_per_io_size",
     "merge_blktrace_file",
     "merge_blktrace_iters",

@@ -16,6 +16,7 @@ mod collect;
 mod disks;
 mod error;
 mod exec_hooks;
+mod file_lock;
 mod file_setup;
 mod file_tuning;
 mod files;

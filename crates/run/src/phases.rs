@@ -236,6 +236,7 @@ pub(crate) fn run_all(
             .collect();
         let control = Control::new(parsed, members, &stop);
         let flows = crate::pacing::Flows::default();
+        let file_locks = crate::file_lock::FileLocks::default();
         let shared = Shared {
             clock,
             layout_lines: options.layout_lines,
@@ -245,6 +246,7 @@ pub(crate) fn run_all(
             trace: options.trace.as_ref(),
             flows: &flows,
             zones: &zone_book,
+            file_locks: &file_locks,
         };
         let outcomes = std::thread::scope(|s| -> Result<Vec<_>, RunError> {
             let mut handles = Vec::with_capacity(workers.len());

@@ -63,6 +63,8 @@ pub(crate) struct Shared<'a> {
     pub flows: &'a crate::pacing::Flows,
     /// zonemode=zbd: the zones of the run's files.
     pub zones: &'a ioscope_workload::ZoneBook,
+    /// `lockfile`: the locks of the phase's files, by path.
+    pub file_locks: &'a crate::file_lock::FileLocks,
 }
 
 /// Runs worker `id` of `spec` over `files`, as `plan` says, and leaves its
@@ -260,6 +262,10 @@ fn run_inner(
         trace: crate::trace::IoTrace::for_worker(shared.trace),
         pacer: crate::pacing::Pacer::new(spec, id.number, clock, shared.flows),
         prio: crate::io_loop::PerIoPrio::new(spec, id.number, crate::priority::job_ioprio(spec)),
+        locks: shared.file_locks.for_worker(
+            spec.file_handling.lockfile,
+            files.iter().map(|f| f.path.as_path()),
+        ),
     };
     let stats = match open_queue(backend, &queue_config, &fds, io_loop) {
         Ok(Ok(stats)) => stats,
