@@ -378,6 +378,21 @@ pub(crate) fn run_all(
                     described.1 - described.0.len() as u64
                 ));
             }
+            if let Some(errors) = outcome.stats.as_ref().map(|s| &s.errors) {
+                for f in &errors.dumped {
+                    let path = files.get(f.file as usize).map(|w| w.path.as_path());
+                    warn(format_args!(
+                        "ioscope: {}",
+                        f.line(path.unwrap_or(std::path::Path::new("")))
+                    ));
+                }
+                if errors.dumped_more > 0 {
+                    warn(format_args!(
+                        "ioscope: {}: ... and {} more I/O errors",
+                        spec.name, errors.dumped_more
+                    ));
+                }
+            }
             if let Some(m) = &outcome.message {
                 // A verify failure that stopped the job was described above.
                 if !described

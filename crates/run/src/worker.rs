@@ -1,7 +1,7 @@
 //! One worker thread: pin, wait its start delay, run the loop on its queue.
 
 use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -310,20 +310,8 @@ fn run_inner(
             ..
         }) => (*errno, Some(format!("{}: {detail}", spec.name))),
         Some(f) => {
-            let path = files
-                .get(f.file as usize)
-                .map(|w| w.path.display().to_string())
-                .unwrap_or_default();
-            let err = ioscope_engine::describe_error(i64::from(f.errno));
-            (
-                f.errno,
-                Some(format!(
-                    "io_u error on file {path}: {err}: {} offset={}, buflen={}",
-                    f.op.name(),
-                    f.offset,
-                    f.len
-                )),
-            )
+            let path = files.get(f.file as usize).map(|w| w.path.as_path());
+            (f.errno, Some(f.line(path.unwrap_or(Path::new("")))))
         }
         // Bad blocks the job went on after still fail it: a verify that
         // found corruption must not exit 0.

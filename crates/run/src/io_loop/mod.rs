@@ -451,7 +451,11 @@ impl IoLoop<'_> {
     /// Returns the thread's CPU time at the restart.
     #[cold]
     fn end_ramp(&mut self, ledger: &mut Ledger, now: u64) -> ThreadCpu {
+        // fio prints error_dump's lines as the errors happen, ramp or not.
+        let errors = std::mem::take(&mut ledger.stats.errors);
         ledger.stats = LoopStats::new(self.config, &self.clock, now);
+        ledger.stats.errors.dumped = errors.dumped;
+        ledger.stats.errors.dumped_more = errors.dumped_more;
         // fio's reset_all_stats restarts latency_target's search too.
         if let Some(t) = &mut ledger.lat_target {
             t.restart(now);
