@@ -157,6 +157,6 @@ mod tests {
         assert!(cmdhelp("unlink_each_loop")
             .unwrap_err()
             .message
-            .contains("not supported by ioscope yet"));
+            .contains("not supported by ioscope: "));
     }
 }

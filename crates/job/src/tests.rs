@@ -786,7 +786,7 @@ fn errors_name_the_place_option_and_value() {
     );
     let err = parse_text("[j]\nunlink_each_loop=1\n").unwrap_err().message;
     assert!(
-        err.ends_with("job.fio:2: fio option 'unlink_each_loop' is not supported by ioscope yet"),
+        err.contains("job.fio:2: fio option 'unlink_each_loop' is not supported by ioscope: ioscope opens and lays out"),
         "{err}"
     );
     let err = parse_text("[j]\n\nbs=4q\n").unwrap_err().message;
