@@ -1,8 +1,8 @@
 //! `lockfile` end to end, against fio 3.33 on the same jobs. Two jobs
 //! share one file with a synchronous engine, so each I/O holds the lock
 //! for its whole duration: where the lock makes them take turns, the
-//! completion latencies of both jobs together fit in the run's time, as
-//! fio's do; the I/O counts are fio's.
+//! completion latencies of both jobs together fit in the run's time (as
+//! fio's do on an idle machine); the I/O counts are fio's.
 
 mod common;
 
@@ -43,16 +43,26 @@ fn summary(out: &Value) -> (Vec<u64>, f64, f64) {
             busy += j[dir]["clat_ns"]["mean"].as_f64().unwrap_or(0.0) * n as f64 / 1e6;
         }
     }
-    let runtime = jobs
+    // From the first job's start to the last one's end where the JSON
+    // says when each started (ioscope's job_start, in ms; fio 3.33 has
+    // none), else the longer job's runtime.
+    let end = |j: &Value| {
+        j["job_start"].as_f64().unwrap_or(0.0) + j["job_runtime"].as_f64().unwrap_or(0.0)
+    };
+    let first = jobs
         .iter()
-        .filter_map(|j| j["job_runtime"].as_f64())
-        .fold(0.0, f64::max);
+        .map(|j| j["job_start"].as_f64().unwrap_or(0.0))
+        .fold(f64::INFINITY, f64::min);
+    let runtime = jobs.iter().map(end).fold(0.0, f64::max) - first;
     (ios, busy, runtime)
 }
 
 /// The jobs took turns: their I/Os, end to end, fit in the run (with a
-/// tenth and 3 ms for the jobs' start times and the ms rounding). Without
-/// the lock two jobs on two CPUs keep about twice that busy.
+/// tenth and 3 ms for the ms rounding). Without the lock two jobs on two
+/// CPUs keep about twice that busy. Checked on ioscope only: fio reads a
+/// synchronous I/O's completion time after it lets the lock go, so on a
+/// busy machine its clat can take in the other job's I/O (its sums were
+/// up to 18% over the run under load, within 1% when idle).
 fn took_turns((_, busy, runtime): &(Vec<u64>, f64, f64)) -> bool {
     *busy <= runtime * 1.1 + 3.0
 }
@@ -73,7 +83,6 @@ fn exclusive_lets_one_io_at_a_time_on_the_file() {
     let job = lock_job(d.path(), "exclusive", ["read", "read"]);
     let [theirs, ours] = run_both(d.path(), &job).map(|v| summary(&v));
     assert_eq!(ours.0, theirs.0, "I/O counts, ioscope vs fio");
-    assert!(took_turns(&theirs), "fio: {theirs:?}");
     assert!(took_turns(&ours), "ioscope: {ours:?}");
 }
 
@@ -85,7 +94,6 @@ fn readwrite_keeps_a_writer_alone_and_lets_readers_share() {
     let job = lock_job(d.path(), "readwrite", ["read", "write"]);
     let [theirs, ours] = run_both(d.path(), &job).map(|v| summary(&v));
     assert_eq!(ours.0, theirs.0, "I/O counts, ioscope vs fio");
-    assert!(took_turns(&theirs), "fio: {theirs:?}");
     assert!(took_turns(&ours), "ioscope: {ours:?}");
     // Two readers may overlap: how much depends on the CPUs free, so only
     // the counts are compared (the lock's own tests show the sharing).
