@@ -177,12 +177,12 @@ fn unsupported_fio_option_is_refused_by_name() {
         "--ioengine=null",
         "--size=1m",
         "--rw=write",
-        "--lockfile=exclusive",
+        "--block_error_percentiles=1",
     ])
     .run();
     let err = r.assert_refused();
     assert!(
-        err.contains("lockfile"),
+        err.contains("block_error_percentiles"),
         "option not named: {}",
         r.describe()
     );
@@ -524,7 +524,7 @@ fn unsupported_option_in_a_job_file_names_file_and_line() {
     write_file(
         d.path(),
         "v.fio",
-        "[a]\nioengine=null\nsize=1m\nrw=write\nlockfile=exclusive\n",
+        "[a]\nioengine=null\nsize=1m\nrw=write\nblock_error_percentiles=1\n",
     );
     let r = ioscope(["--parse-only", "v.fio"]).dir(d.path()).run();
     let err = r.assert_refused();
@@ -533,7 +533,7 @@ fn unsupported_option_in_a_job_file_names_file_and_line() {
         "line 5 not named: {}",
         r.describe()
     );
-    assert!(err.contains("lockfile"), "{}", r.describe());
+    assert!(err.contains("block_error_percentiles"), "{}", r.describe());
     assert!(low(err).contains("support"), "{}", r.describe());
 }
 

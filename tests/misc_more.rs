@@ -333,33 +333,46 @@ fn mmap_thp_writes_stay_in_the_private_mapping_as_fio() {
     }
 }
 
-// error_dump=0 is what ioscope does (only the error that ends a job is
-// printed): accepted. error_dump=1 given with continue_on_error would ask
-// for every error let pass to be printed: refused by name.
+// error_dump: each write to /dev/full fails with ENOSPC, which
+// ignore_error lets pass; with error_dump=1 each failure is printed on
+// stderr as fio prints it, and with error_dump=0 (fio's default) none is.
 #[test]
-fn error_dump_off_is_accepted_and_on_with_continue_on_error_refused() {
-    ioscope([
-        "--parse-only",
-        "--name=e",
-        "--size=64k",
-        "--continue_on_error=write",
-        "--error_dump=0",
-    ])
-    .run()
-    .assert_ok();
-    let refused = ioscope([
-        "--parse-only",
-        "--name=e",
-        "--size=64k",
-        "--continue_on_error=write",
-        "--error_dump=1",
-    ])
-    .run();
-    assert!(
-        refused.assert_refused().contains("error_dump=1"),
-        "{}",
-        refused.stderr
-    );
+fn error_dump_prints_each_error_let_pass_as_fio() {
+    require!(fio_installed());
+    let d = tempdir();
+    for dump in [None, Some("0"), Some("1")] {
+        let mut args = vec![
+            "--name=e",
+            "--filename=/dev/full",
+            "--size=16k",
+            "--bs=4k",
+            "--rw=write",
+            "--ioengine=psync",
+            "--continue_on_error=all",
+            "--ignore_error=,ENOSPC",
+        ];
+        let given = dump.map(|v| format!("--error_dump={v}"));
+        args.extend(given.as_deref());
+        let lines = |tool: common::Cmd, prefix: &str| {
+            let r = tool.dir(d.path()).run();
+            assert!(r.status.success(), "{}", r.describe());
+            r.stderr
+                .lines()
+                .map(|l| l.strip_prefix(prefix).unwrap_or(l).to_string())
+                .collect::<Vec<_>>()
+        };
+        let theirs = lines(fio(&args), "fio: ");
+        let ours = lines(ioscope(&args), "ioscope: ");
+        assert_eq!(ours, theirs, "error_dump={dump:?}");
+        let expected = if dump == Some("1") { 4 } else { 0 };
+        assert_eq!(ours.len(), expected, "error_dump={dump:?}: {ours:?}");
+        if expected > 0 {
+            assert_eq!(
+                ours[1],
+                "io_u error on file /dev/full: No space left on device: write offset=4096, buflen=4096"
+            );
+        }
+    }
 }
 
 // verify_async_cpus places the verify_async checkers: the job verifies

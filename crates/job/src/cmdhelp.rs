@@ -123,10 +123,10 @@ mod tests {
         assert!(cmdhelp("cmdprio_percentage")
             .unwrap()
             .contains("only with ioengine=libaio or io_uring\n"));
-        assert!(cmdhelp("lockfile")
+        assert!(cmdhelp("block_error_percentiles")
             .unwrap_err()
             .message
-            .contains("not supported by ioscope yet"));
+            .contains("not supported by ioscope: "));
     }
 
     #[test]
@@ -157,6 +157,6 @@ mod tests {
         assert!(cmdhelp("unlink_each_loop")
             .unwrap_err()
             .message
-            .contains("not supported by ioscope yet"));
+            .contains("not supported by ioscope: "));
     }
 }

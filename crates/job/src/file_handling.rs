@@ -19,6 +19,20 @@ pub enum Fallocate {
     Truncate,
 }
 
+/// fio's `lockfile`: what an I/O holds on its file from its preparation
+/// until the engine has taken it (fio's `td_io_prep` to the end of
+/// `td_io_queue`): for a synchronous engine the whole I/O, for a queued
+/// one its submission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileLock {
+    /// `none`, the default: no lock.
+    None,
+    /// `exclusive`: one I/O at a time on the file, whatever its direction.
+    Exclusive,
+    /// `readwrite`: reads share the file, anything else has it alone.
+    ReadWrite,
+}
+
 /// fio's `file_service_type`: which file the next I/O goes to.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum FileServiceKind {
@@ -164,6 +178,9 @@ pub struct FileHandling {
     /// `ioscheduler`: the I/O scheduler to switch each file's device to
     /// before the job.
     pub ioscheduler: Option<String>,
+    /// `lockfile`: the lock each I/O takes on its file while it is
+    /// prepared and queued, shared by every job on the same file.
+    pub lockfile: FileLock,
 }
 
 impl FileHandling {
@@ -196,6 +213,7 @@ impl FileHandling {
             sync_file_range: None,
             write_hint: None,
             ioscheduler: None,
+            lockfile: FileLock::None,
         }
     }
 

@@ -16,7 +16,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "fdp_pli",
     "fdp_pli_select",
     "gid",
-    "lockfile",
     "md_per_io_size",
     "merge_blktrace_file",
     "merge_blktrace_iters",
@@ -49,6 +48,10 @@ pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
     ("cgroup", CGROUP),
     ("cgroup_weight", CGROUP),
     ("cgroup_nodelete", CGROUP),
+    (
+        "unlink_each_loop",
+        "ioscope opens and lays out a job's files once, before it starts, and runs its loops as one stream of I/Os; unlinking them and laying them out again between loops (fio's unlink_all_files at each new loop) is not done yet",
+    ),
     (
         "block_error_percentiles",
         "it records trim-block error histograms of flash wear-out tests, which ioscope does not collect",
@@ -93,8 +96,8 @@ pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
     ),
 ];
 
-const CREDENTIALS: &str = "fio switches each job's process to the uid and gid; ioscope's jobs are threads whose files are opened before they start, so switching a thread's credentials would not reach its files yet";
-const CGROUP: &str = "fio moves each job's process into a blkio cgroup; ioscope's jobs are threads of one process, which it does not place in cgroups yet";
+const CREDENTIALS: &str = "fio switches each job's process to the uid and gid before it opens the job's files; ioscope's jobs are threads, and although the raw setresuid/setresgid syscalls would switch only the job's own thread, ioscope opens every job's files in its main thread before the jobs start, so they would still be opened as the user who ran ioscope";
+const CGROUP: &str = "fio 3.33 creates the named blkio cgroup and moves each job's process into it (cgroup v1: its pid into tasks and blkio.weight; v2: cgroup.procs, no weight); ioscope's jobs are threads of one process, which it does not create cgroups for or move yet";
 const FDP: &str =
     "it needs an NVMe namespace with flexible data placement, which ioscope does not drive";
 const BLKTRACE: &str =

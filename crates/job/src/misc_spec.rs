@@ -128,8 +128,9 @@ pub struct MiscSpec {
     /// The mmap engine's `thp`: the files are mapped private with
     /// MADV_HUGEPAGE, as fio does (writes then never reach the files).
     pub thp: bool,
-    /// `error_dump`: every error is printed, also those continue_on_error
-    /// lets pass (fio's default); off, only the one that ends the job.
+    /// `error_dump`: every I/O error is printed, also those
+    /// continue_on_error lets pass; off (fio's default), only the one that
+    /// ends the job.
     pub error_dump: bool,
 }
 

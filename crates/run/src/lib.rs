@@ -17,6 +17,7 @@ mod disks;
 pub mod doctor;
 mod error;
 mod exec_hooks;
+mod file_lock;
 mod file_setup;
 mod file_tuning;
 mod files;

@@ -236,6 +236,7 @@ pub(crate) fn run_all(
             .collect();
         let control = Control::new(parsed, members, &stop);
         let flows = crate::pacing::Flows::default();
+        let file_locks = crate::file_lock::FileLocks::default();
         let shared = Shared {
             clock,
             layout_lines: options.layout_lines,
@@ -245,6 +246,7 @@ pub(crate) fn run_all(
             trace: options.trace.as_ref(),
             flows: &flows,
             zones: &zone_book,
+            file_locks: &file_locks,
         };
         let outcomes = std::thread::scope(|s| -> Result<Vec<_>, RunError> {
             let mut handles = Vec::with_capacity(workers.len());
@@ -375,6 +377,21 @@ pub(crate) fn run_all(
                     spec.name,
                     described.1 - described.0.len() as u64
                 ));
+            }
+            if let Some(errors) = outcome.stats.as_ref().map(|s| &s.errors) {
+                for f in &errors.dumped {
+                    let path = files.get(f.file as usize).map(|w| w.path.as_path());
+                    warn(format_args!(
+                        "ioscope: {}",
+                        f.line(path.unwrap_or(std::path::Path::new("")))
+                    ));
+                }
+                if errors.dumped_more > 0 {
+                    warn(format_args!(
+                        "ioscope: {}: ... and {} more I/O errors",
+                        spec.name, errors.dumped_more
+                    ));
+                }
             }
             if let Some(m) = &outcome.message {
                 // A verify failure that stopped the job was described above.

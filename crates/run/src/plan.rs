@@ -164,6 +164,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         logs: crate::logs::plan(spec),
         keep_rate_samples: crate::logs::keeps_rate_samples(&spec.logs),
         errors: spec.errors.clone(),
+        error_dump: spec.misc.error_dump,
         verify_async: spec.verify.async_threads,
         verify_async_cpus: spec.misc.verify_async_cpus.clone(),
         serialize_overlap: crate::misc_checks::serializes(spec, depth, replayed.is_some()),

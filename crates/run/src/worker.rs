@@ -1,7 +1,7 @@
 //! One worker thread: pin, wait its start delay, run the loop on its queue.
 
 use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
@@ -63,6 +63,8 @@ pub(crate) struct Shared<'a> {
     pub flows: &'a crate::pacing::Flows,
     /// zonemode=zbd: the zones of the run's files.
     pub zones: &'a ioscope_workload::ZoneBook,
+    /// `lockfile`: the locks of the phase's files, by path.
+    pub file_locks: &'a crate::file_lock::FileLocks,
 }
 
 /// Runs worker `id` of `spec` over `files`, as `plan` says, and leaves its
@@ -268,6 +270,10 @@ fn run_inner(
         trace: crate::trace::IoTrace::for_worker(shared.trace),
         pacer: crate::pacing::Pacer::new(spec, id.number, clock, shared.flows),
         prio: crate::io_loop::PerIoPrio::new(spec, id.number, crate::priority::job_ioprio(spec)),
+        locks: shared.file_locks.for_worker(
+            spec.file_handling.lockfile,
+            files.iter().map(|f| f.path.as_path()),
+        ),
     };
     let stats = match open_queue(backend, &queue_config, &fds, io_loop) {
         Ok(Ok(stats)) => stats,
@@ -312,20 +318,8 @@ fn run_inner(
             ..
         }) => (*errno, Some(format!("{}: {detail}", spec.name))),
         Some(f) => {
-            let path = files
-                .get(f.file as usize)
-                .map(|w| w.path.display().to_string())
-                .unwrap_or_default();
-            let err = ioscope_engine::describe_error(i64::from(f.errno));
-            (
-                f.errno,
-                Some(format!(
-                    "io_u error on file {path}: {err}: {} offset={}, buflen={}",
-                    f.op.name(),
-                    f.offset,
-                    f.len
-                )),
-            )
+            let path = files.get(f.file as usize).map(|w| w.path.as_path());
+            (f.errno, Some(f.line(path.unwrap_or(Path::new("")))))
         }
         // Bad blocks the job went on after still fail it: a verify that
         // found corruption must not exit 0.

@@ -1,7 +1,7 @@
 //! The job's name and description, and the files and devices it works on.
 
 use super::{Kind, OptionDef, Value};
-use crate::file_handling::{Fallocate, FileService, FileServiceKind, WriteHint};
+use crate::file_handling::{Fallocate, FileLock, FileService, FileServiceKind, WriteHint};
 use crate::placement::Distribution;
 use crate::spec::SizeSpec;
 use crate::values;
@@ -227,6 +227,21 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..FILES
     },
     OptionDef {
+        name: "lockfile",
+        kind: Kind::Choice(LOCKFILE_VALUES),
+        default: "none",
+        help: "Lock file when doing IO to it",
+        apply: |s, v| {
+            s.spec.file_handling.lockfile = v.pick(&[
+                ("none", FileLock::None),
+                ("exclusive", FileLock::Exclusive),
+                ("readwrite", FileLock::ReadWrite),
+            ])?;
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
         name: "create_serialize",
         kind: Kind::Bool,
         default: "1",
@@ -409,6 +424,12 @@ const FALLOCATE_VALUES: &[(&str, &str)] = &[
     ),
     ("0", "Alias for 'none'"),
     ("1", "Alias for 'posix'"),
+];
+
+const LOCKFILE_VALUES: &[(&str, &str)] = &[
+    ("none", "No file locking"),
+    ("exclusive", "Exclusive file lock"),
+    ("readwrite", "Read vs write lock"),
 ];
 
 const WRITE_HINT_VALUES: &[(&str, &str)] = &[

@@ -10,8 +10,10 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "error_dump",
         kind: Kind::Bool,
-        default: "1",
-        help: "Dump info on each error (0: only the error that ends the job)",
+        // fio's options table says 0, which overrides the 1 its
+        // def_thread is given before the defaults are filled in.
+        default: "0",
+        help: "Dump info on each error (each I/O error continue_on_error lets pass)",
         apply: |s, v| {
             s.spec.misc.error_dump = v.bool()?;
             Ok(())

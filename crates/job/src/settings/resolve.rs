@@ -79,11 +79,6 @@ impl Settings {
         check_extent(&spec)?;
         crate::placement::fix_up(&mut spec);
         crate::misc_spec::fix_up(&mut spec)?;
-        if self.given("error_dump") && spec.misc.error_dump && spec.errors.any() {
-            // ioscope prints the error that ends a job, which is all that
-            // fio's error_dump=0 prints; the default is left as it was.
-            return Err("error_dump=1 with continue_on_error: ioscope does not yet print each error it lets pass (error_dump=0 is what it does)".into());
-        }
         if spec.time_based && spec.runtime.is_none() {
             // fio (init.c fixup_options) drops time_based and runs the job
             // on its size; the binary prints fio's complaint.

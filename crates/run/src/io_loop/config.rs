@@ -54,6 +54,9 @@ pub(crate) struct LoopConfig {
     pub keep_rate_samples: bool,
     /// Which errors the job counts and goes on after.
     pub errors: ErrorPolicy,
+    /// `error_dump`: the errors the job goes on after are kept to be
+    /// printed.
+    pub error_dump: bool,
     /// verify_async: threads that check blocks read back; 0 checks them
     /// in the worker.
     pub verify_async: u32,

@@ -259,6 +259,16 @@ impl Ledger<'_> {
             };
             if cfg.errors.tolerates(class, errno) {
                 stats.errors.add(errno);
+                if cfg.error_dump {
+                    stats.errors.dump(IoFailure {
+                        errno,
+                        op,
+                        file: slot.file,
+                        offset: slot.offset,
+                        len: slot.len,
+                        detail: None,
+                    });
+                }
                 return true;
             }
             if stats.failure.is_none() {

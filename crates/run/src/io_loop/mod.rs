@@ -25,6 +25,7 @@ use ioscope_engine::{Queue, QueueUser, Submitted};
 use ioscope_stats::{current_tid, Clock, HelperTracker, PuntTally, ThreadCpu};
 use ioscope_workload::{BufferFiller, Workload};
 
+use crate::file_lock::WorkerLocks;
 use crate::progress::WorkerProgress;
 use crate::signal;
 use crate::start_gate::Ticket;
@@ -88,6 +89,8 @@ pub(crate) struct IoLoop<'a> {
     pub pacer: Option<crate::pacing::Pacer>,
     /// Per-I/O priorities (cmdprio, hipri_percentage); None when unused.
     pub prio: Option<PerIoPrio>,
+    /// `lockfile`: held from each I/O's preparation to its submission.
+    pub locks: WorkerLocks,
 }
 
 impl QueueUser for IoLoop<'_> {
@@ -247,6 +250,8 @@ impl QueueUser for IoLoop<'_> {
                         break;
                     }
                 };
+                // fio takes the lock in td_io_prep, before the issue time.
+                let lock = self.locks.take(req.file, req.op);
                 ledger.stats.issued[dir_index(req.op).unwrap_or(0)] += u64::from(!req.op.is_sync());
                 let t_issue = if timing { clock.now() } else { now };
                 slots[slot as usize] = Slot {
@@ -292,9 +297,17 @@ impl QueueUser for IoLoop<'_> {
                         break 'main;
                     }
                 }
-                match q.submit(&req)? {
+                let submitted = q.submit(&req)?;
+                // A synchronous I/O ends as its call returns: the clock is
+                // read before the lock lets the next I/O on the file in,
+                // whose thread may take this one's CPU.
+                let t_done = match submitted {
+                    Submitted::Completed(_) if timing => clock.now(),
+                    _ => t_issue,
+                };
+                drop(lock);
+                match submitted {
                     Submitted::Completed(result) => {
-                        let t_done = if timing { clock.now() } else { t_issue };
                         now = t_done;
                         ledger.stats.depth.add_depth(1, 1);
                         ledger.stats.submit.add_batch(1);
@@ -444,7 +457,11 @@ impl IoLoop<'_> {
     /// Returns the thread's CPU time at the restart.
     #[cold]
     fn end_ramp(&mut self, ledger: &mut Ledger, now: u64) -> ThreadCpu {
+        // fio prints error_dump's lines as the errors happen, ramp or not.
+        let errors = std::mem::take(&mut ledger.stats.errors);
         ledger.stats = LoopStats::new(self.config, &self.clock, now);
+        ledger.stats.errors.dumped = errors.dumped;
+        ledger.stats.errors.dumped_more = errors.dumped_more;
         // fio's reset_all_stats restarts latency_target's search too.
         if let Some(t) = &mut ledger.lat_target {
             t.restart(now);

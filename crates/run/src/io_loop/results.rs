@@ -49,7 +49,7 @@ impl DirStats {
     }
 }
 
-/// The first I/O error of a worker, with what fio prints about it.
+/// An I/O error of a worker, with what fio prints about it.
 #[derive(Clone, Debug)]
 pub(crate) struct IoFailure {
     pub errno: i32,
@@ -61,19 +61,58 @@ pub(crate) struct IoFailure {
     pub detail: Option<String>,
 }
 
+impl IoFailure {
+    /// fio's line for a failed I/O (io_u.c's `__io_u_log_error`) on
+    /// `path`, without its "fio: " prefix: the error as strerror says it,
+    /// the direction, offset and length.
+    pub(crate) fn line(&self, path: &std::path::Path) -> String {
+        let err = ioscope_engine::describe_error(i64::from(self.errno));
+        // io::Error's text ends in " (os error N)", which strerror's has not.
+        let err = match err.rfind(" (os error ") {
+            Some(at) if err.ends_with(')') => &err[..at],
+            _ => &err,
+        };
+        format!(
+            "io_u error on file {}: {err}: {} offset={}, buflen={}",
+            path.display(),
+            self.op.name(),
+            self.offset,
+            self.len
+        )
+    }
+}
+
 /// Errors the job went on after (continue_on_error).
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct ErrorCount {
     pub total: u64,
     /// errno of the first, 0 when none.
     pub first: i32,
+    /// `error_dump`: the first [`DUMPS_KEPT`] I/O errors let pass, each
+    /// printed after the run as fio prints it when it happens.
+    pub dumped: Vec<IoFailure>,
+    /// Those dumped beyond [`DUMPS_KEPT`], counted only.
+    pub dumped_more: u64,
 }
+
+/// How many of the errors a job goes on after are kept to be printed: a
+/// job failing every I/O would otherwise keep one record per I/O.
+pub(crate) const DUMPS_KEPT: usize = 1024;
 
 impl ErrorCount {
     pub(super) fn add(&mut self, errno: i32) {
         self.total += 1;
         if self.first == 0 {
             self.first = errno;
+        }
+    }
+
+    /// Keeps `failure` for error_dump's line.
+    pub(super) fn dump(&mut self, failure: IoFailure) {
+        if self.dumped.len() < DUMPS_KEPT {
+            self.dumped.push(failure);
+        } else {
+            self.dumped_more += 1;
         }
     }
 }
