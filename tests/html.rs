@@ -260,7 +260,12 @@ fn compare_and_sweep_write_their_pages() {
     ];
     let compare = d.join("compare.html");
     ioscope(["compare"].iter().chain(&base))
-        .args(["--vs", "name=fast,rate_iops=50000", "--vs", "name=slow,rate_iops=5000"])
+        .args([
+            "--vs",
+            "name=fast,rate_iops=50000",
+            "--vs",
+            "name=slow,rate_iops=5000",
+        ])
         .args(["--repeat=2", "--output-format=html"])
         .arg(format!("--output={}", compare.display()))
         .dir(d)

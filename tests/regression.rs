@@ -929,3 +929,35 @@ fn a_net_job_waiting_on_its_peer_ends_at_its_runtime_and_on_sigterm() {
     });
     assert_eq!(u(&job(&v, "writer")["write"], "total_ios"), 3, "{v:#}");
 }
+
+/// Every I/O of a job failed with an error that continue_on_error and
+/// ignore_error let pass, and the report showed no job block and
+/// `"error" : 0`, as if nothing had gone wrong; fio reports the first
+/// error (err=28) with the job's block, and exits 0.
+#[test]
+fn a_job_whose_every_io_failed_and_was_let_pass_reports_the_first_error() {
+    let args = [
+        "--name=f",
+        "--filename=/dev/full",
+        "--rw=write",
+        "--bs=4k",
+        "--size=16k",
+        "--continue_on_error=all",
+        "--ignore_error=,ENOSPC",
+    ];
+    let normal = ioscope(args).run();
+    normal.assert_ok();
+    assert!(
+        normal.stdout.contains("f: (groupid=0, jobs=1): err=28 ("),
+        "{}",
+        normal.describe()
+    );
+    assert!(normal
+        .stdout
+        .contains("errors    : total=4, first_error=28"));
+    let v = ioscope(args.iter().copied().chain(["--output-format=json"]))
+        .run()
+        .ok_json();
+    assert_eq!(job(&v, "f")["error"], 28);
+    assert_eq!(job(&v, "f")["total_err"], 4);
+}

@@ -110,7 +110,7 @@ fn job(job: &JobResult, group: &GroupStats, elapsed: u64, plus: bool) -> Value {
     o.insert("jobname".into(), Value::from(h.name.clone()));
     o.insert("groupid".into(), Value::from(h.groupid));
     o.insert("job_start".into(), Value::from(job.job_start_ms));
-    o.insert("error".into(), Value::from(job.error));
+    o.insert("error".into(), Value::from(job.reported_error()));
     o.insert("eta".into(), Value::from(eta(elapsed)));
     o.insert("elapsed".into(), Value::from(elapsed));
     if let Some(opts) = options(&job.job_options) {

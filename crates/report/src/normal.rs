@@ -61,10 +61,13 @@ pub fn job_block(
     opts: &Options,
 ) -> String {
     let io_bytes: u64 = job.dirs.iter().map(|d| d.io_bytes).sum();
-    let total_ios: u64 = job.dirs.iter().map(|d| d.total_ios).sum();
+    // fio counts the I/Os that failed and were let pass too: a job whose
+    // every I/O failed still gets its block.
+    let total_ios: u64 = job.dirs.iter().map(|d| d.total_ios).sum::<u64>() + job.total_err;
     if io_bytes == 0 && total_ios == 0 {
         return String::new();
     }
+    let error = job.reported_error();
     let h = &job.header;
     let members = h.numjobs.max(1);
     // fio prints its first worker's own pid (a thread's tid with thread=1).
@@ -73,10 +76,10 @@ pub fn job_block(
     } else {
         opts.pid
     };
-    let mut out = if job.error == 0 {
+    let mut out = if error == 0 {
         format!(
             "{}: (groupid={}, jobs={}): err={:2}: pid={}: {}\n",
-            h.name, h.groupid, members, job.error, pid, result.time
+            h.name, h.groupid, members, error, pid, result.time
         )
     } else {
         format!(
@@ -84,8 +87,8 @@ pub fn job_block(
             h.name,
             h.groupid,
             members,
-            job.error,
-            error_text(job.error),
+            error,
+            error_text(error),
             pid,
             result.time
         )

@@ -62,11 +62,14 @@ fn job_line(
     let v = version.get();
     let h = &job.header;
     let mut out = if v == 2 {
-        format!("2;{};{};{}", h.name, h.groupid, job.error)
+        format!("2;{};{};{}", h.name, h.groupid, job.reported_error())
     } else {
         format!(
             "{v};{};{};{};{}",
-            opts.version, h.name, h.groupid, job.error
+            opts.version,
+            h.name,
+            h.groupid,
+            job.reported_error()
         )
     };
     // Version 3 has no trim fields (they came with version 4; version 2

@@ -285,6 +285,18 @@ impl JobResult {
     ///
     /// `self` keeps its header, options and percentile settings: start from
     /// the first member's result and merge the others into it, in job order.
+    /// The error the reports give (fio's `ts->error`): the job's own, or,
+    /// when continue_on_error carried it past every error, the first of
+    /// them (fio's stat.c). Only the job's own fails the exit status, as
+    /// in fio.
+    pub fn reported_error(&self) -> i32 {
+        if self.error == 0 && self.continue_on_error {
+            self.first_error
+        } else {
+            self.error
+        }
+    }
+
     /// As in fio, `runtime_ms` adds up (it is the CPU-percentage divisor for
     /// the summed CPU times) while each direction keeps its longest runtime.
     pub fn merge(&mut self, other: &JobResult) {
