@@ -1,6 +1,7 @@
 //! Targets of one worker: naming its files as fio does, laying them out,
 //! opening them, and refusing what would harm data the user did not name.
 
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 
 use ioscope_engine::nvme::{namespace_id, NvmLimits};
@@ -168,6 +169,13 @@ pub(crate) fn prepare(
     };
     for (path, size) in paths.iter().zip(&existing) {
         file_setup::may_create(spec, path, size.is_some())?;
+    }
+    // A character device (/dev/full, /dev/ngXnY) reports no size and is
+    // written as it is: fio lays out nothing there.
+    for (plan, path) in plans.iter_mut().zip(&paths) {
+        if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_char_device()) {
+            plan.layout_size = None;
+        }
     }
     if spec.file_handling.file_append {
         // fio's get_start_offset: I/O to a regular file starts at its end

@@ -101,10 +101,15 @@ pub fn allowed_cpus() -> Vec<u32> {
 
 /// The machine and device checklist for a job about to run on `path`,
 /// added to `found` (each notice once per run): only for a QD1 job on a
-/// block device or NVMe char device, where a few microseconds are what is
-/// measured. Files go through a filesystem, whose own costs outweigh these.
+/// block device or NVMe char device (`/dev/ngXnY`), where a few
+/// microseconds are what is measured. Files go through a filesystem, whose
+/// own costs outweigh these; other char devices (`/dev/null`) are no disk.
 pub(crate) fn latency_job(spec: &JobSpec, path: &Path, kind: TargetKind, found: &mut Vec<Notice>) {
-    let device = matches!(kind, TargetKind::BlockDevice | TargetKind::CharDevice);
+    let nvme_char = kind == TargetKind::CharDevice
+        && path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with("ng"));
+    let device = kind == TargetKind::BlockDevice || nvme_char;
     if spec.iodepth > 1 || !device {
         return;
     }
@@ -226,12 +231,15 @@ mod tests {
             &mut found,
         );
         assert_eq!(found, []);
-        for kind in [
-            TargetKind::BlockDevice,
-            TargetKind::CharDevice,
-            TargetKind::BlockDevice,
+        // /dev/null is a char device, but no disk.
+        latency_job(&qd1, path, TargetKind::CharDevice, &mut found);
+        assert_eq!(found, []);
+        for (path, kind) in [
+            ("/dev/null", TargetKind::BlockDevice),
+            ("/dev/ng0n1", TargetKind::CharDevice),
+            ("/dev/null", TargetKind::BlockDevice),
         ] {
-            latency_job(&qd1, path, kind, &mut found);
+            latency_job(&qd1, Path::new(path), kind, &mut found);
         }
         let unpinned = Notice::Qd1Unpinned { job: "j".into() };
         assert_eq!(
