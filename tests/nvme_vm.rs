@@ -241,6 +241,92 @@ fn zbd_on_a_zoned_namespace_writes_as_fio() {
     assert_eq!(checks.len(), 7, "{checks:#?}");
 }
 
+/// The test of `ioscope compare`'s design: the post's six-section job
+/// file (tests/data/xnvme-compare2.fio), each section given the post's
+/// device (the block device for the two block sections, the generic one
+/// for the four passthrough ones) and a one-second runtime, compared in one
+/// command: six configurations, each run twice, interleaved, with the
+/// post's columns and every difference from the first.
+#[test]
+fn the_xnvme_posts_six_sections_compare_in_one_command() {
+    let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
+    let payload = tempfile::tempdir().expect("temporary payload directory");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut job = std::fs::read_to_string(root.join("tests/data/xnvme-compare2.fio"))
+        .expect("the post's job file")
+        .replace("runtime=1m", "runtime=1");
+    for (section, dev) in [
+        ("uring", "/dev/nvme0n1"),
+        ("xnvme_uring", "/dev/nvme0n1"),
+        ("ucmd", "/dev/ng0n1"),
+        ("xnvme_ucmd", "/dev/ng0n1"),
+        ("ucmd_sqthread", "/dev/ng0n1"),
+        ("xnvme_ucmd_sqthread", "/dev/ng0n1"),
+    ] {
+        job = job.replace(
+            &format!("[{section}]\n"),
+            &format!("[{section}]\nfilename={dev}\n"),
+        );
+    }
+    std::fs::write(payload.path().join("six.fio"), job).unwrap();
+    std::fs::copy(
+        env!("CARGO_BIN_EXE_ioscope"),
+        payload.path().join("ioscope"),
+    )
+    .expect("copying ioscope into the payload");
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(payload.path())
+        .arg(
+            "cd /payload && ioscope compare six.fio --repeat=2 --output-format=json >c.json; \
+             echo status=$?; echo @@JSON; cat c.json",
+        )
+        .env("NVME_VM_TIMEOUT", "300")
+        .output()
+        .expect("cannot run the nvme-vm harness");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    match out.status.code() {
+        Some(125) => skip!(not_booted(&String::from_utf8_lossy(&out.stderr))),
+        Some(0) => {}
+        other => panic!("the guest run failed ({other:?}):\n{}", tail(&stdout, 30)),
+    }
+    assert!(stdout.contains("status=0"), "{}", tail(&stdout, 30));
+    // The console carries the document's lines, after the marker.
+    let text = stdout.split("@@JSON").nth(1).expect("the document");
+    let text = &text[..text.rfind('}').map_or(0, |i| i + 1)];
+    let doc: serde_json::Value =
+        serde_json::from_str(text.trim()).unwrap_or_else(|e| panic!("{e}: {}", tail(text, 20)));
+    let configs = doc["configurations"].as_array().expect("configurations");
+    let names: Vec<&str> = configs
+        .iter()
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "uring",
+            "xnvme_uring",
+            "ucmd",
+            "xnvme_ucmd",
+            "ucmd_sqthread",
+            "xnvme_ucmd_sqthread"
+        ]
+    );
+    assert_eq!(doc["baseline"], "uring");
+    for c in configs {
+        let s = &c["summary"];
+        assert_eq!(s["iops"]["n"], 2, "{}", c["name"]);
+        assert!(s["iops"]["mean"].as_f64().unwrap() > 0.0, "{}", c["name"]);
+        for metric in ["lat_mean_ns", "cpu_usr", "cpu_sys", "ctx"] {
+            assert!(s[metric]["mean"].is_number(), "{} {metric}", c["name"]);
+        }
+        assert_eq!(c["runs"].as_array().unwrap().len(), 2);
+        if c["name"] != "uring" {
+            assert!(c["vs_baseline"]["lat_mean_ns"]["diff_pct"].is_number());
+        }
+    }
+}
+
 #[test]
 fn nvme_passthrough_with_512_byte_blocks() {
     run_checks(512);
