@@ -39,42 +39,19 @@ fn not_booted(stderr: &str) -> Missing {
 /// checks there and asserts that each passed.
 fn run_checks(lba: u32) {
     let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
-    let payload = tempfile::tempdir().expect("temporary payload directory");
-    let copy = |from: &Path, name: &str| {
-        std::fs::copy(from, payload.path().join(name))
-            .unwrap_or_else(|e| panic!("cannot copy {} into the payload: {e}", from.display()));
-    };
-    copy(Path::new(env!("CARGO_BIN_EXE_ioscope")), "ioscope");
-    copy(
-        &Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nvme_vm/checks.sh"),
+    let mut files = vec![(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/nvme_vm/checks.sh"),
         "checks.sh",
-    );
-    if let Some(path) = example("nvme_read") {
-        copy(&path, "nvme_read");
-    }
-    let out = Command::new("bash")
-        .arg(&script)
-        .arg(payload.path())
-        .arg(format!("sh checks.sh {lba}"))
-        .env("NVME_VM_LBA_SIZE", lba.to_string())
-        .env("NVME_VM_TIMEOUT", "400")
-        .output()
-        .expect("cannot run the nvme-vm harness");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    match out.status.code() {
-        Some(125) => skip!(not_booted(&stderr)),
-        Some(0) => {}
-        other => panic!(
-            "the guest run failed ({other:?}):\n{}\n{}",
-            tail(&stdout, 40),
-            tail(&stderr, 10)
-        ),
-    }
-    let checks: Vec<&str> = stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("CHECK "))
-        .collect();
+    )];
+    files.extend(example("nvme_read").map(|path| (path, "nvme_read")));
+    let lba_size = lba.to_string();
+    let env = [
+        ("NVME_VM_LBA_SIZE", lba_size.as_str()),
+        ("NVME_VM_TIMEOUT", "400"),
+    ];
+    let Some(stdout) = in_guest(&script, &files, &format!("sh checks.sh {lba}"), &env) else {
+        return;
+    };
     // Checks the guest could not make (the example was not in the payload).
     for why in stdout
         .lines()
@@ -82,30 +59,76 @@ fn run_checks(lba: u32) {
     {
         ioscope_testutil::report(&test_name(module_path!()), &Missing::soft(why));
     }
-    let failed: Vec<&&str> = checks.iter().filter(|c| !c.ends_with(" ok")).collect();
+    let checks = passed_checks(&stdout);
     assert!(
-        stdout.lines().any(|l| l.trim() == "CHECKS-DONE"),
-        "the checks did not finish:\n{}",
-        tail(&stdout, 40)
+        checks.len() >= 40,
+        "LBA {lba}: only {} checks ran",
+        checks.len()
     );
-    assert!(
-        failed.is_empty(),
-        "LBA {lba}: {} of {} checks failed:\n{}",
-        failed.len(),
-        checks.len(),
-        failed
-            .iter()
-            .map(|c| c.to_string())
-            .collect::<Vec<_>>()
-            .join("\n")
-    );
-    assert!(checks.len() >= 40, "only {} checks ran", checks.len());
     eprintln!("LBA {lba}: {} checks passed", checks.len());
 }
 
 fn tail(text: &str, lines: usize) -> String {
     let all: Vec<&str> = text.lines().collect();
     all[all.len().saturating_sub(lines)..].join("\n")
+}
+
+/// Boots a guest (the harness `script`) with ioscope and `files` (path,
+/// name in the payload) in its payload, the harness settings `env`, runs
+/// `command` in /payload and returns the console; None (after the skip
+/// line) when no guest could boot. Any other failure fails the test.
+fn in_guest(
+    script: &Path,
+    files: &[(PathBuf, &str)],
+    command: &str,
+    env: &[(&str, &str)],
+) -> Option<String> {
+    let payload = tempfile::tempdir().expect("temporary payload directory");
+    let ioscope = (
+        Path::new(env!("CARGO_BIN_EXE_ioscope")).to_path_buf(),
+        "ioscope",
+    );
+    for (from, name) in std::iter::once(&ioscope).chain(files) {
+        std::fs::copy(from, payload.path().join(name))
+            .unwrap_or_else(|e| panic!("cannot copy {} into the payload: {e}", from.display()));
+    }
+    let out = Command::new("bash")
+        .arg(script)
+        .arg(payload.path())
+        .arg(format!("cd /payload && {command}"))
+        .env("NVME_VM_TIMEOUT", "300")
+        .envs(env.iter().copied())
+        .output()
+        .expect("cannot run the nvme-vm harness");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    match out.status.code() {
+        Some(125) => {
+            ioscope_testutil::report(
+                &test_name(module_path!()),
+                &not_booted(&String::from_utf8_lossy(&out.stderr)),
+            );
+            None
+        }
+        Some(0) => Some(stdout),
+        other => panic!("the guest run failed ({other:?}):\n{}", tail(&stdout, 30)),
+    }
+}
+
+/// The `CHECK name ok|FAIL: why` lines of a guest script that printed
+/// CHECKS-DONE; fails the test on any FAIL.
+fn passed_checks(stdout: &str) -> Vec<&str> {
+    assert!(
+        stdout.lines().any(|l| l.trim() == "CHECKS-DONE"),
+        "the checks did not finish:\n{}",
+        tail(stdout, 30)
+    );
+    let checks: Vec<&str> = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("CHECK "))
+        .collect();
+    let failed: Vec<&&str> = checks.iter().filter(|c| !c.ends_with(" ok")).collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    checks
 }
 
 /// Polled passthrough on a controller without poll queues would fail every
@@ -143,13 +166,8 @@ fn hipri_without_poll_queues_is_refused_before_the_run() {
 #[test]
 fn xnvme_post_jobs_run_on_their_backends() {
     let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
-    let payload = tempfile::tempdir().expect("temporary payload directory");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for (from, name) in [
-        (
-            Path::new(env!("CARGO_BIN_EXE_ioscope")).to_path_buf(),
-            "ioscope",
-        ),
+    let files = [
         (root.join("tests/nvme_vm/xnvme.sh"), "xnvme.sh"),
         (
             root.join("tests/data/xnvme-compare1.fio"),
@@ -159,35 +177,12 @@ fn xnvme_post_jobs_run_on_their_backends() {
             root.join("tests/data/xnvme-compare2.fio"),
             "xnvme-compare2.fio",
         ),
-    ] {
-        std::fs::copy(&from, payload.path().join(name))
-            .unwrap_or_else(|e| panic!("cannot copy {} into the payload: {e}", from.display()));
-    }
-    let out = Command::new("bash")
-        .arg(&script)
-        .arg(payload.path())
-        .arg("cd /payload && sh xnvme.sh")
-        .env("NVME_VM_TIMEOUT", "300")
-        .output()
-        .expect("cannot run the nvme-vm harness");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    match out.status.code() {
-        Some(125) => skip!(not_booted(&String::from_utf8_lossy(&out.stderr))),
-        Some(0) => {}
-        other => panic!("the guest run failed ({other:?}):\n{}", tail(&stdout, 30)),
-    }
-    assert!(
-        stdout.lines().any(|l| l.trim() == "CHECKS-DONE"),
-        "the checks did not finish:\n{}",
-        tail(&stdout, 30)
-    );
-    let checks: Vec<&str> = stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("CHECK "))
-        .collect();
-    let failed: Vec<&&str> = checks.iter().filter(|c| !c.ends_with(" ok")).collect();
-    assert!(failed.is_empty(), "{failed:#?}");
+    ];
+    let Some(stdout) = in_guest(&script, &files, "sh xnvme.sh", &[]) else {
+        return;
+    };
     // Nine sections of the two files, the defaults and the nsid refusal.
+    let checks = passed_checks(&stdout);
     assert_eq!(checks.len(), 11, "{checks:#?}");
 }
 
@@ -199,45 +194,17 @@ fn xnvme_post_jobs_run_on_their_backends() {
 fn zbd_on_a_zoned_namespace_writes_as_fio() {
     let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
     require!(ioscope_testutil::fio());
-    let payload = tempfile::tempdir().expect("temporary payload directory");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    for (from, name) in [
-        (
-            Path::new(env!("CARGO_BIN_EXE_ioscope")).to_path_buf(),
-            "ioscope",
-        ),
-        (root.join("tests/nvme_vm/zbd.sh"), "zbd.sh"),
-    ] {
-        std::fs::copy(&from, payload.path().join(name))
-            .unwrap_or_else(|e| panic!("cannot copy {} into the payload: {e}", from.display()));
-    }
-    let out = Command::new("bash")
-        .arg(&script)
-        .arg(payload.path())
-        .arg("cd /payload && sh zbd.sh")
-        .env("NVME_VM_ZNS_SIZE", "256M")
-        .env("NVME_VM_ZONE_SIZE", "4M")
-        .env("NVME_VM_HOST_BINS", "fio blkzone")
-        .env("NVME_VM_TIMEOUT", "300")
-        .output()
-        .expect("cannot run the nvme-vm harness");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    match out.status.code() {
-        Some(125) => skip!(not_booted(&String::from_utf8_lossy(&out.stderr))),
-        Some(0) => {}
-        other => panic!("the guest run failed ({other:?}):\n{}", tail(&stdout, 30)),
-    }
-    assert!(
-        stdout.lines().any(|l| l.trim() == "CHECKS-DONE"),
-        "the checks did not finish:\n{}",
-        tail(&stdout, 30)
-    );
-    let checks: Vec<&str> = stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("CHECK "))
-        .collect();
-    let failed: Vec<&&str> = checks.iter().filter(|c| !c.ends_with(" ok")).collect();
-    assert!(failed.is_empty(), "{failed:#?}");
+    let files = [(root.join("tests/nvme_vm/zbd.sh"), "zbd.sh")];
+    let env = [
+        ("NVME_VM_ZNS_SIZE", "256M"),
+        ("NVME_VM_ZONE_SIZE", "4M"),
+        ("NVME_VM_HOST_BINS", "fio blkzone"),
+    ];
+    let Some(stdout) = in_guest(&script, &files, "sh zbd.sh", &env) else {
+        return;
+    };
+    let checks = passed_checks(&stdout);
     assert_eq!(checks.len(), 7, "{checks:#?}");
 }
 
@@ -250,7 +217,6 @@ fn zbd_on_a_zoned_namespace_writes_as_fio() {
 #[test]
 fn the_xnvme_posts_six_sections_compare_in_one_command() {
     let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
-    let payload = tempfile::tempdir().expect("temporary payload directory");
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut job = std::fs::read_to_string(root.join("tests/data/xnvme-compare2.fio"))
         .expect("the post's job file")
@@ -268,28 +234,14 @@ fn the_xnvme_posts_six_sections_compare_in_one_command() {
             &format!("[{section}]\nfilename={dev}\n"),
         );
     }
-    std::fs::write(payload.path().join("six.fio"), job).unwrap();
-    std::fs::copy(
-        env!("CARGO_BIN_EXE_ioscope"),
-        payload.path().join("ioscope"),
-    )
-    .expect("copying ioscope into the payload");
-    let out = Command::new("bash")
-        .arg(&script)
-        .arg(payload.path())
-        .arg(
-            "cd /payload && ioscope compare six.fio --repeat=2 --output-format=json >c.json; \
-             echo status=$?; echo @@JSON; cat c.json",
-        )
-        .env("NVME_VM_TIMEOUT", "300")
-        .output()
-        .expect("cannot run the nvme-vm harness");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    match out.status.code() {
-        Some(125) => skip!(not_booted(&String::from_utf8_lossy(&out.stderr))),
-        Some(0) => {}
-        other => panic!("the guest run failed ({other:?}):\n{}", tail(&stdout, 30)),
-    }
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let six = dir.path().join("six.fio");
+    std::fs::write(&six, job).unwrap();
+    let command = "ioscope compare six.fio --repeat=2 --output-format=json >c.json; \
+                   echo status=$?; echo @@JSON; cat c.json";
+    let Some(stdout) = in_guest(&script, &[(six, "six.fio")], command, &[]) else {
+        return;
+    };
     assert!(stdout.contains("status=0"), "{}", tail(&stdout, 30));
     // The console carries the document's lines, after the marker.
     let text = stdout.split("@@JSON").nth(1).expect("the document");
