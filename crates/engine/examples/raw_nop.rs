@@ -14,21 +14,25 @@ use std::time::{Duration, Instant};
 
 use io_uring::{opcode, IoUring};
 
-const DEPTH: u32 = 128;
-const BATCH: u32 = 32;
 /// Batches between clock reads: the clock stays out of the per-batch cost.
 const BATCHES_PER_CLOCK_READ: u32 = 256;
 
 fn main() {
-    let seconds = match std::env::args().nth(1).map(|a| a.parse::<u64>()) {
-        None => 5,
-        Some(Ok(s)) if s > 0 => s,
+    let mut args = std::env::args().skip(1);
+    let mut arg = |default: u64| match args.next().map(|a| a.parse::<u64>()) {
+        None => default,
+        Some(Ok(n)) if n > 0 && n <= 4096 => n,
         Some(_) => {
-            eprintln!("raw_nop: the argument is the run time in whole seconds (1 or more)");
+            eprintln!(
+                "raw_nop: usage: raw_nop [SECONDS [DEPTH [BATCH]]], whole numbers from 1 to 4096"
+            );
             std::process::exit(2);
         }
     };
-    match run(Duration::from_secs(seconds)) {
+    let seconds = arg(5);
+    let depth = arg(128) as u32;
+    let batch = (arg(32) as u32).min(depth);
+    match run(Duration::from_secs(seconds), depth, batch) {
         Ok((done, elapsed)) => {
             println!(
                 "raw NOP IOPS={}",
@@ -44,11 +48,11 @@ fn main() {
 
 /// A ring with t/io_uring's flags, giving up the newest ones first where
 /// the kernel refuses them (EINVAL).
-fn ring() -> io::Result<IoUring> {
+fn ring(depth: u32) -> io::Result<IoUring> {
     let mut last = None;
     for flags in (0..=3).rev() {
         let mut b = IoUring::builder();
-        b.setup_cqsize(DEPTH);
+        b.setup_cqsize(depth);
         if flags >= 1 {
             b.setup_coop_taskrun();
         }
@@ -58,7 +62,7 @@ fn ring() -> io::Result<IoUring> {
         if flags >= 3 {
             b.setup_defer_taskrun();
         }
-        match b.build(DEPTH) {
+        match b.build(depth) {
             Ok(ring) => return Ok(ring),
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => last = Some(e),
             Err(e) => return Err(e),
@@ -69,8 +73,8 @@ fn ring() -> io::Result<IoUring> {
 
 /// Keeps the ring busy for `run_for`; returns the completions and the time
 /// they took.
-fn run(run_for: Duration) -> io::Result<(u64, Duration)> {
-    let mut ring = ring()?;
+fn run(run_for: Duration, depth: u32, batch: u32) -> io::Result<(u64, Duration)> {
+    let mut ring = ring(depth)?;
     let (mut submitter, mut sq, mut cq) = ring.split();
     // Before Linux 5.18 there is nothing to register; the plain fd works.
     let _ = submitter.register_ring_fd();
@@ -80,14 +84,16 @@ fn run(run_for: Duration) -> io::Result<(u64, Duration)> {
     let start = Instant::now();
     loop {
         for _ in 0..BATCHES_PER_CLOCK_READ {
-            let n = BATCH.min(DEPTH - in_flight);
+            let n = batch.min(depth - in_flight);
+            // The kernel has taken what was pushed before: see its head.
+            sq.sync();
             for _ in 0..n {
                 // SAFETY: a NOP names no memory and no file.
                 unsafe { sq.push(&nop) }.expect("the SQ ring has room for the depth");
             }
             sq.sync();
             in_flight += n;
-            submitter.submit_and_wait(BATCH.min(in_flight) as usize)?;
+            submitter.submit_and_wait(batch.min(in_flight) as usize)?;
             cq.sync();
             for cqe in &mut cq {
                 if cqe.result() < 0 {
@@ -96,6 +102,10 @@ fn run(run_for: Duration) -> io::Result<(u64, Duration)> {
                 in_flight -= 1;
                 done += 1;
             }
+            // Hand the CQ slots back before the next submission: with a CQ
+            // ring as deep as the queue, a stale head makes the kernel
+            // take its overflow path.
+            cq.sync();
         }
         let elapsed = start.elapsed();
         if elapsed >= run_for {

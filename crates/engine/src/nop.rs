@@ -195,12 +195,12 @@ impl Queue for NopQueue {
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn commit(&mut self) -> io::Result<u32> {
         self.ring.commit()
     }
 
-    #[inline]
+    #[inline(always)]
     fn reap<F: FnMut(Completion)>(
         &mut self,
         min: u32,

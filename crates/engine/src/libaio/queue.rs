@@ -15,6 +15,7 @@ use crate::error::{Advice, EngineError, Knob};
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
 use crate::request::{bad_request, Completion, Op, Request};
+use crate::syscall::syscall6;
 use crate::trim::{trim, TrimMethod};
 
 /// fio's `libaio` engine: requests are prepared by [`Queue::submit`], sent
@@ -143,6 +144,7 @@ impl LibaioQueue {
     /// Sends the first `count` pending requests with io_submit, as many
     /// calls as it takes. Returns how many left the queue (accepted, or
     /// refused and turned into a result).
+    #[inline(always)]
     fn send(&mut self, count: u32) -> io::Result<u32> {
         let count = count as usize;
         let base = self.iocbs.as_mut_ptr();
@@ -157,11 +159,16 @@ impl LibaioQueue {
             // iovecs they name) before io_submit returns.
             self.submit_calls += 1;
             let r = unsafe {
-                libc::syscall(
+                syscall6(
                     libc::SYS_io_submit,
-                    self.ctx.0,
-                    (count - done) as libc::c_long,
-                    self.iocb_ptrs.as_mut_ptr().add(done),
+                    [
+                        self.ctx.0 as libc::c_long,
+                        (count - done) as libc::c_long,
+                        self.iocb_ptrs.as_mut_ptr().add(done) as libc::c_long,
+                        0,
+                        0,
+                        0,
+                    ],
                 )
             };
             if r > 0 {
@@ -171,11 +178,7 @@ impl LibaioQueue {
             }
             // io_submit fails only for the first request it was given;
             // it never returns 0 for a non-empty batch.
-            let e = if r < 0 {
-                crate::syscall::errno()
-            } else {
-                libc::EAGAIN
-            };
+            let e = if r < 0 { -r as i32 } else { libc::EAGAIN };
             match e {
                 libc::EINTR => {}
                 // Out of kernel resources: completions free them, so with
@@ -246,25 +249,29 @@ impl LibaioQueue {
     }
 
     /// io_getevents for at least `min` and at most `max` events.
+    #[inline(always)]
     fn getevents(&mut self, min: usize, max: usize) -> io::Result<usize> {
         loop {
             // SAFETY: the events array holds `depth` >= `max` entries; a
             // null timeout waits for `min` events.
             self.reap_calls += 1;
             let r = unsafe {
-                libc::syscall(
+                syscall6(
                     libc::SYS_io_getevents,
-                    self.ctx.0,
-                    min as libc::c_long,
-                    max as libc::c_long,
-                    self.events.as_mut_ptr(),
-                    std::ptr::null_mut::<libc::timespec>(),
+                    [
+                        self.ctx.0 as libc::c_long,
+                        min as libc::c_long,
+                        max as libc::c_long,
+                        self.events.as_mut_ptr() as libc::c_long,
+                        0,
+                        0,
+                    ],
                 )
             };
             if r >= 0 {
                 return Ok(r as usize);
             }
-            let e = io::Error::last_os_error();
+            let e = io::Error::from_raw_os_error(-r as i32);
             if e.raw_os_error() != Some(libc::EINTR) {
                 return Err(io::Error::new(
                     e.kind(),
@@ -387,7 +394,7 @@ impl Queue for LibaioQueue {
         self.ioprio = ioprio;
     }
 
-    #[inline]
+    #[inline(always)]
     fn commit(&mut self) -> io::Result<u32> {
         if self.queued == 0 {
             return Ok(0);
@@ -398,7 +405,7 @@ impl Queue for LibaioQueue {
     /// Hands back refused requests first, then kernel completions. `min`
     /// counts only requests that can complete (those sent), so a reap never
     /// waits for a request that was not committed.
-    #[inline]
+    #[inline(always)]
     fn reap<F: FnMut(Completion)>(
         &mut self,
         min: u32,

@@ -404,12 +404,12 @@ impl Queue for UringQueue {
         self.ioprio = ioprio;
     }
 
-    #[inline]
+    #[inline(always)]
     fn commit(&mut self) -> io::Result<u32> {
         self.ring.commit()
     }
 
-    #[inline]
+    #[inline(always)]
     fn reap<F: FnMut(Completion)>(
         &mut self,
         min: u32,

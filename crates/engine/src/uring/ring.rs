@@ -17,7 +17,7 @@ use super::setup_flags::{
 };
 use crate::error::{Advice, EngineError, Knob};
 use crate::sq_ring::SqRing;
-use crate::syscall::errno;
+use crate::syscall::syscall6;
 
 pub(super) const IORING_ENTER_GETEVENTS: u32 = 1 << 0;
 pub(super) const IORING_ENTER_SQ_WAKEUP: u32 = 1 << 1;
@@ -323,7 +323,8 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
     }
 
     /// Hands the pushed SQEs to the kernel. Returns how many it took.
-    #[inline]
+    /// Inlined, as every path to [`Ring::enter`] is, into the caller's loop.
+    #[inline(always)]
     pub(crate) fn commit(&mut self) -> io::Result<u32> {
         self.sq.publish();
         let n = self.unsubmitted;
@@ -351,7 +352,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
 
     /// Takes at most `max` completions, waiting until at least `min` came.
     /// `each` gets every CQE's user_data and result.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn reap(
         &mut self,
         min: u32,
@@ -383,6 +384,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
 
     /// One io_uring_enter that submits what is pending and waits for `want`
     /// completions.
+    #[inline(always)]
     fn get_events(&mut self, want: u32) -> io::Result<()> {
         self.sq.publish();
         let mut flags = IORING_ENTER_GETEVENTS;
@@ -421,26 +423,29 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
     /// io_uring_enter(2). EINTR is retried; EAGAIN and EBUSY (the kernel is
     /// short of memory for requests, or has completions to flush first)
     /// count as nothing submitted, and the caller's next call retries.
-    #[inline]
+    /// Inlined into the loop that calls it (see [`syscall6`]).
+    #[inline(always)]
     fn enter(&self, to_submit: u32, min_complete: u32, flags: u32) -> io::Result<u32> {
         loop {
             // SAFETY: no argument pointer is passed; the SQEs on the ring
             // name memory their pushers vouched for.
             let r = unsafe {
-                libc::syscall(
+                syscall6(
                     libc::SYS_io_uring_enter,
-                    self.enter_fd,
-                    libc::c_long::from(to_submit),
-                    libc::c_long::from(min_complete),
-                    libc::c_long::from(flags | self.enter_flags),
-                    std::ptr::null::<libc::c_void>(),
-                    0 as libc::c_long,
+                    [
+                        self.enter_fd,
+                        libc::c_long::from(to_submit),
+                        libc::c_long::from(min_complete),
+                        libc::c_long::from(flags | self.enter_flags),
+                        0,
+                        0,
+                    ],
                 )
             };
             if r >= 0 {
                 return Ok(r as u32);
             }
-            match errno() {
+            match -r as i32 {
                 libc::EINTR => continue,
                 libc::EAGAIN | libc::EBUSY => return Ok(0),
                 e => return Err(enter_error(e)),

@@ -337,7 +337,10 @@ pub(super) fn gather_trims(
     }
 }
 
-/// Sends the pending requests and stamps their submission time.
+/// Sends the pending requests and stamps their submission time. Inlined
+/// into the loop, so that no return follows the system call (see the
+/// engine's `syscall6`).
+#[inline(always)]
 pub(super) fn commit<Q: Queue>(
     q: &mut Q,
     pending: &mut Vec<u32>,

@@ -74,6 +74,8 @@ impl Ledger<'_> {
     /// Reaps between `min` and `max` completions, accounts them at one
     /// completion time, and frees their slots. Returns how many were
     /// reaped, false when the worker must stop, and the completion time.
+    /// Inlined into the loop, as `commit` is.
+    #[inline(always)]
     pub(super) fn reap<Q: Queue>(
         &mut self,
         q: &mut Q,
