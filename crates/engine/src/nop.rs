@@ -168,6 +168,8 @@ fn injects_result(ring: &mut Ring) -> io::Result<bool> {
 }
 
 impl Queue for NopQueue {
+    const COMPLETES_IN_SUBMIT: bool = false;
+
     #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
         let (base, inject) = (&self.base, self.inject);

@@ -65,6 +65,8 @@ impl NullQueue {
 }
 
 impl Queue for NullQueue {
+    const COMPLETES_IN_SUBMIT: bool = false;
+
     #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
         let result = match req.op {

@@ -21,6 +21,13 @@ pub enum Submitted {
 /// Per-I/O failures (EIO, a short read) are results, not `Err`: `Err` means
 /// the queue itself cannot go on.
 pub trait Queue {
+    /// Every request completes inside [`Queue::submit`] (the synchronous
+    /// backends, whose `commit`, `reap` and `in_flight` are the defaults
+    /// below). A backend that queues sets it false, with those three: its
+    /// caller then takes a request's submission time at `commit`, and
+    /// reads no clock for it before `submit`.
+    const COMPLETES_IN_SUBMIT: bool = true;
+
     /// Hands one request to the backend.
     fn submit(&mut self, req: &Request) -> io::Result<Submitted>;
 
@@ -69,7 +76,7 @@ pub trait Queue {
     /// This default, with those of [`Queue::reap`] and
     /// [`Queue::in_flight`], is a synchronous backend's: every request
     /// completes in [`Queue::submit`], so nothing is ever queued. A backend
-    /// that queues overrides all three.
+    /// that queues overrides all three and [`Queue::COMPLETES_IN_SUBMIT`].
     fn commit(&mut self) -> io::Result<u32> {
         Ok(0)
     }

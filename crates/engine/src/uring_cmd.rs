@@ -305,6 +305,8 @@ fn dsm_list_in_place(list: &mut [u8], count: u16, lba_shift: u32) -> Result<u64,
 }
 
 impl Queue for UringCmdQueue {
+    const COMPLETES_IN_SUBMIT: bool = false;
+
     #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
         let (Some(&fd), Some(&ns)) = (

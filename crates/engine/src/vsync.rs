@@ -132,6 +132,8 @@ impl VsyncQueue {
 }
 
 impl Queue for VsyncQueue {
+    const COMPLETES_IN_SUBMIT: bool = false;
+
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
         let file = req.file as usize;
         let Some(&fd) = self.fds.get(file) else {

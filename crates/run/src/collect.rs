@@ -167,7 +167,7 @@ fn fill_from_loop(result: &mut JobResult, stats: &LoopStats, clock: &Clock) {
     result.sync = SyncResult {
         total_ios: stats.sync_ios,
         lat: LatencyStat {
-            summary: stats.sync_lat,
+            summary: stats.sync_lat.summary(),
             histogram: stats.sync_hist.clone(),
         },
     };
@@ -219,9 +219,9 @@ fn dir_result(dir: &DirStats, runtime_ms: u64) -> DirResult {
         // fio counts a direction's runtime only when it moved bytes
         // (backend.c), so cpuio's and exec's I/Os of no bytes have none.
         runtime_ms: if dir.bytes > 0 { runtime_ms } else { 0 },
-        slat: stat(&dir.slat, &dir.slat_hist),
-        clat: stat(&dir.clat, &dir.clat_hist),
-        lat: stat(&dir.lat, &dir.lat_hist),
+        slat: stat(&dir.slat.summary(), &dir.slat_hist),
+        clat: stat(&dir.clat.summary(), &dir.clat_hist),
+        lat: stat(&dir.lat.summary(), &dir.lat_hist),
         bw: dir.rate.bw,
         iops: dir.rate.iops,
         prios: Vec::new(),

@@ -14,6 +14,17 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// A summary of `samples` samples with these extremes, mean and S.
+    pub(crate) fn from_parts(samples: u64, min: u64, max: u64, mean: f64, m2: f64) -> Summary {
+        Summary {
+            samples,
+            min,
+            max,
+            mean,
+            m2,
+        }
+    }
+
     /// fio's add_stat_sample, step for step: the mean and S move only when
     /// the sample differs from the mean, which keeps rounding identical.
     #[inline]

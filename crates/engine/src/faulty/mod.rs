@@ -180,6 +180,8 @@ impl<Q: Queue> FaultyQueue<Q> {
 }
 
 impl<Q: Queue> Queue for FaultyQueue<Q> {
+    const COMPLETES_IN_SUBMIT: bool = Q::COMPLETES_IN_SUBMIT;
+
     #[inline]
     fn set_ioprio(&mut self, ioprio: u16) {
         self.inner.set_ioprio(ioprio);

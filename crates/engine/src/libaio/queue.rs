@@ -295,6 +295,8 @@ pub(super) fn no_resources(errno: i32) -> io::Error {
 }
 
 impl Queue for LibaioQueue {
+    const COMPLETES_IN_SUBMIT: bool = false;
+
     #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
         let Some(&fd) = self.fds.get(req.file as usize) else {

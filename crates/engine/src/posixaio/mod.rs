@@ -185,6 +185,8 @@ impl PosixAioQueue {
 }
 
 impl Queue for PosixAioQueue {
+    const COMPLETES_IN_SUBMIT: bool = false;
+
     #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
         let Some(&fd) = self.fds.get(req.file as usize) else {

@@ -276,6 +276,8 @@ impl UringQueue {
 }
 
 impl Queue for UringQueue {
+    const COMPLETES_IN_SUBMIT: bool = false;
+
     #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
         let Some(&fd) = self.fds.get(req.file as usize) else {

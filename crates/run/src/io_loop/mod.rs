@@ -253,7 +253,16 @@ impl QueueUser for IoLoop<'_> {
                 // fio takes the lock in td_io_prep, before the issue time.
                 let lock = self.locks.take(req.file, req.op);
                 ledger.stats.issued[dir_index(req.op).unwrap_or(0)] += u64::from(!req.op.is_sync());
-                let t_issue = if timing { clock.now() } else { now };
+                // A queued request's submission time is stamped at commit;
+                // only a backend that completes in `submit` needs one here.
+                // (A queued backend's rare request that does complete in
+                // `submit`, such as io_uring's sync_file_range, is timed
+                // from its start.)
+                let t_issue = if timing && Q::COMPLETES_IN_SUBMIT {
+                    clock.now()
+                } else {
+                    now
+                };
                 slots[slot as usize] = Slot {
                     op: Some(req.op),
                     file: req.file,

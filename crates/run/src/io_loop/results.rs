@@ -3,8 +3,8 @@
 
 use ioscope_engine::Op;
 use ioscope_stats::{
-    Clock, DepthDist, HelperCpu, LatencyBuckets, LatencyHistogram, LogRecorder, Punts, RateSampler,
-    Summary, ThreadCpu,
+    Clock, DepthDist, HelperCpu, LatencyBuckets, LatencyHistogram, LogRecorder, Moments, Punts,
+    RateSampler, ThreadCpu,
 };
 
 use super::config::*;
@@ -16,9 +16,9 @@ pub(crate) struct DirStats {
     pub bytes: u64,
     pub ios: u64,
     pub short: u64,
-    pub slat: Summary,
-    pub clat: Summary,
-    pub lat: Summary,
+    pub slat: Moments,
+    pub clat: Moments,
+    pub lat: Moments,
     pub slat_hist: Option<LatencyHistogram>,
     pub clat_hist: Option<LatencyHistogram>,
     pub lat_hist: Option<LatencyHistogram>,
@@ -38,9 +38,9 @@ impl DirStats {
             bytes: 0,
             ios: 0,
             short: 0,
-            slat: Summary::default(),
-            clat: Summary::default(),
-            lat: Summary::default(),
+            slat: Moments::default(),
+            clat: Moments::default(),
+            lat: Moments::default(),
             slat_hist: hist(tracking.slat && tracking.slat_hist),
             clat_hist: hist(tracking.clat && tracking.clat_hist),
             lat_hist: hist(tracking.lat && tracking.lat_hist),
@@ -123,7 +123,7 @@ pub(crate) struct LoopStats {
     /// [read, write, trim].
     pub dirs: [DirStats; 3],
     pub sync_ios: u64,
-    pub sync_lat: Summary,
+    pub sync_lat: Moments,
     pub sync_hist: Option<LatencyHistogram>,
     pub depth: DepthDist,
     pub submit: DepthDist,
@@ -174,7 +174,7 @@ impl LoopStats {
                 DirStats::new(config, clock, now),
             ],
             sync_ios: 0,
-            sync_lat: Summary::default(),
+            sync_lat: Moments::default(),
             sync_hist: (t.lat && t.clat_hist).then(LatencyHistogram::new),
             depth: DepthDist::default(),
             submit: DepthDist::default(),
