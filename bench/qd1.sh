@@ -111,7 +111,8 @@ row() {
     local name=$1 depth=$2 batch=$3 file=${4:-}
     local tio=("$T_IO_URING" -d "$depth" -s "$batch" -c "$batch" -r "$RUNTIME")
     local peak=("$IOSCOPE" peak -d "$depth" -s "$batch" -c "$batch" -r "$RUNTIME")
-    local job=("$IOSCOPE" --name="$name" --rw=randread --bs=4k --iodepth="$depth"
+    # Uniform random offsets without a random map, as t/io_uring draws them.
+    local job=("$IOSCOPE" --name="$name" --rw=randread --norandommap=1 --bs=4k --iodepth="$depth"
         --iodepth_batch_submit="$batch" --iodepth_batch_complete_min="$batch"
         --time_based --runtime="$RUNTIME" --output-format=json)
     if [ -z "$file" ]; then

@@ -3,8 +3,8 @@
 //!
 //! The loop is generic over the queue, so each backend gets its own
 //! monomorphised copy. Per request it does no allocation, takes no lock and
-//! reads no clock; per batch it makes one relaxed load (the stop flag) and
-//! four relaxed stores (the counts the reporter reads).
+//! reads no clock; per batch it makes one relaxed load (the stop flag), and
+//! every 64 batches four relaxed stores (the counts the reporter reads).
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::mpsc::Sender;
@@ -129,6 +129,7 @@ impl QueueUser for Worker<'_> {
         // system call that both submits and reaps.
         let mut sync_calls = 0u64;
         let mut failed = None;
+        let mut batches = 0u32;
         while !stop.load(Relaxed) {
             let room = depth - queue.in_flight();
             let count = submit_batch.min(room);
@@ -187,19 +188,36 @@ impl QueueUser for Worker<'_> {
                 })?;
                 counts.completed += u64::from(reaped);
             }
-            let (submit_calls, reap_calls) = queue.calls();
-            counts.submit_calls = submit_calls + sync_calls;
-            counts.reap_calls = reap_calls;
-            progress.publish(&counts);
+            // The reporter reads the counts once a second: publishing them
+            // every PUBLISH_EVERY batches costs no request anything, and
+            // the last ones are published when the loop ends.
+            batches = batches.wrapping_add(1);
+            if batches % PUBLISH_EVERY == 0 {
+                publish(&queue, &mut counts, sync_calls, progress);
+            }
             if let Some((slot, result)) = failed {
+                publish(&queue, &mut counts, sync_calls, progress);
                 stop.store(true, Relaxed);
                 let (file, offset) = target[slot as usize];
                 let name = names.get(file as usize).map_or("NOP", String::as_str);
                 bail!("{}", bad_read(name, offset, block_size, result, polled));
             }
         }
+        publish(&queue, &mut counts, sync_calls, progress);
         Ok(())
     }
+}
+
+/// Batches between two publications of a thread's counts.
+const PUBLISH_EVERY: u32 = 64;
+
+/// Hands the thread's counts, with the queue's system calls, to the
+/// reporter.
+fn publish<Q: Queue>(queue: &Q, counts: &mut Counts, sync_calls: u64, progress: &Progress) {
+    let (submit_calls, reap_calls) = queue.calls();
+    counts.submit_calls = submit_calls + sync_calls;
+    counts.reap_calls = reap_calls;
+    progress.publish(counts);
 }
 
 /// Keeps the first failed read. Out of line, so the reap loop keeps a

@@ -21,11 +21,12 @@ pub enum Submitted {
 /// Per-I/O failures (EIO, a short read) are results, not `Err`: `Err` means
 /// the queue itself cannot go on.
 pub trait Queue {
-    /// Every request completes inside [`Queue::submit`] (the synchronous
-    /// backends, whose `commit`, `reap` and `in_flight` are the defaults
-    /// below). A backend that queues sets it false, with those three: its
-    /// caller then takes a request's submission time at `commit`, and
-    /// reads no clock for it before `submit`.
+    /// Reads and writes may complete inside [`Queue::submit`] (the
+    /// synchronous backends, whose `commit`, `reap` and `in_flight` are the
+    /// defaults below, and the null backend at depth 1). A backend whose
+    /// reads and writes are always queued sets it false: its caller then
+    /// takes a request's submission time at `commit`, and reads no clock
+    /// for it before `submit`.
     const COMPLETES_IN_SUBMIT: bool = true;
 
     /// Hands one request to the backend.
