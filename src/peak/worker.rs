@@ -192,7 +192,7 @@ impl QueueUser for Worker<'_> {
             // every PUBLISH_EVERY batches costs no request anything, and
             // the last ones are published when the loop ends.
             batches = batches.wrapping_add(1);
-            if batches % PUBLISH_EVERY == 0 {
+            if batches.is_multiple_of(PUBLISH_EVERY) {
                 publish(&queue, &mut counts, sync_calls, progress);
             }
             if let Some((slot, result)) = failed {
