@@ -158,6 +158,7 @@ mod backend;
 mod buffer;
 mod buffer_memory;
 mod cpuio;
+mod cq_ring;
 mod descriptor;
 mod device_report;
 mod e4defrag;

@@ -17,6 +17,7 @@ use io_uring::{squeue, Parameters};
 
 /// mmap offsets of the SQ ring and of the SQE array (include/uapi/linux/io_uring.h).
 const IORING_OFF_SQ_RING: libc::off_t = 0;
+pub(crate) const IORING_OFF_CQ_RING: libc::off_t = 0x800_0000;
 const IORING_OFF_SQES: libc::off_t = 0x1000_0000;
 const IORING_FEAT_SINGLE_MMAP: u32 = 1 << 0;
 const IORING_SQ_NEED_WAKEUP: u32 = 1 << 0;
@@ -27,47 +28,47 @@ const IORING_SQ_TASKRUN: u32 = 1 << 2;
 /// transparent wrapper of the same struct, which has no getters for the
 /// ring offsets.
 #[repr(C)]
-struct RawParams {
-    sq_entries: u32,
-    cq_entries: u32,
-    flags: u32,
-    sq_thread_cpu: u32,
-    sq_thread_idle: u32,
-    features: u32,
-    wq_fd: u32,
-    resv: [u32; 3],
-    sq_off: RingOffsets,
-    cq_off: RingOffsets,
+pub(crate) struct RawParams {
+    pub(crate) sq_entries: u32,
+    pub(crate) cq_entries: u32,
+    pub(crate) flags: u32,
+    pub(crate) sq_thread_cpu: u32,
+    pub(crate) sq_thread_idle: u32,
+    pub(crate) features: u32,
+    pub(crate) wq_fd: u32,
+    pub(crate) resv: [u32; 3],
+    pub(crate) sq_off: RingOffsets,
+    pub(crate) cq_off: RingOffsets,
 }
 
 /// `struct io_sqring_offsets` and `struct io_cqring_offsets` share this
 /// shape; only the SQ fields and the CQ's `cqes` (the sixth word) are read.
 #[repr(C)]
-struct RingOffsets {
-    head: u32,
-    tail: u32,
-    ring_mask: u32,
-    ring_entries: u32,
-    flags: u32,
+pub(crate) struct RingOffsets {
+    pub(crate) head: u32,
+    pub(crate) tail: u32,
+    pub(crate) ring_mask: u32,
+    pub(crate) ring_entries: u32,
+    pub(crate) flags: u32,
     /// `dropped` for the SQ ring, `cqes` for the CQ ring.
-    sixth: u32,
+    pub(crate) sixth: u32,
     /// `array` for the SQ ring, `flags` for the CQ ring.
-    seventh: u32,
-    resv1: u32,
-    user_addr: u64,
+    pub(crate) seventh: u32,
+    pub(crate) resv1: u32,
+    pub(crate) user_addr: u64,
 }
 
 const _: () = assert!(std::mem::size_of::<RawParams>() == 120);
 const _: () = assert!(std::mem::size_of::<Parameters>() == std::mem::size_of::<RawParams>());
 
 /// One shared mapping, unmapped on drop.
-struct Mapping {
+pub(crate) struct Mapping {
     addr: *mut libc::c_void,
     len: usize,
 }
 
 impl Mapping {
-    fn new(fd: RawFd, offset: libc::off_t, len: usize) -> io::Result<Mapping> {
+    pub(crate) fn new(fd: RawFd, offset: libc::off_t, len: usize) -> io::Result<Mapping> {
         // SAFETY: a fresh shared mapping of the ring's memory; nothing else
         // is placed at the address the kernel picks.
         let addr = unsafe {
@@ -87,7 +88,7 @@ impl Mapping {
     }
 
     /// The address `offset` bytes in.
-    fn at(&self, offset: u32) -> *mut u8 {
+    pub(crate) fn at(&self, offset: u32) -> *mut u8 {
         debug_assert!((offset as usize) < self.len);
         // SAFETY: the offsets come from the kernel and lie inside the ring.
         unsafe { self.addr.cast::<u8>().add(offset as usize) }
@@ -99,6 +100,14 @@ impl Drop for Mapping {
         // SAFETY: the mapping was made by `new` and nothing refers to it now.
         unsafe { libc::munmap(self.addr, self.len) };
     }
+}
+
+/// The kernel's `io_uring_params` behind the crate's `Parameters`.
+pub(crate) fn raw_params(params: &Parameters) -> &RawParams {
+    // SAFETY: `Parameters` is `#[repr(transparent)]` over the kernel's
+    // `struct io_uring_params`, whose layout `RawParams` spells out (the
+    // sizes are asserted above).
+    unsafe { &*(params as *const Parameters).cast::<RawParams>() }
 }
 
 /// The SQ ring: SQEs written at the local tail, published by [`SqRing::publish`].
@@ -123,10 +132,7 @@ pub(crate) struct SqRing<S: squeue::EntryMarker> {
 impl<S: squeue::EntryMarker> SqRing<S> {
     /// Maps the SQ ring of the io_uring `fd` that `params` describes.
     pub(crate) fn map(fd: RawFd, params: &Parameters, cqe_size: usize) -> io::Result<SqRing<S>> {
-        // SAFETY: `Parameters` is `#[repr(transparent)]` over the kernel's
-        // `struct io_uring_params`, whose layout `RawParams` spells out
-        // (the sizes are asserted above).
-        let p = unsafe { &*(params as *const Parameters).cast::<RawParams>() };
+        let p = raw_params(params);
         // The sizes liburing and the io-uring crate map: with a single
         // mapping the SQ and CQ rings share one, as long as the larger.
         let sq_len = p.sq_off.seventh as usize + p.sq_entries as usize * 4;

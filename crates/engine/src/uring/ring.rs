@@ -15,6 +15,7 @@ use super::setup_flags::{
     IORING_SETUP_SINGLE_ISSUER, IORING_SETUP_SQPOLL, IORING_SETUP_SQ_AFF, IORING_SETUP_SUBMIT_ALL,
     IORING_SETUP_TASKRUN_FLAG, OPTIONAL_FLAGS,
 };
+use crate::cq_ring::CqRing;
 use crate::error::{Advice, EngineError, Knob};
 use crate::sq_ring::SqRing;
 use crate::syscall::syscall6;
@@ -64,6 +65,9 @@ where
     /// The SQ ring, written in place: SQEs go straight into their slots and
     /// the tail moves once per batch, at commit.
     sq: SqRing<S>,
+    /// The CQ ring, read through its own mapping (the crate's
+    /// `completion()` is not used: the two would disagree on the head).
+    cq: CqRing,
     /// In the SQ ring and not yet handed to the kernel.
     unsubmitted: u32,
     /// Pushed and not yet reaped.
@@ -130,6 +134,8 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
         let flags = required | optional;
         let sq = SqRing::map(ring.as_raw_fd(), ring.params(), std::mem::size_of::<C>())
             .map_err(|e| EngineError::Setup(format!("cannot map the io_uring SQ ring: {e}")))?;
+        let cq = CqRing::map(ring.as_raw_fd(), ring.params(), std::mem::size_of::<C>())
+            .map_err(|e| EngineError::Setup(format!("cannot map the io_uring CQ ring: {e}")))?;
         let mut ring = Ring {
             enter_fd: libc::c_long::from(ring.as_raw_fd()),
             ring,
@@ -138,6 +144,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
             flags,
             depth,
             sq,
+            cq,
             unsubmitted: 0,
             in_flight: 0,
             submit_calls: 0,
@@ -404,18 +411,9 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
     }
 
     /// Moves up to `max` CQEs from the CQ ring to `each`.
-    #[inline]
+    #[inline(always)]
     fn drain(&mut self, max: u32, each: &mut impl FnMut(u64, i32)) -> u32 {
-        let mut n = 0;
-        // The CQ head is published once, when `cq` is dropped.
-        let mut cq = self.ring.completion();
-        while n < max {
-            let Some(cqe) = cq.next() else { break };
-            let cqe: cqueue::Entry = cqe.into();
-            each(cqe.user_data(), cqe.result());
-            n += 1;
-        }
-        drop(cq);
+        let n = self.cq.drain(max, each);
         self.in_flight -= n;
         n
     }
