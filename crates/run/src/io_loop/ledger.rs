@@ -249,52 +249,7 @@ impl Ledger<'_> {
         // as IOPS.
         let short = is_short(slot, result);
         if result < 0 || short {
-            let errno = if short {
-                libc::EIO
-            } else {
-                i32::try_from(-result).unwrap_or(i32::MAX)
-            };
-            let class = if op == Op::Read {
-                ErrorClass::Read
-            } else {
-                ErrorClass::Write
-            };
-            if cfg.errors.tolerates(class, errno) {
-                stats.errors.add(errno);
-                if cfg.error_dump {
-                    stats.errors.dump(IoFailure {
-                        errno,
-                        op,
-                        file: slot.file,
-                        offset: slot.offset,
-                        len: slot.len,
-                        detail: None,
-                    });
-                }
-                return true;
-            }
-            if stats.failure.is_none() {
-                let detail = short.then(|| {
-                    let path = file_path(paths, slot.file);
-                    format!(
-                        "short {} on {} at offset {}: {result} of {} bytes (did the file shrink, or the device end?): {}",
-                        op.name(),
-                        path.display(),
-                        slot.offset,
-                        slot.len,
-                        ioscope_engine::describe_error(i64::from(libc::EIO))
-                    )
-                });
-                stats.failure = Some(IoFailure {
-                    errno,
-                    op,
-                    file: slot.file,
-                    offset: slot.offset,
-                    len: slot.len,
-                    detail,
-                });
-            }
-            return false;
+            return failed(stats, cfg, paths, slot, op, result, short);
         }
         let t = &cfg.tracking;
         let lat_ns = clock.to_ns(t_done.saturating_sub(slot.start));
@@ -388,6 +343,68 @@ impl Ledger<'_> {
         progress.ios[d].store(s.1, Ordering::Relaxed);
         true
     }
+}
+
+/// A failed or short transfer: counted and let pass where the job's error
+/// policy tolerates it (true), otherwise the job's failure (false). Out of
+/// line, so that settling a good completion carries none of it.
+#[cold]
+#[inline(never)]
+fn failed(
+    stats: &mut LoopStats,
+    cfg: &LoopConfig,
+    paths: &[PathBuf],
+    slot: &Slot,
+    op: Op,
+    result: i64,
+    short: bool,
+) -> bool {
+    let errno = if short {
+        libc::EIO
+    } else {
+        i32::try_from(-result).unwrap_or(i32::MAX)
+    };
+    let class = if op == Op::Read {
+        ErrorClass::Read
+    } else {
+        ErrorClass::Write
+    };
+    if cfg.errors.tolerates(class, errno) {
+        stats.errors.add(errno);
+        if cfg.error_dump {
+            stats.errors.dump(IoFailure {
+                errno,
+                op,
+                file: slot.file,
+                offset: slot.offset,
+                len: slot.len,
+                detail: None,
+            });
+        }
+        return true;
+    }
+    if stats.failure.is_none() {
+        let detail = short.then(|| {
+                let path = file_path(paths, slot.file);
+                format!(
+                    "short {} on {} at offset {}: {result} of {} bytes (did the file shrink, or the device end?): {}",
+                    op.name(),
+                    path.display(),
+                    slot.offset,
+                    slot.len,
+                    ioscope_engine::describe_error(i64::from(libc::EIO))
+                )
+            });
+        stats.failure = Some(IoFailure {
+            errno,
+            op,
+            file: slot.file,
+            offset: slot.offset,
+            len: slot.len,
+            detail,
+        });
+    }
+    false
 }
 
 /// The path of file `file` of the worker, for messages.
