@@ -100,7 +100,8 @@ echo
 
 # ---------------------------------------------------------------- NOP rows
 # fio 3.33 has no NOP engine (t/io_uring -N1 has one, but distributions do
-# not ship t/io_uring): these rows compare ioscope with the raw kernel loop.
+# not ship t/io_uring: bench/qd1.sh builds it from fio's source and compares
+# against it): these rows compare ioscope with the raw kernel loop.
 nop=(--ioengine=nop --rw=randread --bs=4k --size=1g --iodepth=128
      --iodepth_batch_submit=32 --iodepth_batch_complete_min=32)
 measure nop ioscope "$IOSCOPE" --name=nop "${nop[@]}" "${common[@]}"

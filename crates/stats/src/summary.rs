@@ -3,6 +3,8 @@
 /// fio's `struct io_stat`: count, extremes, running mean and the running sum
 /// of squared differences from the mean (Welford), so that the printed
 /// avg/stdev are the very doubles fio would print for the same samples.
+/// A worker's latencies reach it through [`crate::Moments`], which adds
+/// them up in integers and folds them in here a block at a time.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Summary {
     pub samples: u64,
