@@ -169,17 +169,17 @@ impl QueueUser for Worker<'_> {
                 free[free_len] = slot;
                 free_len += 1;
             }
-            queue.commit()?;
             let in_flight = queue.in_flight();
             if in_flight > 0 && failed.is_none() {
                 // Wait only once the queue is full, as t/io_uring does;
-                // before that, take whatever has already completed.
+                // before that, take whatever has already completed. The
+                // batch goes out in the same system call (io_uring).
                 let min = if in_flight < depth {
                     0
                 } else {
                     complete_batch.min(in_flight)
                 };
-                let reaped = queue.reap(min, depth, |c| {
+                let reaped = queue.commit_and_reap(min, depth, |c| {
                     free[free_len] = c.slot;
                     free_len += 1;
                     if c.result != want {
@@ -187,6 +187,8 @@ impl QueueUser for Worker<'_> {
                     }
                 })?;
                 counts.completed += u64::from(reaped);
+            } else {
+                queue.commit()?;
             }
             // The reporter reads the counts once a second: publishing them
             // every PUBLISH_EVERY batches costs no request anything, and

@@ -55,6 +55,13 @@ impl CqRing {
         })
     }
 
+    /// CQEs waiting to be drained.
+    #[inline(always)]
+    pub(crate) fn ready(&self) -> u32 {
+        // SAFETY: the tail is a u32 of the mapped ring.
+        unsafe { (*self.tail).load(Ordering::Acquire) }.wrapping_sub(self.local_head)
+    }
+
     /// Hands up to `max` CQEs (user_data, result) to `each`, in order, and
     /// gives their places back to the kernel. Returns how many.
     #[inline(always)]

@@ -94,6 +94,21 @@ pub trait Queue {
         Ok(0)
     }
 
+    /// [`Queue::commit`] then [`Queue::reap`]: sends what is queued, then
+    /// waits for at least `min` completions and takes at most `max`. An
+    /// io_uring backend does both in one io_uring_enter, as t/io_uring
+    /// submits and waits at QD1; the others make the two calls.
+    #[inline(always)]
+    fn commit_and_reap<F: FnMut(Completion)>(
+        &mut self,
+        min: u32,
+        max: u32,
+        on_complete: F,
+    ) -> io::Result<u32> {
+        self.commit()?;
+        self.reap(min, max, on_complete)
+    }
+
     /// The data buffer of one slot (`buffer_size` bytes, aligned as asked).
     fn buffer(&mut self, slot: u32) -> &mut [u8];
 

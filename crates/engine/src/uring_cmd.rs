@@ -421,12 +421,24 @@ impl Queue for UringCmdQueue {
         Ok(Submitted::Queued)
     }
 
-    #[inline]
+    #[inline(always)]
     fn commit(&mut self) -> io::Result<u32> {
         self.ring.commit()
     }
 
-    #[inline]
+    /// One io_uring_enter submits and waits; the reap then takes what came.
+    #[inline(always)]
+    fn commit_and_reap<F: FnMut(Completion)>(
+        &mut self,
+        min: u32,
+        max: u32,
+        on_complete: F,
+    ) -> io::Result<u32> {
+        self.ring.submit_and_wait(min.min(max))?;
+        self.reap(min, max, on_complete)
+    }
+
+    #[inline(always)]
     fn reap<F: FnMut(Completion)>(
         &mut self,
         min: u32,

@@ -76,12 +76,21 @@ where
     /// by [`Queue::calls`].
     submit_calls: u64,
     reap_calls: u64,
+    /// [`Ring::submit_and_wait`] calls left before it next submits without
+    /// waiting, to see whether completions come inside the call; 0 while
+    /// they do (NOPs, cached data).
+    wait_next: u32,
     note: String,
     /// Optional setup flags the kernel refused (EINVAL), dropped one by one,
     /// less those it always refuses in this mode (see `refused_flags`).
     refused: u32,
     _one_thread: PhantomData<*const ()>,
 }
+
+/// How many of [`Ring::submit_and_wait`]'s calls wait with the submission
+/// before one submits alone again to see whether completions now come
+/// inside the call.
+const SUBMIT_PROBE_EVERY: u32 = 64;
 
 impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
     pub(crate) fn new(depth: u32, mode: RingMode) -> Result<Ring<S, C>, EngineError> {
@@ -149,6 +158,7 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
             in_flight: 0,
             submit_calls: 0,
             reap_calls: 0,
+            wait_next: 0,
             note: String::new(),
             refused: refused & !always_refused(mode),
             _one_thread: PhantomData,
@@ -353,6 +363,39 @@ impl<S: squeue::EntryMarker, C: cqueue::EntryMarker> Ring<S, C> {
         // so completions that are already done show up without another call.
         self.submit_calls += 1;
         let sent = self.enter(n, 0, IORING_ENTER_GETEVENTS)?;
+        self.unsubmitted -= sent.min(n);
+        Ok(sent)
+    }
+
+    /// Hands the pushed SQEs to the kernel and, in the same io_uring_enter,
+    /// waits until `want` completions are there (at most what is in
+    /// flight), as t/io_uring does at QD1. A reap after it finds them
+    /// without another call. With SQ polling, or nothing to submit, it is
+    /// [`Ring::commit`].
+    ///
+    /// Requests that complete inside the submitting call (NOPs, reads the
+    /// page cache serves) are cheaper to submit without a wait, so while
+    /// they do, it submits as [`Ring::commit`] does, and only waits, in
+    /// one more call, when they did not: it then waits with the submission
+    /// for the next [`SUBMIT_PROBE_EVERY`] calls, and tries again.
+    #[inline(always)]
+    pub(crate) fn submit_and_wait(&mut self, want: u32) -> io::Result<u32> {
+        let n = self.unsubmitted;
+        if n == 0 || self.sqpoll() {
+            return self.commit();
+        }
+        let want = want.min(self.in_flight);
+        if self.wait_next == 0 {
+            let sent = self.commit()?;
+            if self.cq.ready() < want {
+                self.wait_next = SUBMIT_PROBE_EVERY;
+            }
+            return Ok(sent);
+        }
+        self.wait_next -= 1;
+        self.sq.publish();
+        self.submit_calls += 1;
+        let sent = self.enter(n, want, IORING_ENTER_GETEVENTS)?;
         self.unsubmitted -= sent.min(n);
         Ok(sent)
     }

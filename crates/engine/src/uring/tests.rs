@@ -733,3 +733,44 @@ fn flag_names() {
         "SQPOLL|SINGLE_ISSUER|CQSIZE"
     );
 }
+
+/// At QD1, commit_and_reap submits a read and waits for it in one
+/// io_uring_enter: O_DIRECT reads complete after the call that submits
+/// them, so only the reads that go out alone, to see whether completions
+/// now come inside the call (the first, then one in 64), take a second.
+#[test]
+fn commit_and_reap_waits_in_the_call_that_submits() {
+    require!(o_direct(&std::env::temp_dir()));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("f");
+    std::fs::write(&path, vec![7u8; 64 * BS]).unwrap();
+    let t = open(&path, true).unwrap();
+    let mut q = UringQueue::new(&config(1, false, UringOptions::default()), &[t.fd()]).unwrap();
+    let (s0, r0) = q.calls();
+    let reads = 256u64;
+    for i in 0..reads {
+        let req = Request {
+            op: Op::Read,
+            file: 0,
+            offset: (i % 64) * BS as u64,
+            len: BS as u32,
+            slot: 0,
+        };
+        assert!(matches!(q.submit(&req).unwrap(), Submitted::Queued));
+        let mut got = Vec::new();
+        assert_eq!(q.commit_and_reap(1, 1, |c| got.push(c)).unwrap(), 1);
+        assert_eq!(
+            got,
+            [Completion {
+                slot: 0,
+                result: BS as i64
+            }]
+        );
+    }
+    let (s, r) = q.calls();
+    let calls = (s - s0) + (r - r0);
+    assert!(
+        calls <= reads + reads / 64 + 1,
+        "{calls} calls for {reads} reads"
+    );
+}
