@@ -33,14 +33,10 @@ if [ "$BUILD" = 1 ]; then
     (cd "$repo" && cargo build --release -p ioscope-engine --example raw_nop)
 fi
 
-# ZRAM_SYS, ZRAM_LOCK and zram_reset come from lib.sh; the zram rows are
-# skipped (not the whole run) where zram cannot be had.
-zram_held=0
+# zram_take, zram_fill and zram_release come from lib.sh; the zram rows
+# are skipped (not the whole run) where zram cannot be had.
 cleanup() {
-    if [ "$zram_held" = 1 ]; then
-        zram_reset || echo "$SCRIPT: could not reset zram0; the next user will" >&2
-        exec 9>&-
-    fi
+    zram_release
     if [ "$KEEP" = 0 ]; then rm -f "$work"/*.json "$work"/*.err; fi
 }
 trap cleanup EXIT
@@ -59,21 +55,8 @@ declare -A zram_label=(
     [libaio-qd32-b8]="libaio 4k randread zram, QD32 batch 8/8"
 )
 zram_skip=
-if [ ! -e "$ZRAM_SYS" ]; then
-    zram_skip="no $ZRAM_SYS (modprobe zram)"
-elif [ "$(id -u)" != 0 ]; then
-    zram_skip="not root"
-else
-    exec 9>"$ZRAM_LOCK"
-    echo "+ flock $ZRAM_LOCK (waits while the tests hold zram0)"
-    flock -w 600 9 || { echo "$SCRIPT: $ZRAM_LOCK stayed locked for 600 s" >&2; exit 1; }
-    zram_held=1
-    if [ "$(cat "$ZRAM_SYS/disksize")" != 0 ]; then zram_reset || { echo "$SCRIPT: zram0 busy" >&2; exit 1; }; fi
-    echo "+ echo $((256 << 20)) > $ZRAM_SYS/disksize"
-    echo $((256 << 20)) > "$ZRAM_SYS/disksize"
-    for _ in $(seq 50); do [ -b /dev/zram0 ] && break; sleep 0.1; done
-    echo "+ dd if=/dev/urandom of=/dev/zram0 bs=1M count=256 oflag=direct"
-    dd if=/dev/urandom of=/dev/zram0 bs=1M count=256 oflag=direct status=none
+if zram_take $((256 << 20)); then
+    zram_fill
     echo
     zram=(--filename=/dev/zram0 --rw=randread --bs=4k --direct=1)
     for row in "${zram_rows[@]}"; do
@@ -86,11 +69,9 @@ else
         esac
         measure_both "$row" "--name=$row" "${zram[@]}" "${a[@]}" "${common[@]}"
     done
-    zram_reset || echo "$SCRIPT: could not reset zram0; the next user will" >&2
-    zram_held=0
-    exec 9>&-
     echo
 fi
+zram_release
 
 # ---------------------------------------------------------------- null rows
 null=(--ioengine=null --rw=randread --bs=4k --size=1g)

@@ -172,41 +172,67 @@ bench_cleanup_json() {
     fi
 }
 
-# bench_take_zram SIZE PREFIX: takes /dev/zram0 for the rest of the script,
-# as the tests do (the flock /tmp/ioscope-zram.lock, waiting while they hold
-# it), sets it up at SIZE and resets it at exit, when $work/PREFIX-* JSON
-# files are removed too (unless --keep). Prints the machine header first.
-# Without zram or root it says why and exits 0 having measured nothing.
+# bench_take_zram SIZE PREFIX: takes /dev/zram0 for the rest of the script
+# (zram_take), and resets it at exit, when $work/PREFIX-* JSON files are
+# removed too (unless --keep). Prints the machine header first. Without
+# zram or root it says why and exits 0 having measured nothing.
 ZRAM_SYS=/sys/block/zram0
 ZRAM_LOCK=/tmp/ioscope-zram.lock
+zram_held=0
 bench_take_zram() {
     local size=$1
     zram_prefix=$2
-    if [ ! -e "$ZRAM_SYS" ]; then
-        echo "$SCRIPT: skipped: no $ZRAM_SYS (modprobe zram)"
-        exit 0
-    elif [ "$(id -u)" != 0 ]; then
-        echo "$SCRIPT: skipped: not root (zram0 is set up through /sys)"
-        exit 0
-    fi
-    zram_held=0
     trap zram_cleanup EXIT
     bench_machine_header
     echo "load:    $(uptime | sed 's/.*load average/load average/')"
     echo
+    zram_take "$size" || { echo "$SCRIPT: skipped: $zram_skip"; exit 0; }
+}
+
+# zram_take SIZE: takes /dev/zram0 as the tests do (the flock
+# /tmp/ioscope-zram.lock, waiting while they hold it) and sets it up at
+# SIZE. Returns 1, with zram_skip saying why, where it cannot be had.
+# zram_release gives it back.
+zram_take() {
+    local size=$1
+    if [ ! -e "$ZRAM_SYS" ]; then
+        zram_skip="no $ZRAM_SYS (modprobe zram)"
+        return 1
+    elif [ "$(id -u)" != 0 ]; then
+        zram_skip="not root (zram0 is set up through /sys)"
+        return 1
+    fi
     exec 9>"$ZRAM_LOCK"
     echo "+ flock $ZRAM_LOCK (waits while the tests hold zram0)"
     flock -w 600 9 || { echo "$SCRIPT: $ZRAM_LOCK stayed locked for 600 s" >&2; exit 1; }
     zram_held=1
-    if [ "$(cat "$ZRAM_SYS/disksize")" != 0 ]; then
-        zram_reset || { echo "$SCRIPT: skipped: zram0 is in use and cannot be reset"; exit 0; }
+    if [ "$(cat "$ZRAM_SYS/disksize")" != 0 ] && ! zram_reset; then
+        zram_skip="zram0 is in use and cannot be reset"
+        return 1
     fi
     echo "+ echo $size > $ZRAM_SYS/disksize"
     if ! echo "$size" > "$ZRAM_SYS/disksize"; then
-        echo "$SCRIPT: skipped: zram0 cannot be given $size"
-        exit 0
+        zram_skip="zram0 cannot be given $size"
+        return 1
     fi
     for _ in $(seq 50); do [ -b /dev/zram0 ] && break; sleep 0.1; done
+}
+
+# zram_fill: writes random data over all of zram0, so that reads
+# decompress real data instead of returning zero pages.
+zram_fill() {
+    local mib=$(($(cat "$ZRAM_SYS/disksize") >> 20))
+    echo "+ dd if=/dev/urandom of=/dev/zram0 bs=1M count=$mib oflag=direct"
+    dd if=/dev/urandom of=/dev/zram0 bs=1M count="$mib" oflag=direct status=none
+}
+
+# zram_release: resets zram0, if held, and lets the lock go.
+zram_release() {
+    if [ "$zram_held" = 1 ]; then
+        zram_reset || echo "$SCRIPT: could not reset zram0; the next user will" >&2
+        zram_held=0
+        exec 9>&-
+    fi
 }
 
 zram_reset() {
@@ -219,9 +245,6 @@ zram_reset() {
 }
 
 zram_cleanup() {
-    if [ "$zram_held" = 1 ]; then
-        zram_reset || echo "$SCRIPT: could not reset zram0; the next user will" >&2
-        exec 9>&-
-    fi
+    zram_release
     if [ "$KEEP" = 0 ]; then rm -f "$work/$zram_prefix"-*.json "$work/$zram_prefix"-*.err; fi
 }

@@ -51,12 +51,8 @@ if [ -z "${T_IO_URING:-}" ]; then
     fi
 fi
 
-zram_held=0
 cleanup() {
-    if [ "$zram_held" = 1 ]; then
-        zram_reset || echo "$SCRIPT: could not reset zram0; the next user will" >&2
-        exec 9>&-
-    fi
+    zram_release
     if [ "$KEEP" = 0 ]; then rm -f "$work"/qd1-*.out "$work"/qd1-*.err; fi
 }
 trap cleanup EXIT
@@ -179,27 +175,12 @@ row nop-qd1 1 1
 row nop-d128 128 32
 
 zram_skip=
-if [ ! -e "$ZRAM_SYS" ]; then
-    zram_skip="no $ZRAM_SYS (modprobe zram)"
-elif [ "$(id -u)" != 0 ]; then
-    zram_skip="not root"
-else
-    exec 9>"$ZRAM_LOCK"
-    echo "+ flock $ZRAM_LOCK (waits while the tests hold zram0)"
-    flock -w 600 9 || { echo "$SCRIPT: $ZRAM_LOCK stayed locked for 600 s" >&2; exit 1; }
-    zram_held=1
-    if [ "$(cat "$ZRAM_SYS/disksize")" != 0 ]; then zram_reset || { echo "$SCRIPT: zram0 busy" >&2; exit 1; }; fi
-    echo "+ echo $((256 << 20)) > $ZRAM_SYS/disksize"
-    echo $((256 << 20)) > "$ZRAM_SYS/disksize"
-    for _ in $(seq 50); do [ -b /dev/zram0 ] && break; sleep 0.1; done
-    echo "+ dd if=/dev/urandom of=/dev/zram0 bs=1M count=256 oflag=direct"
-    dd if=/dev/urandom of=/dev/zram0 bs=1M count=256 oflag=direct status=none
+if zram_take $((256 << 20)); then
+    zram_fill
     row zram-qd1 1 1 /dev/zram0
     row zram-d128 128 32 /dev/zram0
-    zram_reset || echo "$SCRIPT: could not reset zram0; the next user will" >&2
-    zram_held=0
-    exec 9>&-
 fi
+zram_release
 
 echo "(medians of $PAIRS rounds; '- t/io_uring ns': the median of the rounds' differences in ns per I/O, negative is cheaper than t/io_uring)"
 report nop-qd1 "io_uring NOP, QD1" peak job raw

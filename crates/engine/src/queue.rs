@@ -94,10 +94,19 @@ pub trait Queue {
         Ok(0)
     }
 
-    /// [`Queue::commit`] then [`Queue::reap`]: sends what is queued, then
-    /// waits for at least `min` completions and takes at most `max`. An
-    /// io_uring backend does both in one io_uring_enter, as t/io_uring
-    /// submits and waits at QD1; the others make the two calls.
+    /// [`Queue::commit`], for a caller that waits for `want` completions
+    /// right after: an io_uring backend submits and waits in one
+    /// io_uring_enter, as t/io_uring does at QD1 (the completions are then
+    /// in the CQ ring for [`Queue::reap`]). Returns how many were sent.
+    #[inline(always)]
+    fn submit_and_wait(&mut self, want: u32) -> io::Result<u32> {
+        let _ = want;
+        self.commit()
+    }
+
+    /// Sends what is queued, then waits for at least `min` completions and
+    /// takes at most `max`: [`Queue::submit_and_wait`] then
+    /// [`Queue::reap`].
     #[inline(always)]
     fn commit_and_reap<F: FnMut(Completion)>(
         &mut self,
@@ -105,7 +114,7 @@ pub trait Queue {
         max: u32,
         on_complete: F,
     ) -> io::Result<u32> {
-        self.commit()?;
+        self.submit_and_wait(min.min(max))?;
         self.reap(min, max, on_complete)
     }
 

@@ -411,16 +411,9 @@ impl Queue for UringQueue {
         self.ring.commit()
     }
 
-    /// One io_uring_enter submits and waits; the reap then takes what came.
     #[inline(always)]
-    fn commit_and_reap<F: FnMut(Completion)>(
-        &mut self,
-        min: u32,
-        max: u32,
-        on_complete: F,
-    ) -> io::Result<u32> {
-        self.ring.submit_and_wait(min.min(max))?;
-        self.reap(min, max, on_complete)
+    fn submit_and_wait(&mut self, want: u32) -> io::Result<u32> {
+        self.ring.submit_and_wait(want)
     }
 
     #[inline(always)]
