@@ -15,7 +15,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "fdp",
     "fdp_pli",
     "fdp_pli_select",
-    "gid",
     "md_per_io_size",
     "merge_blktrace_file",
     "merge_blktrace_iters",
@@ -25,7 +24,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "plid_select",
     "plids",
     "profile",
-    "uid",
     "unlink_each_loop",
 ];
 
@@ -43,8 +41,6 @@ pub(crate) const NEWER_FIO_OPTIONS: &[(&str, &str)] = &[
 /// Why some of [`FIO_ONLY_OPTIONS`] are refused, where there is more to
 /// say than "not yet".
 pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
-    ("uid", CREDENTIALS),
-    ("gid", CREDENTIALS),
     ("cgroup", CGROUP),
     ("cgroup_weight", CGROUP),
     ("cgroup_nodelete", CGROUP),
@@ -96,7 +92,6 @@ pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
     ),
 ];
 
-const CREDENTIALS: &str = "fio switches each job's process to the uid and gid before it opens the job's files; ioscope's jobs are threads, and although the raw setresuid/setresgid syscalls would switch only the job's own thread, ioscope opens every job's files in its main thread before the jobs start, so they would still be opened as the user who ran ioscope";
 const CGROUP: &str = "fio 3.33 creates the named blkio cgroup and moves each job's process into it (cgroup v1: its pid into tasks and blkio.weight; v2: cgroup.procs, no weight); ioscope's jobs are threads of one process, which it does not create cgroups for or move yet";
 const FDP: &str =
     "it needs an NVMe namespace with flexible data placement, which ioscope does not drive";

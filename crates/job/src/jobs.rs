@@ -98,6 +98,10 @@ impl<'a> Builder<'a> {
                 continue;
             }
             let mut settings = self.defaults.clone();
+            // fio's get_new_job sets uid and gid back to -1 for each job:
+            // a global section's uid or gid reaches none of them.
+            settings.spec.process.uid = None;
+            settings.spec.process.gid = None;
             if stonewall_first {
                 settings.spec.stonewall = true;
                 stonewall_first = false;

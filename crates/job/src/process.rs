@@ -117,6 +117,10 @@ pub struct ProcessSpec {
     pub numa_cpu_nodes: Option<NumaNodes>,
     /// `numa_mem_policy`; None when not set.
     pub numa_mem_policy: Option<MemPolicy>,
+    /// `uid` and `gid`: the user and group the job runs as; None when not
+    /// set (fio's -1).
+    pub uid: Option<u32>,
+    pub gid: Option<u32>,
 }
 
 impl ProcessSpec {
@@ -141,6 +145,8 @@ impl ProcessSpec {
             prioclass: None,
             numa_cpu_nodes: None,
             numa_mem_policy: None,
+            uid: None,
+            gid: None,
         }
     }
 }

@@ -206,6 +206,10 @@ impl Output {
             OpenOptions::new().create(true).append(true).open(path)
         }
         .map_err(|e| named(path, e))?;
+        let (uid, gid) = w.files.owner;
+        if uid.is_some() || gid.is_some() {
+            std::os::unix::fs::fchown(&file, uid, gid).map_err(|e| named(path, e))?;
+        }
         let packed = w.files.compressed_chunk.map(|chunk| {
             let chunk = if chunk == 0 { STREAM_AT } else { chunk };
             (Vec::with_capacity(chunk + 64), chunk)

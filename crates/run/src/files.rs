@@ -10,6 +10,7 @@ use ioscope_engine::{
     layout_file_until, preallocate_file, Advice, EngineError, Knob, OpenOptions, Target, TargetKind,
 };
 
+use crate::credentials::Credentials;
 use crate::file_setup::{self, Layout};
 use ioscope_job::{FadviseHint, JobSpec, SizeSpec, VerifyMethod, WriteMode};
 use ioscope_stats::Notice;
@@ -212,6 +213,15 @@ pub(crate) fn prepare(
             laid_out.push((path.clone(), size));
         }
     }
+    // uid/gid: the job's files are opened with its ids, and laid out with
+    // them when the job lays them out itself (create_serialize=0; fio's
+    // parent lays them out otherwise, as the user who ran it).
+    let credentials = Credentials::of(spec);
+    let serial = spec.file_handling.create_serialize;
+    let laying_as_job = match serial {
+        true => None,
+        false => Some(credentials.open_files_as(&spec.name)?),
+    };
     if !laid_out.is_empty() {
         let total: u64 = laid_out.iter().map(|f| f.1).sum();
         notice(layout_notice(&spec.name, laid_out.len(), total));
@@ -237,6 +247,11 @@ pub(crate) fn prepare(
         }
     }
 
+    // Given back to the main thread's own ids when this returns.
+    let _as_job = match laying_as_job {
+        Some(ids) => ids,
+        None => credentials.open_files_as(&spec.name)?,
+    };
     let mut files = Vec::with_capacity(paths.len());
     let create_only = spec.file_handling.create_only;
     for (path, mut plan) in paths.into_iter().zip(plans) {
@@ -269,7 +284,8 @@ pub(crate) fn prepare(
                 direct: spec.direct,
             },
             file_setup::open_flags(spec),
-        )?;
+        )
+        .map_err(|e| credentials.explain(&spec.name, e))?;
         if let Some(t) = trace {
             t.file_line(format_args!("fd open {}", path.display()));
         }

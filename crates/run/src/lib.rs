@@ -13,6 +13,7 @@
 mod affinity;
 mod agg_bw;
 mod collect;
+mod credentials;
 mod disks;
 pub mod doctor;
 mod error;

@@ -166,6 +166,7 @@ pub(crate) fn take(
         compressed_chunk: l.store_compressed.then_some(l.compression as usize),
         bw_unsampled: spec.misc.disable_bw,
         iops_unsampled: crate::misc_checks::gtod_reduced(spec),
+        owner: crate::credentials::Credentials::of(spec).ids(),
     };
     let epoch = recorder.epoch;
     let lines = |kept: fn(&ioscope_stats::RateSampler) -> &[(u64, u64)]| {

@@ -12,6 +12,7 @@ use ioscope_stats::{current_tid, Clock, HelperTracker, PuntTally};
 use ioscope_workload::{BufferFiller, Replay, Workload};
 
 use crate::affinity;
+use crate::credentials::Credentials;
 use crate::exec_hooks::{self, Hook};
 use crate::files::{file_paths, WorkerFile};
 use crate::io_loop::{IoFailure, IoLoop, IologWriter, LoopStats};
@@ -105,6 +106,10 @@ fn run_inner(
         errno,
         message: Some(message),
     };
+    // fio's job switches its group and user first of all.
+    if let Err((errno, m)) = Credentials::of(spec).switch_thread() {
+        return fail(errno, format!("{}: {m}", spec.name));
+    }
     // numa_cpu_nodes replaces the CPU set, as libnuma's run-on-node does.
     let cpus = match crate::numa::node_cpus(spec) {
         Ok(Some(cpus)) => cpus,

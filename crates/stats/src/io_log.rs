@@ -239,6 +239,9 @@ pub struct LogFiles {
     /// samples under disable_bw (and the IOPS ones under gtod_reduce).
     pub bw_unsampled: bool,
     pub iops_unsampled: bool,
+    /// `uid`/`gid`: the user and group the files are given to, as fio's
+    /// job writes them as its user (None: left to their creator's).
+    pub owner: (Option<u32>, Option<u32>),
 }
 
 /// One worker's logs, recorded, to be written out.

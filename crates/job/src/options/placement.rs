@@ -258,7 +258,11 @@ fn zone_splits(text: &str, absolute: bool, kb: u32) -> Result<Vec<ZoneSplit>, St
         ));
     }
     let missing = zones.iter().filter(|z| z.1.is_none()).count() as u64;
-    let share = (100 - sizes).checked_div(missing).unwrap_or(0);
+    // zoned_abs sizes are bytes, and none is missing there.
+    let share = 100u64
+        .saturating_sub(sizes)
+        .checked_div(missing)
+        .unwrap_or(0);
     Ok(zones
         .into_iter()
         .map(|(access, size)| ZoneSplit {

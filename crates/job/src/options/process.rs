@@ -239,6 +239,26 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..PROCESS
     },
     OptionDef {
+        name: "uid",
+        kind: Kind::Int,
+        help: "Run job with this user ID",
+        apply: |s, v| {
+            s.spec.process.uid = Some(v.uint(0)?);
+            Ok(())
+        },
+        ..PROCESS
+    },
+    OptionDef {
+        name: "gid",
+        kind: Kind::Int,
+        help: "Run job with this group ID",
+        apply: |s, v| {
+            s.spec.process.gid = Some(v.uint(0)?);
+            Ok(())
+        },
+        ..PROCESS
+    },
+    OptionDef {
         name: "numa_cpu_nodes",
         help: "NUMA CPU nodes bind",
         apply: |s, v| {
