@@ -55,6 +55,66 @@ fn invalidate_drops_the_cache_before_a_read_job() {
     );
 }
 
+/// How many times `tool` (fio or ioscope) dropped the cached pages of a
+/// 4 MiB file in job `args`, and how many I/Os it completed, from their
+/// `--debug=io` lines (fio's go to its --output file).
+fn drops(tool: &str, args: &[&str]) -> (usize, usize) {
+    let dir = tempdir();
+    std::fs::write(dir.path().join("data"), vec![1u8; 4 << 20]).unwrap();
+    let run = common::Cmd::new(tool)
+        .args([
+            "--name=c",
+            "--filename=data",
+            "--size=4m",
+            "--ioengine=psync",
+        ])
+        .args(args)
+        .args(["--debug=io", "--output=out.txt"])
+        .dir(dir.path())
+        .run();
+    assert!(run.status.success(), "{}", run.describe());
+    let out = std::fs::read_to_string(dir.path().join("out.txt")).unwrap_or_default();
+    let text = format!("{out}{}{}", run.stdout, run.stderr);
+    (
+        text.matches("declare unneeded cache data: 0/").count(),
+        text.matches("complete: io_u").count(),
+    )
+}
+
+// fio drops a file's cached pages (invalidate=1) when it opens it, again
+// when a new loop reopens it, and, without O_DIRECT, wherever a timed job
+// starts the file over (its random map full, or a sequential job at its
+// end): every 1024 I/Os of 4 KiB here, at one more I/O.
+#[test]
+fn invalidate_drops_the_cache_where_fio_does() {
+    ioscope_testutil::require!(ioscope_testutil::fio());
+    let timed = ["--time_based", "--runtime=1"];
+    let bin = common::bin();
+    for tool in ["fio", bin.to_str().unwrap()] {
+        for rw in ["--rw=randread", "--rw=read"] {
+            let (drops, ios) = drops(tool, &[&[rw][..], &timed].concat());
+            // The pages go at open, then before the 1025th I/O, the 2049th...
+            let expected = 1 + ios.saturating_sub(1) / 1024;
+            assert_eq!(drops, expected, "{tool} {rw}: {drops} drops for {ios} I/Os");
+            assert!(ios > 2048, "{tool} {rw}: {ios} I/Os in a second");
+        }
+        // A new loop reopens the file: once per loop.
+        let looped = drops(tool, &["--rw=randread", "--size=1m", "--loops=3"]);
+        assert_eq!(looped.0, 3, "{tool}: loops=3, {} I/Os", looped.1);
+        // Not where O_DIRECT starts over, which has no cache to drop.
+        let direct = drops(
+            tool,
+            &[&["--rw=randread", "--direct=1"][..], &timed].concat(),
+        );
+        assert_eq!(direct.0, 1, "{tool}: direct=1, {} I/Os", direct.1);
+        let kept = drops(
+            tool,
+            &[&["--rw=randread", "--invalidate=0"][..], &timed].concat(),
+        );
+        assert_eq!(kept.0, 0, "{tool}: invalidate=0");
+    }
+}
+
 #[test]
 fn create_on_open_leaves_the_file_as_written() {
     let dir = tempdir();

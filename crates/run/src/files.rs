@@ -322,7 +322,14 @@ pub(crate) fn prepare(
             // fio turns invalidate off for pre_read: the cache is what it fills.
             file_setup::pre_read(spec, &target, plan.extent.offset, plan.extent.len)?;
         } else if spec.invalidate {
-            target.invalidate_cache(plan.extent.offset, plan.extent.len)?;
+            let (offset, len) = (plan.extent.offset, plan.extent.len);
+            if let Some(t) = trace {
+                if let Some(line) = crate::trace::cache_drop_line(target.kind(), &path, offset, len)
+                {
+                    t.io_line(format_args!("{line}"));
+                }
+            }
+            target.invalidate_cache(offset, len)?;
         }
         if spec.direct {
             let sizes = [

@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use ioscope_engine::Op;
+use ioscope_engine::{Op, TargetKind};
 use ioscope_stats::current_tid;
 
 /// Bytes a worker gathers before handing them to the stream.
@@ -77,6 +77,34 @@ impl Trace {
     }
 }
 
+impl Trace {
+    /// One `io` line written at once, from a thread that is no worker (the
+    /// main thread opening a job's files).
+    pub(crate) fn io_line(&self, text: fmt::Arguments<'_>) {
+        if self.io {
+            let mut line = String::new();
+            push_line(&mut line, "io", current_tid(), text);
+            self.write(line.as_bytes());
+        }
+    }
+}
+
+/// fio's `io` line for dropping the cached pages of a file (`offset`,
+/// `len`) or a block device; None for a target that has none to drop.
+pub(crate) fn cache_drop_line(
+    kind: TargetKind,
+    path: &Path,
+    offset: u64,
+    len: u64,
+) -> Option<String> {
+    let path = path.display();
+    match kind {
+        TargetKind::RegularFile => Some(format!("declare unneeded cache {path}: {offset}/{len}")),
+        TargetKind::BlockDevice => Some(format!("drop page cache {path}")),
+        _ => None,
+    }
+}
+
 fn push_line(out: &mut String, category: &str, tid: i32, text: fmt::Arguments<'_>) {
     // Writing to a String cannot fail.
     let _ = writeln!(out, "{category:<8} {tid:<5} {text}");
@@ -127,6 +155,12 @@ impl IoTrace {
                 ));
             }
         }
+    }
+
+    /// Another of fio's `io` lines, such as its cache drops'.
+    #[cold]
+    pub(crate) fn line(&mut self, text: fmt::Arguments<'_>) {
+        self.push(text);
     }
 
     fn push(&mut self, text: fmt::Arguments<'_>) {

@@ -279,6 +279,7 @@ fn run_inner(
             spec.file_handling.lockfile,
             files.iter().map(|f| f.path.as_path()),
         ),
+        files,
     };
     let stats = match open_queue(backend, &queue_config, &fds, io_loop) {
         Ok(Ok(stats)) => stats,

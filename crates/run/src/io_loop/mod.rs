@@ -23,9 +23,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use ioscope_engine::{Queue, QueueUser, Submitted};
 use ioscope_stats::{current_tid, Clock, HelperTracker, PuntTally, ThreadCpu};
-use ioscope_workload::{BufferFiller, Workload};
+use ioscope_workload::{BufferFiller, CacheDrop, Workload};
 
 use crate::file_lock::WorkerLocks;
+use crate::files::WorkerFile;
 use crate::progress::WorkerProgress;
 use crate::signal;
 use crate::start_gate::Ticket;
@@ -91,6 +92,8 @@ pub(crate) struct IoLoop<'a> {
     pub prio: Option<PerIoPrio>,
     /// `lockfile`: held from each I/O's preparation to its submission.
     pub locks: WorkerLocks,
+    /// The worker's files, whose cached pages `invalidate` drops.
+    pub files: &'a [WorkerFile],
 }
 
 impl QueueUser for IoLoop<'_> {
@@ -229,6 +232,9 @@ impl QueueUser for IoLoop<'_> {
                     ledger.verify.as_mut(),
                     cfg,
                 );
+                if let Some(drop) = self.workload.take_cache_drop() {
+                    drop_caches(self.files, drop, ledger.trace.as_mut());
+                }
                 let (req, work) = match next {
                     Next::Issue(req, work) => (req, work),
                     Next::Skip => {
@@ -535,6 +541,29 @@ impl IoLoop<'_> {
             ledger.stats.verify = Some(v.finish(stopped));
         }
         ledger.stats
+    }
+}
+
+/// Drops the cached pages of the files `drop` names, as fio's `invalidate`
+/// does when a pass reopens them and where a time-based pass starts a
+/// file over (fio's loop_cache_invalidate), with fio's `--debug=io` line.
+/// A failure is let pass, as fio lets it pass there.
+#[cold]
+#[inline(never)]
+fn drop_caches(files: &[WorkerFile], drop: CacheDrop, mut trace: Option<&mut IoTrace>) {
+    for (i, f) in files.iter().enumerate() {
+        if drop != CacheDrop::All && drop != CacheDrop::File(i as u32) {
+            continue;
+        }
+        let Some(target) = &f.target else { continue };
+        let (offset, len) = (f.extent.offset, f.extent.len);
+        let Some(line) = crate::trace::cache_drop_line(target.kind(), &f.path, offset, len) else {
+            continue;
+        };
+        if let Some(t) = trace.as_deref_mut() {
+            t.line(format_args!("{line}"));
+        }
+        let _ = target.invalidate_cache(offset, len);
     }
 }
 

@@ -31,6 +31,17 @@ pub struct FileExtent {
 }
 
 /// One I/O to issue.
+/// Whose cached pages fio drops as the workload moves on (its
+/// `invalidate`, at a file's reopen for a new pass and, within a
+/// time-based pass, where a file's offsets start over).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CacheDrop {
+    /// Every file: a new pass, for which fio reopens them.
+    All,
+    /// One file, by its index.
+    File(u32),
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IoUnit {
     pub dir: DataDir,
@@ -189,6 +200,14 @@ pub struct Workload {
     strided: Option<Strided>,
     /// `zonemode=zbd`: the files' zones and write pointers.
     zbd: Option<Zbd>,
+    /// `invalidate` (and no pre_read, which turns it off): fio drops a
+    /// file's cached pages when it reopens it for a new pass.
+    drops_at_pass: bool,
+    /// ... and, without O_DIRECT, where a time-based pass starts a file's
+    /// offsets over.
+    drops_in_pass: bool,
+    /// A drop due and not yet taken by [`Workload::take_cache_drop`].
+    cache_drop: Option<CacheDrop>,
 }
 
 impl Workload {
@@ -361,7 +380,29 @@ impl Workload {
             replay: None,
             strided,
             zbd,
+            drops_at_pass: spec.invalidate && !spec.file_handling.pre_read,
+            drops_in_pass: spec.invalidate && !spec.file_handling.pre_read && !spec.direct,
+            cache_drop: None,
         }
+    }
+
+    /// The cache drop the I/Os given since the last call call for, if any
+    /// (see [`CacheDrop`]); the caller drops the pages.
+    #[inline]
+    pub fn take_cache_drop(&mut self) -> Option<CacheDrop> {
+        self.cache_drop.take()
+    }
+
+    /// Records a drop: two different ones before the caller takes them
+    /// become one of every file.
+    /// (A function of the field alone, so that it can be called while a
+    /// file is borrowed.)
+    #[cold]
+    fn drop_cache(due: &mut Option<CacheDrop>, drop: CacheDrop) {
+        *due = match *due {
+            Some(d) if d != drop => Some(CacheDrop::All),
+            _ => Some(drop),
+        };
     }
 
     /// Sets up the zipf, pareto and normal distributions, whose seeds
@@ -539,6 +580,9 @@ impl Workload {
                 m.restart(self.randrepeat.then(|| s.mix.clone()));
             }
             self.pass_issued = 0;
+            if self.drops_at_pass {
+                Self::drop_cache(&mut self.cache_drop, CacheDrop::All);
+            }
         }
         more
     }
@@ -713,6 +757,9 @@ impl Workload {
         let file = &mut self.files[f];
         if self.time_based && single && file.last_pos[d] >= file.end() {
             file.last_pos[d] = file.start;
+            if self.drops_in_pass {
+                Self::drop_cache(&mut self.cache_drop, CacheDrop::File(f as u32));
+            }
         }
         if file.last_pos[d] >= file.real {
             return None;
@@ -760,6 +807,9 @@ impl Workload {
         }
         if self.time_based || self.service.nonuniform() {
             self.files[f].reset();
+            if self.drops_in_pass {
+                Self::drop_cache(&mut self.cache_drop, CacheDrop::File(f as u32));
+            }
             return self.rand_offset(f, d);
         }
         None
