@@ -390,7 +390,12 @@ impl Workload {
     /// (see [`CacheDrop`]); the caller drops the pages.
     #[inline]
     pub fn take_cache_drop(&mut self) -> Option<CacheDrop> {
-        self.cache_drop.take()
+        // Read first: nothing is written back for the I/Os that call for
+        // none.
+        match self.cache_drop {
+            None => None,
+            Some(_) => self.cache_drop.take(),
+        }
     }
 
     /// Records a drop: two different ones before the caller takes them
