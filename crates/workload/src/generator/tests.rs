@@ -469,3 +469,48 @@ fn odd_inputs_end_cleanly() {
     assert!(ios.iter().all(|io| io.file == 1));
     assert_eq!(ios.len(), 2);
 }
+
+/// The I/O numbers (from 1) whose choice called for a cache drop, and
+/// which drop, over the first `n` I/Os.
+fn drops(s: &JobSpec, n: usize) -> Vec<(usize, CacheDrop)> {
+    let mut w = Workload::new(s, &extents(s), 0);
+    let mut seen = Vec::new();
+    for i in 1..=n {
+        if w.next().is_none() {
+            break;
+        }
+        if let Some(d) = w.take_cache_drop() {
+            seen.push((i, d));
+        }
+    }
+    seen
+}
+
+#[test]
+fn cache_drops_come_where_fio_drops_the_cache() {
+    // 8 blocks: a timed random job starts the file over at the 9th I/O,
+    // the 17th...; a timed sequential one too.
+    let mut s = spec(RwKind::RandRead, 32 << 10, 4096);
+    s.time_based = true;
+    assert_eq!(
+        drops(&s, 20),
+        vec![(9, CacheDrop::File(0)), (17, CacheDrop::File(0))]
+    );
+    let mut seq = spec(RwKind::Read, 32 << 10, 4096);
+    seq.time_based = true;
+    assert_eq!(drops(&seq, 10), vec![(9, CacheDrop::File(0))]);
+    // O_DIRECT has no cache to drop there; invalidate=0 drops nothing.
+    s.direct = true;
+    assert_eq!(drops(&s, 20), vec![]);
+    s.direct = false;
+    s.invalidate = false;
+    assert_eq!(drops(&s, 20), vec![]);
+    // Loops: every file at each new pass, O_DIRECT or not.
+    let mut looped = spec(RwKind::RandRead, 32 << 10, 4096);
+    looped.loops = 3;
+    looped.direct = true;
+    assert_eq!(
+        drops(&looped, 30),
+        vec![(9, CacheDrop::All), (17, CacheDrop::All)]
+    );
+}
