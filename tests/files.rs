@@ -193,3 +193,87 @@ fn a_refused_later_phase_still_reports_the_phases_that_ran() {
         r.describe()
     );
 }
+
+/// Runs `tool` on a 64 KiB file `data` (laid out by the first loop, or
+/// already there) with `args`; returns the exit code, the job's error and
+/// bytes moved in `dir` ("read" or "write"), and the file's size and mode
+/// afterwards (None when it is gone).
+fn unlinking(
+    tool: &str,
+    args: &[&str],
+    dir: &str,
+    existing: bool,
+) -> (Option<i32>, u64, u64, Option<(u64, u32)>) {
+    let tmp = tempdir();
+    let path = tmp.path().join("data");
+    if existing {
+        std::fs::write(&path, vec![1u8; 64 << 10]).unwrap();
+    }
+    let run = common::Cmd::new(tool)
+        .args([
+            "--name=u",
+            "--filename=data",
+            "--size=64k",
+            "--ioengine=psync",
+        ])
+        .args(["--unlink_each_loop=1", "--output-format=json"])
+        .args(args)
+        .dir(tmp.path())
+        .run();
+    let (v, _) =
+        common::extract_json(&run.stdout).unwrap_or_else(|| panic!("no JSON: {}", run.describe()));
+    let j = job(&v, "u");
+    let after = std::fs::metadata(&path).ok().map(|m| {
+        (
+            m.len(),
+            std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o777,
+        )
+    });
+    (
+        run.status.code(),
+        u(j, "error"),
+        u(&j[dir], "io_bytes"),
+        after,
+    )
+}
+
+// unlink_each_loop: a writing job's next loop writes a new file (mode
+// 0600); a reading job's next loop finds none and fails with ENOENT after
+// its first, in fio 3.33 as in ioscope.
+#[test]
+fn unlink_each_loop_starts_each_loop_on_a_new_file_as_fio_does() {
+    ioscope_testutil::require!(ioscope_testutil::fio());
+    let bin = common::bin();
+    for tool in ["fio", bin.to_str().unwrap()] {
+        let written = unlinking(tool, &["--rw=write", "--loops=3"], "write", false);
+        assert_eq!(
+            written,
+            (Some(0), 0, 3 << 16, Some((64 << 10, 0o600))),
+            "{tool}: write"
+        );
+        let random = unlinking(tool, &["--rw=randwrite", "--loops=2"], "write", false);
+        assert_eq!(
+            random,
+            (Some(0), 0, 2 << 16, Some((64 << 10, 0o600))),
+            "{tool}: randwrite"
+        );
+        let read = unlinking(tool, &["--rw=read", "--loops=2"], "read", true);
+        assert_eq!(read, (Some(1), 2, 1 << 16, None), "{tool}: read");
+    }
+    // What ioscope cannot renew under the engine is refused, with why.
+    for (extra, why) in [
+        ("--ioengine=mmap", "mapping"),
+        ("--verify=crc32c", "verifies each loop"),
+    ] {
+        let dir = tempdir();
+        let run = ioscope(["--name=u", "--filename=data", "--size=64k", "--rw=write"])
+            .args(["--unlink_each_loop=1", "--loops=2", extra])
+            .dir(dir.path())
+            .run();
+        let stderr = run.assert_refused();
+        assert!(
+            stderr.contains("unlink_each_loop with ioengine=") && stderr.contains(why),
+            "{stderr}"
+        );
+    }
+}

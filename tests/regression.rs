@@ -288,7 +288,7 @@ fn engine_options_are_known_by_their_engine_in_any_order() {
 #[test]
 fn suggestions_name_only_options_ioscope_takes() {
     for (typo, refused) in [
-        ("unlink_each_loo", "'unlink_each_loop'"),
+        ("cgroup_weigh", "'cgroup_weight'"),
         ("block_error_percentile", "'block_error_percentiles'"),
     ] {
         let err = parse_only(&["--name=x", &format!("--{typo}=1")])

@@ -134,6 +134,9 @@ pub struct FileHandling {
     pub create_only: bool,
     /// `pre_read`: read the files' extents into the page cache first.
     pub pre_read: bool,
+    /// `unlink_each_loop`: the files are unlinked before each new loop
+    /// (and so created anew by a job that writes).
+    pub unlink_each_loop: bool,
     /// `allow_file_create`, default true: a missing file may be created.
     pub allow_file_create: bool,
     /// `file_append`: I/O starts at each file's current end.
@@ -193,6 +196,7 @@ impl FileHandling {
             create_fsync: false,
             create_only: false,
             pre_read: false,
+            unlink_each_loop: false,
             allow_file_create: false,
             file_append: false,
             overwrite: false,

@@ -24,7 +24,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "plid_select",
     "plids",
     "profile",
-    "unlink_each_loop",
 ];
 
 /// Options of fio versions newer than 3.33 (the one ioscope follows), with
@@ -44,10 +43,6 @@ pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
     ("cgroup", CGROUP),
     ("cgroup_weight", CGROUP),
     ("cgroup_nodelete", CGROUP),
-    (
-        "unlink_each_loop",
-        "ioscope opens and lays out a job's files once, before it starts, and runs its loops as one stream of I/Os; unlinking them and laying them out again between loops (fio's unlink_all_files at each new loop) is not done yet",
-    ),
     (
         "block_error_percentiles",
         "it records trim-block error histograms of flash wear-out tests, which ioscope does not collect",

@@ -718,11 +718,7 @@ fn engine_options_of_another_engine_are_refused() {
 
 #[test]
 fn the_rest_of_fios_options_are_refused_by_name() {
-    for option in [
-        "block_error_percentiles=1",
-        "unlink_each_loop=1",
-        "cgroup=g",
-    ] {
+    for option in ["block_error_percentiles=1", "profile=tiobench", "cgroup=g"] {
         let err = parse_text(&format!("[j]\n{option}\n")).unwrap_err().message;
         let name = option.split('=').next().unwrap_or_default();
         assert!(
@@ -788,9 +784,9 @@ fn errors_name_the_place_option_and_value() {
         err.ends_with("job.fio:2: unknown option 'iodepht' (did you mean 'iodepth'?)"),
         "{err}"
     );
-    let err = parse_text("[j]\nunlink_each_loop=1\n").unwrap_err().message;
+    let err = parse_text("[j]\ncgroup=g\n").unwrap_err().message;
     assert!(
-        err.contains("job.fio:2: fio option 'unlink_each_loop' is not supported by ioscope: ioscope opens and lays out"),
+        err.contains("job.fio:2: fio option 'cgroup' is not supported by ioscope: fio 3.33 creates the named blkio cgroup"),
         "{err}"
     );
     let err = parse_text("[j]\n\nbs=4q\n").unwrap_err().message;

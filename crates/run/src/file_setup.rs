@@ -8,14 +8,40 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use ioscope_engine::{Op, Preallocate, Target, TargetKind};
-use ioscope_job::{Fallocate, JobSpec, SizeSpec, SyncMode};
+use ioscope_engine::{Backend, Op, Preallocate, Target, TargetKind};
+use ioscope_job::{Fallocate, JobSpec, SizeSpec, SyncMode, VerifyMethod};
 
 use crate::error::RunError;
 use crate::io_loop::LoopStats;
 
 /// The refusals that need no target: what ioscope does not do of fio's
 /// file handling yet.
+/// `unlink_each_loop` needs what ioscope can renew under the queue: a
+/// descriptor (not a mapping, not a file registered with the ring) of a
+/// file the engine does I/O to, and no verify after the loops, since fio
+/// verifies each loop's writes before it unlinks them.
+pub(crate) fn check_unlink_each_loop(spec: &JobSpec, backend: Backend) -> Result<(), String> {
+    if !spec.file_handling.unlink_each_loop {
+        return Ok(());
+    }
+    let e = &spec.engine_options;
+    let why = if backend == Backend::Mmap {
+        "the job's mapping would keep the unlinked file"
+    } else if backend.uses_io_uring() && (e.registerfiles || e.sqthread_poll) {
+        "a file registered with the ring (registerfiles, sqthread_poll) would stay the unlinked one"
+    } else if backend.works_on_paths() {
+        "the engine works on paths, not on open files"
+    } else if spec.verify.method != VerifyMethod::None {
+        "fio verifies each loop's writes before it unlinks them; ioscope verifies once, after every loop"
+    } else {
+        return Ok(());
+    };
+    Err(format!(
+        "unlink_each_loop with ioengine={}: {why}",
+        spec.ioengine.name()
+    ))
+}
+
 pub(crate) fn check(spec: &JobSpec, carries: &dyn Fn(Op) -> bool) -> Result<(), String> {
     let fh = &spec.file_handling;
     if fh.fdatasync > 0 && !carries(Op::Fdatasync) {

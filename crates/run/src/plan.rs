@@ -377,6 +377,7 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
     // xnvme engine sends reads and writes alone).
     let carries = |op| backend.supports(op) && spec.ioengine.supports(op);
     crate::file_setup::check(spec, &carries)?;
+    crate::file_setup::check_unlink_each_loop(spec, backend)?;
     if spec.fsync > 0 && !carries(Op::Fsync) {
         return Err(format!(
             "fsync={} needs an engine that can flush; ioengine={} sends reads and writes only",

@@ -175,6 +175,17 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..FILES
     },
     OptionDef {
+        name: "unlink_each_loop",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Unlink created files after each loop in a job has completed",
+        apply: |s, v| {
+            s.spec.file_handling.unlink_each_loop = v.bool()?;
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
         name: "allow_mounted_write",
         kind: Kind::Bool,
         default: "0",

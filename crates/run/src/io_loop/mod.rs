@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use ioscope_engine::{Queue, QueueUser, Submitted};
 use ioscope_stats::{current_tid, Clock, HelperTracker, PuntTally, ThreadCpu};
-use ioscope_workload::{BufferFiller, CacheDrop, Workload};
+use ioscope_workload::{BufferFiller, Workload};
 
 use crate::file_lock::WorkerLocks;
 use crate::files::WorkerFile;
@@ -38,6 +38,7 @@ use crate::worker::WorkerOutcome;
 mod cmdprio;
 mod config;
 mod engine_timed;
+mod file_events;
 mod fill;
 mod iolog;
 mod latency_target;
@@ -51,6 +52,7 @@ mod syncs;
 pub(crate) use cmdprio::PerIoPrio;
 pub(crate) use config::{LoopConfig, Tracking};
 pub(crate) use engine_timed::EngineTimed;
+use file_events::Batches;
 use fill::{commit, dir_index, Fill, Next, Pace, Slot};
 pub(crate) use iolog::IologWriter;
 pub(crate) use latency_target::Params as LatencyTarget;
@@ -223,7 +225,7 @@ impl QueueUser for IoLoop<'_> {
                 .then(|| free.pop())
                 .flatten()
             {
-                let t_start = now;
+                let mut t_start = now;
                 let next = fill.next(
                     &mut q,
                     slot,
@@ -232,8 +234,31 @@ impl QueueUser for IoLoop<'_> {
                     ledger.verify.as_mut(),
                     cfg,
                 );
-                if let Some(drop) = self.workload.take_cache_drop() {
-                    drop_caches(self.files, drop, ledger.trace.as_mut());
+                if self.workload.file_events_due() {
+                    if self.workload.take_unlink() {
+                        let go_on = file_events::new_loop(
+                            &mut q,
+                            &mut ledger,
+                            Batches {
+                                pending: &mut pending,
+                                slots: &mut slots,
+                                free: &mut free,
+                                reaped: &mut reaped,
+                            },
+                            self.files,
+                            timing,
+                        )?;
+                        if !go_on {
+                            free.push(slot);
+                            break 'main;
+                        }
+                        // The I/O starts once its file is there.
+                        now = clock.now();
+                        t_start = now;
+                    }
+                    if let Some(drop) = self.workload.take_cache_drop() {
+                        file_events::drop_caches(self.files, drop, ledger.trace.as_mut());
+                    }
                 }
                 let (req, work) = match next {
                     Next::Issue(req, work) => (req, work),
@@ -541,29 +566,6 @@ impl IoLoop<'_> {
             ledger.stats.verify = Some(v.finish(stopped));
         }
         ledger.stats
-    }
-}
-
-/// Drops the cached pages of the files `drop` names, as fio's `invalidate`
-/// does when a pass reopens them and where a time-based pass starts a
-/// file over (fio's loop_cache_invalidate), with fio's `--debug=io` line.
-/// A failure is let pass, as fio lets it pass there.
-#[cold]
-#[inline(never)]
-fn drop_caches(files: &[WorkerFile], drop: CacheDrop, mut trace: Option<&mut IoTrace>) {
-    for (i, f) in files.iter().enumerate() {
-        if drop != CacheDrop::All && drop != CacheDrop::File(i as u32) {
-            continue;
-        }
-        let Some(target) = &f.target else { continue };
-        let (offset, len) = (f.extent.offset, f.extent.len);
-        let Some(line) = crate::trace::cache_drop_line(target.kind(), &f.path, offset, len) else {
-            continue;
-        };
-        if let Some(t) = trace.as_deref_mut() {
-            t.line(format_args!("{line}"));
-        }
-        let _ = target.invalidate_cache(offset, len);
     }
 }
 

@@ -208,6 +208,11 @@ pub struct Workload {
     drops_in_pass: bool,
     /// A drop due and not yet taken by [`Workload::take_cache_drop`].
     cache_drop: Option<CacheDrop>,
+    /// `unlink_each_loop`: fio unlinks the files before each new loop.
+    unlinks_at_pass: bool,
+    /// A new pass began whose files are to be unlinked first; not yet
+    /// taken by [`Workload::take_unlink`].
+    unlink_due: bool,
 }
 
 impl Workload {
@@ -383,19 +388,30 @@ impl Workload {
             drops_at_pass: spec.invalidate && !spec.file_handling.pre_read,
             drops_in_pass: spec.invalidate && !spec.file_handling.pre_read && !spec.direct,
             cache_drop: None,
+            unlinks_at_pass: spec.file_handling.unlink_each_loop,
+            unlink_due: false,
         }
+    }
+
+    /// Whether the I/Os given since the last look call for something done
+    /// to the files first: [`Workload::take_unlink`], then
+    /// [`Workload::take_cache_drop`].
+    #[inline]
+    pub fn file_events_due(&self) -> bool {
+        self.unlink_due || self.cache_drop.is_some()
+    }
+
+    /// Whether a new pass began whose files fio unlinks first
+    /// (`unlink_each_loop`): the caller lets every I/O of the pass before
+    /// complete, then unlinks them.
+    pub fn take_unlink(&mut self) -> bool {
+        std::mem::take(&mut self.unlink_due)
     }
 
     /// The cache drop the I/Os given since the last call call for, if any
     /// (see [`CacheDrop`]); the caller drops the pages.
-    #[inline]
     pub fn take_cache_drop(&mut self) -> Option<CacheDrop> {
-        // Read first: nothing is written back for the I/Os that call for
-        // none.
-        match self.cache_drop {
-            None => None,
-            Some(_) => self.cache_drop.take(),
-        }
+        self.cache_drop.take()
     }
 
     /// Records a drop: two different ones before the caller takes them
@@ -588,6 +604,7 @@ impl Workload {
             if self.drops_at_pass {
                 Self::drop_cache(&mut self.cache_drop, CacheDrop::All);
             }
+            self.unlink_due = self.unlinks_at_pass;
         }
         more
     }

@@ -479,8 +479,8 @@ fn drops(s: &JobSpec, n: usize) -> Vec<(usize, CacheDrop)> {
         if w.next().is_none() {
             break;
         }
-        if let Some(d) = w.take_cache_drop() {
-            seen.push((i, d));
+        if w.file_events_due() {
+            seen.extend(w.take_cache_drop().map(|d| (i, d)));
         }
     }
     seen
@@ -513,4 +513,26 @@ fn cache_drops_come_where_fio_drops_the_cache() {
         drops(&looped, 30),
         vec![(9, CacheDrop::All), (17, CacheDrop::All)]
     );
+}
+
+#[test]
+fn each_new_loop_is_told_when_its_files_are_unlinked_first() {
+    let mut s = spec(RwKind::Write, 32 << 10, 4096);
+    s.loops = 3;
+    s.file_handling.unlink_each_loop = true;
+    let mut w = Workload::new(&s, &extents(&s), 0);
+    let mut unlinked = Vec::new();
+    for i in 1..=30 {
+        if w.next().is_none() {
+            break;
+        }
+        if w.file_events_due() && w.take_unlink() {
+            unlinked.push(i);
+            // invalidate=1: the new loop drops every file's pages too.
+            assert_eq!(w.take_cache_drop(), Some(CacheDrop::All));
+        }
+    }
+    // 8 writes a loop: the 9th and the 17th open a new one.
+    assert_eq!(unlinked, vec![9, 17]);
+    assert!(!w.file_events_due());
 }
