@@ -19,7 +19,7 @@ mod verify;
 mod zones;
 
 pub use buffers::{BufferFiller, DedupePeers};
-pub use generator::{CacheDrop, DataDir, FileExtent, IoUnit, Workload};
+pub use generator::{CacheDrop, DataDir, FileEvents, FileExtent, IoUnit, Workload};
 pub use iolog::{Iolog, IologSummary, LoggedDir, LoggedIo, Replay};
 pub use layout::{plan_files, FilePlan};
 pub use rand::{fio_seeds, job_seeds, seed_slot, FioRand};

@@ -234,8 +234,8 @@ impl QueueUser for IoLoop<'_> {
                     ledger.verify.as_mut(),
                     cfg,
                 );
-                if self.workload.file_events_due() {
-                    if self.workload.take_unlink() {
+                if let Some(events) = self.workload.take_file_events() {
+                    if events.unlink {
                         let go_on = file_events::new_loop(
                             &mut q,
                             &mut ledger,
@@ -256,7 +256,7 @@ impl QueueUser for IoLoop<'_> {
                         now = clock.now();
                         t_start = now;
                     }
-                    if let Some(drop) = self.workload.take_cache_drop() {
+                    if let Some(drop) = events.drop {
                         file_events::drop_caches(self.files, drop, ledger.trace.as_mut());
                     }
                 }

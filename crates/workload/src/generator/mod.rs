@@ -30,7 +30,6 @@ pub struct FileExtent {
     pub len: u64,
 }
 
-/// One I/O to issue.
 /// Whose cached pages fio drops as the workload moves on (its
 /// `invalidate`, at a file's reopen for a new pass and, within a
 /// time-based pass, where a file's offsets start over).
@@ -42,6 +41,18 @@ pub enum CacheDrop {
     File(u32),
 }
 
+/// What the workload's last I/Os call for on the files before the next
+/// is issued, where fio does it (see [`Workload::take_file_events`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FileEvents {
+    /// `unlink_each_loop`: a new loop (pass) begins, whose files fio
+    /// unlinks first, once every I/O of the last has completed.
+    pub unlink: bool,
+    /// `invalidate`: whose cached pages to drop (after the unlink).
+    pub drop: Option<CacheDrop>,
+}
+
+/// One I/O to issue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IoUnit {
     pub dir: DataDir,
@@ -206,13 +217,10 @@ pub struct Workload {
     /// ... and, without O_DIRECT, where a time-based pass starts a file's
     /// offsets over.
     drops_in_pass: bool,
-    /// A drop due and not yet taken by [`Workload::take_cache_drop`].
-    cache_drop: Option<CacheDrop>,
     /// `unlink_each_loop`: fio unlinks the files before each new loop.
     unlinks_at_pass: bool,
-    /// A new pass began whose files are to be unlinked first; not yet
-    /// taken by [`Workload::take_unlink`].
-    unlink_due: bool,
+    /// What is due and not yet taken by [`Workload::take_file_events`].
+    events: Option<FileEvents>,
 }
 
 impl Workload {
@@ -387,31 +395,21 @@ impl Workload {
             zbd,
             drops_at_pass: spec.invalidate && !spec.file_handling.pre_read,
             drops_in_pass: spec.invalidate && !spec.file_handling.pre_read && !spec.direct,
-            cache_drop: None,
             unlinks_at_pass: spec.file_handling.unlink_each_loop,
-            unlink_due: false,
+            events: None,
         }
     }
 
-    /// Whether the I/Os given since the last look call for something done
-    /// to the files first: [`Workload::take_unlink`], then
-    /// [`Workload::take_cache_drop`].
+    /// What the I/Os given since the last call call for on the files
+    /// (see [`FileEvents`]), if anything; the caller does it.
     #[inline]
-    pub fn file_events_due(&self) -> bool {
-        self.unlink_due || self.cache_drop.is_some()
-    }
-
-    /// Whether a new pass began whose files fio unlinks first
-    /// (`unlink_each_loop`): the caller lets every I/O of the pass before
-    /// complete, then unlinks them.
-    pub fn take_unlink(&mut self) -> bool {
-        std::mem::take(&mut self.unlink_due)
-    }
-
-    /// The cache drop the I/Os given since the last call call for, if any
-    /// (see [`CacheDrop`]); the caller drops the pages.
-    pub fn take_cache_drop(&mut self) -> Option<CacheDrop> {
-        self.cache_drop.take()
+    pub fn take_file_events(&mut self) -> Option<FileEvents> {
+        // Read first: nothing is written back for the I/Os that call for
+        // nothing.
+        match self.events {
+            None => None,
+            Some(_) => self.events.take(),
+        }
     }
 
     /// Records a drop: two different ones before the caller takes them
@@ -419,8 +417,9 @@ impl Workload {
     /// (A function of the field alone, so that it can be called while a
     /// file is borrowed.)
     #[cold]
-    fn drop_cache(due: &mut Option<CacheDrop>, drop: CacheDrop) {
-        *due = match *due {
+    fn drop_cache(events: &mut Option<FileEvents>, drop: CacheDrop) {
+        let due = events.get_or_insert_with(FileEvents::default);
+        due.drop = match due.drop {
             Some(d) if d != drop => Some(CacheDrop::All),
             _ => Some(drop),
         };
@@ -602,9 +601,11 @@ impl Workload {
             }
             self.pass_issued = 0;
             if self.drops_at_pass {
-                Self::drop_cache(&mut self.cache_drop, CacheDrop::All);
+                Self::drop_cache(&mut self.events, CacheDrop::All);
             }
-            self.unlink_due = self.unlinks_at_pass;
+            if self.unlinks_at_pass {
+                self.events.get_or_insert_with(FileEvents::default).unlink = true;
+            }
         }
         more
     }
@@ -780,7 +781,7 @@ impl Workload {
         if self.time_based && single && file.last_pos[d] >= file.end() {
             file.last_pos[d] = file.start;
             if self.drops_in_pass {
-                Self::drop_cache(&mut self.cache_drop, CacheDrop::File(f as u32));
+                Self::drop_cache(&mut self.events, CacheDrop::File(f as u32));
             }
         }
         if file.last_pos[d] >= file.real {
@@ -830,7 +831,7 @@ impl Workload {
         if self.time_based || self.service.nonuniform() {
             self.files[f].reset();
             if self.drops_in_pass {
-                Self::drop_cache(&mut self.cache_drop, CacheDrop::File(f as u32));
+                Self::drop_cache(&mut self.events, CacheDrop::File(f as u32));
             }
             return self.rand_offset(f, d);
         }

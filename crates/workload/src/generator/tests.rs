@@ -479,8 +479,8 @@ fn drops(s: &JobSpec, n: usize) -> Vec<(usize, CacheDrop)> {
         if w.next().is_none() {
             break;
         }
-        if w.file_events_due() {
-            seen.extend(w.take_cache_drop().map(|d| (i, d)));
+        if let Some(events) = w.take_file_events() {
+            seen.extend(events.drop.map(|d| (i, d)));
         }
     }
     seen
@@ -526,13 +526,14 @@ fn each_new_loop_is_told_when_its_files_are_unlinked_first() {
         if w.next().is_none() {
             break;
         }
-        if w.file_events_due() && w.take_unlink() {
+        if let Some(events) = w.take_file_events() {
+            assert!(events.unlink, "{events:?}");
             unlinked.push(i);
             // invalidate=1: the new loop drops every file's pages too.
-            assert_eq!(w.take_cache_drop(), Some(CacheDrop::All));
+            assert_eq!(events.drop, Some(CacheDrop::All));
         }
     }
     // 8 writes a loop: the 9th and the 17th open a new one.
     assert_eq!(unlinked, vec![9, 17]);
-    assert!(!w.file_events_due());
+    assert_eq!(w.take_file_events(), None);
 }
