@@ -288,7 +288,7 @@ fn engine_options_are_known_by_their_engine_in_any_order() {
 #[test]
 fn suggestions_name_only_options_ioscope_takes() {
     for (typo, refused) in [
-        ("cgroup_weigh", "'cgroup_weight'"),
+        ("merge_blktrace_iter", "'merge_blktrace_iters'"),
         ("block_error_percentile", "'block_error_percentiles'"),
     ] {
         let err = parse_only(&["--name=x", &format!("--{typo}=1")])

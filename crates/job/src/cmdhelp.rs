@@ -154,7 +154,7 @@ mod tests {
             .unwrap_err()
             .message
             .contains("did you mean 'iodepth'"));
-        assert!(cmdhelp("cgroup")
+        assert!(cmdhelp("profile")
             .unwrap_err()
             .message
             .contains("not supported by ioscope: "));

@@ -8,9 +8,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "apptag",
     "apptag_mask",
     "block_error_percentiles",
-    "cgroup",
-    "cgroup_nodelete",
-    "cgroup_weight",
     "dataplacement",
     "fdp",
     "fdp_pli",
@@ -40,9 +37,6 @@ pub(crate) const NEWER_FIO_OPTIONS: &[(&str, &str)] = &[
 /// Why some of [`FIO_ONLY_OPTIONS`] are refused, where there is more to
 /// say than "not yet".
 pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
-    ("cgroup", CGROUP),
-    ("cgroup_weight", CGROUP),
-    ("cgroup_nodelete", CGROUP),
     (
         "block_error_percentiles",
         "it records trim-block error histograms of flash wear-out tests, which ioscope does not collect",
@@ -87,7 +81,6 @@ pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
     ),
 ];
 
-const CGROUP: &str = "fio 3.33 creates the named blkio cgroup and moves each job's process into it (cgroup v1: its pid into tasks and blkio.weight; v2: cgroup.procs, no weight); ioscope's jobs are threads of one process, which it does not create cgroups for or move yet";
 const FDP: &str =
     "it needs an NVMe namespace with flexible data placement, which ioscope does not drive";
 const BLKTRACE: &str =

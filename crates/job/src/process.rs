@@ -121,6 +121,14 @@ pub struct ProcessSpec {
     /// set (fio's -1).
     pub uid: Option<u32>,
     pub gid: Option<u32>,
+    /// `cgroup`: the group (under the blkio v1 or the cgroup2 hierarchy)
+    /// the job runs in, created if missing; None when not set.
+    pub cgroup: Option<String>,
+    /// `cgroup_weight`, 100..=1000: the group's blkio.weight; None when
+    /// not set (fio's 0).
+    pub cgroup_weight: Option<u32>,
+    /// `cgroup_nodelete`: a group this job created is left after the run.
+    pub cgroup_nodelete: bool,
 }
 
 impl ProcessSpec {
@@ -147,6 +155,9 @@ impl ProcessSpec {
             numa_mem_policy: None,
             uid: None,
             gid: None,
+            cgroup: None,
+            cgroup_weight: None,
+            cgroup_nodelete: false,
         }
     }
 }

@@ -718,7 +718,11 @@ fn engine_options_of_another_engine_are_refused() {
 
 #[test]
 fn the_rest_of_fios_options_are_refused_by_name() {
-    for option in ["block_error_percentiles=1", "profile=tiobench", "cgroup=g"] {
+    for option in [
+        "block_error_percentiles=1",
+        "profile=tiobench",
+        "merge_blktrace_file=t",
+    ] {
         let err = parse_text(&format!("[j]\n{option}\n")).unwrap_err().message;
         let name = option.split('=').next().unwrap_or_default();
         assert!(
@@ -784,9 +788,16 @@ fn errors_name_the_place_option_and_value() {
         err.ends_with("job.fio:2: unknown option 'iodepht' (did you mean 'iodepth'?)"),
         "{err}"
     );
-    let err = parse_text("[j]\ncgroup=g\n").unwrap_err().message;
+    let err = parse_text("[j]\nprofile=act\n").unwrap_err().message;
     assert!(
-        err.contains("job.fio:2: fio option 'cgroup' is not supported by ioscope: fio 3.33 creates the named blkio cgroup"),
+        err.contains(
+            "job.fio:2: fio option 'profile' is not supported by ioscope: fio's built-in tiobench"
+        ),
+        "{err}"
+    );
+    let err = parse_text("[j]\ncgroup_weight=99\n").unwrap_err().message;
+    assert!(
+        err.ends_with("job.fio:2: cgroup_weight=99: '99' is out of range 100..1000"),
         "{err}"
     );
     let err = parse_text("[j]\n\nbs=4q\n").unwrap_err().message;

@@ -12,6 +12,7 @@
 
 mod affinity;
 mod agg_bw;
+mod cgroup;
 mod collect;
 mod credentials;
 mod disks;

@@ -159,6 +159,8 @@ pub(crate) fn run_all(
     let mut aborted = None;
     // zonemode=zbd: a file's zones outlive the phase that cut them.
     let zone_book = ioscope_workload::ZoneBook::default();
+    // The cgroups the jobs create go when the run ends (fio's cgroup_kill).
+    let cgroups = crate::cgroup::Cgroups::default();
     let all_phases = phases(&parsed.jobs);
     'phases: for (k, phase) in all_phases.iter().enumerate() {
         if signal::interrupted() || stop.load(Ordering::Relaxed) {
@@ -247,6 +249,7 @@ pub(crate) fn run_all(
             flows: &flows,
             zones: &zone_book,
             file_locks: &file_locks,
+            cgroups: &cgroups,
         };
         let outcomes = std::thread::scope(|s| -> Result<Vec<_>, RunError> {
             let mut handles = Vec::with_capacity(workers.len());

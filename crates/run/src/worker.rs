@@ -66,6 +66,8 @@ pub(crate) struct Shared<'a> {
     pub zones: &'a ioscope_workload::ZoneBook,
     /// `lockfile`: the locks of the phase's files, by path.
     pub file_locks: &'a crate::file_lock::FileLocks,
+    /// `cgroup`: the groups of the run's jobs.
+    pub cgroups: &'a crate::cgroup::Cgroups,
 }
 
 /// Runs worker `id` of `spec` over `files`, as `plan` says, and leaves its
@@ -139,6 +141,12 @@ fn run_inner(
             message: None,
         };
     }
+    // fio places the job in its cgroup after the uid switch and before
+    // its nice value and prerun command; it leaves when this is dropped.
+    let _cgroup = match shared.cgroups.join(spec) {
+        Ok(member) => member,
+        Err((errno, m)) => return fail(errno, format!("{}: {m}", spec.name)),
+    };
     if let Err((errno, m)) =
         crate::numa::apply_mem_policy(spec).and_then(|()| crate::priority::apply(spec))
     {

@@ -464,13 +464,13 @@ mod tests {
         assert_eq!(name("iodepth_batch_submit"), Some("iodepth_batch"));
         assert_eq!(name("wait_for_previous"), Some("stonewall"));
         assert_eq!(name("timeout"), Some("runtime"));
-        assert!(find("cgroup").is_none());
+        assert!(find("profile").is_none());
     }
 
     #[test]
     fn unknown_names_get_a_suggestion_or_a_fio_note() {
-        assert!(not_an_option("cgroup")
-            .starts_with("fio option 'cgroup' is not supported by ioscope: "));
+        assert!(not_an_option("profile")
+            .starts_with("fio option 'profile' is not supported by ioscope: "));
         assert_eq!(
             not_an_option("iodepht"),
             "unknown option 'iodepht' (did you mean 'iodepth'?)"

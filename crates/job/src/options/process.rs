@@ -259,6 +259,36 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..PROCESS
     },
     OptionDef {
+        name: "cgroup",
+        help: "Add job to cgroup of this name",
+        apply: |s, v| {
+            s.spec.process.cgroup = text(v);
+            Ok(())
+        },
+        ..PROCESS
+    },
+    OptionDef {
+        name: "cgroup_nodelete",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Do not delete cgroups after job completion",
+        apply: |s, v| {
+            s.spec.process.cgroup_nodelete = v.bool()?;
+            Ok(())
+        },
+        ..PROCESS
+    },
+    OptionDef {
+        name: "cgroup_weight",
+        kind: Kind::Int,
+        help: "Use given weight for cgroup",
+        apply: |s, v| {
+            s.spec.process.cgroup_weight = Some(int_in(v, 100, 1000)? as u32);
+            Ok(())
+        },
+        ..PROCESS
+    },
+    OptionDef {
         name: "numa_cpu_nodes",
         help: "NUMA CPU nodes bind",
         apply: |s, v| {
