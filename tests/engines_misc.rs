@@ -1,6 +1,8 @@
 //! The smaller engines ported from fio — falloc, ftruncate, filecreate,
 //! filestat, filedelete, cpuio, exec, e4defrag — run beside fio on the same
-//! jobs, and the engines ioscope will not have refused with what they need.
+//! jobs, a newer fio's dircreate, dirstat and dirdelete (which Debian's fio
+//! 3.33 lacks) checked for what its source does, and the engines ioscope
+//! will not have refused with what they need.
 
 mod common;
 
@@ -97,6 +99,121 @@ fn file_engines_match_fio() {
             );
         }
     }
+}
+
+/// Without a size, fio's filecreate makes each file one smallest block
+/// (its get_file_size); with unlink=1 the files the file engines worked on
+/// are removed at the end.
+#[test]
+fn file_engines_size_and_unlink_as_fio_does() {
+    require!(ioscope_testutil::fio());
+    for (engine, extra) in [
+        ("filecreate", "--bs=2k"),
+        ("filecreate", "--unlink=1"),
+        ("filestat", "--unlink=1"),
+    ] {
+        let (fd, id) = (tempdir(), tempdir());
+        let mut opts = vec!["--name=j", "--nrfiles=4", extra];
+        let engine_opt = format!("--ioengine={engine}");
+        opts.push(&engine_opt);
+        if engine == "filestat" {
+            opts.push("--filesize=4k");
+        }
+        let (f, i) = both(fd.path(), id.path(), &opts);
+        let (fc, ic) = (counts(&f, "j", "read"), counts(&i, "j", "read"));
+        assert_eq!(ic, fc, "{engine} {extra}: (bytes, ios, clat N, lat N)");
+        assert_eq!(ic.2, 4, "{engine} {extra}: one sample per file");
+        assert_eq!(
+            names(id.path()),
+            names(fd.path()),
+            "{engine} {extra}: files left"
+        );
+        let left = names(id.path()).len();
+        assert_eq!(
+            left,
+            if extra == "--unlink=1" { 0 } else { 4 },
+            "{engine} {extra}"
+        );
+    }
+}
+
+/// dircreate, dirstat and dirdelete (fio 3.36's engines/fileoperations.c):
+/// mkdir with mode 0700, stat (stat_type), rmdir, each timed once per
+/// directory (clat only, as fio's file engines report); each directory
+/// one smallest block unless dirstat finds it larger; dirstat and dirdelete make their directories first; dircreate
+/// fails on one that exists; unlink=1 removes them.
+#[test]
+fn directory_engines_make_stat_and_remove_directories() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir();
+    let run = |engine: &str, extra: &[&str]| {
+        let mut args = vec![
+            "--name=d".to_string(),
+            format!("--ioengine={engine}"),
+            "--nrfiles=3".into(),
+            format!("--directory={}", dir.path().display()),
+            "--output-format=json".into(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        ioscope(args).run()
+    };
+    let modes = || -> Vec<(String, u32)> {
+        names(dir.path())
+            .into_iter()
+            .map(|n| {
+                let m = std::fs::metadata(dir.path().join(&n)).unwrap();
+                assert!(m.is_dir(), "{n} is not a directory");
+                (n, m.permissions().mode() & 0o777)
+            })
+            .collect()
+    };
+    let made: Vec<(String, u32)> = (0..3).map(|i| (format!("d.0.{i}"), 0o700)).collect();
+
+    let v = run("dircreate", &["--bs=1k"]).ok_json();
+    assert_eq!(
+        counts(&v, "d", "read"),
+        (3072, 3, 3, 0),
+        "dircreate: one 1k block each"
+    );
+    assert_eq!(modes(), made);
+    // The directories exist now: mkdir fails with EEXIST, as fio's open does.
+    let again = run("dircreate", &[]);
+    assert_eq!(again.status.code(), Some(1), "{}", again.describe());
+    assert_eq!(u(job(&again.json(), "d"), "error"), libc::EEXIST as u64);
+
+    for t in ["stat", "lstat", "statx"] {
+        let v = run("dirstat", &[&format!("--stat_type={t}")]).ok_json();
+        // Each directory is as large as stat says (4 KiB on ext4, where
+        // the tests run): one 4k request each.
+        let size = std::fs::metadata(dir.path().join("d.0.0")).unwrap().len();
+        assert_eq!(
+            counts(&v, "d", "read"),
+            (3 * size, 3 * size / 4096, 3, 0),
+            "dirstat {t}"
+        );
+    }
+    assert_eq!(modes(), made, "dirstat changes nothing");
+
+    let v = run("dirdelete", &[]).ok_json();
+    assert_eq!(counts(&v, "d", "read"), (3 * 4096, 3, 3, 0), "dirdelete");
+    assert!(
+        names(dir.path()).is_empty(),
+        "dirdelete left {:?}",
+        names(dir.path())
+    );
+
+    // dirdelete on nothing: its setup makes the directories it removes.
+    run("dirdelete", &[]).ok_json();
+    assert!(names(dir.path()).is_empty());
+    // dirstat on nothing: made, and kept unless unlink=1.
+    run("dirstat", &[]).ok_json();
+    assert_eq!(modes(), made);
+    run("dirstat", &["--unlink=1"]).ok_json();
+    assert!(
+        names(dir.path()).is_empty(),
+        "unlink=1 left {:?}",
+        names(dir.path())
+    );
 }
 
 /// filestat's stat_type picks the call; each is timed once per file.

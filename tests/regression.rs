@@ -992,3 +992,25 @@ fn a_time_based_buffered_job_drops_the_cache_at_every_pass() {
     assert!(ios > 512, "{ios} reads in a second");
     assert!(drops > ios / 256, "{drops} drops for {ios} reads");
 }
+
+// Before: filecreate without a size was refused ("you need to specify
+// size=") where fio makes each file one smallest block, and unlink=1 left
+// the files that filecreate and filestat had made, where fio removes them.
+#[test]
+fn filecreate_without_a_size_runs_and_unlink_removes_its_files() {
+    let dir = tempdir();
+    let run = ioscope([
+        "--name=c",
+        "--ioengine=filecreate",
+        "--nrfiles=2",
+        "--unlink=1",
+        "--output-format=json",
+    ])
+    .dir(dir.path())
+    .run();
+    let v = run.ok_json();
+    let read = &job(&v, "c")["read"];
+    assert_eq!((u(read, "total_ios"), u(read, "io_bytes")), (2, 2 * 4096));
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "unlink=1 left {left:?}");
+}

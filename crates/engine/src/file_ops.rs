@@ -1,14 +1,17 @@
 //! fio's file engines (its `engines/fileoperations.c`): `filecreate`,
 //! `filestat` and `filedelete` time one operation on each file — create
-//! (open with O_CREAT), stat, unlink — and move no data. As in fio, the
+//! (open with O_CREAT), stat, unlink — and move no data; a newer fio's
+//! `dircreate`, `dirstat` and `dirdelete` (3.36) do the same with
+//! directories — mkdir (mode 0700), stat, rmdir. As in fio, the
 //! operation happens when the job first turns to the file (fio's
 //! `open_file` hook), its latency is the job's completion latency, and
 //! the job's requests are counted (bytes and I/Os) but not timed: a
 //! request that finds its file done completes at once.
 //!
 //! The queue is built over the files' paths ([`QueueConfig::file_paths`]),
-//! not over descriptors: the caller must not create (filecreate) or open
-//! them. [`Queue::op_latency`] hands the caller each operation's time.
+//! not over descriptors: the caller must not create (filecreate,
+//! dircreate) or open them, and makes the directories dirstat and
+//! dirdelete work on (fio's `setup_dirs`: mkdir, mode 0700). [`Queue::op_latency`] hands the caller each operation's time.
 
 use std::ffi::CString;
 use std::io;
@@ -55,12 +58,33 @@ pub(crate) static FILEDELETE: EngineDesc = EngineDesc {
     ..FILECREATE
 };
 
+pub(crate) static DIRCREATE: EngineDesc = EngineDesc {
+    name: "dircreate",
+    help: "Times the creation (mkdir) of each directory; no I/O",
+    ..FILECREATE
+};
+
+pub(crate) static DIRSTAT: EngineDesc = EngineDesc {
+    name: "dirstat",
+    help: "Times a stat (stat_type) of each directory; no I/O",
+    options: &["stat_type"],
+    ..DIRCREATE
+};
+
+pub(crate) static DIRDELETE: EngineDesc = EngineDesc {
+    name: "dirdelete",
+    help: "Times the removal (rmdir) of each directory; no I/O",
+    ..DIRCREATE
+};
+
 /// The operation a [`FileOpQueue`] times.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum FileOp {
     Create,
     Stat(StatType),
     Delete,
+    Mkdir,
+    Rmdir,
 }
 
 pub(crate) fn open_create(
@@ -82,6 +106,20 @@ pub(crate) fn open_delete(
     _: &[std::os::fd::RawFd],
 ) -> Result<FileOpQueue, EngineError> {
     FileOpQueue::new(config, FileOp::Delete)
+}
+
+pub(crate) fn open_mkdir(
+    config: &QueueConfig,
+    _: &[std::os::fd::RawFd],
+) -> Result<FileOpQueue, EngineError> {
+    FileOpQueue::new(config, FileOp::Mkdir)
+}
+
+pub(crate) fn open_rmdir(
+    config: &QueueConfig,
+    _: &[std::os::fd::RawFd],
+) -> Result<FileOpQueue, EngineError> {
+    FileOpQueue::new(config, FileOp::Rmdir)
 }
 
 /// The queue of the file engines: each request completes in `submit`; the
@@ -155,6 +193,8 @@ impl FileOpQueue {
                     }
                 }
                 FileOp::Delete => libc::unlink(path.as_ptr()),
+                FileOp::Mkdir => libc::mkdir(path.as_ptr(), 0o700),
+                FileOp::Rmdir => libc::rmdir(path.as_ptr()),
             }
         };
         if r < 0 {

@@ -109,6 +109,12 @@ engines! {
         Filestat => crate::file_ops::FILESTAT, crate::file_ops::open_stat;
         /// Times the unlink of each file (fio `filedelete`).
         Filedelete => crate::file_ops::FILEDELETE, crate::file_ops::open_delete;
+        /// Times the creation of each directory (a newer fio's `dircreate`).
+        Dircreate => crate::file_ops::DIRCREATE, crate::file_ops::open_mkdir;
+        /// Times a stat of each directory (a newer fio's `dirstat`).
+        Dirstat => crate::file_ops::DIRSTAT, crate::file_ops::open_stat;
+        /// Times the removal of each directory (a newer fio's `dirdelete`).
+        Dirdelete => crate::file_ops::DIRDELETE, crate::file_ops::open_rmdir;
         /// Burns CPU at a given load (fio `cpuio`).
         Cpuio => crate::cpuio::CPUIO, crate::cpuio::open;
         /// Runs a program for the job's runtime (fio `exec`).
@@ -126,34 +132,12 @@ engines! {
     }
 }
 
-/// fio's engines (3.33 and later) that this crate does not have yet. Those
-/// it will not have, for want of a library or a device, are in
-/// [`crate::not_here`] with what they need.
-const FIO_ENGINES_NOT_HERE: &[&str] = &["dircreate", "dirstat", "dirdelete"];
-
 impl Backend {
-    /// Whether `name` is one of fio's engines that this crate does not
-    /// have (so a front end can say "not supported yet" rather than
-    /// "unknown").
-    pub fn fio_lacking(name: &str) -> bool {
-        FIO_ENGINES_NOT_HERE.contains(&name) || crate::not_here::why(name).is_some()
-    }
-
     /// What `ioengine=name` needs that ioscope lacks (a library, a device,
-    /// another system), as a sentence, for the engines ioscope will not have.
+    /// another system), as a sentence, for fio's engines that ioscope will
+    /// not have (so a front end can say why rather than "unknown").
     pub fn needs(name: &str) -> Option<String> {
         crate::not_here::why(name)
-    }
-
-    /// Why `ioengine=name` is refused, when it is one of fio's engines
-    /// this crate does not have: what it needs that ioscope lacks, or that
-    /// ioscope does not have it yet.
-    pub fn refusal(name: &str) -> Option<String> {
-        Backend::needs(name).or_else(|| {
-            FIO_ENGINES_NOT_HERE
-                .contains(&name)
-                .then(|| format!("ioengine={name} is not supported by ioscope yet"))
-        })
     }
 
     /// The engine `ioengine=name` names, if this crate has it.
@@ -180,7 +164,8 @@ impl Backend {
         self.desc().ring
     }
 
-    /// True for the file engines (filecreate, filestat, filedelete), which
+    /// True for the file and directory engines (filecreate, filestat,
+    /// filedelete, dircreate, dirstat, dirdelete), which
     /// take the files' paths ([`crate::QueueConfig::file_paths`]) and do
     /// their own operation on each: the caller neither creates nor opens
     /// the files, and times the operation ([`crate::Queue::op_latency`]),
@@ -189,6 +174,27 @@ impl Backend {
         matches!(
             self,
             Backend::Filecreate | Backend::Filestat | Backend::Filedelete
+        ) || self.works_on_directories()
+    }
+
+    /// True for the directory engines (dircreate, dirstat, dirdelete): the
+    /// job's "files" are directories, which dirstat and dirdelete need
+    /// made beforehand and `unlink` removes with rmdir.
+    pub fn works_on_directories(self) -> bool {
+        matches!(
+            self,
+            Backend::Dircreate | Backend::Dirstat | Backend::Dirdelete
+        )
+    }
+
+    /// True for the engines whose files fio sizes at the job's smallest
+    /// block whatever is on disk (the get_file_size of filecreate,
+    /// dircreate and dirdelete): one request each unless `size` or
+    /// `filesize` says more.
+    pub fn sizes_files_by_block(self) -> bool {
+        matches!(
+            self,
+            Backend::Filecreate | Backend::Dircreate | Backend::Dirdelete
         )
     }
 
@@ -246,9 +252,6 @@ mod tests {
             }
         }
         assert_eq!(Backend::from_name("no-such-engine"), None);
-        for name in FIO_ENGINES_NOT_HERE {
-            assert_eq!(Backend::from_name(name), None, "{name} is here after all");
-        }
     }
 
     #[test]

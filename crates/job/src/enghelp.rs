@@ -25,14 +25,11 @@ pub(crate) fn enghelp(arg: &str) -> Result<(String, bool), ParseError> {
         None => (arg, None),
     };
     let engine = Backend::from_name(name).ok_or_else(|| {
-        let why = if Backend::fio_lacking(name) {
-            "is one of fio's engines that ioscope does not have yet"
-        } else {
-            "is not an engine"
+        let why = match Backend::needs(name) {
+            Some(needs) => needs,
+            None => format!("'{name}' is not an engine"),
         };
-        ParseError::new(format!(
-            "--enghelp: '{name}' {why}; --enghelp lists the engines"
-        ))
+        ParseError::new(format!("--enghelp: {why}; --enghelp lists the engines"))
     })?;
     let names = engine.desc().options;
     if names.is_empty() {
@@ -106,6 +103,6 @@ mod tests {
         let e = enghelp("nosuch").unwrap_err().message;
         assert!(e.contains("'nosuch' is not an engine"), "{e}");
         let e = enghelp("rdma").unwrap_err().message;
-        assert!(e.contains("does not have yet"), "{e}");
+        assert!(e.contains("ioengine=rdma needs librdmacm"), "{e}");
     }
 }

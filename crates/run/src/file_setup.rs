@@ -161,6 +161,44 @@ pub(crate) fn layout(spec: &JobSpec, reads: bool) -> Layout {
 
 /// Refuses to make a missing file under `allow_file_create=0`, with fio's
 /// words.
+/// dirstat and dirdelete: the directories they work on are made first
+/// (fio's `setup_dirs`: mkdir, mode 0700, one that exists is kept).
+pub(crate) fn make_directories(
+    spec: &JobSpec,
+    paths: &[PathBuf],
+    trace: Option<&crate::Trace>,
+) -> Result<(), RunError> {
+    use std::os::unix::fs::DirBuilderExt;
+    for path in paths {
+        if let Some(t) = trace {
+            t.file_line(format_args!("setup directory {}", path.display()));
+        }
+        match std::fs::DirBuilder::new().mode(0o700).create(path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                return Err(RunError::job(
+                    &spec.name,
+                    format!("{}: cannot create the directory: {e}", path.display()),
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `unlink`: removes one of a job's files after its run, as fio's
+/// close_and_free_files does for its regular files: those it opened, those
+/// the file engines worked on (filecreate's included), and with rmdir the
+/// directory engines' directories. None where there is nothing to remove.
+pub(crate) fn unlink(backend: Backend, opened: bool, path: &Path) -> Option<std::io::Result<()>> {
+    let meta = std::fs::metadata(path).ok()?;
+    if backend.works_on_directories() {
+        return meta.is_dir().then(|| std::fs::remove_dir(path));
+    }
+    (meta.is_file() && (opened || backend.works_on_paths())).then(|| std::fs::remove_file(path))
+}
+
 pub(crate) fn may_create(spec: &JobSpec, path: &Path, exists: bool) -> Result<(), RunError> {
     if exists || spec.file_handling.allow_file_create {
         return Ok(());

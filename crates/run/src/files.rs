@@ -152,21 +152,39 @@ pub(crate) fn prepare(
             paths
         }
     };
+    if backend.works_on_directories() && backend != Backend::Dircreate {
+        file_setup::make_directories(spec, &paths, trace)?;
+    }
     let existing = paths
         .iter()
         .map(|p| {
             if let Some(t) = trace {
                 t.file_line(format_args!("get file size for {}", p.display()));
             }
-            existing_size(p)
+            match backend.works_on_directories() {
+                // fio takes a directory's size as stat gives it.
+                true => Ok(std::fs::metadata(p).ok().map(|m| m.len())),
+                false => existing_size(p),
+            }
         })
         .collect::<Result<Vec<_>, _>>()?;
+    // filecreate, dircreate, dirdelete: fio's get_file_size makes each
+    // file one smallest block, whatever is on disk.
+    let by_block;
+    let sizes = match backend.sizes_files_by_block() {
+        true => {
+            by_block = vec![Some(ioscope_workload::min_bs(spec)); paths.len()];
+            &by_block
+        }
+        false => &existing,
+    };
     let mut plans = match replay {
         // fio lays out nothing for a replay: the files are used as they
         // are, and one that does not exist is created empty.
         Some(_) => existing.iter().map(|&size| replay_plan(size)).collect(),
-        None => ioscope_workload::plan_files(spec, &existing)
-            .map_err(|m| RunError::job(&spec.name, m))?,
+        None => {
+            ioscope_workload::plan_files(spec, sizes).map_err(|m| RunError::job(&spec.name, m))?
+        }
     };
     for (path, size) in paths.iter().zip(&existing) {
         file_setup::may_create(spec, path, size.is_some())?;
@@ -203,10 +221,13 @@ pub(crate) fn prepare(
     // needs the data there, and a mapping needs the file at its full size.
     // The file engines open nothing: filecreate's files are made by its
     // own timed create (fio's FIO_DISKLESSIO), filestat's and
-    // filedelete's are laid out as for any job.
+    // filedelete's are laid out as for any job; the directory engines'
+    // are directories, made above or by dircreate itself.
     let on_paths = backend.works_on_paths();
-    let create_on_open =
-        replay.is_some() || (spec.create_on_open && !reads) || backend == Backend::Filecreate;
+    let create_on_open = replay.is_some()
+        || (spec.create_on_open && !reads)
+        || backend == Backend::Filecreate
+        || backend.works_on_directories();
     let mut laid_out = Vec::new();
     for (path, plan) in paths.iter().zip(&plans).filter(|_| !create_on_open) {
         if let Some(size) = plan.layout_size {

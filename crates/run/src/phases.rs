@@ -407,14 +407,14 @@ pub(crate) fn run_all(
                 }
             }
             if spec.unlink {
+                let backend = plan.jobs[j].backend;
                 for f in &files {
-                    if f.target.is_some() && f.path.is_file() {
-                        if let Err(e) = std::fs::remove_file(&f.path) {
-                            notices.push(Notice::UnlinkFailed {
-                                path: f.path.display().to_string(),
-                                error: e.to_string(),
-                            });
-                        }
+                    let opened = f.target.is_some();
+                    if let Some(Err(e)) = crate::file_setup::unlink(backend, opened, &f.path) {
+                        notices.push(Notice::UnlinkFailed {
+                            path: f.path.display().to_string(),
+                            error: e.to_string(),
+                        });
                     }
                 }
             }

@@ -114,7 +114,7 @@ pub fn plan_files(spec: &JobSpec, existing: &[Option<u64>]) -> Result<Vec<FilePl
 }
 
 /// fio's `td_min_bs`: the smallest block of the directions the job uses.
-fn min_bs(spec: &JobSpec) -> u64 {
+pub fn min_bs(spec: &JobSpec) -> u64 {
     match (spec.rw.kind.reads(), spec.rw.kind.writes()) {
         (true, false) => spec.bs.read.min(),
         (false, true) => spec.bs.write.min(),

@@ -183,7 +183,7 @@ fn the_registry_builds_it() {
     assert!(!b.is_sync() && !b.is_diskless() && !b.uses_io_uring());
     assert!(b.supports(Op::Trim) && b.supports(Op::Fsync));
     assert!(!b.supports(Op::WriteZeroes { deac: false }));
-    assert!(!Backend::fio_lacking("posixaio"));
+    assert!(Backend::needs("posixaio").is_none());
     let dir = tempfile::tempdir().unwrap();
     let t = open(&dir.path().join("f"), false);
     let name = open_queue(b, &config(1), &[t.fd()], Kind).unwrap();

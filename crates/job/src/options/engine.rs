@@ -559,7 +559,7 @@ pub(crate) fn engine(text: &str) -> Result<Backend, String> {
     if let Some(engine) = Backend::from_name(text) {
         return Ok(engine);
     }
-    if let Some(why) = Backend::refusal(text) {
+    if let Some(why) = Backend::needs(text) {
         return Err(why);
     }
     let known: Vec<&str> = Backend::ALL.iter().map(|b| b.name()).collect();

@@ -257,10 +257,8 @@ fn engines() {
     set(&mut s, "ioengine", "psync").unwrap();
     assert!(!s.spec.hipri, "a new engine starts from its own defaults");
     assert_eq!(s.spec.engine_options, EngineOptions::default());
-    assert_eq!(
-        set(&mut s, "ioengine", "dircreate").unwrap_err(),
-        "ioengine=dircreate is not supported by ioscope yet"
-    );
+    set(&mut s, "ioengine", "dircreate").unwrap();
+    assert_eq!(s.spec.ioengine, Backend::Dircreate);
     assert!(set(&mut s, "ioengine", "sg")
         .unwrap_err()
         .starts_with("ioengine=sg needs a SCSI generic device"));
