@@ -145,7 +145,7 @@ yet`; `ioscope --cmdhelp=NAME` says the same. The list lives in
 Engine options of other engines are refused too: a `pvsync2` job with
 `nowait` or `uncached` (which fio's pvsync2 takes) is refused as not
 supported yet; see the engines column above. The options of fio's engines
-that ioscope does not have (`program` of `exec`, `hostname` of `net`...)
+that ioscope does not have (`verb` of `rdma`, `sg_write_mode` of `sg`...)
 are refused naming their engine; they are listed in
 `crates/job/src/fio_only.rs` (`FIO_ENGINE_OPTIONS`).
 
