@@ -52,6 +52,9 @@ pub struct Args {
     /// `--debug=LIST`: what to trace.
     pub debug: crate::debug::Debug,
     pub parse_only: bool,
+    /// `--merge-blktrace-only`: write the jobs' merge_blktrace_file traces,
+    /// run nothing.
+    pub merge_only: bool,
     /// `--readonly`: refuse every job that writes or trims.
     pub readonly: bool,
     /// `--warnings-fatal`: a run with any notice fails.
@@ -69,7 +72,6 @@ const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
     "idle-prof",
     "trigger-remote",
     "crctest",
-    "merge-blktrace-only",
 ];
 
 /// Why some of them are refused, where there is more to say than "not yet".
@@ -110,6 +112,7 @@ Runs fio job files and fio-style command-line jobs.
   --eta-newline=TIME     start a new status line every TIME instead of
                          redrawing one
   --parse-only           check the job files and options, run nothing
+  --merge-blktrace-only  write each job's merge_blktrace_file, run nothing
   --readonly             refuse every job that writes or trims (a safety check)
   --warnings-fatal       fail (exit 1) when the run has any notice, and print
                          the notices on stderr as errors
@@ -165,6 +168,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
         trigger: ioscope_run::Trigger::default(),
         debug: crate::debug::Debug::default(),
         parse_only: false,
+        merge_only: false,
         readonly: false,
         warnings_fatal: false,
         job_input: ioscope_job::ParseInput::default(),
@@ -243,6 +247,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             }
             "section" => out.job_input.sections.push(value_of(name)?),
             "parse-only" => out.parse_only = true,
+            "merge-blktrace-only" => out.merge_only = true,
             "readonly" => out.readonly = true,
             "warnings-fatal" => out.warnings_fatal = true,
             "cmdhelp" => out.action = Action::CmdHelp(value.unwrap_or_else(|| "all".into())),
@@ -317,6 +322,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "alloc-size",
     "section",
     "parse-only",
+    "merge-blktrace-only",
     "readonly",
     "warnings-fatal",
     "cmdhelp",

@@ -110,8 +110,10 @@ fn run() -> anyhow::Result<ExitCode> {
         Vec::new()
     };
     // A run refuses before opening anything exactly what --parse-only does.
+    // Planning merges the traces of merge_blktrace_file, as fio's job setup
+    // does, so --merge-blktrace-only stops here too.
     let plan = ioscope_run::plan(&parsed, args.readonly)?;
-    if args.parse_only {
+    if args.parse_only || args.merge_only {
         return Ok(ExitCode::SUCCESS);
     }
     // fio's words and stream as it sets each job up (not under

@@ -430,3 +430,88 @@ fn a_truncated_blktrace_is_refused_naming_file_and_event() {
         "{err}"
     );
 }
+
+/// merge_blktrace_file: two traces (one of each byte order) interleaved by
+/// time, the second at merge_blktrace_scalars 50% and played twice
+/// (merge_blktrace_iters); the replay issues the merged order at the
+/// merged times. --merge-blktrace-only writes the file and runs nothing.
+/// fio 3.33 cannot be the reference: its merge reads nothing (see
+/// docs/logs.md).
+#[test]
+fn blktrace_traces_merge_by_time_scaled_and_repeated() {
+    let d = tempdir();
+    data_file(d.path(), "dev");
+    const MS: u64 = 1_000_000;
+    let read = blk::QUEUE | blk::READ;
+    let write = blk::QUEUE | blk::WRITE;
+    // a: reads at 1, 21 and 41 ms, with a process notify and completions.
+    let a: Vec<BlkEvent> = vec![
+        (100, 0, 0, blk::PROCESS, b"dd\0\0\0\0\0\0".to_vec()),
+        (MS, 8, 4096, read, Vec::new()),
+        (2 * MS, 8, 4096, blk::COMPLETE | blk::READ, Vec::new()),
+        (21 * MS, 16, 4096, read, Vec::new()),
+        (41 * MS, 24, 4096, read, Vec::new()),
+    ];
+    // b: writes at 10 and 30 ms; its last event, at 31 ms, is its length.
+    let b: Vec<BlkEvent> = vec![
+        (10 * MS, 100, 8192, write, Vec::new()),
+        (30 * MS, 108, 8192, write, vec![1, 2, 3, 4]),
+        (31 * MS, 108, 8192, blk::COMPLETE | blk::WRITE, Vec::new()),
+    ];
+    fs::write(d.path().join("a.bin"), blktrace(&a, false)).unwrap();
+    fs::write(d.path().join("b.bin"), blktrace(&b, true)).unwrap();
+    let opts = [
+        "--name=r",
+        "--read_iolog=a.bin:b.bin",
+        "--merge_blktrace_file=m.bin",
+        "--merge_blktrace_scalars=100:50",
+        "--merge_blktrace_iters=1:2",
+        "--replay_redirect=dev",
+        "--ioengine=psync",
+    ];
+
+    let only = ioscope(opts.iter().copied().chain(["--merge-blktrace-only"]))
+        .dir(d.path())
+        .run();
+    assert!(only.status.success(), "{}", only.describe());
+    assert_eq!((only.stdout.as_str(), only.stderr.as_str()), ("", ""));
+    // a's three reads and b's two writes twice, 48 bytes each.
+    assert_eq!(fs::metadata(d.path().join("m.bin")).unwrap().len(), 7 * 48);
+
+    let doc = ioscope_json(d.path(), &[&opts[..], &["--write_iolog=out.log"]].concat());
+    assert_eq!(moved(&doc).0, [(3, 3 * 4096), (4, 4 * 8192), (0, 0)]);
+    // b at half speed: 5 and 15 ms, then (10 + 31) / 2 and (30 + 31) / 2.
+    let order: Vec<String> = untimed(&fs::read_to_string(d.path().join("out.log")).unwrap())
+        .into_iter()
+        .filter(|l| l.contains(" read ") || l.contains(" write "))
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "dev read 4096 4096",   // a, 1 ms
+            "dev write 51200 8192", // b, 5 ms
+            "dev write 55296 8192", // b, 15 ms
+            "dev write 51200 8192", // b again, 20.5 ms
+            "dev read 8192 4096",   // a, 21 ms
+            "dev write 55296 8192", // b again, 30.5 ms
+            "dev read 12288 4096",  // a, 41 ms
+        ]
+    );
+    // Paced at the merged times: 40 ms from the first I/O to the last.
+    let runtime = u(&doc["jobs"][0], "job_runtime");
+    assert!(runtime >= 39, "job_runtime {runtime} ms");
+
+    // One value per trace, or none.
+    let run = ioscope(
+        opts.iter()
+            .copied()
+            .chain(["--merge_blktrace_iters=2", "--parse-only"]),
+    )
+    .dir(d.path())
+    .run();
+    let err = run.assert_refused();
+    assert!(
+        err.contains("merge_blktrace_iters has 1 values for the 2 traces of read_iolog"),
+        "{err}"
+    );
+}

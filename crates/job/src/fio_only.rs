@@ -13,9 +13,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "fdp_pli",
     "fdp_pli_select",
     "md_per_io_size",
-    "merge_blktrace_file",
-    "merge_blktrace_iters",
-    "merge_blktrace_scalars",
     "pi_act",
     "pi_chk",
     "plid_select",
@@ -51,9 +48,6 @@ pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
     ("fdp_pli_select", FDP),
     ("plids", FDP),
     ("plid_select", FDP),
-    ("merge_blktrace_file", BLKTRACE),
-    ("merge_blktrace_scalars", BLKTRACE),
-    ("merge_blktrace_iters", BLKTRACE),
     (
         "pi_act",
         "it needs a namespace formatted with protection information (nvme format --pi), \
@@ -83,8 +77,6 @@ pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
 
 const FDP: &str =
     "it needs an NVMe namespace with flexible data placement, which ioscope does not drive";
-const BLKTRACE: &str =
-    "ioscope replays fio's iologs, not blktrace files, so there are none to merge";
 
 /// The options of fio 3.33's engines that ioscope does not have (its
 /// `engines/*.c` option tables), with the engines that take each: a job

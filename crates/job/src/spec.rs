@@ -643,6 +643,16 @@ pub struct IologSpec {
     pub scale: u64,
     /// `replay_skip`: directions not replayed.
     pub skip: ReplaySkip,
+    /// `merge_blktrace_file`: the blktrace traces of `read` are merged into
+    /// this file before the run, and it is replayed in their place.
+    pub merge: Option<String>,
+    /// `merge_blktrace_scalars`: per trace of `read`, the percent its times
+    /// are scaled by in the merge (whole, as fio keeps it); empty for 100
+    /// each.
+    pub merge_scalars: Vec<u64>,
+    /// `merge_blktrace_iters`: per trace of `read`, how many times it is
+    /// played back to back in the merge; empty for once each.
+    pub merge_iters: Vec<u64>,
 }
 
 /// `replay_skip`'s set.

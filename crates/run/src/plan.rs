@@ -100,9 +100,16 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
     let backend = backend(spec);
     check(spec, backend)?;
     crate::pacing::check(spec)?;
-    let replays = spec
-        .iolog
-        .read
+    // fio merges the traces as it sets the job up, and replays the merged
+    // file in their place.
+    let logs = match &spec.iolog.merge {
+        Some(merged) => {
+            ioscope_workload::merge_blktraces(&spec.iolog)?;
+            std::slice::from_ref(merged)
+        }
+        None => &spec.iolog.read[..],
+    };
+    let replays = logs
         .iter()
         .map(|path| Iolog::load(path, &spec.iolog).map(Arc::new))
         .collect::<Result<Vec<_>, _>>()?;

@@ -13,20 +13,21 @@ use super::parse::{place, Pace};
 use super::{Iolog, LoggedDir, LoggedIo};
 
 /// `BLK_IO_TRACE_MAGIC`, in the top 24 bits of every event's first word.
-const MAGIC: u32 = 0x6561_7400;
+pub(super) const MAGIC: u32 = 0x6561_7400;
 /// `BLK_IO_TRACE_VERSION`, the low 8 bits; fio reads only this version.
 const VERSION: u32 = 0x07;
 /// `sizeof(struct blk_io_trace)`.
-const EVENT_LEN: usize = 48;
+pub(super) const EVENT_LEN: usize = 48;
 const SECTOR: u64 = 512;
 
 /// `__BLK_TA_QUEUE`, the low 16 bits of a queue event's action.
-const TA_QUEUE: u32 = 1;
+pub(super) const TA_QUEUE: u32 = 1;
 /// The trace categories (`BLK_TC_*`), shifted into the action's top half.
-const TC_WRITE: u32 = 1 << (1 + 16);
+pub(super) const TC_READ: u32 = 1 << 16;
+pub(super) const TC_WRITE: u32 = 1 << (1 + 16);
 const TC_FLUSH: u32 = 1 << (2 + 16);
 const TC_NOTIFY: u32 = 1 << (10 + 16);
-const TC_DISCARD: u32 = 1 << (13 + 16);
+pub(super) const TC_DISCARD: u32 = 1 << (13 + 16);
 
 /// fio's `is_blktrace`: the magic of a trace's first event, in either
 /// byte order.
@@ -35,7 +36,7 @@ pub(super) fn is_blktrace(data: &[u8]) -> bool {
 }
 
 /// The trace's byte order (true for big-endian), from its first event.
-fn order(data: &[u8]) -> Option<bool> {
+pub(super) fn order(data: &[u8]) -> Option<bool> {
     let word: [u8; 4] = data.get(..4)?.try_into().ok()?;
     [false, true]
         .into_iter()

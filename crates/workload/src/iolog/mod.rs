@@ -8,14 +8,17 @@
 //! log started before each line. fio 3.33 writes version 3. fio's version 1
 //! (no version line) is refused, as fio refuses it. A blktrace binary
 //! trace (recognised by its magic, as fio does) is replayed too: its
-//! queue events are the I/Os.
+//! queue events are the I/Os, and several traces can be merged into one
+//! first (`merge_blktrace_file`).
 
 mod blktrace;
+mod merge;
 mod parse;
 mod replay;
 
 use ioscope_job::IologSpec;
 
+pub use merge::merge_blktraces;
 pub use replay::Replay;
 
 /// What one logged I/O does.
