@@ -150,8 +150,16 @@ fn per_io_logs_have_fios_files_columns_units_and_counts() {
         assert_eq!(lat[4], clat[4], "the same I/O, line by line");
     }
     // Bandwidth per I/O: bytes over its completion latency, KiB/s-sized:
-    // 4 KiB in under a millisecond is above 4 MB/s.
-    assert!(ours["p_bw.1.log"].iter().all(|l| l[1] >= 4_000));
+    // 4 KiB in under a millisecond is above 4 MB/s. A thread descheduled
+    // between submission and completion on a loaded machine (CI saw it)
+    // stretches a few of them; a wrong unit would move them all.
+    let bw = &ours["p_bw.1.log"];
+    let fast = bw.iter().filter(|l| l[1] >= 4_000).count();
+    assert!(
+        fast * 10 >= bw.len() * 9,
+        "{fast} of {} above 4 MB/s",
+        bw.len()
+    );
     // Every offset of the run is logged once per direction's I/O.
     let ios: u64 = our_json["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
     let reads = ours["p_clat.1.log"].iter().filter(|l| l[2] == 0).count();
@@ -247,8 +255,9 @@ fn averaged_logs_have_one_line_per_window_and_direction() {
                     "{tool} {name}: {n} lines for dir {dir}"
                 );
             }
-            if name.contains("bw") || name.contains("iops") {
-                // Sampled by the interval: times on its boundaries.
+            if tool == "ioscope" && (name.contains("bw") || name.contains("iops")) {
+                // Sampled by the interval: times on its boundaries (fio's
+                // helper thread wakes late on a loaded machine: CI saw 259).
                 for l in lines {
                     assert!(l[0] % 250 <= 5 || l[0] % 250 >= 245, "{tool} {name}: {l:?}");
                 }
@@ -694,12 +703,13 @@ fn log_times_start_when_the_ramp_ends_as_fios_do() {
                 .unwrap_or_else(|| panic!("{tool} {name}: empty"))[0];
             let last = lines.last().unwrap()[0];
             // The first window ends 250 ms after the ramp, the last by the
-            // end of the 1 s measured.
-            assert!(
-                (245..=300).contains(&first),
-                "{tool} {name}: first at {first}"
-            );
-            assert!(last <= 1100, "{tool} {name}: last at {last}");
+            // end of the 1 s measured. fio's helper thread may wake late
+            // on a loaded machine (CI saw 478): for it, that the times
+            // start over at the ramp's end (not at 1250) is what is checked.
+            let window = if tool == "fio" { 245..=999 } else { 245..=300 };
+            assert!(window.contains(&first), "{tool} {name}: first at {first}");
+            let end = if tool == "fio" { 2000 } else { 1100 };
+            assert!(last <= end, "{tool} {name}: last at {last}");
         }
     }
 }

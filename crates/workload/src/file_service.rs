@@ -92,7 +92,10 @@ impl FileService {
         }
         if let Some(f) = self.current {
             if self.open[f] {
-                if self.kind == FileServiceKind::Sequential {
+                // With one file every service chooses it; what a random or
+                // non-uniform service would draw feeds only its own
+                // generator, which chooses nothing else.
+                if n == 1 || self.kind == FileServiceKind::Sequential {
                     return Some(f);
                 }
                 if self.left > 0 {
