@@ -117,6 +117,7 @@ Runs fio job files and fio-style command-line jobs.
   --warnings-fatal       fail (exit 1) when the run has any notice, and print
                          the notices on stderr as errors
   --section=NAME         run only job section NAME (may be repeated)
+  --profile=tiobench     add fio's tiobench profile's four jobs after the others
   --showcmd              print each job file as one fio command line, run
                          nothing
   --debug=LIST           fio's debug output; ioscope shows `file`, `io` and
@@ -246,6 +247,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
                 }
             }
             "section" => out.job_input.sections.push(value_of(name)?),
+            "profile" => out.job_input.profile = Some(value_of(name)?),
             "parse-only" => out.parse_only = true,
             "merge-blktrace-only" => out.merge_only = true,
             "readonly" => out.readonly = true,
@@ -323,6 +325,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "section",
     "parse-only",
     "merge-blktrace-only",
+    "profile",
     "readonly",
     "warnings-fatal",
     "cmdhelp",

@@ -376,9 +376,9 @@ fn bwavgtime_and_iopsavgtime_set_the_sampling_intervals() {
 fn refused_general_options_say_why() {
     for (opt, why) in [
         ("--fdp=1", "flexible data placement"),
-        ("--profile=tiobench", "tiobench"),
+        ("--profile=act", "act profile"),
         ("--block_error_percentiles=1", "trim"),
-        ("--merge_blktrace_file=x", "blktrace"),
+        ("--pi_act=1", "protection information"),
         ("--mem=cudamalloc", "CUDA"),
     ] {
         let r = ioscope([

@@ -432,3 +432,53 @@ fn a_trigger_stops_the_jobs_then_runs_its_command() {
     assert!(d.path().join("local-v-0-verify.state").is_file());
     assert!(start.elapsed().as_secs() < 30);
 }
+
+/// --profile=tiobench adds fio's four tiobench jobs (checked by hand
+/// against fio 3.33's JSON: the same jobs, groups, files and bytes; a run
+/// is not repeated here because its size is 4 KiB per MiB of the
+/// machine's memory); act is refused with its reason, an unknown profile
+/// by name; the profiles' own options and `profile=` are taken by any job
+/// and change nothing, as in fio.
+#[test]
+fn profiles_are_added_refused_or_taken_as_fio_does() {
+    let d = tempdir();
+    let run = ioscope(["--profile=tiobench", "--parse-only"])
+        .dir(d.path())
+        .run();
+    run.assert_ok();
+    assert_eq!((run.stdout.as_str(), run.stderr.as_str()), ("", ""));
+    let e = ioscope(["--profile=act", "--parse-only"])
+        .run()
+        .assert_refused()
+        .to_string();
+    assert!(
+        e.contains("--profile=act is not supported by ioscope: fio's act profile"),
+        "{e}"
+    );
+    let e = ioscope(["--profile=nosuch", "--parse-only"])
+        .run()
+        .assert_refused()
+        .to_string();
+    assert!(e.contains("--profile=nosuch: no such profile"), "{e}");
+
+    // On the command line --profile is always the program option; in a
+    // job file profile= is the job option.
+    let job = write_file(d.path(), "p.fio", "[p]\nprofile=act\n");
+    let run = ioscope([
+        job.to_str().unwrap(),
+        "--ioengine=null",
+        "--size=64k",
+        "--dir=/nonexistent",
+        "--block=8192",
+        "--numruns=3",
+        "--threads=2",
+        "--device-names=/dev/nonexistent",
+        "--load=2",
+        "--test-duration=1h",
+        "--prep",
+        "--output-format=json",
+    ])
+    .run();
+    let v = run.ok_json();
+    assert_eq!(v["jobs"][0]["read"]["io_bytes"].as_u64(), Some(64 * 1024));
+}

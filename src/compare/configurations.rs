@@ -54,6 +54,7 @@ fn from_sections(args: &Args) -> anyhow::Result<Vec<Configuration>> {
         job_files: args.job_files.clone(),
         cli_options: args.job_options.clone(),
         sections: vec![],
+        profile: None,
     })?;
     let names: Vec<String> = all.jobs.iter().map(|j| j.name.clone()).collect();
     let chosen = if args.sections.is_empty() {
@@ -76,6 +77,7 @@ fn from_sections(args: &Args) -> anyhow::Result<Vec<Configuration>> {
                 job_files: args.job_files.clone(),
                 cli_options: args.job_options.clone(),
                 sections: vec![name.clone()],
+                profile: None,
             },
             name,
             options: vec![],
@@ -142,6 +144,7 @@ fn from_vs(args: &Args) -> anyhow::Result<Vec<Configuration>> {
                     job_files: vec![],
                     cli_options,
                     sections: vec![],
+                    profile: None,
                 },
             })
         })

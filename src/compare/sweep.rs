@@ -38,6 +38,7 @@ pub fn run(args: &Args) -> anyhow::Result<Sweep> {
                 job_files: args.job_files.clone(),
                 cli_options,
                 sections: vec![],
+                profile: None,
             };
             Job::prepare(label(point), &input)
         })

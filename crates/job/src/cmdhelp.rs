@@ -154,7 +154,7 @@ mod tests {
             .unwrap_err()
             .message
             .contains("did you mean 'iodepth'"));
-        assert!(cmdhelp("profile")
+        assert!(cmdhelp("fdp")
             .unwrap_err()
             .message
             .contains("not supported by ioscope: "));

@@ -17,7 +17,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "pi_chk",
     "plid_select",
     "plids",
-    "profile",
 ];
 
 /// Options of fio versions newer than 3.33 (the one ioscope follows), with
@@ -37,10 +36,6 @@ pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
     (
         "block_error_percentiles",
         "it records trim-block error histograms of flash wear-out tests, which ioscope does not collect",
-    ),
-    (
-        "profile",
-        "fio's built-in tiobench and act profiles are not in ioscope; write their jobs in a job file",
     ),
     ("fdp", FDP),
     ("dataplacement", FDP),

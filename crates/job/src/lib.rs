@@ -80,6 +80,7 @@ mod pacing;
 mod pattern;
 mod placement;
 mod process;
+mod profile;
 mod settings;
 mod spec;
 mod values;
@@ -112,6 +113,8 @@ pub struct ParseInput {
     pub cli_options: Vec<String>,
     /// `--section=NAME` filters: when not empty, only these job sections run.
     pub sections: Vec<String>,
+    /// `--profile=NAME`: a built-in profile's jobs, added after the others.
+    pub profile: Option<String>,
 }
 
 /// The parsed jobs and the global options as written (for the JSON echo).
@@ -140,9 +143,10 @@ impl JobSpec {
 /// Parses job files and command-line jobs into job specifications.
 pub fn parse(input: &ParseInput) -> Result<Parsed, ParseError> {
     let env = |name: &str| std::env::var(name).ok();
+    let keywords = expand::Keywords::of_this_machine();
     let subs = ini::Substitutions {
         env: &env,
-        keywords: expand::Keywords::of_this_machine(),
+        keywords,
     };
     let mut builder = jobs::Builder::new(&input.sections);
     builder.add_sections(&cmdline::sections(&input.cli_options)?, true, false)?;
@@ -151,6 +155,10 @@ pub fn parse(input: &ParseInput) -> Result<Parsed, ParseError> {
             builder.reset_defaults();
         }
         builder.add_sections(&ini::read(path, &subs)?, false, i > 0)?;
+    }
+    if let Some(name) = &input.profile {
+        let options = profile::options(name, keywords.mb_memory)?;
+        builder.add_sections(&cmdline::sections(&options)?, true, false)?;
     }
     builder.finish()
 }

@@ -718,7 +718,7 @@ fn engine_options_of_another_engine_are_refused() {
 
 #[test]
 fn the_rest_of_fios_options_are_refused_by_name() {
-    for option in ["block_error_percentiles=1", "profile=tiobench"] {
+    for option in ["block_error_percentiles=1", "pi_act=1"] {
         let err = parse_text(&format!("[j]\n{option}\n")).unwrap_err().message;
         let name = option.split('=').next().unwrap_or_default();
         assert!(
@@ -784,11 +784,9 @@ fn errors_name_the_place_option_and_value() {
         err.ends_with("job.fio:2: unknown option 'iodepht' (did you mean 'iodepth'?)"),
         "{err}"
     );
-    let err = parse_text("[j]\nprofile=act\n").unwrap_err().message;
+    let err = parse_text("[j]\nfdp=1\n").unwrap_err().message;
     assert!(
-        err.contains(
-            "job.fio:2: fio option 'profile' is not supported by ioscope: fio's built-in tiobench"
-        ),
+        err.contains("job.fio:2: fio option 'fdp' is not supported by ioscope: it needs an NVMe"),
         "{err}"
     );
     let err = parse_text("[j]\ncgroup_weight=99\n").unwrap_err().message;
@@ -935,4 +933,27 @@ fn repeated_options_echo_once_with_the_last_value() {
         job.options,
         opts(&[("bs", "8k"), ("rw", "write"), ("norandommap", "")])
     );
+}
+
+#[test]
+fn the_tiobench_profile_adds_fios_four_jobs_after_the_others() {
+    let parsed = parse(&ParseInput {
+        cli_options: cli(&["--name=mine", "--size=1m", "--dir=/ignored", "--threads=4"]),
+        profile: Some("tiobench".into()),
+        ..ParseInput::default()
+    })
+    .unwrap();
+    let names: Vec<&str> = parsed.jobs.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(
+        names,
+        ["mine", "seqwrite", "randwrite", "seqread", "randread"]
+    );
+    let seqwrite = &parsed.jobs[1];
+    assert_eq!(seqwrite.filenames.len(), 4);
+    assert!(seqwrite.direct, "buffered=0");
+    // As in fio, the profile's own options change none of its jobs.
+    assert_eq!(parsed.jobs[4].numjobs, 1);
+    // A job's profile= is taken and changes nothing.
+    let job = &parse_text("[j]\nprofile=tiobench\nsize=1m\n").unwrap().jobs[0];
+    assert_eq!(job.size, Some(SizeSpec::Bytes(1 << 20)));
 }

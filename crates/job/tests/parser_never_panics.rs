@@ -225,6 +225,7 @@ fn the_parser_never_panics() {
             job_files: vec![job.clone()],
             cli_options: (0..rng.below(4)).map(|_| cli_option(&mut rng)).collect(),
             sections: Vec::new(),
+            profile: None,
         };
         let outcome = std::panic::catch_unwind(|| parse(&input).map(|_| ()));
         assert!(

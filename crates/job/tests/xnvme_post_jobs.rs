@@ -23,6 +23,7 @@ fn jobs(name: &str, cli: &[&str]) -> Vec<JobSpec> {
             .iter()
             .map(|s| s.trim_start_matches("--section=").to_string())
             .collect(),
+        profile: None,
     })
     .unwrap_or_else(|e| panic!("{name}: {}", e.message))
     .jobs

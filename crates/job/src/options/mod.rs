@@ -30,6 +30,7 @@ mod net;
 mod pacing;
 mod placement;
 mod process;
+mod profiles;
 mod random;
 mod reporting;
 mod syncs;
@@ -323,6 +324,7 @@ const PARTS: &[&[OptionDef]] = &[
     iolog::OPTIONS,
     syncs::OPTIONS,
     zones::OPTIONS,
+    profiles::OPTIONS,
 ];
 
 static ALL: [OptionDef; count(PARTS)] = concat(PARTS);
@@ -464,13 +466,12 @@ mod tests {
         assert_eq!(name("iodepth_batch_submit"), Some("iodepth_batch"));
         assert_eq!(name("wait_for_previous"), Some("stonewall"));
         assert_eq!(name("timeout"), Some("runtime"));
-        assert!(find("profile").is_none());
+        assert!(find("fdp").is_none());
     }
 
     #[test]
     fn unknown_names_get_a_suggestion_or_a_fio_note() {
-        assert!(not_an_option("profile")
-            .starts_with("fio option 'profile' is not supported by ioscope: "));
+        assert!(not_an_option("fdp").starts_with("fio option 'fdp' is not supported by ioscope: "));
         assert_eq!(
             not_an_option("iodepht"),
             "unknown option 'iodepht' (did you mean 'iodepth'?)"

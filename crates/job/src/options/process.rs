@@ -141,16 +141,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..CONTROL
     },
     OptionDef {
-        // fio's tiobench profile registers `threads` among every job's
-        // options; outside `profile=tiobench` (which ioscope refuses) it
-        // changes nothing in fio either, and fio's own examples set it.
-        name: "threads",
-        kind: Kind::Int,
-        help: "Number of Threads (tiobench profile; no effect otherwise)",
-        apply: |_, v| v.uint(0).map(drop),
-        ..CONTROL
-    },
-    OptionDef {
         name: "steadystate",
         aliases: &["ss"],
         kind: Kind::Choice(SS_VALUES),
