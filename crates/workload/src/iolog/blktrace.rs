@@ -52,12 +52,12 @@ fn word_of(b: [u8; 4], big: bool) -> u32 {
 }
 
 /// The fields of `struct blk_io_trace` that a replay reads.
-struct Event {
+pub(super) struct Event {
     magic: u32,
-    time_ns: u64,
+    pub time_ns: u64,
     sector: u64,
     bytes: u32,
-    action: u32,
+    pub action: u32,
     device: u32,
     pdu_len: u16,
 }
@@ -86,6 +86,68 @@ impl Event {
     }
 }
 
+/// One event of a trace: its number (from 1), the byte it starts at, its
+/// header as stored and its fields.
+pub(super) struct Raw {
+    pub n: usize,
+    pub start: usize,
+    pub head: [u8; EVENT_LEN],
+    pub event: Event,
+}
+
+/// The events of a trace in byte order `big`, each checked for its magic
+/// and version and for its payload lying within the trace; an error names
+/// the event and its byte.
+pub(super) fn events(data: &[u8], big: bool) -> impl Iterator<Item = Result<Raw, String>> + '_ {
+    let mut at = 0usize;
+    let mut n = 0usize;
+    std::iter::from_fn(move || {
+        if at >= data.len() {
+            return None;
+        }
+        n += 1;
+        let start = at;
+        let here = |m: String| format!("event {n} (byte {start}): {m}");
+        let Some(head) = data
+            .get(start..start + EVENT_LEN)
+            .and_then(|h| <[u8; EVENT_LEN]>::try_from(h).ok())
+        else {
+            at = data.len();
+            return Some(Err(here(format!(
+                "the trace ends inside it ({} of its {EVENT_LEN} bytes)",
+                data.len() - start
+            ))));
+        };
+        let e = Event::read(&head, big);
+        let bad = if e.magic & 0xffff_ff00 != MAGIC {
+            Some(format!("bad magic {:#010x}", e.magic))
+        } else if e.magic & 0xff != VERSION {
+            Some(format!(
+                "blktrace version {}, expected {VERSION}",
+                e.magic & 0xff
+            ))
+        } else if start + EVENT_LEN + usize::from(e.pdu_len) > data.len() {
+            Some(format!(
+                "the trace ends inside its {} bytes of data",
+                e.pdu_len
+            ))
+        } else {
+            None
+        };
+        if let Some(m) = bad {
+            at = data.len();
+            return Some(Err(here(m)));
+        }
+        at = start + EVENT_LEN + usize::from(e.pdu_len);
+        Some(Ok(Raw {
+            n,
+            start,
+            head,
+            event: e,
+        }))
+    })
+}
+
 /// Finds the block device under /dev with a major and minor number (fio's
 /// `blktrace_lookup_device`).
 pub(super) type DeviceLookup = fn(u32, u32) -> Option<String>;
@@ -101,38 +163,11 @@ pub(super) fn parse(data: &[u8], spec: &IologSpec, lookup: DeviceLookup) -> Resu
     let pace = Pace::new(spec);
     let mut last_ns = 0u64;
     let mut due_us = 0u64;
-    let mut at = 0usize;
-    let mut n = 0usize;
-    while at < data.len() {
-        n += 1;
-        let start = at;
+    for raw in events(data, big) {
+        let Raw {
+            n, start, event: e, ..
+        } = raw?;
         let here = |m: String| format!("event {n} (byte {start}): {m}");
-        let head: &[u8; EVENT_LEN] = data
-            .get(start..start + EVENT_LEN)
-            .and_then(|h| h.try_into().ok())
-            .ok_or_else(|| {
-                here(format!(
-                    "the trace ends inside it ({} of its {EVENT_LEN} bytes)",
-                    data.len() - start
-                ))
-            })?;
-        let e = Event::read(head, big);
-        if e.magic & 0xffff_ff00 != MAGIC {
-            return Err(here(format!("bad magic {:#010x}", e.magic)));
-        }
-        if e.magic & 0xff != VERSION {
-            return Err(here(format!(
-                "blktrace version {}, expected {VERSION}",
-                e.magic & 0xff
-            )));
-        }
-        at = start + EVENT_LEN + usize::from(e.pdu_len);
-        if at > data.len() {
-            return Err(here(format!(
-                "the trace ends inside its {} bytes of data",
-                e.pdu_len
-            )));
-        }
         if e.action & 0xffff != TA_QUEUE || e.action & TC_NOTIFY != 0 {
             continue;
         }

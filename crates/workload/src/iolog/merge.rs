@@ -20,7 +20,7 @@ use std::io::Write;
 
 use ioscope_job::IologSpec;
 
-use super::blktrace::{order, EVENT_LEN, MAGIC, TA_QUEUE, TC_DISCARD, TC_READ, TC_WRITE};
+use super::blktrace::{events, order, Raw, EVENT_LEN, TA_QUEUE, TC_DISCARD, TC_READ, TC_WRITE};
 
 /// One trace's kept events: each header with its time, and the time of the
 /// trace's last event of any kind (its length, for iterations).
@@ -119,35 +119,13 @@ fn read_trace(data: &[u8]) -> Result<Trace, String> {
         events: Vec::new(),
         length: 0,
     };
-    let mut at = 0usize;
-    let mut n = 0usize;
-    while at < data.len() {
-        n += 1;
-        let head: [u8; EVENT_LEN] = data
-            .get(at..at + EVENT_LEN)
-            .and_then(|h| h.try_into().ok())
-            .ok_or_else(|| format!("event {n} (byte {at}): the trace ends inside it"))?;
-        let head = to_native(&head, big);
-        let word = |o: usize| u32::from_ne_bytes([head[o], head[o + 1], head[o + 2], head[o + 3]]);
-        if word(0) & 0xffff_ff00 != MAGIC {
-            return Err(format!(
-                "event {n} (byte {at}): bad magic {:#010x}",
-                word(0)
-            ));
-        }
-        let time = u64::from_ne_bytes(head[8..16].try_into().expect("8 bytes"));
-        let pdu_len = usize::from(u16::from_ne_bytes([head[46], head[47]]));
-        at += EVENT_LEN + pdu_len;
-        if at > data.len() {
-            return Err(format!(
-                "event {n}: the trace ends inside its {pdu_len} bytes of data"
-            ));
-        }
-        trace.length = time;
-        let action = word(28);
+    for raw in events(data, big) {
+        let Raw { head, event, .. } = raw?;
+        trace.length = event.time_ns;
         // fio's read_trace: a queue event with a direction (t_get_ddir).
+        let action = event.action;
         if action & 0xffff == TA_QUEUE && action & (TC_READ | TC_WRITE | TC_DISCARD) != 0 {
-            trace.events.push((head, time));
+            trace.events.push((to_native(&head, big), event.time_ns));
         }
     }
     Ok(trace)
@@ -192,6 +170,7 @@ fn native_header(head: &[u8; EVENT_LEN], time: u64) -> [u8; EVENT_LEN] {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::iolog::blktrace::MAGIC;
 
     /// A queue event (read unless `write`) at `time` with `pdu` bytes of
     /// payload, in the given byte order.
