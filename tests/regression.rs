@@ -284,11 +284,12 @@ fn engine_options_are_known_by_their_engine_in_any_order() {
 
 // Before: mem_align suggested iomem_align and pool suggested port, both
 // refused by ioscope then (both are taken now, so the typos here are of
-// options still refused).
+// options still refused; merge_blktrace_iters, once one of them, is
+// taken too).
 #[test]
 fn suggestions_name_only_options_ioscope_takes() {
     for (typo, refused) in [
-        ("merge_blktrace_iter", "'merge_blktrace_iters'"),
+        ("apptag_mas", "'apptag_mask'"),
         ("block_error_percentile", "'block_error_percentiles'"),
     ] {
         let err = parse_only(&["--name=x", &format!("--{typo}=1")])
