@@ -330,10 +330,11 @@ pub(crate) fn cpu_list(text: &str) -> Result<Vec<u32>, String> {
     Ok(cpus.into_iter().collect())
 }
 
+/// The most values fio keeps of a float list (FIO_IO_U_LIST_MAX_LEN).
+const LIST_MAX: usize = 20;
+
 /// `99:99.9` → `[99.0, 99.9]`: at most 20 values, each 0..=100.
 pub(crate) fn percentile_list(text: &str) -> Result<Vec<f64>, String> {
-    // fio keeps at most this many (FIO_IO_U_LIST_MAX_LEN).
-    const MAX: usize = 20;
     let mut values = text
         .split(':')
         .map(|p| {
@@ -344,17 +345,48 @@ pub(crate) fn percentile_list(text: &str) -> Result<Vec<f64>, String> {
                 .ok_or_else(|| format!("'{p}' is not a percentile between 0 and 100"))
         })
         .collect::<Result<Vec<f64>, String>>()?;
-    if values.len() > MAX {
-        return Err(format!("at most {MAX} percentiles can be given"));
+    if values.len() > LIST_MAX {
+        return Err(format!("at most {LIST_MAX} percentiles can be given"));
     }
     // fio reports them in ascending order whatever the order written.
     values.sort_by(f64::total_cmp);
     Ok(values)
 }
 
+/// `50:100` → `[50, 100]`: a float list of whole numbers from 1 (at most
+/// 20), each kept whole as fio keeps the merge_blktrace lists (it casts
+/// them to int). fio ends such a list at a 0 and pairs what is left with
+/// nothing; here anything below 1 is refused.
+pub(crate) fn whole_list(text: &str) -> Result<Vec<u64>, String> {
+    let values = text
+        .split(':')
+        .map(|p| {
+            p.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 1.0 && *v < u32::MAX as f64)
+                .map(|v| v as u64)
+                .ok_or_else(|| format!("'{p}' is not a number from 1 up"))
+        })
+        .collect::<Result<Vec<u64>, String>>()?;
+    if values.len() > LIST_MAX {
+        return Err(format!("at most {LIST_MAX} values can be given"));
+    }
+    Ok(values)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn whole_lists_take_numbers_from_one() {
+        assert_eq!(whole_list("50:100"), Ok(vec![50, 100]));
+        assert_eq!(whole_list("2.5"), Ok(vec![2]));
+        assert!(whole_list("50:0").unwrap_err().contains("'0'"));
+        assert!(whole_list("50,100").is_err());
+        assert!(whole_list(&["1"; 21].join(":")).is_err());
+    }
 
     #[test]
     fn sizes_follow_kb_base() {

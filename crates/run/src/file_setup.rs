@@ -159,8 +159,6 @@ pub(crate) fn layout(spec: &JobSpec, reads: bool) -> Layout {
     })
 }
 
-/// Refuses to make a missing file under `allow_file_create=0`, with fio's
-/// words.
 /// dirstat and dirdelete: the directories they work on are made first
 /// (fio's `setup_dirs`: mkdir, mode 0700, one that exists is kept).
 pub(crate) fn make_directories(
@@ -199,6 +197,8 @@ pub(crate) fn unlink(backend: Backend, opened: bool, path: &Path) -> Option<std:
     (meta.is_file() && (opened || backend.works_on_paths())).then(|| std::fs::remove_file(path))
 }
 
+/// Refuses to make a missing file under `allow_file_create=0`, with fio's
+/// words.
 pub(crate) fn may_create(spec: &JobSpec, path: &Path, exists: bool) -> Result<(), RunError> {
     if exists || spec.file_handling.allow_file_create {
         return Ok(());

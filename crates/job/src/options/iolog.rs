@@ -122,7 +122,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         kind: Kind::FloatList,
         help: "Percentage to scale each trace",
         apply: |s, v| {
-            s.spec.iolog.merge_scalars = merge_list(v.text)?;
+            s.spec.iolog.merge_scalars = values::whole_list(v.text)?;
             Ok(())
         },
         ..IOLOG
@@ -132,7 +132,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         kind: Kind::FloatList,
         help: "Number of iterations to run per trace",
         apply: |s, v| {
-            s.spec.iolog.merge_iters = merge_list(v.text)?;
+            s.spec.iolog.merge_iters = values::whole_list(v.text)?;
             Ok(())
         },
         ..IOLOG
@@ -156,29 +156,6 @@ fn non_empty(text: &str) -> Result<Option<String>, String> {
         return Err("expected a file name".into());
     }
     Ok(Some(text.to_string()))
-}
-
-/// A `:`-separated list of numbers, one per trace of read_iolog (fio's
-/// float list, at most 20, its FIO_IO_U_LIST_MAX_LEN), each kept whole as
-/// fio keeps it (it casts them to int). fio ends the list at a 0 and then
-/// pairs what is left with nothing; here anything below 1 is refused.
-fn merge_list(text: &str) -> Result<Vec<u64>, String> {
-    const MAX: usize = 20;
-    let values = text
-        .split(':')
-        .map(|p| {
-            p.trim()
-                .parse::<f64>()
-                .ok()
-                .filter(|v| v.is_finite() && *v >= 1.0 && *v < u32::MAX as f64)
-                .map(|v| v as u64)
-                .ok_or_else(|| format!("'{p}' is not a number from 1 up"))
-        })
-        .collect::<Result<Vec<u64>, String>>()?;
-    if values.len() > MAX {
-        return Err(format!("at most {MAX} values can be given, one per trace"));
-    }
-    Ok(values)
 }
 
 /// fio's `str_replay_skip_cb`: a comma-separated list of directions.
@@ -211,14 +188,5 @@ mod tests {
         assert!(s.write && s.sync && !s.read && !s.trim);
         let e = replay_skip("read,flush").unwrap_err();
         assert!(e.contains("'flush'"), "{e}");
-    }
-
-    #[test]
-    fn merge_lists_take_whole_numbers_from_one() {
-        assert_eq!(merge_list("50:100"), Ok(vec![50, 100]));
-        assert_eq!(merge_list("2.5"), Ok(vec![2]));
-        assert!(merge_list("50:0").unwrap_err().contains("'0'"));
-        assert!(merge_list("50,100").is_err());
-        assert!(merge_list(&["1"; 21].join(":")).is_err());
     }
 }
