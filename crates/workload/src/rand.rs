@@ -18,6 +18,10 @@ fn floor_seed(x: u64, m: u64) -> u64 {
     }
 }
 
+/// The largest range a 32-bit draw scales to exactly in integers (see
+/// [`FioRand::scale`]).
+const EXACT_32: u64 = 1 << 21;
+
 /// fio writes the LCG's start value as `(2^31) + (2^17) + (2^7)`, which C
 /// evaluates with `^` as XOR: 29 + 19 + 5.
 const LCG_START: u64 = 53;
@@ -117,15 +121,29 @@ impl FioRand {
     #[inline]
     pub fn below(&mut self, n: u64) -> u64 {
         let r = self.next_u64();
-        (n as f64 * (r as f64 * self.inv_max_plus_one())) as u64
+        self.scale(n, r)
     }
 
     /// `rand_between(state, start, end)`, both ends inclusive.
     #[inline]
     pub fn between(&mut self, start: u64, end: u64) -> u64 {
-        let span = (end - start + 1) as f64;
         let r = self.next_u64();
-        start + (span * (r as f64 * self.inv_max_plus_one())) as u64
+        start + self.scale(end - start + 1, r)
+    }
+
+    /// `n * (r / (rand_max + 1.0))` truncated, as fio computes it in
+    /// doubles. For the 32-bit generator and `n` up to 2^21 (a file of
+    /// 8 GiB in 4 KiB blocks) every step is exact in a double (`r` has 32
+    /// bits, the division is by 2^32, the product has at most 53 bits), so
+    /// the integer `n * r >> 32` is the same number without the four
+    /// conversions and two multiplications of the double form.
+    #[inline]
+    fn scale(&self, n: u64, r: u64) -> u64 {
+        if !self.use64 && n <= EXACT_32 {
+            (n * r) >> 32
+        } else {
+            (n as f64 * (r as f64 * self.inv_max_plus_one())) as u64
+        }
     }
 }
 
@@ -221,6 +239,33 @@ fn os_entropy() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// fio's double form, kept here as the reference for the integer one.
+    fn scale_in_doubles(n: u64, r: u64) -> u64 {
+        (n as f64 * (r as f64 / 4_294_967_296.0)) as u64
+    }
+
+    #[test]
+    fn integer_scaling_is_fio_double_scaling() {
+        let r = FioRand::new(1, false);
+        let edges = [0, 1, 2, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, 0xffff_ffff];
+        let ranges = [1, 2, 3, 2560, 262_144, 1_000_003, EXACT_32 - 1, EXACT_32];
+        for &n in &ranges {
+            for &x in &edges {
+                assert_eq!(r.scale(n, x), scale_in_doubles(n, x), "n={n} r={x}");
+            }
+        }
+        // And on the generator's own draws, over ranges up to the limit.
+        let mut g = FioRand::new(99, false);
+        for i in 0..200_000u64 {
+            let n = 1 + (i * 7919) % EXACT_32;
+            let x = g.next_u64();
+            assert_eq!(r.scale(n, x), scale_in_doubles(n, x), "n={n} r={x}");
+        }
+        // Past the limit the double form is used, rounding included.
+        let n = EXACT_32 * 4 + 3;
+        assert_eq!(r.scale(n, 0xffff_ffff), scale_in_doubles(n, 0xffff_ffff));
+    }
 
     #[test]
     fn offsets_match_fio_default_seed() {
