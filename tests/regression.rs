@@ -284,13 +284,13 @@ fn engine_options_are_known_by_their_engine_in_any_order() {
 
 // Before: mem_align suggested iomem_align and pool suggested port, both
 // refused by ioscope then (both are taken now, so the typos here are of
-// options still refused; merge_blktrace_iters, once one of them, is
-// taken too).
+// options still refused; merge_blktrace_iters and block_error_percentiles,
+// once among them, are taken too).
 #[test]
 fn suggestions_name_only_options_ioscope_takes() {
     for (typo, refused) in [
         ("apptag_mas", "'apptag_mask'"),
-        ("block_error_percentile", "'block_error_percentiles'"),
+        ("fdp_pli_selec", "'fdp_pli_select'"),
     ] {
         let err = parse_only(&["--name=x", &format!("--{typo}=1")])
             .assert_refused()
@@ -1014,4 +1014,35 @@ fn filecreate_without_a_size_runs_and_unlink_removes_its_files() {
     assert_eq!((u(read, "total_ios"), u(read, "io_bytes")), (2, 2 * 4096));
     let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
     assert!(left.is_empty(), "unlink=1 left {left:?}");
+}
+
+// Before: a job's JSON put "steadystate" before "desc", where fio puts
+// "desc" first (and block_error_percentiles' "block" between them).
+#[test]
+fn json_puts_desc_before_block_and_steadystate_as_fio_does() {
+    let j = ioscope([
+        "--name=j",
+        "--ioengine=null",
+        "--size=1m",
+        "--rw=trim",
+        "--description=hello",
+        "--block_error_percentiles=1",
+        "--ss=iops:10%",
+        "--ss_dur=1",
+        "--time_based",
+        "--runtime=1",
+        "--output-format=json",
+    ])
+    .run()
+    .ok_json();
+    let keys: Vec<&String> = j["jobs"][0].as_object().unwrap().keys().collect();
+    let at = |k: &str| {
+        keys.iter()
+            .position(|x| *x == k)
+            .unwrap_or_else(|| panic!("{k} missing: {keys:?}"))
+    };
+    assert!(
+        at("desc") < at("block") && at("block") < at("steadystate"),
+        "{keys:?}"
+    );
 }

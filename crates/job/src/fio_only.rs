@@ -7,7 +7,6 @@
 pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "apptag",
     "apptag_mask",
-    "block_error_percentiles",
     "dataplacement",
     "fdp",
     "fdp_pli",
@@ -33,10 +32,6 @@ pub(crate) const NEWER_FIO_OPTIONS: &[(&str, &str)] = &[
 /// Why some of [`FIO_ONLY_OPTIONS`] are refused, where there is more to
 /// say than "not yet".
 pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
-    (
-        "block_error_percentiles",
-        "it records trim-block error histograms of flash wear-out tests, which ioscope does not collect",
-    ),
     ("fdp", FDP),
     ("dataplacement", FDP),
     ("fdp_pli", FDP),

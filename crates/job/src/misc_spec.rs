@@ -90,6 +90,9 @@ pub struct MiscSpec {
     pub dedupe: DedupeSpec,
     /// `stats`: false leaves the job out of every report, as fio does.
     pub stats: bool,
+    /// `block_error_percentiles`: the trims of each trim-sized block of
+    /// the job's one file are counted and reported as percentiles.
+    pub block_error_hist: bool,
     /// `disk_util`: false leaves the job's disks out of the disk stats.
     pub disk_util: bool,
     /// `bwavgtime`, `iopsavgtime` (ms): the bandwidth and IOPS sampling
@@ -167,6 +170,16 @@ pub fn clock_ms(id: u32) -> u64 {
 /// fio's fix-ups of this family's options (backend.c): gtod_cpu leaves the
 /// job's CPUs, but only a CPU other than 0 (fio tests `if (o->gtod_cpu)`).
 pub(crate) fn fix_up(spec: &mut crate::JobSpec) -> Result<(), String> {
+    // fio counts a filename list's names as the job's files.
+    let files = match spec.filenames.len() {
+        0 => spec.nrfiles as usize,
+        n => n,
+    };
+    if spec.misc.block_error_hist && files != 1 {
+        return Err(format!(
+            "block error histogram only available with a single file per job, but {files} files provided"
+        ));
+    }
     if let Some(cpu) = spec.misc.gtod_cpu.filter(|&c| c != 0) {
         if spec.cpus_allowed.contains(&cpu) {
             spec.cpus_allowed.retain(|&c| c != cpu);

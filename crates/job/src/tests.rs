@@ -718,7 +718,7 @@ fn engine_options_of_another_engine_are_refused() {
 
 #[test]
 fn the_rest_of_fios_options_are_refused_by_name() {
-    for option in ["block_error_percentiles=1", "pi_act=1"] {
+    for option in ["apptag=1", "pi_act=1"] {
         let err = parse_text(&format!("[j]\n{option}\n")).unwrap_err().message;
         let name = option.split('=').next().unwrap_or_default();
         assert!(

@@ -200,11 +200,14 @@ fn job(job: &JobResult, group: &GroupStats, elapsed: u64, plus: bool) -> Value {
         o.insert("latency_window".into(), Value::from(lp.window_us));
         o.insert("latency_window_us".into(), Value::from(lp.window_us));
     }
-    if let Some(ss) = &job.steadystate {
-        o.insert("steadystate".into(), crate::steadystate::object(ss));
-    }
     if let Some(desc) = h.description.as_deref().filter(|d| !d.is_empty()) {
         o.insert("desc".into(), Value::from(desc.to_string()));
+    }
+    if let Some(block) = crate::block_life::json(job) {
+        o.insert("block".into(), block);
+    }
+    if let Some(ss) = &job.steadystate {
+        o.insert("steadystate".into(), crate::steadystate::object(ss));
     }
     // ioscope's own keys go after all of fio's.
     crate::helpers::job_json(job, &mut o);

@@ -5,6 +5,7 @@
 //! The layout follows fio 3.33 line by line (stat.c, json.c, lib/num2str.c),
 //! so that tools that parse fio's output keep working.
 
+mod block_life;
 mod cfmt;
 pub mod compare;
 mod disk;

@@ -222,6 +222,7 @@ pub fn job_block(
             h.iodepth
         ));
     }
+    out.push_str(&crate::block_life::normal(job));
     if let Some(ss) = &job.steadystate {
         out.push_str(&crate::steadystate::normal_line(
             ss,

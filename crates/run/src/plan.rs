@@ -189,6 +189,8 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             hist: spec.clat_percentiles,
             no_data: backend.moves_no_data(),
         }),
+        // The worker sets it up: it knows the job's file.
+        block_life: None,
     };
     let e = &spec.engine_options;
     let mut queue = QueueConfig {

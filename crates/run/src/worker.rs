@@ -8,7 +8,7 @@ use std::time::Duration;
 use ioscope_engine::Backend;
 use ioscope_engine::{open_queue, FaultConfig, FaultKind, QueueConfig};
 use ioscope_job::{InjectedFault, JobSpec};
-use ioscope_stats::{current_tid, Clock, HelperTracker, PuntTally};
+use ioscope_stats::{current_tid, BlockLife, Clock, HelperTracker, PuntTally};
 use ioscope_workload::{BufferFiller, Replay, Workload};
 
 use crate::affinity;
@@ -227,7 +227,16 @@ fn run_inner(
         Ok(v) => v,
         Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
     };
-    let config = plan.loop_config(&clock);
+    let mut config = plan.loop_config(&clock);
+    if spec.misc.block_error_hist {
+        // fio counts the blocks of the job's one file (parsing made sure
+        // there is one) in its trim block size.
+        let (start, len) = extents.first().map_or((0, 0), |x| (x.offset, x.len));
+        match BlockLife::new(start, len, spec.bs.trim.min()) {
+            Ok(b) => config.block_life = Some(b),
+            Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
+        }
+    }
     let backend = plan.backend;
     // Held until the worker returns, as fio pins it for the job's life.
     let _pinned = match crate::memory::LockedMemory::pin(spec.misc.memory.lockmem) {

@@ -4,6 +4,7 @@
 //! the reports render, notices included.
 
 mod agg_bw;
+mod block_life;
 mod clock;
 mod cpu;
 mod depth;
@@ -24,6 +25,7 @@ mod steady_state;
 mod summary;
 
 pub use agg_bw::{AggBwLog, AggBwSample, AggBwSampler};
+pub use block_life::{BlockLife, STATE_NAMES as BLOCK_STATE_NAMES};
 pub use clock::{Clock, ClockSource};
 pub use cpu::ThreadCpu;
 pub use depth::DepthDist;

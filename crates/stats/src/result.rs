@@ -214,6 +214,8 @@ pub struct JobResult {
     pub sig_figs: u8,
     /// `unit_base=1`: rates in bits per second rather than bytes.
     pub unit_bits: bool,
+    /// `block_error_percentiles`' trims per block of the job's file.
+    pub block_life: Option<crate::BlockLife>,
 }
 
 impl LatencyStat {
@@ -301,6 +303,8 @@ impl JobResult {
     /// the summed CPU times) while each direction keeps its longest runtime.
     pub fn merge(&mut self, other: &JobResult) {
         self.total_err += other.total_err;
+        // fio's group copies each member's block counts over the last.
+        self.block_life = other.block_life.clone();
         // fio's group takes each member's record in turn: the last one
         // (which holds the group's samples) stays.
         if other.steadystate.is_some() {

@@ -201,6 +201,17 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..REPORTING
     },
     OptionDef {
+        name: "block_error_percentiles",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Record trim block errors and make a histogram",
+        apply: |s, v| {
+            s.spec.misc.block_error_hist = v.bool()?;
+            Ok(())
+        },
+        ..REPORTING
+    },
+    OptionDef {
         name: "disk_util",
         kind: Kind::Bool,
         default: "1",

@@ -3,7 +3,7 @@
 
 use ioscope_engine::Op;
 use ioscope_job::ErrorPolicy;
-use ioscope_stats::LogPlan;
+use ioscope_stats::{BlockLife, LogPlan};
 
 /// Which latencies to measure and which get histograms.
 #[derive(Clone, Copy, Debug, Default)]
@@ -74,4 +74,7 @@ pub(crate) struct LoopConfig {
     /// The engine times an operation of its own, not the requests (fio's
     /// file engines); None for every other engine.
     pub engine_timed: Option<super::engine_timed::EngineTimed>,
+    /// `block_error_percentiles`: the job's file in trim blocks, none
+    /// trimmed yet; each run of the loop counts into a copy.
+    pub block_life: Option<BlockLife>,
 }

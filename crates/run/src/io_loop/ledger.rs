@@ -240,6 +240,7 @@ impl Ledger<'_> {
             cfg,
             paths,
             lat_target,
+            verify,
             ..
         } = self;
         let Some(op) = slot.op else { return true };
@@ -249,6 +250,17 @@ impl Ledger<'_> {
         // as IOPS.
         let short = is_short(slot, result);
         if result < 0 || short {
+            if let Some(b) = &mut stats.block_life {
+                // fio unlogs the piece of a failed write it keeps for
+                // verify, and of a synchronous one that moved nothing.
+                let unlogged = match result {
+                    0 => !slot.queued,
+                    r => r < 0 && verify.is_some(),
+                };
+                if op == Op::Write && unlogged {
+                    b.write_failed(slot.offset);
+                }
+            }
             return failed(stats, cfg, paths, slot, op, result, short);
         }
         let t = &cfg.tracking;
@@ -272,6 +284,12 @@ impl Ledger<'_> {
         dir.ios += 1;
         if bytes < u64::from(slot.len) {
             dir.short += 1;
+        }
+        // A request of several ranges counts at its first, as in fio.
+        if matches!(op, Op::Trim | Op::TrimRanges { .. }) {
+            if let Some(b) = &mut stats.block_life {
+                b.trimmed(slot.offset);
+            }
         }
         // fio's coarse buckets count completion latency (submission to
         // completion), not the total.

@@ -499,7 +499,11 @@ impl IoLoop<'_> {
     fn end_ramp(&mut self, ledger: &mut Ledger, now: u64) -> ThreadCpu {
         // fio prints error_dump's lines as the errors happen, ramp or not.
         let errors = std::mem::take(&mut ledger.stats.errors);
+        let block_life = ledger.stats.block_life.take();
         ledger.stats = LoopStats::new(self.config, &self.clock, now);
+        // fio's reset_all_stats leaves the trim counts of
+        // block_error_percentiles alone.
+        ledger.stats.block_life = block_life;
         ledger.stats.errors.dumped = errors.dumped;
         ledger.stats.errors.dumped_more = errors.dumped_more;
         // fio's reset_all_stats restarts latency_target's search too.

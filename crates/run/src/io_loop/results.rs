@@ -3,8 +3,8 @@
 
 use ioscope_engine::Op;
 use ioscope_stats::{
-    Clock, DepthDist, HelperCpu, LatencyBuckets, LatencyHistogram, LogRecorder, Moments, Punts,
-    RateSampler, ThreadCpu,
+    BlockLife, Clock, DepthDist, HelperCpu, LatencyBuckets, LatencyHistogram, LogRecorder, Moments,
+    Punts, RateSampler, ThreadCpu,
 };
 
 use super::config::*;
@@ -160,6 +160,9 @@ pub(crate) struct LoopStats {
     pub latency_depth: Option<u32>,
     /// Latencies per I/O priority, with per-I/O priorities (cmdprio).
     pub prio: Option<super::cmdprio::PrioTally>,
+    /// `block_error_percentiles`' trims per block; kept across the ramp's
+    /// end, as fio keeps them.
+    pub block_life: Option<BlockLife>,
 }
 
 impl LoopStats {
@@ -200,6 +203,7 @@ impl LoopStats {
                 .then(|| LogRecorder::new(&config.logs, *clock, now)),
             latency_depth: None,
             prio: None,
+            block_life: config.block_life.clone(),
         }
     }
 }
