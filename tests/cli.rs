@@ -177,11 +177,11 @@ fn unsupported_fio_option_is_refused_by_name() {
         "--ioengine=null",
         "--size=1m",
         "--rw=write",
-        "--apptag=0x1234",
+        "--fdp=1",
     ])
     .run();
     let err = r.assert_refused();
-    assert!(err.contains("apptag"), "option not named: {}", r.describe());
+    assert!(err.contains("fdp"), "option not named: {}", r.describe());
     assert!(
         low(err).contains("support"),
         "does not say the option is not supported: {}",
@@ -520,7 +520,7 @@ fn unsupported_option_in_a_job_file_names_file_and_line() {
     write_file(
         d.path(),
         "v.fio",
-        "[a]\nioengine=null\nsize=1m\nrw=write\napptag=0x1234\n",
+        "[a]\nioengine=null\nsize=1m\nrw=write\nfdp=1\n",
     );
     let r = ioscope(["--parse-only", "v.fio"]).dir(d.path()).run();
     let err = r.assert_refused();
@@ -529,7 +529,7 @@ fn unsupported_option_in_a_job_file_names_file_and_line() {
         "line 5 not named: {}",
         r.describe()
     );
-    assert!(err.contains("apptag"), "{}", r.describe());
+    assert!(err.contains("fdp"), "{}", r.describe());
     assert!(low(err).contains("support"), "{}", r.describe());
 }
 

@@ -377,7 +377,7 @@ fn refused_general_options_say_why() {
     for (opt, why) in [
         ("--fdp=1", "flexible data placement"),
         ("--profile=act", "act profile"),
-        ("--pi_act=1", "protection information"),
+        ("--pi_act=0", "option of ioengine=io_uring_cmd"),
         ("--mem=cudamalloc", "CUDA"),
     ] {
         let r = ioscope([

@@ -284,12 +284,12 @@ fn engine_options_are_known_by_their_engine_in_any_order() {
 
 // Before: mem_align suggested iomem_align and pool suggested port, both
 // refused by ioscope then (both are taken now, so the typos here are of
-// options still refused; merge_blktrace_iters and block_error_percentiles,
-// once among them, are taken too).
+// options still refused; merge_blktrace_iters, block_error_percentiles and
+// apptag_mask, once among them, are taken too).
 #[test]
 fn suggestions_name_only_options_ioscope_takes() {
     for (typo, refused) in [
-        ("apptag_mas", "'apptag_mask'"),
+        ("plid_selec", "'plid_select'"),
         ("fdp_pli_selec", "'fdp_pli_select'"),
     ] {
         let err = parse_only(&["--name=x", &format!("--{typo}=1")])

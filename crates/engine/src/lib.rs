@@ -227,6 +227,7 @@ pub use queue_config::{
 pub use registry::Backend;
 pub use request::{
     describe_error, Completion, Op, Request, TrimRange, MAX_TRIM_RANGES, NVME_STATUS_BIAS,
+    PI_CHECK_BIAS,
 };
 pub use safety::{find_signature, mounted_use, Signature};
 pub use splice::SpliceCalls;
@@ -258,7 +259,9 @@ pub mod nvme {
     mod abi;
     mod admin;
     pub mod command;
+    mod geometry;
     mod identify;
+    pub mod pi;
     mod status;
 
     pub use crate::device_report::{nvme_names, AdminPath, DeviceReport, QueueSettings};
@@ -269,10 +272,11 @@ pub mod nvme {
     };
     pub use admin::{
         admin_command, identify_controller_of, identify_namespace_of, namespace_id, nvm_limits_of,
-        AdminError,
+        nvm_namespace_of, AdminError,
     };
     pub use command::DsmRange;
-    pub use identify::{Controller, LbaFormat, Namespace, NvmLimits, ONCS_BITS};
+    pub use geometry::Geometry;
+    pub use identify::{Controller, LbaFormat, Namespace, NvmLimits, NvmNamespace, ONCS_BITS};
     pub use status::{Outcome, Status};
 }
 

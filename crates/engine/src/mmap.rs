@@ -352,6 +352,7 @@ mod tests {
                 write,
                 create: false,
                 direct,
+                pi_in_data: false,
             },
         )
         .unwrap()

@@ -73,6 +73,7 @@ mod tests {
             write: true,
             create: true,
             direct: false,
+            pi_in_data: false,
         };
         let t = Target::open(&path, &options).unwrap();
         let mut q = SyncQueue::<PreadvPwritev>::new(&config(), &[t.fd()]).unwrap();

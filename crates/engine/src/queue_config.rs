@@ -119,12 +119,40 @@ pub struct UringOptions {
 /// Options of the NVMe passthrough backend beyond the io_uring ones it
 /// shares ([`crate::UringOptions`]: sqthread_poll, fixedbufs,
 /// registerfiles, nonvectored), named after fio's `io_uring_cmd` options.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NvmeOptions {
     /// fio `readfua`: Force Unit Access on every Read.
     pub readfua: bool,
     /// fio `writefua`: Force Unit Access on every Write and Write Zeroes.
     pub writefua: bool,
+    /// fio `pi_act`: on a namespace with protection information, the
+    /// controller inserts and strips it (PRACT); otherwise the queue
+    /// writes it and checks what reads bring back.
+    pub pi_act: bool,
+    /// fio `md_per_io_size`: bytes of each slot's separate metadata buffer.
+    pub md_per_io_size: u32,
+    /// fio `pi_chk`: the fields checked, by fio's names (GUARD, REFTAG,
+    /// APPTAG) anywhere in it.
+    pub pi_chk: String,
+    /// fio `apptag`, `apptag_mask`.
+    pub apptag: u16,
+    pub apptag_mask: u16,
+}
+
+impl Default for NvmeOptions {
+    /// fio's defaults: no FUA, PRACT set, no metadata buffer, nothing
+    /// checked, application tag 0x1234 under mask 0xffff.
+    fn default() -> NvmeOptions {
+        NvmeOptions {
+            readfua: false,
+            writefua: false,
+            pi_act: true,
+            md_per_io_size: 0,
+            pi_chk: String::new(),
+            apptag: 0x1234,
+            apptag_mask: 0xffff,
+        }
+    }
 }
 
 /// The kinds of fault. Data faults act on writes unless named otherwise.

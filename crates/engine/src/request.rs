@@ -157,10 +157,20 @@ pub struct Completion {
 /// cannot be mistaken for an errno (which is below 4096).
 pub const NVME_STATUS_BIAS: i64 = 0x1_0000;
 
-/// Says what a negated [`Completion::result`] means: an errno's text, or
-/// the NVMe status by name.
+/// Added to a [`crate::nvme::pi::Mismatch`] code: the host's check of the
+/// protection information a read brought back failed.
+pub const PI_CHECK_BIAS: i64 = 0x2_0000;
+
+/// Says what a negated [`Completion::result`] means: an errno's text, the
+/// NVMe status by name, or the protection information field the host's
+/// check found wrong.
 pub fn describe_error(error: i64) -> String {
-    if error >= NVME_STATUS_BIAS {
+    if let Some(m) = crate::nvme::pi::Mismatch::from_code(error - PI_CHECK_BIAS) {
+        format!(
+            "{} compare error: the protection information read back does not match its data",
+            m.name()
+        )
+    } else if error >= NVME_STATUS_BIAS {
         crate::nvme::Status((error - NVME_STATUS_BIAS) as u16).to_string()
     } else {
         std::io::Error::from_raw_os_error(error as i32).to_string()

@@ -133,6 +133,7 @@ mod tests {
                 write: true,
                 create: true,
                 direct: false,
+                pi_in_data: false,
             },
         )
         .unwrap();

@@ -364,6 +364,7 @@ mod tests {
                 write: true,
                 create: true,
                 direct,
+                pi_in_data: false,
             },
         )
     }

@@ -155,6 +155,7 @@ mod tests {
                 write: true,
                 create: false,
                 direct,
+                pi_in_data: false,
             },
         )
         .unwrap()
@@ -219,6 +220,7 @@ mod tests {
                 write: true,
                 create: false,
                 direct: true,
+                pi_in_data: false,
             },
         )
         .unwrap();

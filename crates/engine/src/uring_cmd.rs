@@ -15,14 +15,16 @@ use io_uring::{cqueue, opcode, squeue, types};
 use crate::buffer::{AlignedBuffer, SlotBuffers};
 use crate::error::{Advice, EngineError, Knob, NoPolling};
 use crate::nvme::command::{self, DsmRange, MAX_BLOCKS, MAX_DSM_RANGES};
+use crate::nvme::pi;
 use crate::nvme::{
-    identify_namespace_of, namespace_id, nvme_names, Command, NVME_URING_CMD_IO,
-    NVME_URING_CMD_IO_VEC,
+    identify_controller_of, identify_namespace_of, namespace_id, nvm_namespace_of, nvme_names,
+    Command, Geometry, NVME_URING_CMD_IO, NVME_URING_CMD_IO_VEC,
 };
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
 use crate::request::{
     bad_request, Completion, Op, Request, TrimRange, MAX_TRIM_RANGES, NVME_STATUS_BIAS,
+    PI_CHECK_BIAS,
 };
 use crate::target::TargetKind;
 use crate::uring::{Ring, RingMode};
@@ -52,6 +54,11 @@ pub(crate) static IO_URING_CMD: EngineDesc = EngineDesc {
         "deac",
         "readfua",
         "writefua",
+        "md_per_io_size",
+        "pi_act",
+        "pi_chk",
+        "apptag",
+        "apptag_mask",
     ],
     not_yet: &[],
     check: crate::descriptor::any_shape,
@@ -67,6 +74,29 @@ struct NamespaceGeometry {
     nsid: u32,
     /// log2 of the LBA size.
     lba_shift: u32,
+    /// Bytes of an extended LBA (data and metadata); 0 where the data
+    /// buffer holds data alone, so that offsets are LBAs shifted.
+    ext_block: u32,
+    /// Metadata bytes per block in the slot's metadata buffer.
+    separate_ms: u32,
+    /// The namespace's protection information format and how its blocks
+    /// lie in memory; None without protection information.
+    pi: Option<(pi::Format, pi::Layout)>,
+}
+
+impl NamespaceGeometry {
+    /// The first LBA and the count of `len` bytes at `offset`, when both
+    /// are whole blocks.
+    #[inline]
+    fn lbas(&self, offset: u64, len: u64) -> Option<(u64, u64)> {
+        if self.ext_block == 0 {
+            let mask = (1u64 << self.lba_shift) - 1;
+            ((offset | len) & mask == 0).then(|| (offset >> self.lba_shift, len >> self.lba_shift))
+        } else {
+            let b = u64::from(self.ext_block);
+            (offset.is_multiple_of(b) && len.is_multiple_of(b)).then(|| (offset / b, len / b))
+        }
+    }
 }
 
 /// The `io_uring_cmd` queue.
@@ -96,6 +126,16 @@ pub struct UringCmdQueue {
     /// The length of the request in each slot, reported on success (the
     /// CQE's result is 0 for a successful command).
     lens: Box<[u32]>,
+    /// `md_per_io_size` bytes of metadata per slot, when the job has them.
+    metadata: Option<AlignedBuffer>,
+    md_per_io: usize,
+    /// PRACT and the checks asked for, for namespaces with protection
+    /// information.
+    pi_act: bool,
+    pi_checks: pi::Checks,
+    /// A read whose protection information the host checks on completion
+    /// (PRACT clear): its namespace and first LBA, per slot.
+    pi_reads: Box<[Option<(u32, u64)>]>,
     fixed_files: bool,
     fixed_buffers: bool,
     vectored: bool,
@@ -115,9 +155,10 @@ impl UringCmdQueue {
                 "the io_uring_cmd backend needs at least one NVMe char device (/dev/ngXnY)".into(),
             ));
         }
+        let nvme = &opts.nvme;
         let mut namespaces = Vec::with_capacity(fds.len());
         for &fd in fds {
-            namespaces.push(namespace_geometry(fd)?);
+            namespaces.push(namespace_geometry(fd, nvme.pi_act)?);
         }
         if config.hipri {
             for &fd in fds {
@@ -191,6 +232,11 @@ impl UringCmdQueue {
         let vectored = opts.nonvectored == Some(false);
         let ranges =
             AlignedBuffer::try_new(config.depth as usize * DsmRange::BYTES, DsmRange::BYTES)?;
+        let md_per_io = nvme.md_per_io_size as usize;
+        let metadata = match md_per_io {
+            0 => None,
+            n => Some(AlignedBuffer::try_new(config.depth as usize * n, 4096)?),
+        };
         let note = format!(
             "{}; SQE128|CQE32; {}{}",
             ring.note(),
@@ -215,6 +261,15 @@ impl UringCmdQueue {
             iovecs,
             ranges,
             lens: vec![0; config.depth as usize].into_boxed_slice(),
+            metadata,
+            md_per_io,
+            pi_act: nvme.pi_act,
+            pi_checks: pi::Checks {
+                flags: pi::parse_checks(&nvme.pi_chk),
+                apptag: nvme.apptag,
+                apptag_mask: nvme.apptag_mask,
+            },
+            pi_reads: vec![None; config.depth as usize].into_boxed_slice(),
             fixed_files,
             fixed_buffers: opts.fixed_buffers,
             vectored,
@@ -230,8 +285,9 @@ impl UringCmdQueue {
     }
 }
 
-/// Namespace id and LBA size of an NVMe char or block device.
-fn namespace_geometry(fd: RawFd) -> Result<NamespaceGeometry, EngineError> {
+/// Namespace id and block layout of an NVMe char or block device, for a
+/// job with `pi_act` or without.
+fn namespace_geometry(fd: RawFd, pi_act: bool) -> Result<NamespaceGeometry, EngineError> {
     let name = crate::uring::fd_name(fd);
     let nsid = namespace_id(fd).map_err(|e| {
         EngineError::Setup(format!(
@@ -247,9 +303,17 @@ fn namespace_geometry(fd: RawFd) -> Result<NamespaceGeometry, EngineError> {
              io_uring_cmd cannot use"
         )));
     }
+    let controller =
+        identify_controller_of(fd).map_err(|e| EngineError::Setup(format!("{name}: {e}")))?;
+    let nvm = nvm_namespace_of(fd, nsid, &controller);
+    let g = Geometry::of(&controller, &ns, nvm.as_ref(), pi_act)
+        .map_err(|why| EngineError::Setup(format!("{name}: {why}")))?;
     Ok(NamespaceGeometry {
         nsid,
         lba_shift: u32::from(lbads),
+        ext_block: if g.extended { g.block() } else { 0 },
+        separate_ms: g.separate_ms(),
+        pi: g.pi.map(|f| (f, g.layout())),
     })
 }
 
@@ -279,25 +343,37 @@ fn check_poll_queues(fd: RawFd) -> Result<(), EngineError> {
 const _: () = assert!(MAX_TRIM_RANGES as usize == MAX_DSM_RANGES);
 const _: () = assert!(TrimRange::BYTES == DsmRange::BYTES);
 
+/// Slot `slot`'s part of the metadata buffers.
+fn slot_metadata(all: &mut AlignedBuffer, slot: u32, per_io: usize) -> &mut [u8] {
+    let at = slot as usize * per_io;
+    &mut all.as_mut_slice()[at..at + per_io]
+}
+
 /// Turns the `count` [`TrimRange`]s laid at the start of `list` into the
 /// Dataset Management range list the device reads, in place: the two
 /// entries are the same size, and each is read whole before the device's
 /// form overwrites it. Returns the ranges' total bytes, or why the list
 /// cannot be sent.
-fn dsm_list_in_place(list: &mut [u8], count: u16, lba_shift: u32) -> Result<u64, &'static str> {
+fn dsm_list_in_place(
+    list: &mut [u8],
+    count: u16,
+    ns: &NamespaceGeometry,
+) -> Result<u64, &'static str> {
     if count == 0 || count > MAX_TRIM_RANGES {
         return Err("carries no range or more than 256 (what one Dataset Management can)");
     }
-    let mask = (1u64 << lba_shift) - 1;
     let mut total = 0;
     for i in 0..usize::from(count) {
         let range = TrimRange::load(list, i);
-        if range.len == 0 || (range.offset | u64::from(range.len)) & mask != 0 {
+        let lbas = (range.len != 0)
+            .then(|| ns.lbas(range.offset, u64::from(range.len)))
+            .flatten();
+        let Some((slba, blocks)) = lbas else {
             return Err(
                 "has a range that is not a whole number of logical blocks of the namespace",
             );
-        }
-        let entry = DsmRange::new(range.offset >> lba_shift, range.len >> lba_shift);
+        };
+        let entry = DsmRange::new(slba, blocks as u32);
         list[i * DsmRange::BYTES..(i + 1) * DsmRange::BYTES].copy_from_slice(&entry.to_le_bytes());
         total += u64::from(range.len);
     }
@@ -321,17 +397,19 @@ impl Queue for UringCmdQueue {
         if req.slot as usize >= self.lens.len() {
             return Err(bad_request(req, "names a slot beyond the queue depth"));
         }
-        let mask = (1u64 << ns.lba_shift) - 1;
-        if !matches!(req.op, Op::Fsync | Op::Fdatasync)
-            && (req.len == 0 || (req.offset | u64::from(req.len)) & mask != 0)
-        {
+        let lbas = match req.op {
+            Op::Fsync | Op::Fdatasync => Some((0, 0)),
+            _ if req.len == 0 => None,
+            _ => ns.lbas(req.offset, u64::from(req.len)),
+        };
+        let Some((slba, blocks)) = lbas else {
             return Err(bad_request(
                 req,
                 "is not a whole number of logical blocks of the namespace",
             ));
-        }
-        let slba = req.offset >> ns.lba_shift;
-        let blocks = req.len >> ns.lba_shift;
+        };
+        // Below 2^32: a request's length is.
+        let blocks = blocks as u32;
         // A Dataset Management range counts its blocks in 32 bits.
         let counted_in_16_bits = matches!(req.op, Op::Read | Op::Write | Op::WriteZeroes { .. });
         if counted_in_16_bits && blocks > MAX_BLOCKS {
@@ -359,11 +437,38 @@ impl Queue for UringCmdQueue {
                     // The slot's buffer is registered at the slot's index.
                     buf_index = Some(req.slot as u16);
                 }
-                if req.op == Op::Read {
+                let mut cmd = if req.op == Op::Read {
                     command::read(nsid, slba, blocks, addr, len, self.readfua)
                 } else {
                     command::write(nsid, slba, blocks, addr, len, self.writefua)
+                };
+                if ns.separate_ms != 0 {
+                    let need = blocks as usize * ns.separate_ms as usize;
+                    let Some(md) = self.metadata.as_mut().filter(|_| need <= self.md_per_io) else {
+                        return Err(bad_request(
+                            req,
+                            "needs more metadata than md_per_io_size holds",
+                        ));
+                    };
+                    let at = req.slot as usize * self.md_per_io;
+                    cmd.metadata = md.as_mut_slice()[at..].as_ptr() as u64;
+                    cmd.metadata_len = need as u32;
                 }
+                if let Some((format, layout)) = ns.pi.filter(|_| !self.pi_act) {
+                    if req.op == Op::Write {
+                        // The host writes what PRACT would have the
+                        // controller write.
+                        let data = &mut self.buffers.slot(req.slot)[..req.len as usize];
+                        let md = match self.metadata.as_mut() {
+                            Some(m) => slot_metadata(m, req.slot, self.md_per_io),
+                            None => &mut [],
+                        };
+                        format.generate(&layout, &self.pi_checks, slba, blocks as usize, data, md);
+                    } else {
+                        self.pi_reads[req.slot as usize] = Some((req.file, slba));
+                    }
+                }
+                cmd
             }
             Op::WriteZeroes { deac } => {
                 command::write_zeroes(nsid, slba, blocks, deac, self.writefua)
@@ -383,7 +488,7 @@ impl Queue for UringCmdQueue {
                     ));
                 };
                 let list = &mut self.buffers.slot(req.slot)[..bytes];
-                match dsm_list_in_place(list, count, ns.lba_shift) {
+                match dsm_list_in_place(list, count, &ns) {
                     Ok(total) if total == u64::from(req.len) => {}
                     Ok(_) => {
                         return Err(bad_request(req, "has a len other than its ranges' total"))
@@ -398,6 +503,16 @@ impl Queue for UringCmdQueue {
                 return Err(bad_request(req, "is not supported by this backend"))
             }
         };
+        let mut cmd = cmd;
+        if let Some((format, _)) = ns.pi {
+            if matches!(req.op, Op::Read | Op::Write | Op::WriteZeroes { .. }) {
+                // PRINFO and the tags the checks compare against, as fio
+                // sets them on every read and write.
+                let act = if self.pi_act { pi::PRACT } else { 0 };
+                cmd.cdw12 |= act | self.pi_checks.flags;
+                (cmd.cdw3, cmd.cdw14, cmd.cdw15) = format.dwords(&self.pi_checks, slba);
+            }
+        }
         self.lens[req.slot as usize] = if matches!(req.op, Op::Fsync | Op::Fdatasync) {
             0
         } else {
@@ -438,13 +553,45 @@ impl Queue for UringCmdQueue {
         max: u32,
         mut on_complete: F,
     ) -> io::Result<u32> {
-        let lens = &self.lens;
-        self.ring.reap(min, max, |slot, res| {
-            let result = match res {
+        let UringCmdQueue {
+            ring,
+            lens,
+            pi_reads,
+            namespaces,
+            buffers,
+            metadata,
+            md_per_io,
+            pi_checks,
+            pi_act,
+            ..
+        } = self;
+        // Only a job whose host checks protection information looks at
+        // its reads here.
+        let host_checks = !*pi_act && namespaces.iter().any(|n| n.pi.is_some());
+        ring.reap(min, max, |slot, res| {
+            let mut result = match res {
                 0 => i64::from(lens[slot as usize]),
                 r if r < 0 => i64::from(r),
                 status => -(NVME_STATUS_BIAS + i64::from(status)),
             };
+            if host_checks {
+                if let Some((file, slba)) = pi_reads[slot as usize].take() {
+                    if let (0, Some((format, layout))) = (res, namespaces[file as usize].pi) {
+                        let len = lens[slot as usize] as usize;
+                        let data = &mut buffers.slot(slot as u32)[..len];
+                        let md = match metadata.as_mut() {
+                            Some(m) => slot_metadata(m, slot as u32, *md_per_io),
+                            None => &mut [],
+                        };
+                        let blocks = len / layout.block();
+                        if let Err((m, _, _)) =
+                            format.verify(&layout, pi_checks, slba, blocks, data, md)
+                        {
+                            result = -(PI_CHECK_BIAS + m.code());
+                        }
+                    }
+                }
+            }
             on_complete(Completion {
                 slot: slot as u32,
                 result,
@@ -514,6 +661,30 @@ mod tests {
         assert_eq!(Backend::IoUringCmd.name(), "io_uring_cmd");
     }
 
+    /// A namespace of 2^`shift`-byte blocks without metadata.
+    fn plain(shift: u32) -> NamespaceGeometry {
+        NamespaceGeometry {
+            nsid: 1,
+            lba_shift: shift,
+            ext_block: 0,
+            separate_ms: 0,
+            pi: None,
+        }
+    }
+
+    #[test]
+    fn extended_lbas_are_counted_whole() {
+        let ns = NamespaceGeometry {
+            ext_block: 520,
+            ..plain(9)
+        };
+        assert_eq!(ns.lbas(520 * 3, 520 * 2), Some((3, 2)));
+        assert_eq!(ns.lbas(512 * 3, 520 * 2), None);
+        assert_eq!(ns.lbas(520, 512), None);
+        assert_eq!(plain(9).lbas(1024, 4096), Some((2, 8)));
+        assert_eq!(plain(9).lbas(1000, 4096), None);
+    }
+
     /// The caller's ranges become the device's 16-byte entries in place:
     /// context attributes 0, the block count (1-based) at bytes 4..8, the
     /// starting LBA at 8..16, little-endian; the command counts them
@@ -525,7 +696,7 @@ mod tests {
         for (i, &(offset, len)) in ranges.iter().enumerate() {
             TrimRange { offset, len }.store(&mut list, i);
         }
-        let total = dsm_list_in_place(&mut list, 3, 9).unwrap();
+        let total = dsm_list_in_place(&mut list, 3, &plain(9)).unwrap();
         assert_eq!(total, 4096 + 512 + (1 << 20));
         let entry = |i: usize| &list[i * 16..(i + 1) * 16];
         assert_eq!(&entry(0)[..4], &[0; 4]);
@@ -551,16 +722,19 @@ mod tests {
             .store(&mut list, i);
         }
         let mut full = list.clone();
-        assert_eq!(dsm_list_in_place(&mut full, 256, 12), Ok(256 * 4096));
+        assert_eq!(
+            dsm_list_in_place(&mut full, 256, &plain(12)),
+            Ok(256 * 4096)
+        );
         assert_eq!(command::deallocate(1, 0, 256).cdw10, 255, "NR is 0-based");
-        assert!(dsm_list_in_place(&mut list.clone(), 257, 12).is_err());
-        assert!(dsm_list_in_place(&mut list.clone(), 0, 12).is_err());
+        assert!(dsm_list_in_place(&mut list.clone(), 257, &plain(12)).is_err());
+        assert!(dsm_list_in_place(&mut list.clone(), 0, &plain(12)).is_err());
         TrimRange {
             offset: 4096,
             len: 2048,
         }
         .store(&mut list, 1);
-        let err = dsm_list_in_place(&mut list, 2, 12).unwrap_err();
+        let err = dsm_list_in_place(&mut list, 2, &plain(12)).unwrap_err();
         assert!(err.contains("whole number of logical blocks"), "{err}");
     }
 

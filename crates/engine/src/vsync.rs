@@ -252,6 +252,7 @@ mod tests {
             write: true,
             create: true,
             direct: false,
+            pi_in_data: false,
         };
         Target::open(path, &options).unwrap()
     }

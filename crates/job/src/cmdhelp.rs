@@ -123,7 +123,7 @@ mod tests {
         assert!(cmdhelp("cmdprio_percentage")
             .unwrap()
             .contains("only with ioengine=libaio or io_uring\n"));
-        assert!(cmdhelp("pi_chk")
+        assert!(cmdhelp("fdp_pli")
             .unwrap_err()
             .message
             .contains("not supported by ioscope: "));

@@ -5,15 +5,10 @@
 //! [`FIO_ENGINE_OPTIONS`], so that the refusal can name the engine.
 
 pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
-    "apptag",
-    "apptag_mask",
     "dataplacement",
     "fdp",
     "fdp_pli",
     "fdp_pli_select",
-    "md_per_io_size",
-    "pi_act",
-    "pi_chk",
     "plid_select",
     "plids",
 ];
@@ -38,31 +33,6 @@ pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
     ("fdp_pli_select", FDP),
     ("plids", FDP),
     ("plid_select", FDP),
-    (
-        "pi_act",
-        "it needs a namespace formatted with protection information (nvme format --pi), \
-         and ioscope's io_uring_cmd sends no protection information",
-    ),
-    (
-        "pi_chk",
-        "the device checks protection information (guard, reference and application \
-         tags) only on a namespace formatted with it, and ioscope's io_uring_cmd sends none",
-    ),
-    (
-        "apptag",
-        "the application tag is part of protection information, which ioscope's \
-         io_uring_cmd does not send",
-    ),
-    (
-        "apptag_mask",
-        "the application tag is part of protection information, which ioscope's \
-         io_uring_cmd does not send",
-    ),
-    (
-        "md_per_io_size",
-        "separate metadata buffers (a namespace formatted with metadata that is not \
-         interleaved with the data) are not set up by ioscope's io_uring_cmd",
-    ),
 ];
 
 const FDP: &str =

@@ -184,6 +184,35 @@ pub enum ClockSourceOpt {
 }
 
 /// The engine options of `io_uring` and `libaio` (fio's names in each
+/// io_uring_cmd's protection information options, as written (fio's
+/// defaults: no metadata buffer, PRACT set, no checks, application tag
+/// 0x1234 under mask 0xffff).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PiOptions {
+    /// `md_per_io_size`: bytes of each request's separate metadata buffer.
+    pub md_per_io_size: u32,
+    /// `pi_act`: the controller inserts and strips protection information.
+    pub pi_act: bool,
+    /// `pi_chk`: which fields are checked (GUARD, REFTAG, APPTAG in any
+    /// order and separation, as fio finds them).
+    pub pi_chk: String,
+    /// `apptag`, `apptag_mask`.
+    pub apptag: u16,
+    pub apptag_mask: u16,
+}
+
+impl Default for PiOptions {
+    fn default() -> PiOptions {
+        PiOptions {
+            md_per_io_size: 0,
+            pi_act: true,
+            pi_chk: String::new(),
+            apptag: 0x1234,
+            apptag_mask: 0xffff,
+        }
+    }
+}
+
 /// field's doc), as written: an option of another engine than the job's is
 /// refused by the parser, so only the job's engine's options can be set.
 /// Everything is off by default, as in fio. `hipri` is [`JobSpec::hipri`].
@@ -226,6 +255,8 @@ pub struct EngineOptions {
     pub readfua: bool,
     /// io_uring_cmd `writefua`: Force Unit Access on writes and Write Zeroes.
     pub writefua: bool,
+    /// io_uring_cmd's protection information options (fio 3.35's).
+    pub pi: PiOptions,
     /// faulty `fault`: the fault injected; None injects nothing.
     pub fault: Option<InjectedFault>,
     /// faulty `fault_rate`: percent of eligible requests, in millionths of

@@ -718,7 +718,7 @@ fn engine_options_of_another_engine_are_refused() {
 
 #[test]
 fn the_rest_of_fios_options_are_refused_by_name() {
-    for option in ["apptag=1", "pi_act=1"] {
+    for option in ["fdp=1", "plids=1"] {
         let err = parse_text(&format!("[j]\n{option}\n")).unwrap_err().message;
         let name = option.split('=').next().unwrap_or_default();
         assert!(
@@ -956,4 +956,25 @@ fn the_tiobench_profile_adds_fios_four_jobs_after_the_others() {
     // A job's profile= is taken and changes nothing.
     let job = &parse_text("[j]\nprofile=tiobench\nsize=1m\n").unwrap().jobs[0];
     assert_eq!(job.size, Some(SizeSpec::Bytes(1 << 20)));
+}
+
+#[test]
+fn protection_options_set_the_engine_options() {
+    let text = "[j]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\npi_act=0\n\
+                    pi_chk=GUARD,APPTAG\napptag=0x8888\napptag_mask=0xff00\nmd_per_io_size=64\n";
+    let parsed = parse_text(text).unwrap();
+    let pi = &parsed.jobs[0].engine_options.pi;
+    assert!(!pi.pi_act);
+    assert_eq!(pi.pi_chk, "GUARD,APPTAG");
+    assert_eq!(
+        (pi.apptag, pi.apptag_mask, pi.md_per_io_size),
+        (0x8888, 0xff00, 64)
+    );
+    let defaults = parse_text("[j]\nioengine=io_uring_cmd\n").unwrap();
+    assert_eq!(defaults.jobs[0].engine_options.pi, PiOptions::default());
+    let err = parse_text("[j]\nioengine=io_uring_cmd\napptag=0x10000\n").unwrap_err();
+    assert!(err.message.contains("16 bits"), "{}", err.message);
+    // They are io_uring_cmd's.
+    let err = parse_text("[j]\nioengine=psync\npi_act=0\n").unwrap_err();
+    assert!(err.message.contains("io_uring_cmd"), "{}", err.message);
 }

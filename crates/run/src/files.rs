@@ -68,8 +68,14 @@ fn in_directory(spec: &JobSpec, names: &[String]) -> Vec<PathBuf> {
         .collect()
 }
 
+/// An NVMe passthrough job that sends protection information with the
+/// data (pi_act=0), whose namespace may then be larger than its data.
+fn pi_in_data(spec: &JobSpec) -> bool {
+    spec.ioengine == Backend::IoUringCmd && !spec.engine_options.pi.pi_act
+}
+
 /// What a job must know about a path before it can plan its I/O there.
-fn existing_size(path: &Path) -> Result<Option<u64>, RunError> {
+fn existing_size(path: &Path, pi_in_data: bool) -> Result<Option<u64>, RunError> {
     match std::fs::metadata(path) {
         Ok(meta) if meta.is_file() => Ok(Some(meta.len())),
         Ok(_) => {
@@ -78,6 +84,7 @@ fn existing_size(path: &Path) -> Result<Option<u64>, RunError> {
                 path,
                 &OpenOptions {
                     read: true,
+                    pi_in_data,
                     ..OpenOptions::default()
                 },
             )?;
@@ -164,7 +171,7 @@ pub(crate) fn prepare(
             match backend.works_on_directories() {
                 // fio takes a directory's size as stat gives it.
                 true => Ok(std::fs::metadata(p).ok().map(|m| m.len())),
-                false => existing_size(p),
+                false => existing_size(p, pi_in_data(spec)),
             }
         })
         .collect::<Result<Vec<_>, _>>()?;
@@ -303,6 +310,7 @@ pub(crate) fn prepare(
                 // exist yet.
                 create: create_on_open || spec.file_handling.file_append,
                 direct: spec.direct,
+                pi_in_data: pi_in_data(spec),
             },
             file_setup::open_flags(spec),
         )
@@ -516,7 +524,43 @@ fn check_nvme(spec: &JobSpec, path: &Path, target: &Target, offset: u64) -> Resu
         }
         return refuse(why);
     };
-    let lba = u64::from(target.logical_block_size());
+    let pi = &spec.engine_options.pi;
+    let geometry = match id.geometry(pi.pi_act) {
+        Ok(g) => g,
+        Err(why) => return refuse(why),
+    };
+    let lba = u64::from(geometry.block());
+    if geometry.extended {
+        // fio's words for a block size that is not whole extended LBAs,
+        // with its suggestion where the size counts whole data blocks.
+        let data = u64::from(geometry.lba);
+        let bs = [&spec.bs.read, &spec.bs.write, &spec.bs.trim];
+        if let Some(b) = bs.iter().find(|b| b.min() % lba != 0 || b.max() % lba != 0) {
+            let mut why =
+                format!("block size must be a multiple of {lba} (LBA data size + Metadata size)");
+            if b.min() == b.max() && b.min() % data == 0 {
+                why.push_str(&format!(
+                    "; did you mean to use a block size of {}?",
+                    lba * (b.min() / data)
+                ));
+            }
+            return refuse(why);
+        }
+        if geometry.pi.is_some() && spec.verify.method != VerifyMethod::None {
+            return refuse(
+                "for extended LBA, verify cannot be used when E2E data protection is enabled"
+                    .into(),
+            );
+        }
+    }
+    let ms = u64::from(geometry.separate_ms());
+    if ms != 0 {
+        let largest = spec.bs.read.max().max(spec.bs.write.max());
+        let need = largest / u64::from(geometry.lba) * ms;
+        if u64::from(pi.md_per_io_size) < need {
+            return refuse(format!("md_per_io_size should be at least {need} bytes"));
+        }
+    }
     let sizes = [
         ("bs (read)", spec.bs.read.min()),
         ("bs (read)", spec.bs.read.max()),

@@ -214,6 +214,11 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             nvme: NvmeOptions {
                 readfua: e.readfua,
                 writefua: e.writefua,
+                pi_act: e.pi.pi_act,
+                md_per_io_size: e.pi.md_per_io_size,
+                pi_chk: e.pi.pi_chk.clone(),
+                apptag: e.pi.apptag,
+                apptag_mask: e.pi.apptag_mask,
             },
             ..UringOptions::default()
         },

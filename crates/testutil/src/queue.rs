@@ -24,6 +24,7 @@ pub fn open_rw(path: &Path, direct: bool) -> Target {
         write: true,
         create: false,
         direct,
+        pi_in_data: false,
     };
     Target::open(path, &opts).unwrap_or_else(|e| panic!("opening {}: {e}", path.display()))
 }

@@ -50,6 +50,7 @@ fn fresh_file(dir: &Path) -> Target {
             write: true,
             create: false,
             direct: false,
+            pi_in_data: false,
         },
     )
     .unwrap()

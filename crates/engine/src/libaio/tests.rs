@@ -31,6 +31,7 @@ fn open(path: &Path, direct: bool) -> Target {
             write: true,
             create: true,
             direct,
+            pi_in_data: false,
         },
     )
     .unwrap()

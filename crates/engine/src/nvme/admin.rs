@@ -7,9 +7,10 @@ use std::os::fd::RawFd;
 
 use super::abi::{Command, NVME_IOCTL_ADMIN_CMD, NVME_IOCTL_ID};
 use super::command::{
-    identify_controller, identify_namespace, identify_nvm_controller, IDENTIFY_LEN,
+    identify_controller, identify_namespace, identify_nvm_controller, identify_nvm_namespace,
+    IDENTIFY_LEN,
 };
-use super::identify::{Controller, Namespace, NvmLimits};
+use super::identify::{Controller, Namespace, NvmLimits, NvmNamespace};
 use super::status::{Outcome, Status};
 use crate::buffer::AlignedBuffer;
 
@@ -108,4 +109,25 @@ pub fn identify_namespace_of(fd: RawFd, nsid: u32) -> Result<Namespace, AdminErr
         data.as_mut_slice(),
     )?;
     Ok(Namespace::parse(data.as_slice()))
+}
+
+/// The NVM command set's Identify Namespace of `nsid` where `controller`
+/// says it describes extended LBA formats (their protection information
+/// formats); None where it does not, or the command failed.
+pub fn nvm_namespace_of(fd: RawFd, nsid: u32, controller: &Controller) -> Option<NvmNamespace> {
+    if !controller.has_extended_lba_formats() {
+        return None;
+    }
+    identify_nvm_namespace_of(fd, nsid).ok()
+}
+
+fn identify_nvm_namespace_of(fd: RawFd, nsid: u32) -> Result<NvmNamespace, AdminError> {
+    let mut data = AlignedBuffer::new(IDENTIFY_LEN as usize, 4096);
+    admin_command(
+        fd,
+        "Identify Namespace (NVM command set)",
+        identify_nvm_namespace(nsid, 0),
+        data.as_mut_slice(),
+    )?;
+    Ok(NvmNamespace::parse(data.as_slice()))
 }

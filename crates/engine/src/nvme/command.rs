@@ -26,6 +26,9 @@ pub mod cns {
     /// I/O Command Set specific Identify Controller; with CSI 0 (cdw11
     /// bits 31:24) the NVM command set's.
     pub const IO_COMMAND_SET_CONTROLLER: u32 = 0x06;
+    /// I/O Command Set specific Identify Namespace; with CSI 0 the NVM
+    /// command set's.
+    pub const IO_COMMAND_SET_NAMESPACE: u32 = 0x05;
 }
 
 /// Command dword 12 of Read, Write and Write Zeroes: Force Unit Access.
@@ -156,6 +159,12 @@ pub fn identify_controller(addr: u64) -> Command {
 /// bytes at `addr`.
 pub fn identify_nvm_controller(addr: u64) -> Command {
     identify(0, cns::IO_COMMAND_SET_CONTROLLER, addr)
+}
+
+/// The NVM command set's Identify Namespace (CNS 5, CSI 0) of `nsid` into
+/// 4096 bytes at `addr`.
+pub fn identify_nvm_namespace(nsid: u32, addr: u64) -> Command {
+    identify(nsid, cns::IO_COMMAND_SET_NAMESPACE, addr)
 }
 
 /// Identify Namespace (CNS 0) of `nsid` into 4096 bytes at `addr`.

@@ -37,6 +37,9 @@ pub struct Controller {
     pub oncs: u16,
     /// Volatile Write Cache present (bit 0).
     pub vwc: u8,
+    /// Controller Attributes; bit 15 (ELBAS) says the NVM command set's
+    /// Identify Namespace describes extended LBA formats.
+    pub ctratt: u32,
 }
 
 impl Controller {
@@ -53,6 +56,7 @@ impl Controller {
             nn: le32(data, 516),
             oncs: le16(data, 520),
             vwc: data[525],
+            ctratt: le32(data, 96),
         }
     }
 
@@ -77,6 +81,12 @@ impl Controller {
 
     pub fn has_dataset_management(&self) -> bool {
         self.oncs & ONCS_DSM != 0
+    }
+
+    /// The NVM command set's Identify Namespace gives each format's
+    /// protection information format (CTRATT bit 15, ELBAS).
+    pub fn has_extended_lba_formats(&self) -> bool {
+        self.ctratt & (1 << 15) != 0
     }
 }
 
@@ -144,6 +154,10 @@ pub struct Namespace {
     pub nuse: u64,
     /// Formatted LBA size field.
     pub flbas: u8,
+    /// End-to-end Data Protection Type Settings: bits 2:0 the protection
+    /// information type (0: none), bit 3 that it is the first bytes of the
+    /// metadata rather than the last.
+    pub dps: u8,
     /// Deallocate Logical Block Features: bits 2:0 say what a deallocated
     /// block reads back as (1: zeroes, 2: ones), bit 3 that Write Zeroes
     /// with DEAC deallocates.
@@ -172,6 +186,7 @@ impl Namespace {
             ncap: le64(data, 8),
             nuse: le64(data, 16),
             flbas: data[26],
+            dps: data[29],
             dlfeat: data[33],
             formats,
         }
@@ -201,9 +216,32 @@ impl Namespace {
         self.format().block_size()
     }
 
+    /// The metadata travels at the end of each block in the data buffer
+    /// (an extended LBA, FLBAS bit 4) rather than in a buffer of its own.
+    pub fn extended_lba(&self) -> bool {
+        self.flbas & 0x10 != 0
+    }
+
     /// True when deallocated blocks read back as zeroes.
     pub fn deallocated_reads_zeroes(&self) -> bool {
         self.dlfeat & 0x7 == 1
+    }
+}
+
+/// The NVM command set's Identify Namespace (CNS 5, CSI 0): the extended
+/// LBA format of each LBA format, whose bits 8:7 give the protection
+/// information format (0: 16-bit guard, 2: 64-bit guard) and bits 6:0 the
+/// storage tag size.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NvmNamespace {
+    pub elbaf: Vec<u32>,
+}
+
+impl NvmNamespace {
+    pub fn parse(data: &[u8]) -> NvmNamespace {
+        NvmNamespace {
+            elbaf: (0..64).map(|i| le32(data, 12 + 4 * i)).collect(),
+        }
     }
 }
 

@@ -9,7 +9,7 @@
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
-use crate::nvme::{Controller, Namespace, NvmLimits};
+use crate::nvme::{Controller, Geometry, Namespace, NvmLimits, NvmNamespace};
 
 mod layout;
 mod open;
@@ -59,6 +59,10 @@ pub struct OpenOptions {
     pub create: bool,
     /// O_DIRECT.
     pub direct: bool,
+    /// An NVMe job with `pi_act=0`: protection information travels with
+    /// the data, so a namespace's blocks may be larger than their data
+    /// (extended LBAs) and so is its size.
+    pub pi_in_data: bool,
 }
 
 /// An open file or device.
@@ -82,4 +86,19 @@ pub struct NvmeIdentity {
     pub namespace: Namespace,
     /// The NVM command set's Write Zeroes and Dataset Management limits.
     pub limits: NvmLimits,
+    /// The NVM command set's Identify Namespace, where the controller
+    /// describes extended LBA formats and answered.
+    pub nvm_namespace: Option<NvmNamespace>,
+}
+
+impl NvmeIdentity {
+    /// The namespace's blocks as a job with `pi_act` moves them.
+    pub fn geometry(&self, pi_act: bool) -> Result<Geometry, String> {
+        Geometry::of(
+            &self.controller,
+            &self.namespace,
+            self.nvm_namespace.as_ref(),
+            pi_act,
+        )
+    }
 }

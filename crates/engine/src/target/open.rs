@@ -105,7 +105,10 @@ impl Target {
             TargetKind::CharDevice => match &nvme {
                 Some(id) => {
                     let lbs = id.namespace.block_size() as u32;
-                    (id.namespace.nsze * u64::from(lbs), lbs, lbs)
+                    // fio's size counts extended LBAs whole; a format the
+                    // job cannot use is refused before the run.
+                    let block = id.geometry(!opts.pi_in_data).map_or(lbs, |g| g.block());
+                    (id.namespace.nsze * u64::from(block), lbs, lbs)
                 }
                 None => (0, 512, 512),
             },

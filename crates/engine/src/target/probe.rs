@@ -12,7 +12,9 @@ use super::open::target_error;
 use super::NvmeIdentity;
 use crate::error::EngineError;
 use crate::ioctl::BLKGETSIZE64;
-use crate::nvme::{identify_controller_of, identify_namespace_of, namespace_id, nvm_limits_of};
+use crate::nvme::{
+    identify_controller_of, identify_namespace_of, namespace_id, nvm_limits_of, nvm_namespace_of,
+};
 
 pub(crate) fn c_path(path: &Path) -> Result<CString, EngineError> {
     CString::new(path.as_os_str().as_bytes()).map_err(|_| {
@@ -51,6 +53,7 @@ pub(super) fn nvme_identity(fd: RawFd) -> Option<NvmeIdentity> {
     Some(NvmeIdentity {
         nsid,
         limits: nvm_limits_of(fd, &controller),
+        nvm_namespace: nvm_namespace_of(fd, nsid, &controller),
         namespace: identify_namespace_of(fd, nsid).ok()?,
         controller,
     })

@@ -16,6 +16,7 @@ fn rw_create() -> OpenOptions {
         write: true,
         create: true,
         direct: false,
+        pi_in_data: false,
     }
 }
 

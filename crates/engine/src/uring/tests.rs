@@ -42,6 +42,7 @@ fn open(path: &Path, direct: bool) -> Result<Target, EngineError> {
             write: true,
             create: true,
             direct,
+            pi_in_data: false,
         },
     )
 }

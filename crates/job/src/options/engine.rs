@@ -288,6 +288,60 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..ENGINE
     },
     OptionDef {
+        name: "md_per_io_size",
+        kind: Kind::Int,
+        default: "0",
+        help: "Size of separate metadata buffer per I/O (Default: 0)",
+        apply: |s, v| {
+            s.spec.engine_options.pi.md_per_io_size = v.uint(0)?;
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
+        name: "pi_act",
+        kind: Kind::Bool,
+        default: "1",
+        help: "Protection Information Action bit (pi_act=1 or pi_act=0)",
+        apply: |s, v| {
+            s.spec.engine_options.pi.pi_act = v.bool()?;
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
+        name: "pi_chk",
+        kind: Kind::Text,
+        help: "Control of Protection Information Checking (pi_chk=GUARD,REFTAG,APPTAG)",
+        apply: |s, v| {
+            s.spec.engine_options.pi.pi_chk = v.text.to_string();
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
+        name: "apptag",
+        kind: Kind::Int,
+        default: "0x1234",
+        help: "Application Tag used in Protection Information field (Default: 0x1234)",
+        apply: |s, v| {
+            s.spec.engine_options.pi.apptag = tag16(v)?;
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
+        name: "apptag_mask",
+        kind: Kind::Int,
+        default: "0xffff",
+        help: "Application Tag Mask used with Application Tag (Default: 0xffff)",
+        apply: |s, v| {
+            s.spec.engine_options.pi.apptag_mask = tag16(v)?;
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
         name: "readfua",
         kind: Kind::Bool,
         default: "0",
@@ -581,13 +635,20 @@ pub(crate) fn nonvectored(text: &str, kb: u32) -> Result<Option<bool>, String> {
     }
 }
 
+/// An application tag or its mask: 16 bits in the command (fio takes any
+/// integer and lets a larger tag spill into the mask's bits).
+fn tag16(v: &super::Value) -> Result<u16, String> {
+    let n = v.uint(0)?;
+    u16::try_from(n).map_err(|_| format!("{n} does not fit the 16 bits of an application tag"))
+}
+
 #[cfg(test)]
 mod write_mode_tests {
     use super::write_mode_refusal;
     use crate::options::not_an_option;
 
     #[test]
-    fn newer_fios_write_modes_and_protection_options_are_refused_with_the_reason() {
+    fn newer_fios_write_modes_are_refused_with_the_reason() {
         let mix = write_mode_refusal("write/40:zeroes/30:uncor/20:verify/10").unwrap();
         assert!(mix.contains("a mix of write commands"), "{mix}");
         assert!(write_mode_refusal("uncor")
@@ -600,15 +661,5 @@ mod write_mode_tests {
             .unwrap()
             .contains("zonemode=zbd"));
         assert_eq!(write_mode_refusal("bogus"), None);
-        for name in [
-            "pi_act",
-            "pi_chk",
-            "apptag",
-            "apptag_mask",
-            "md_per_io_size",
-        ] {
-            let why = not_an_option(name);
-            assert!(why.contains("not supported by ioscope: "), "{why}");
-        }
     }
 }
