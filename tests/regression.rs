@@ -1046,3 +1046,45 @@ fn json_puts_desc_before_block_and_steadystate_as_fio_does() {
         "{keys:?}"
     );
 }
+
+// Before: on a namespace whose blocks carry metadata after their data (an
+// extended LBA), io_uring_cmd sent 4 KiB as eight 512-byte blocks, every
+// block's data shifted by the metadata before it, and reported success.
+#[test]
+fn extended_lba_blocks_are_counted_with_their_metadata() {
+    let script = require!(ioscope_testutil::nvme_guest(env!("CARGO_MANIFEST_DIR")));
+    let image = tempdir();
+    let disk = image.path().join("ext.img");
+    std::fs::File::create(&disk)
+        .and_then(|f| f.set_len(64 << 20))
+        .unwrap();
+    let args = format!(
+        "-drive file={},if=none,id=ext,format=raw \
+         -device nvme-ns,drive=ext,bus=nvme0,nsid=2,ms=8,mset=1",
+        disk.display()
+    );
+    let job = "ioscope --name=e --ioengine=io_uring_cmd --filename=/dev/ng0n2 --size=1040k";
+    let out = Command::new("bash")
+        .arg(&script)
+        .arg(bin())
+        .arg(format!(
+            "{job} --bs=4k --rw=write; echo bs4k=$?; \
+             {job} --bs=4160 --rw=write --verify=crc32c --do_verify=1 >v.txt; echo bs4160=$?"
+        ))
+        .env("NVME_VM_QEMU_ARGS", args)
+        .env("NVME_VM_TIMEOUT", "300")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    if out.status.code() == Some(125) {
+        ioscope_testutil::skip!(ioscope_testutil::Missing::soft(
+            "the nvme-vm harness could not boot a guest (exit 125)"
+        ));
+    }
+    assert!(
+        stdout.contains("block size must be a multiple of 520")
+            && stdout.contains("bs4k=1")
+            && stdout.contains("bs4160=0"),
+        "{stdout}"
+    );
+}
