@@ -188,7 +188,8 @@ fn xnvme_post_jobs_run_on_their_backends() {
 
 /// Protection information on two namespaces formatted with it (separate
 /// metadata with a 16-bit guard, extended LBAs with a 64-bit guard;
-/// tests/nvme_vm/pi.sh): the host's protection information passes the
+/// tests/nvme_vm/pi.sh): `ioscope info` names both, the host's protection
+/// information passes the
 /// controller's checks, a wrong application tag or guard fails them, and
 /// fio's refusals. (Checked by hand against fio 3.42 in the same guest:
 /// each tool reads back with its own checks what the other wrote.)
@@ -219,7 +220,7 @@ fn protection_information_passes_the_controllers_checks() {
         return;
     };
     let checks = passed_checks(&stdout);
-    assert_eq!(checks.len(), 14, "{checks:#?}");
+    assert_eq!(checks.len(), 16, "{checks:#?}");
 }
 
 /// zonemode=zbd on the guest's zoned namespace against fio there

@@ -31,6 +31,8 @@ pub fn render(r: &DeviceReport) -> String {
             "flbas": ns.flbas,
             "dlfeat": ns.dlfeat,
             "deallocated_reads_zeroes": ns.deallocated_reads_zeroes(),
+            "dps": ns.dps,
+            "extended_lba": ns.extended_lba(),
             "lba_formats": ns.formats.iter().enumerate().map(|(i, f)| json!({
                 "index": i,
                 "block_size": f.block_size(),

@@ -77,6 +77,27 @@ pub fn render(r: &DeviceReport) -> String {
                 ),
             );
         }
+        if ns.format().ms != 0 {
+            // What io_uring_cmd's bs and md_per_io_size must allow for.
+            line(
+                "metadata",
+                match ns.extended_lba() {
+                    true => "after each block's data (extended LBA)",
+                    false => "in a separate buffer (md_per_io_size)",
+                }
+                .into(),
+            );
+            line(
+                "protection",
+                match ns.dps & 0x7 {
+                    0 => "none".into(),
+                    t => format!(
+                        "type {t}, in the {} bytes of the metadata",
+                        if ns.dps & 0x8 != 0 { "first" } else { "last" }
+                    ),
+                },
+            );
+        }
         line(
             "dlfeat",
             format!(

@@ -37,6 +37,18 @@ refused() {
 
 ALL="--pi_act=0 --pi_chk=GUARD,REFTAG,APPTAG --apptag=0x8888"
 
+# info names the layout and the protection information of each.
+info() {
+    if ioscope info "$2" >info.txt 2>&1 && grep -q "metadata: $3" info.txt &&
+        grep -q "protection: $4" info.txt; then
+        pass "$1"
+    else
+        fail "$1" "$(grep 'metadata\|protection' info.txt | tr '\n' ' ')"
+    fi
+}
+info info-sep /dev/ng0n2 "in a separate buffer" "type 1, in the last bytes"
+info info-ext /dev/ng0n3 "after each block's data (extended LBA)" "type 3, in the first bytes"
+
 # Separate metadata: 8 blocks of 16 bytes per 4 KiB.
 SEP="--size=1m --bs=4k --md_per_io_size=128"
 ok sep-host-pi-write /dev/ng0n2 $SEP --rw=randwrite --iodepth=8 $ALL
