@@ -136,6 +136,9 @@ pub struct UringCmdQueue {
     /// A read whose protection information the host checks on completion
     /// (PRACT clear): its namespace and first LBA, per slot.
     pi_reads: Box<[Option<(u32, u64)>]>,
+    /// Some namespace has protection information and PRACT is clear: the
+    /// host checks reads as they complete.
+    host_checks: bool,
     fixed_files: bool,
     fixed_buffers: bool,
     vectored: bool,
@@ -232,6 +235,7 @@ impl UringCmdQueue {
         let vectored = opts.nonvectored == Some(false);
         let ranges =
             AlignedBuffer::try_new(config.depth as usize * DsmRange::BYTES, DsmRange::BYTES)?;
+        let host_checks = !nvme.pi_act && namespaces.iter().any(|n| n.pi.is_some());
         let md_per_io = nvme.md_per_io_size as usize;
         let metadata = match md_per_io {
             0 => None,
@@ -270,6 +274,7 @@ impl UringCmdQueue {
                 apptag_mask: nvme.apptag_mask,
             },
             pi_reads: vec![None; config.depth as usize].into_boxed_slice(),
+            host_checks,
             fixed_files,
             fixed_buffers: opts.fixed_buffers,
             vectored,
@@ -562,12 +567,10 @@ impl Queue for UringCmdQueue {
             metadata,
             md_per_io,
             pi_checks,
-            pi_act,
+            host_checks,
             ..
         } = self;
-        // Only a job whose host checks protection information looks at
-        // its reads here.
-        let host_checks = !*pi_act && namespaces.iter().any(|n| n.pi.is_some());
+        let host_checks = *host_checks;
         ring.reap(min, max, |slot, res| {
             let mut result = match res {
                 0 => i64::from(lens[slot as usize]),
