@@ -645,7 +645,6 @@ fn tag16(v: &super::Value) -> Result<u16, String> {
 #[cfg(test)]
 mod write_mode_tests {
     use super::write_mode_refusal;
-    use crate::options::not_an_option;
 
     #[test]
     fn newer_fios_write_modes_are_refused_with_the_reason() {
