@@ -43,7 +43,7 @@ pub struct BlockLife {
 impl BlockLife {
     /// The region `start..start + len` of the file in blocks of `bs`;
     /// fio's refusal (its words) when that is none or more than
-    /// [`MAX_BLOCKS`].
+    /// `MAX_BLOCKS` (8192).
     pub fn new(start: u64, len: u64, bs: u64) -> Result<BlockLife, String> {
         let n = len.checked_div(bs).unwrap_or(0);
         if n == 0 || n > MAX_BLOCKS {
@@ -123,7 +123,7 @@ impl BlockLife {
         Some(values)
     }
 
-    /// How many blocks are in each state, in [`STATE_NAMES`]' order.
+    /// How many blocks are in each state, in the order of fio's state names.
     pub fn states(&self) -> [u64; 5] {
         let mut states = [0u64; 5];
         for w in &self.infos {
