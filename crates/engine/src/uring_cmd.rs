@@ -85,6 +85,14 @@ struct NamespaceGeometry {
 }
 
 impl NamespaceGeometry {
+    /// Bytes of one block in the data buffer.
+    fn block(&self) -> u32 {
+        match self.ext_block {
+            0 => 1 << self.lba_shift,
+            ext => ext,
+        }
+    }
+
     /// The first LBA and the count of `len` bytes at `offset`, when both
     /// are whole blocks.
     #[inline]
@@ -284,9 +292,13 @@ impl UringCmdQueue {
         })
     }
 
-    /// The LBA size of the namespace behind file `file`.
+    /// The bytes one logical block of the namespace behind file `file`
+    /// takes in a request's data buffer: its data, and its metadata too
+    /// on an extended-LBA format. Offsets and lengths are multiples of it.
     pub fn lba_size(&self, file: u32) -> Option<u32> {
-        self.namespaces.get(file as usize).map(|n| 1 << n.lba_shift)
+        self.namespaces
+            .get(file as usize)
+            .map(NamespaceGeometry::block)
     }
 }
 
@@ -681,6 +693,8 @@ mod tests {
             ext_block: 520,
             ..plain(9)
         };
+        assert_eq!(ns.block(), 520);
+        assert_eq!(plain(12).block(), 4096);
         assert_eq!(ns.lbas(520 * 3, 520 * 2), Some((3, 2)));
         assert_eq!(ns.lbas(512 * 3, 520 * 2), None);
         assert_eq!(ns.lbas(520, 512), None);
