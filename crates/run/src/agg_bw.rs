@@ -55,6 +55,14 @@ impl AggBw {
                 self.sampler.sample(ms, self.total(workers));
             }
         }
+        // A tick that came due while this thread slept is still owed its
+        // line: on a busy machine the thread may wake only after the
+        // workers have stopped.
+        let now = Instant::now();
+        if now >= next && now >= ramp_end {
+            let ms = now.duration_since(self.run_start).as_millis() as u64;
+            self.sampler.sample(ms, self.total(workers));
+        }
         self.before = self.total(workers);
     }
 
