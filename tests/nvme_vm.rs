@@ -223,26 +223,36 @@ fn protection_information_passes_the_controllers_checks() {
     assert_eq!(checks.len(), 16, "{checks:#?}");
 }
 
-/// zonemode=zbd on the guest's zoned namespace against fio there
+/// zonemode=zbd on the guest's zoned namespaces against fio there
 /// (tests/nvme_vm/zbd.sh): the same write_iolog offsets and the same zone
 /// report after each job, zone resets issued to the device, and fio's
-/// refusals.
+/// refusals; through a block device, and through an NVMe generic char
+/// device with io_uring_cmd (a namespace with zone capacity below zone
+/// size and its own open-zone limit, added here).
 #[test]
 fn zbd_on_a_zoned_namespace_writes_as_fio() {
     let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
     require!(ioscope_testutil::fio());
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let files = [(root.join("tests/nvme_vm/zbd.sh"), "zbd.sh")];
+    let image = tempfile::NamedTempFile::new().expect("an image for namespace 3");
+    image.as_file().set_len(128 << 20).expect("a 128 MiB image");
+    let zns3 = format!(
+        "-drive file={},if=none,id=zns3,format=raw -device nvme-ns,drive=zns3,bus=nvme0,nsid=3,\
+         zoned=on,zoned.zone_size=4M,zoned.zone_capacity=3M,zoned.max_open=6,zoned.max_active=6",
+        image.path().display()
+    );
     let env = [
         ("NVME_VM_ZNS_SIZE", "256M"),
         ("NVME_VM_ZONE_SIZE", "4M"),
         ("NVME_VM_HOST_BINS", "fio blkzone"),
+        ("NVME_VM_QEMU_ARGS", zns3.as_str()),
     ];
     let Some(stdout) = in_guest(&script, &files, "sh zbd.sh", &env) else {
         return;
     };
     let checks = passed_checks(&stdout);
-    assert_eq!(checks.len(), 7, "{checks:#?}");
+    assert_eq!(checks.len(), 13, "{checks:#?}");
 }
 
 /// The test of `ioscope compare`'s design: the post's six-section job

@@ -4,9 +4,16 @@
 # guest by tests/nvme_vm.rs with fio and blkzone copied in. Before each
 # tool's run every zone is reset, so both start from the same device;
 # after it the write_iolog offsets and the device's own zone report (write
-# pointers and conditions) must be fio's. Prints "CHECK <name> ok" or
+# pointers and conditions) must be fio's. Then the same through the NVMe
+# generic char device of a second zoned namespace (/dev/ng0n3: 4 MiB zones
+# of 3 MiB capacity, at most 6 open), whose zones both tools read and
+# reset with NVMe commands. Prints "CHECK <name> ok" or
 # "CHECK <name> FAIL: <why>", then "CHECKS-DONE".
 D=/dev/nvme0n2
+# The device the job names and how; the zones are reset and reported
+# through the namespace's block device $D.
+DEV=$D
+HOW=--direct=1
 pass() { echo "CHECK $1 ok"; }
 fail() { echo "CHECK $1 FAIL: $2"; }
 
@@ -23,7 +30,7 @@ same() {
         blkzone reset $D
         sh -c "$setup" >/dev/null 2>&1
         rm -f "$tool.log"
-        if ! $tool --filename=$D --direct=1 --zonemode=zbd --write_iolog="$tool.log" \
+        if ! $tool --filename=$DEV $HOW --zonemode=zbd --write_iolog="$tool.log" \
             --output-format=json "$@" >"$tool.json" 2>"$tool.err"; then
             fail "$name" "$tool failed: $(tail -2 "$tool.err" | tr '\n' ' ')"
             return
@@ -69,9 +76,9 @@ same io_uring_depth_one true --name=u --ioengine=io_uring --rw=randwrite --bs=8k
 refused() {
     name=$1 words=$2
     shift 2
-    if fio --filename=$D --zonemode=zbd "$@" >fio.out 2>&1; then
+    if fio --filename=$DEV --zonemode=zbd "$@" >fio.out 2>&1; then
         fail "$name" "fio ran it"
-    elif ioscope --filename=$D --zonemode=zbd "$@" >ioscope.out 2>&1; then
+    elif ioscope --filename=$DEV --zonemode=zbd "$@" >ioscope.out 2>&1; then
         fail "$name" "ioscope ran it"
     elif ! grep -q "$words" ioscope.out; then
         fail "$name" "$(tail -3 ioscope.out | tr '\n' ' ')"
@@ -83,4 +90,40 @@ refused buffered_writes "Using direct I/O is mandatory for writing to ZBD drives
     --name=b --rw=write --bs=64k --size=8M
 refused zonesize_mismatch "job parameter zonesize 1048576 does not match disk zone size 4194304" \
     --name=m --direct=1 --zonesize=1m --rw=write --size=8M
+
+# The generic char device of the second zoned namespace, with io_uring_cmd.
+D=/dev/nvme0n3
+DEV=/dev/ng0n3
+HOW=--ioengine=io_uring_cmd
+same ng_randwrite_open_zones true --name=w --rw=randwrite --bs=4k --size=32M \
+    --io_size=8M --max_open_zones=3
+# Zones fill at their capacity (3 MiB of 4) and are reset with Zone
+# Management Send on the second loop.
+same ng_seq_write_resets_full_zones true --name=s --rw=write --bs=64k --size=16M --loops=2
+# Without max_open_zones the namespace's own limit (MOR + 1 = 6) holds.
+same ng_namespace_open_limit true --name=w --rw=randwrite --bs=4k --size=64M --io_size=8M
+same ng_reads_stay_below_write_pointers \
+    "fio --name=p --filename=$DEV $HOW --zonemode=zbd --rw=randwrite --bs=4k \
+     --size=32M --io_size=2M --max_open_zones=4" \
+    --name=r --rw=randread --bs=4k --size=32M --io_size=512k
+refused ng_open_limit_above_the_namespaces \
+    "Specified --max_open_zones (8) is larger than max (6)" \
+    --name=l $HOW --rw=randwrite --bs=4k --size=32M --max_open_zones=8
+
+# A namespace without zones behind its generic char device: both tools cut
+# it into zones of zonesize, with the same I/Os.
+for tool in ioscope fio; do
+    rm -f "$tool.log"
+    $tool --name=e --filename=/dev/ng0n1 $HOW --zonemode=zbd --zonesize=1m --rw=randwrite \
+        --bs=4k --size=16M --io_size=2M --max_open_zones=2 --write_iolog="$tool.log" \
+        >/dev/null 2>"$tool.err" || echo "$tool failed: $(tail -2 "$tool.err")" >>"$tool.log"
+    ios "$tool.log" >"$tool.ios"
+done
+if [ ! -s ioscope.ios ]; then
+    fail ng_emulated_zones "no I/O logged: $(tail -2 ioscope.log)"
+elif ! cmp -s ioscope.ios fio.ios; then
+    fail ng_emulated_zones "I/Os differ: $(diff ioscope.ios fio.ios | head -4 | tr '\n' ' ')"
+else
+    pass ng_emulated_zones
+fi
 echo CHECKS-DONE

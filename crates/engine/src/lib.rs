@@ -263,6 +263,7 @@ pub mod nvme {
     mod identify;
     pub mod pi;
     mod status;
+    mod zns;
 
     pub use crate::device_report::{nvme_names, AdminPath, DeviceReport, QueueSettings};
     pub use abi::{
@@ -271,13 +272,16 @@ pub mod nvme {
         NVME_URING_CMD_IO_VEC,
     };
     pub use admin::{
-        admin_command, identify_controller_of, identify_namespace_of, namespace_id, nvm_limits_of,
-        nvm_namespace_of, AdminError,
+        admin_command, identify_controller_of, identify_namespace_of, io_command, namespace_id,
+        nvm_limits_of, nvm_namespace_of, zoned_namespace_of, AdminError,
     };
     pub use command::DsmRange;
     pub use geometry::Geometry;
-    pub use identify::{Controller, LbaFormat, Namespace, NvmLimits, NvmNamespace, ONCS_BITS};
+    pub use identify::{
+        Controller, LbaFormat, Namespace, NvmLimits, NvmNamespace, ZonedNamespace, ONCS_BITS,
+    };
     pub use status::{Outcome, Status};
+    pub use zns::ZonedNamespaceIo;
 }
 
 #[cfg(test)]

@@ -1,29 +1,27 @@
 //! What the runner does with zones: `zonemode=strided` is the workload's
 //! walk and needs nothing here; `zonemode=zbd` is emulated on regular
-//! files and block devices without zones (the workload keeps the write
-//! pointers, one set per file for every job that names it), with fio's
-//! checks before the run and on the opened targets.
-//! On a zoned block device the zones are the device's, read once for the
-//! run, and a reset is the device's reset.
+//! files, block devices without zones and NVMe namespaces that are not
+//! zoned (the workload keeps the write pointers, one set per file for
+//! every job that names it), with fio's checks before the run and on the
+//! opened targets.
+//! On a zoned block device, or a zoned namespace's NVMe generic char
+//! device, the zones are the device's, read once for the run, and a reset
+//! is the device's reset.
 
+use ioscope_engine::nvme::ZonedNamespaceIo;
 use ioscope_engine::{
-    max_open_zones, report_zones, reset_zones, zoned_model, TargetKind, Zone, ZonedModel,
+    max_open_zones, report_zones, reset_zones, zoned_model, NvmeIdentity, Target, Zone, ZonedModel,
 };
 use ioscope_job::{JobSpec, VerifyMethod, ZoneMode};
 use ioscope_workload::{DeviceZone, DeviceZones, ZoneBook, ZoneReset};
 
 use std::collections::HashMap;
-use std::fs::OpenOptions;
+use std::fs::{File, OpenOptions};
 use std::os::fd::AsRawFd;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::files::{file_paths, WorkerFile};
-
-/// Why a zbd job on a character device is refused.
-const CHAR_DEVICE: &str = "zonemode=zbd on a character device (an NVMe generic device, whose \
-     namespace may be zoned: fio reads its zones with NVMe commands) is not supported by \
-     ioscope yet; name the namespace's block device (/dev/nvmeXnY)";
 
 /// fio's zbd checks that need no target (zbd.c `init_zone_info`,
 /// `zbd_setup_files`, `zbd_verify_bs`, `zbd_adjust_block`), and what
@@ -34,18 +32,9 @@ pub(crate) fn check(spec: &JobSpec) -> Result<(), String> {
         return Ok(());
     }
     let paths = file_paths(spec, 0);
-    let generic = paths.iter().find(|p| {
-        p.starts_with("/dev/")
-            && p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with("ng"))
-    });
-    if let Some(dev) = generic {
-        // fio reads such a namespace's zones with NVMe commands.
-        return Err(format!("{}: {CHAR_DEVICE}", dev.display()));
-    }
     if z.size == 0 {
-        // A zoned block device gives its own zone size, which the target
-        // check reads (and there the other size checks are made).
+        // A zoned device gives its own zone size, which the target check
+        // reads (and there the other size checks are made).
         if paths.iter().any(|p| p.starts_with("/dev/")) {
             return check_ops(spec);
         }
@@ -182,21 +171,23 @@ pub(crate) fn check_targets(
         return Ok(None);
     }
     let mut device_zone = None;
-    for f in files.iter().filter(|f| f.target.is_some()) {
+    for f in files {
+        let Some(target) = &f.target else { continue };
         let path = f.path.display();
-        if f.target.as_ref().map(|t| t.kind()) == Some(TargetKind::CharDevice) {
-            return Err(format!("{path}: {CHAR_DEVICE}"));
-        }
-        let zone = match zoned_model(&f.path) {
-            Ok(ZonedModel::None) if spec.zones.size == 0 => {
+        let source = match zone_source(target) {
+            Ok(source) => source,
+            Err(e) => return Err(format!("{path}: zone model: {e}")),
+        };
+        let zone = match source {
+            Source::Emulated if spec.zones.size == 0 => {
                 return Err(format!(
                     "{path}: Specifying the zone size is mandatory for regular file/block \
                      device with --zonemode=zbd"
                 ))
             }
-            Ok(ZonedModel::None) => spec.zones.size,
-            Ok(model) => {
-                let size = book.device(&f.path, || read_device(spec, &f.path, model, queued))?;
+            Source::Emulated => spec.zones.size,
+            source => {
+                let size = book.device(&f.path, || read_device(spec, target, source, queued))?;
                 if spec.zones.size != 0 && spec.zones.size != size {
                     return Err(format!(
                         "{path}: job parameter zonesize {} does not match disk zone size {size}",
@@ -207,7 +198,6 @@ pub(crate) fn check_targets(
                 device_zone = Some(size);
                 size
             }
-            Err(e) => return Err(format!("{path}: zone model: {e}")),
         };
         if f.file_size < zone {
             return Err(format!(
@@ -219,39 +209,106 @@ pub(crate) fn check_targets(
     Ok(device_zone)
 }
 
-/// The zones of the zoned block device `path` and the open-zone limit
-/// the jobs on it use, with fio's checks (zbd.c `zbd_using_direct_io`,
-/// `parse_zone_info`, `zbd_set_max_open_zones`) and what ioscope does
-/// not do there yet.
+/// Where a target's zones come from (fio's `zbd_get_zoned_model`: the
+/// block layer's zone model, or for an NVMe generic char device the
+/// Zoned Namespace command set's Identify).
+#[derive(Clone, Copy)]
+enum Source<'a> {
+    /// No zones of its own: ioscope cuts it into zones as fio does.
+    Emulated,
+    /// A zoned block device (host-managed or host-aware).
+    Block(ZonedModel),
+    /// A zoned namespace behind its generic char device, which fio treats
+    /// as host-managed.
+    Namespace(&'a NvmeIdentity),
+}
+
+fn zone_source(target: &Target) -> std::io::Result<Source<'_>> {
+    if let Some(id) = target.nvme() {
+        return Ok(match id.zoned {
+            Some(_) => Source::Namespace(id),
+            None => Source::Emulated,
+        });
+    }
+    Ok(match zoned_model(target.path())? {
+        ZonedModel::None => Source::Emulated,
+        model => Source::Block(model),
+    })
+}
+
+/// The zones of the zoned device `target` and the open-zone limit the
+/// jobs on it use, with fio's checks (zbd.c `zbd_using_direct_io`,
+/// `parse_zone_info`, `zbd_set_max_open_zones`) and what ioscope does not
+/// do there yet.
 fn read_device(
     spec: &JobSpec,
-    path: &Path,
-    model: ZonedModel,
+    target: &Target,
+    source: Source,
     queued: bool,
 ) -> Result<DeviceZones, String> {
+    let path = target.path();
     let name = path.display();
     let writes = spec.rw.kind.writes();
-    if writes && !spec.direct && model == ZonedModel::HostManaged {
+    if writes && !spec.direct && matches!(source, Source::Block(ZonedModel::HostManaged)) {
+        // fio asks it of block devices only: a char device has no page
+        // cache.
         return Err("Using direct I/O is mandatory for writing to ZBD drives".to_string());
     }
     if writes && queued && spec.iodepth > 1 {
         // fio waits for a job's writes in flight before it resets a zone
         // (io_u_quiesce); ioscope's zone state moves at issue and cannot.
         return Err(format!(
-            "{name}: zonemode=zbd writes on a zoned block device at iodepth={} on a queued \
+            "{name}: zonemode=zbd writes on a zoned device at iodepth={} on a queued \
              engine are not supported by ioscope yet (a zone reset must wait for the writes \
              in flight); use iodepth=1 or a synchronous engine",
             spec.iodepth
         ));
     }
+    // A descriptor of the run's own: the reset needs one open for writing.
     let dev = OpenOptions::new()
         .read(true)
         .write(true)
         .open(path)
         .map_err(|e| format!("{name}: cannot open it to reset zones: {e}"))?;
-    let size = device_size(&dev).map_err(|e| format!("{name}: size: {e}"))?;
-    let reported = report_zones(dev.as_raw_fd(), size)
-        .map_err(|e| format!("{name}: report zones failed: {e}"))?;
+    let (reported, device_limit, reset): (_, _, Arc<dyn ZoneReset>) = match source {
+        Source::Namespace(id) => {
+            let block = id
+                .geometry(spec.engine_options.pi.pi_act)
+                .map_or(id.namespace.block_size(), |g| u64::from(g.block()));
+            let io = ZonedNamespaceIo {
+                fd: dev.as_raw_fd(),
+                nsid: id.nsid,
+                block,
+                zone_blocks: id.zone_blocks().unwrap_or(0),
+            };
+            if io.zone_blocks == 0 {
+                return Err(format!(
+                    "{name}: the zoned namespace reports a zone size of 0 for its LBA format"
+                ));
+            }
+            let zones = io
+                .report_zones(target.size())
+                .map_err(|e| format!("{name}: report zones failed: {e}"))?;
+            let limit = id.zoned.as_ref().map_or(0, |z| z.max_open_zones());
+            let reset = Arc::new(NamespaceResetter {
+                path: path.to_path_buf(),
+                io,
+                _dev: dev,
+            });
+            (zones, limit, reset)
+        }
+        _ => {
+            let zones = report_zones(dev.as_raw_fd(), target.size())
+                .map_err(|e| format!("{name}: report zones failed: {e}"))?;
+            let limit = max_open_zones(path)
+                .map_err(|e| format!("{name}: get max open zones failed: {e}"))?;
+            let reset = Arc::new(BlockResetter {
+                path: path.to_path_buf(),
+                dev,
+            });
+            (zones, limit, reset)
+        }
+    };
     let Some(first) = reported.first() else {
         return Err(format!("{name}: the device reported no zones"));
     };
@@ -290,26 +347,24 @@ fn read_device(
             open: matches!(z.cond, Zone::COND_IMP_OPEN | Zone::COND_EXP_OPEN),
         });
     }
-    let max_open = open_limit(spec, path, model)?;
+    let host_managed = !matches!(source, Source::Block(ZonedModel::HostAware));
+    let max_open = open_limit(spec, host_managed.then_some(device_limit))?;
     Ok(DeviceZones {
         zones,
         zone_size,
         max_open,
-        reset: Arc::new(Resetter {
-            path: path.to_path_buf(),
-            dev,
-        }),
+        reset,
     })
 }
 
 /// fio's `zbd_set_max_open_zones`: the job's limit, within a host-managed
-/// device's own (unless `ignore_zone_limits`), or the device's when the
-/// job sets none.
-fn open_limit(spec: &JobSpec, path: &Path, model: ZonedModel) -> Result<u32, String> {
+/// device's own `device` limit (0: none; unless `ignore_zone_limits`), or
+/// the device's when the job sets none. A host-aware device has no limit
+/// of its own (None).
+fn open_limit(spec: &JobSpec, device: Option<u32>) -> Result<u32, String> {
     let asked = spec.zones.max_open_zones;
-    let device = match model {
-        ZonedModel::HostManaged if !spec.zones.ignore_zone_limits => max_open_zones(path)
-            .map_err(|e| format!("{}: get max open zones failed: {e}", path.display()))?,
+    let device = match device {
+        Some(limit) if !spec.zones.ignore_zone_limits => limit,
         _ => 0,
     };
     let limit = match (device, asked) {
@@ -333,12 +388,12 @@ fn open_limit(spec: &JobSpec, path: &Path, model: ZonedModel) -> Result<u32, Str
 /// A zoned block device's zone resets, on a descriptor of its own kept
 /// for the run (the reset ioctl needs one open for writing).
 #[derive(Debug)]
-struct Resetter {
+struct BlockResetter {
     path: PathBuf,
-    dev: std::fs::File,
+    dev: File,
 }
 
-impl ZoneReset for Resetter {
+impl ZoneReset for BlockResetter {
     fn reset(&self, start: u64, len: u64) -> Result<(), String> {
         reset_zones(self.dev.as_raw_fd(), start, len).map_err(|e| {
             format!(
@@ -351,11 +406,26 @@ impl ZoneReset for Resetter {
     }
 }
 
-/// The size of the block device open as `dev`.
-fn device_size(dev: &std::fs::File) -> std::io::Result<u64> {
-    use std::io::{Seek, SeekFrom};
-    let mut dev = dev;
-    dev.seek(SeekFrom::End(0))
+/// A zoned namespace's zone resets (Zone Management Send), on a
+/// descriptor of its own kept for the run.
+#[derive(Debug)]
+struct NamespaceResetter {
+    path: PathBuf,
+    /// Sends on `_dev`'s descriptor.
+    io: ZonedNamespaceIo,
+    _dev: File,
+}
+
+impl ZoneReset for NamespaceResetter {
+    fn reset(&self, start: u64, len: u64) -> Result<(), String> {
+        self.io.reset_zones(start, len).map_err(|e| {
+            format!(
+                "{}: resetting wp for {} bytes at {start} failed: {e}",
+                self.path.display(),
+                len
+            )
+        })
+    }
 }
 
 #[cfg(test)]
@@ -384,21 +454,18 @@ mod tests {
         assert!(check(&spec).is_ok());
     }
 
-    /// A block device may give its own zone size (checked once it is
-    /// open); an NVMe generic device is refused before the run.
+    /// A device may give its own zone size (checked once it is open),
+    /// whether a block device or an NVMe generic char device; a file may
+    /// not.
     #[test]
-    fn devices_defer_the_zone_size_and_generic_ones_are_refused() {
+    fn devices_defer_the_zone_size() {
         let mut spec = JobSpec::fio_defaults("z");
         spec.zones.mode = ZoneMode::Zbd;
-        spec.filenames = vec!["/dev/nvme0n2".into()];
-        assert!(check(&spec).is_ok());
-        spec.filenames = vec!["/dev/ng0n2".into()];
-        let err = check(&spec).unwrap_err();
-        assert!(
-            err.starts_with("/dev/ng0n2: zonemode=zbd on a character device"),
-            "{err}"
-        );
-        spec.zones.size = 1 << 20;
+        for dev in ["/dev/nvme0n2", "/dev/ng0n2"] {
+            spec.filenames = vec![dev.into()];
+            assert!(check(&spec).is_ok(), "{dev}");
+        }
+        spec.filenames = vec!["/tmp/zoned".into()];
         assert!(check(&spec).is_err());
     }
 }

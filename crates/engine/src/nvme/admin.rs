@@ -1,16 +1,17 @@
 //! Admin commands through the NVMe driver's ioctls, which work on the
 //! controller (/dev/nvmeX), on a namespace's block device (/dev/nvmeXnY) and
-//! on its generic char device (/dev/ngXnY). They need CAP_SYS_ADMIN.
+//! on its generic char device (/dev/ngXnY), and synchronous I/O commands on
+//! a namespace's devices. They need CAP_SYS_ADMIN.
 
 use std::io;
 use std::os::fd::RawFd;
 
-use super::abi::{Command, NVME_IOCTL_ADMIN_CMD, NVME_IOCTL_ID};
+use super::abi::{Command, NVME_IOCTL_ADMIN_CMD, NVME_IOCTL_ID, NVME_IOCTL_IO_CMD};
 use super::command::{
     identify_controller, identify_namespace, identify_nvm_controller, identify_nvm_namespace,
-    IDENTIFY_LEN,
+    identify_zoned_controller, identify_zoned_namespace, IDENTIFY_LEN,
 };
-use super::identify::{Controller, Namespace, NvmLimits, NvmNamespace};
+use super::identify::{Controller, Namespace, NvmLimits, NvmNamespace, ZonedNamespace};
 use super::status::{Outcome, Status};
 use crate::buffer::AlignedBuffer;
 
@@ -41,14 +42,42 @@ pub fn namespace_id(fd: RawFd) -> io::Result<u32> {
 pub fn admin_command(
     fd: RawFd,
     what: &'static str,
+    cmd: Command,
+    data: &mut [u8],
+) -> Result<u32, AdminError> {
+    passthru(fd, NVME_IOCTL_ADMIN_CMD, what, cmd, data)
+}
+
+/// Sends one I/O command to the namespace behind `fd` and waits for it;
+/// its data (if any) goes to or comes from `data`. Returns completion
+/// dword 0.
+pub fn io_command(
+    fd: RawFd,
+    what: &'static str,
+    cmd: Command,
+    data: &mut [u8],
+) -> Result<u32, AdminError> {
+    passthru(fd, NVME_IOCTL_IO_CMD, what, cmd, data)
+}
+
+fn passthru(
+    fd: RawFd,
+    request: u32,
+    what: &'static str,
     mut cmd: Command,
     data: &mut [u8],
 ) -> Result<u32, AdminError> {
-    cmd.addr = data.as_mut_ptr() as u64;
-    cmd.data_len = data.len() as u32;
-    // SAFETY: the argument is one struct nvme_admin_cmd whose data pointer
-    // names `data`, which outlives the synchronous call.
-    let r = unsafe { libc::ioctl(fd, NVME_IOCTL_ADMIN_CMD as _, &mut cmd as *mut Command) };
+    if data.is_empty() {
+        cmd.addr = 0;
+        cmd.data_len = 0;
+    } else {
+        cmd.addr = data.as_mut_ptr() as u64;
+        cmd.data_len = data.len() as u32;
+    }
+    // SAFETY: the argument is one struct nvme_passthru_cmd whose data
+    // pointer names `data` (or nothing), which outlives the synchronous
+    // call.
+    let r = unsafe { libc::ioctl(fd, request as _, &mut cmd as *mut Command) };
     let r = if r < 0 {
         -i64::from(
             io::Error::last_os_error()
@@ -130,4 +159,26 @@ fn identify_nvm_namespace_of(fd: RawFd, nsid: u32) -> Result<NvmNamespace, Admin
         data.as_mut_slice(),
     )?;
     Ok(NvmNamespace::parse(data.as_slice()))
+}
+
+/// The Zoned Namespace command set's Identify Namespace of `nsid`, where
+/// the controller has that command set and the namespace is zoned (fio's
+/// `fio_nvme_get_zoned_model` asks the same two things); None otherwise.
+pub fn zoned_namespace_of(fd: RawFd, nsid: u32) -> Option<ZonedNamespace> {
+    let mut data = AlignedBuffer::new(IDENTIFY_LEN as usize, 4096);
+    admin_command(
+        fd,
+        "Identify Controller (Zoned Namespace command set)",
+        identify_zoned_controller(0),
+        data.as_mut_slice(),
+    )
+    .ok()?;
+    admin_command(
+        fd,
+        "Identify Namespace (Zoned Namespace command set)",
+        identify_zoned_namespace(nsid, 0),
+        data.as_mut_slice(),
+    )
+    .ok()?;
+    Some(ZonedNamespace::parse(data.as_slice()))
 }

@@ -15,6 +15,9 @@ pub mod opcode {
     pub const WRITE_ZEROES: u8 = 0x08;
     pub const DATASET_MANAGEMENT: u8 = 0x09;
     pub const VERIFY: u8 = 0x0c;
+    /// Zoned Namespace command set.
+    pub const ZONE_MANAGEMENT_SEND: u8 = 0x79;
+    pub const ZONE_MANAGEMENT_RECEIVE: u8 = 0x7a;
     /// Admin command set.
     pub const ADMIN_IDENTIFY: u8 = 0x06;
 }
@@ -30,6 +33,21 @@ pub mod cns {
     /// command set's.
     pub const IO_COMMAND_SET_NAMESPACE: u32 = 0x05;
 }
+
+/// Command Set Identifiers, in Identify's cdw11 bits 31:24.
+pub mod csi {
+    pub const NVM: u32 = 0;
+    pub const ZONED: u32 = 2;
+}
+
+/// Zone Management Send's action (cdw13 bits 7:0): reset the zone's write
+/// pointer.
+pub const ZSA_RESET: u32 = 0x04;
+/// Zone Management Receive's cdw13: action Report Zones (bits 7:0 zero),
+/// every zone (bits 15:8 zero), Partial Report (bit 16), so the count in
+/// the report's header is of the zones in the buffer, not of all the
+/// namespace's zones.
+pub const ZRA_REPORT_ZONES_PARTIAL: u32 = 1 << 16;
 
 /// Command dword 12 of Read, Write and Write Zeroes: Force Unit Access.
 pub const CDW12_FUA: u32 = 1 << 30;
@@ -172,6 +190,24 @@ pub fn identify_namespace(nsid: u32, addr: u64) -> Command {
     identify(nsid, cns::NAMESPACE, addr)
 }
 
+/// The Zoned Namespace command set's Identify Controller (CNS 6, CSI 2)
+/// into 4096 bytes at `addr`: a controller without that command set
+/// refuses it.
+pub fn identify_zoned_controller(addr: u64) -> Command {
+    let mut c = identify(0, cns::IO_COMMAND_SET_CONTROLLER, addr);
+    c.cdw11 = csi::ZONED << 24;
+    c
+}
+
+/// The Zoned Namespace command set's Identify Namespace (CNS 5, CSI 2) of
+/// `nsid` into 4096 bytes at `addr`: refused for a namespace that is not
+/// zoned.
+pub fn identify_zoned_namespace(nsid: u32, addr: u64) -> Command {
+    let mut c = identify(nsid, cns::IO_COMMAND_SET_NAMESPACE, addr);
+    c.cdw11 = csi::ZONED << 24;
+    c
+}
+
 fn identify(nsid: u32, cns: u32, addr: u64) -> Command {
     Command {
         opcode: opcode::ADMIN_IDENTIFY,
@@ -179,6 +215,35 @@ fn identify(nsid: u32, cns: u32, addr: u64) -> Command {
         addr,
         data_len: IDENTIFY_LEN,
         cdw10: cns,
+        ..Default::default()
+    }
+}
+
+/// Report the zones from the one holding `slba` on into `len` bytes at
+/// `addr` (a 64-byte header, then 64 bytes per zone).
+pub fn report_zones(nsid: u32, slba: u64, addr: u64, len: u32) -> Command {
+    Command {
+        opcode: opcode::ZONE_MANAGEMENT_RECEIVE,
+        nsid,
+        addr,
+        data_len: len,
+        cdw10: slba as u32,
+        cdw11: (slba >> 32) as u32,
+        // Dwords, 0-based.
+        cdw12: len / 4 - 1,
+        cdw13: ZRA_REPORT_ZONES_PARTIAL,
+        ..Default::default()
+    }
+}
+
+/// Reset the write pointer of the zone that starts at `zslba`.
+pub fn reset_zone(nsid: u32, zslba: u64) -> Command {
+    Command {
+        opcode: opcode::ZONE_MANAGEMENT_SEND,
+        nsid,
+        cdw10: zslba as u32,
+        cdw11: (zslba >> 32) as u32,
+        cdw13: ZSA_RESET,
         ..Default::default()
     }
 }
@@ -236,5 +301,20 @@ mod tests {
         let n = identify_namespace(3, 0x8000);
         assert_eq!((n.cdw10, n.nsid), (0, 3));
         assert_eq!(flush(1).opcode, 0);
+        let z = identify_zoned_namespace(2, 0x8000);
+        assert_eq!((z.cdw10, z.cdw11, z.nsid), (5, 2 << 24, 2));
+        assert_eq!(identify_zoned_controller(0).cdw11, 2 << 24);
+    }
+
+    #[test]
+    fn zone_management_names_the_zone_and_the_action() {
+        let r = report_zones(2, 0x1_0000_0800, 0x9000, 64 + 64 * 16);
+        assert_eq!((r.opcode, r.nsid), (0x7a, 2));
+        assert_eq!((r.cdw10, r.cdw11), (0x800, 1));
+        assert_eq!(r.cdw12, (64 + 64 * 16) / 4 - 1, "dwords, 0-based");
+        assert_eq!(r.cdw13, 1 << 16, "Report Zones, all zones, partial");
+        let s = reset_zone(2, 0x2_0000_1000);
+        assert_eq!((s.opcode, s.cdw10, s.cdw11, s.cdw13), (0x79, 0x1000, 2, 4));
+        assert_eq!((s.addr, s.data_len), (0, 0));
     }
 }

@@ -245,6 +245,32 @@ impl NvmNamespace {
     }
 }
 
+/// The Zoned Namespace command set's Identify Namespace (CNS 5, CSI 2):
+/// the open-zone limit and each LBA format's zone size.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ZonedNamespace {
+    /// Maximum Open Resources, 0-based; `u32::MAX` for no limit.
+    pub mor: u32,
+    /// Zone Size of each LBA format, in blocks (the LBA Format Extensions
+    /// at byte 2816, 16 bytes each).
+    pub zsze: Vec<u64>,
+}
+
+impl ZonedNamespace {
+    pub fn parse(data: &[u8]) -> ZonedNamespace {
+        ZonedNamespace {
+            mor: le32(data, 8),
+            zsze: (0..64).map(|i| le64(data, 2816 + 16 * i)).collect(),
+        }
+    }
+
+    /// The open-zone limit, 0 for none (fio's `mor + 1`, which wraps the
+    /// no-limit value to 0).
+    pub fn max_open_zones(&self) -> u32 {
+        self.mor.wrapping_add(1)
+    }
+}
+
 fn le16(d: &[u8], at: usize) -> u16 {
     u16::from_le_bytes([d[at], d[at + 1]])
 }
@@ -268,6 +294,18 @@ fn ascii(field: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn zoned_namespace_fields() {
+        let mut d = vec![0u8; 4096];
+        d[8..12].copy_from_slice(&13u32.to_le_bytes());
+        d[2816 + 16..2816 + 24].copy_from_slice(&0x8000u64.to_le_bytes());
+        let z = ZonedNamespace::parse(&d);
+        assert_eq!(z.max_open_zones(), 14);
+        assert_eq!((z.zsze[0], z.zsze[1]), (0, 0x8000));
+        d[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(ZonedNamespace::parse(&d).max_open_zones(), 0, "no limit");
+    }
 
     fn controller_data() -> Vec<u8> {
         let mut d = vec![0u8; 4096];

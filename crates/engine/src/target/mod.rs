@@ -9,7 +9,7 @@
 use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 
-use crate::nvme::{Controller, Geometry, Namespace, NvmLimits, NvmNamespace};
+use crate::nvme::{Controller, Geometry, Namespace, NvmLimits, NvmNamespace, ZonedNamespace};
 
 mod layout;
 mod open;
@@ -89,6 +89,9 @@ pub struct NvmeIdentity {
     /// The NVM command set's Identify Namespace, where the controller
     /// describes extended LBA formats and answered.
     pub nvm_namespace: Option<NvmNamespace>,
+    /// The Zoned Namespace command set's Identify Namespace, where the
+    /// namespace is zoned.
+    pub zoned: Option<ZonedNamespace>,
 }
 
 impl NvmeIdentity {
@@ -100,5 +103,12 @@ impl NvmeIdentity {
             self.nvm_namespace.as_ref(),
             pi_act,
         )
+    }
+
+    /// The zone size, in blocks, of a zoned namespace's LBA format; None
+    /// where the namespace is not zoned.
+    pub fn zone_blocks(&self) -> Option<u64> {
+        let zoned = self.zoned.as_ref()?;
+        zoned.zsze.get(self.namespace.format_index()).copied()
     }
 }

@@ -14,6 +14,7 @@ use crate::error::EngineError;
 use crate::ioctl::BLKGETSIZE64;
 use crate::nvme::{
     identify_controller_of, identify_namespace_of, namespace_id, nvm_limits_of, nvm_namespace_of,
+    zoned_namespace_of,
 };
 
 pub(crate) fn c_path(path: &Path) -> Result<CString, EngineError> {
@@ -54,6 +55,7 @@ pub(super) fn nvme_identity(fd: RawFd) -> Option<NvmeIdentity> {
         nsid,
         limits: nvm_limits_of(fd, &controller),
         nvm_namespace: nvm_namespace_of(fd, nsid, &controller),
+        zoned: zoned_namespace_of(fd, nsid),
         namespace: identify_namespace_of(fd, nsid).ok()?,
         controller,
     })
