@@ -13,6 +13,8 @@
 //! missing or cannot boot a guest (it exits 125), so `cargo test
 //! --workspace` passes on any machine.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -228,13 +230,19 @@ fn protection_information_passes_the_controllers_checks() {
 /// report after each job, zone resets issued to the device, and fio's
 /// refusals; through a block device, and through an NVMe generic char
 /// device with io_uring_cmd (a namespace with zone capacity below zone
-/// size and its own open-zone limit, added here).
+/// size and its own open-zone limit, added here), where fio's own
+/// examples/uring-cmd-zoned.fio (random and sequential writes, each
+/// verified, with SQ polling and registered files) runs as fio runs it.
 #[test]
 fn zbd_on_a_zoned_namespace_writes_as_fio() {
     let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
     require!(ioscope_testutil::fio());
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let files = [(root.join("tests/nvme_vm/zbd.sh"), "zbd.sh")];
+    let example = require!(common::fio_example("uring-cmd-zoned.fio"));
+    let files = [
+        (root.join("tests/nvme_vm/zbd.sh"), "zbd.sh"),
+        (example, "uring-cmd-zoned.fio"),
+    ];
     let image = tempfile::NamedTempFile::new().expect("an image for namespace 3");
     image.as_file().set_len(128 << 20).expect("a 128 MiB image");
     let zns3 = format!(
@@ -252,7 +260,7 @@ fn zbd_on_a_zoned_namespace_writes_as_fio() {
         return;
     };
     let checks = passed_checks(&stdout);
-    assert_eq!(checks.len(), 13, "{checks:#?}");
+    assert_eq!(checks.len(), 14, "{checks:#?}");
 }
 
 /// The test of `ioscope compare`'s design: the post's six-section job

@@ -1088,3 +1088,63 @@ fn extended_lba_blocks_are_counted_with_their_metadata() {
         "{stdout}"
     );
 }
+
+/// The reads and writes of a version 3 iolog: "read OFFSET" or "write
+/// OFFSET", in order.
+fn logged_ios(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .filter_map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            (w.len() == 5 && matches!(w[2], "read" | "write")).then(|| format!("{} {}", w[2], w[3]))
+        })
+        .collect()
+}
+
+// Before: a verifying job of loops=2 wrote both loops and then checked
+// once, and random writes were checked sorted by offset; fio checks each
+// loop's writes before the next loop starts, in the order written where
+// the file has a random map.
+#[test]
+fn verify_checks_each_loop_in_write_order_as_fio_does() {
+    let dir = tempdir();
+    let log = dir.path().join("log");
+    ioscope([
+        "--name=v",
+        "--filename=f",
+        "--size=256k",
+        "--bs=4k",
+        "--rw=randwrite",
+        "--verify=crc32c",
+        "--loops=2",
+        "--write_iolog=log",
+    ])
+    .dir(dir.path())
+    .run()
+    .assert_ok();
+    let ios = logged_ios(&log);
+    assert_eq!(ios.len(), 4 * 64, "{ios:?}");
+    for (n, lp) in ios.chunks(128).enumerate() {
+        let (writes, reads) = lp.split_at(64);
+        let written: Vec<&str> = writes
+            .iter()
+            .map(|w| w.trim_start_matches("write "))
+            .collect();
+        let read: Vec<&str> = reads
+            .iter()
+            .map(|r| r.trim_start_matches("read "))
+            .collect();
+        assert!(
+            writes.iter().all(|w| w.starts_with("write ")),
+            "loop {n}: {writes:?}"
+        );
+        assert_eq!(
+            read, written,
+            "loop {n}: checked in another order than written"
+        );
+        let mut sorted = written.clone();
+        sorted.sort_by_key(|o| o.parse::<u64>().unwrap());
+        assert_ne!(written, sorted, "loop {n}: the writes were not random");
+    }
+}

@@ -476,6 +476,68 @@ fn zbd_checks_refuse_as_fio_and_name_what_is_missing() {
     assert!(e.contains("smaller than zone size 262144"), "{e}");
 }
 
+/// Verify with zonemode=zbd: the zones are emptied before the writes, a
+/// full zone is never reset while they go on, and each loop's writes are
+/// read back before the next loop; I/O for I/O as fio 3.33 on a file, for
+/// random writes within an open-zone limit and a zone capacity, for
+/// sequential loops and for a mix, each check passing.
+#[test]
+fn zbd_verify_reads_back_what_the_zones_hold_as_fio() {
+    require!(fio_installed());
+    let d = tempdir();
+    let jobs: [&[&str]; 3] = [
+        &[
+            "--rw=randwrite",
+            "--bs=4k",
+            "--zonecapacity=768k",
+            "--max_open_zones=2",
+            "--verify=crc32c",
+        ],
+        &["--rw=write", "--bs=64k", "--loops=2", "--verify=md5"],
+        &["--rw=randrw", "--bs=4k", "--verify=crc32c"],
+    ];
+    for job in jobs {
+        let args = [&["--zonemode=zbd", "--zonesize=1m", "--size=4m"][..], job].concat();
+        let (theirs, ours) = both_on(d.path(), &args, Some(4 << 20));
+        let reads = ours.iter().filter(|l| l.starts_with("read")).count();
+        assert!(reads > 64, "{reads} reads for {job:?}");
+        assert_eq!(ours, theirs, "{job:?}");
+    }
+    let e = refusal(
+        d.path(),
+        &["--name=z", "--filename=f", "--zonemode=zbd", "--parse-only"],
+        &[
+            "--zonesize=96k",
+            "--bs=64k",
+            "--rw=write",
+            "--verify=crc32c",
+        ],
+    );
+    // At parse time the job's zonesize is known; a device's is checked
+    // when the device is open.
+    assert!(
+        e.contains("block size 65536 is not a divisor of the zone size 98304"),
+        "{e}"
+    );
+    for (extra, words) in [
+        (
+            "--zone_reset_frequency=0.1",
+            "zone_reset_frequency with verify",
+        ),
+        (
+            "--experimental_verify=1",
+            "zonemode=zbd does not support experimental verify",
+        ),
+    ] {
+        let e = refusal(
+            d.path(),
+            &["--name=z", "--filename=f", "--zonemode=zbd", "--parse-only"],
+            &["--zonesize=1m", "--rw=randwrite", "--verify=crc32c", extra],
+        );
+        assert!(e.contains(words), "{e}");
+    }
+}
+
 /// fio 3.33's examples/zbd-seq-read.fio with a sparse file for its disk:
 /// the emulated zones are empty, so neither tool reads anything.
 #[test]
@@ -504,28 +566,17 @@ fn zbd_seq_read_example_reads_nothing_from_empty_zones_as_fio() {
     }
 }
 
-/// fio's zoned-device examples parse, and what ioscope cannot run is
-/// refused by name: it will not have the libzbc library, and does not
-/// read an NVMe zoned namespace's zones through its generic character
-/// device yet (through its block device it does: tests/nvme_vm.rs).
-/// (zbd-rand-write.fio runs: tests/zones_shared.rs.)
+/// fio's libzbc examples are refused by name: ioscope will not have the
+/// libzbc library. (zbd-rand-write.fio runs: tests/zones_shared.rs;
+/// uring-cmd-zoned.fio on a zoned namespace: tests/nvme_vm.rs.)
 #[test]
-fn zoned_device_examples_are_refused_with_the_reason() {
-    let examples = [
-        (
-            "uring-cmd-zoned.fio",
-            "/dev/ng0n1: zonemode=zbd on a character device (an NVMe generic device, whose \
-             namespace may be zoned",
-        ),
-        ("libzbc-rand-write.fio", "needs libzbc"),
-        ("libzbc-seq-read.fio", "needs libzbc"),
-    ];
+fn libzbc_examples_are_refused_with_the_reason() {
     let data = require!(common::fio_source()).join("examples");
-    for (name, why) in examples {
+    for name in ["libzbc-rand-write.fio", "libzbc-seq-read.fio"] {
         let e = ioscope([OsString::from("--parse-only"), data.join(name).into()])
             .run()
             .assert_refused()
             .to_string();
-        assert!(e.contains(why), "{name}: {e}");
+        assert!(e.contains("needs libzbc"), "{name}: {e}");
     }
 }

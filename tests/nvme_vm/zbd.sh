@@ -110,6 +110,30 @@ refused ng_open_limit_above_the_namespaces \
     "Specified --max_open_zones (8) is larger than max (6)" \
     --name=l $HOW --rw=randwrite --bs=4k --size=32M --max_open_zones=8
 
+# fio's examples/uring-cmd-zoned.fio on the zoned namespace (its 1 GiB cut
+# to 32 MiB): three verifying jobs, one after the other, the same bytes
+# written and read back, no error, and the same zones left, as fio.
+for tool in ioscope fio; do
+    blkzone reset $D
+    sed -e "s|filename=/dev/ng0n1|filename=$DEV|" -e 's/^size=1G/size=32M/' \
+        uring-cmd-zoned.fio >zoned.fio
+    $tool zoned.fio --output-format=json >"$tool.json" 2>"$tool.err" ||
+        echo "$tool failed: $(tail -2 "$tool.err" | tr '\n' ' ')" >>"$tool.err"
+    grep -E '"(io_bytes|error)"' "$tool.json" >"$tool.sum"
+    blkzone report $D >"$tool.zones"
+done
+if grep -q failed ioscope.err fio.err; then
+    fail uring_cmd_zoned_example "$(grep -h failed ioscope.err fio.err | head -2)"
+elif [ "$(grep -c '"error" : 0' ioscope.sum)" != 3 ]; then
+    fail uring_cmd_zoned_example "errors: $(grep error ioscope.sum | tr '\n' ' ')"
+elif ! cmp -s ioscope.sum fio.sum; then
+    fail uring_cmd_zoned_example "bytes differ: $(diff ioscope.sum fio.sum | head -4 | tr '\n' ' ')"
+elif ! cmp -s ioscope.zones fio.zones; then
+    fail uring_cmd_zoned_example "zones differ: $(diff ioscope.zones fio.zones | head -4 | tr '\n' ' ')"
+else
+    pass uring_cmd_zoned_example
+fi
+
 # A namespace without zones behind its generic char device: both tools cut
 # it into zones of zonesize, with the same I/Os.
 for tool in ioscope fio; do

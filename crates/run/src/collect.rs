@@ -183,24 +183,30 @@ fn fill_from_loop(result: &mut JobResult, stats: &LoopStats, clock: &Clock) {
     result.verify = stats.verify.as_ref().map(|v| (v.checked, v.bad));
 }
 
-/// A direction's runtime as fio keeps it: the write phase's time for the
-/// directions the workload used, plus the verify phase's for those the
-/// verify used (its reads, trim_percentage's trims). Without a verify
-/// phase, the job's runtime.
+/// A direction's runtime as fio keeps it: the time of each write phase
+/// for the directions the workload used in it, plus each verify phase's
+/// for those the verify used (its reads, trim_percentage's trims). Without
+/// a verify phase, the job's runtime.
 fn dir_runtime_ms(stats: &LoopStats, d: usize, clock: &Clock, runtime_us: u64) -> u64 {
-    let Some((phase, ios_before)) = stats.verify_phase else {
+    if stats.phase_switches.is_empty() {
         return runtime_us.div_ceil(1000);
-    };
-    let phase = phase.max(stats.measure_start);
-    let writing_us = clock.to_ns(phase - stats.measure_start) / 1_000;
-    let verifying_us = clock.to_ns(stats.end.saturating_sub(phase)) / 1_000;
-    let mut us = 0;
-    if ios_before[d] > 0 {
-        us += writing_us;
     }
-    if stats.dirs[d].ios > ios_before[d] {
-        us += verifying_us;
-    }
+    let start = (stats.measure_start, [0; 3]);
+    let end = (stats.end, stats.dirs.each_ref().map(|dir| dir.ios));
+    let marks: Vec<(u64, [u64; 3])> = std::iter::once(start)
+        .chain(
+            stats
+                .phase_switches
+                .iter()
+                .map(|&(t, ios)| (t.max(stats.measure_start), ios)),
+        )
+        .chain(std::iter::once(end))
+        .collect();
+    let us: u64 = marks
+        .windows(2)
+        .filter(|w| w[1].1[d] > w[0].1[d])
+        .map(|w| clock.to_ns(w[1].0.saturating_sub(w[0].0)) / 1_000)
+        .sum();
     us.div_ceil(1000)
 }
 

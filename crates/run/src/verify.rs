@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use ioscope_job::{JobSpec, VerifyMethod};
+use ioscope_job::{JobSpec, RandomGenerator, VerifyMethod};
 use ioscope_workload::{check_zeroes, BlockId, Corruption, DataDir, Verifier, Workload};
 
 /// At most this many bad blocks are described; the rest are counted.
@@ -103,11 +103,18 @@ pub(crate) struct VerifyLog {
     /// writes are the blocks to check, instead of a list of every write.
     replay: Option<Replay>,
     next_seq: u64,
+    /// The number of the first write since the last verify phase.
+    phase_seq: u64,
     /// verify_only: the workload's writes are recorded, not issued.
     pub only: bool,
     /// The workload only reads: each read is checked as it completes
     /// against the headers it finds (fio's verify of a read workload).
     pub reads_back: bool,
+    /// The writes' files have a random map (fio's `file_randommap`: a
+    /// random job without `norandommap` or the LFSR generator), so no
+    /// block is written twice in a pass and fio checks them in the order
+    /// written; otherwise it checks them sorted by offset.
+    in_write_order: bool,
     /// verify_state_load: the number of writes the interrupted run made.
     pub limit: Option<u64>,
     backlog: u64,
@@ -163,8 +170,12 @@ impl VerifyLog {
                 seq: 1,
             }),
             next_seq: 1,
+            phase_seq: 1,
             only: v.only,
             reads_back: !spec.rw.kind.writes(),
+            in_write_order: spec.rw.kind.is_random()
+                && !spec.norandommap
+                && spec.random_generator != RandomGenerator::Lfsr,
             limit,
             backlog: v.backlog,
             backlog_batch: v.backlog_batch.max(1),
@@ -264,8 +275,10 @@ impl VerifyLog {
     }
 
     /// The write phase is over: every block written and not yet checked is
-    /// queued, trims first, once per block (the latest write of a block
-    /// wins where writes overlapped, as fio drops the older of two
+    /// queued, trims first: in the order written where the files have a
+    /// random map, as fio keeps them in a list then; otherwise sorted by
+    /// offset, once per block (the latest write of a block wins where
+    /// writes overlapped, as fio's tree drops the older of two
     /// overlapping pieces).
     pub(crate) fn start_phase(&mut self) {
         self.phase_started = true;
@@ -276,12 +289,18 @@ impl VerifyLog {
         }
         self.due.extend(self.to_trim.drain(..).map(SlotWork::Trim));
         if let Some(replay) = &mut self.replay {
-            replay.left = self.next_seq - 1;
+            // The writes of this loop, replayed.
+            replay.left = self.next_seq - self.phase_seq;
+            self.phase_seq = self.next_seq;
             // A backlog checked as it went; the replay checks it again.
             self.written.clear();
             return;
         }
         let mut blocks = std::mem::take(&mut self.written);
+        if self.in_write_order {
+            self.due.extend(blocks.into_iter().map(SlotWork::Check));
+            return;
+        }
         blocks.sort_unstable_by_key(|b| (b.file, b.offset, b.seq));
         let mut kept: Vec<BlockId> = Vec::with_capacity(blocks.len());
         for b in blocks {
@@ -299,6 +318,15 @@ impl VerifyLog {
             }
         }
         self.due.extend(kept.into_iter().map(SlotWork::Check));
+    }
+
+    /// The next loop writes after this one's verify phase (fio verifies
+    /// once per loop), which has checked everything written so far.
+    /// experimental_verify's replay goes on loop by loop too, where fio
+    /// 3.33 is irregular (`loops=2` writes and checks one loop; `loops=4`
+    /// writes, checks, then writes two loops unchecked).
+    pub(crate) fn next_loop(&mut self) {
+        self.phase_started = false;
     }
 
     /// A trim completed: the block must now read back zeroes.

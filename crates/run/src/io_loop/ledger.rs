@@ -63,12 +63,19 @@ impl Ledger<'_> {
                     self.stats.failure.get_or_insert(job_failure(e));
                     return false;
                 }
-                let ios = self.stats.dirs.each_ref().map(|d| d.ios);
-                self.stats.verify_phase = Some((self.clock.now(), ios));
+                self.switch_phase();
                 true
             }
             _ => false,
         }
+    }
+
+    /// A verify phase begins, or the write phase of the next loop after
+    /// one: the time and each direction's I/Os so far, to charge each
+    /// phase's time to the directions it used.
+    pub(super) fn switch_phase(&mut self) {
+        let ios = self.stats.dirs.each_ref().map(|d| d.ios);
+        self.stats.phase_switches.push((self.clock.now(), ios));
     }
 
     /// Reaps between `min` and `max` completions, accounts them at one

@@ -120,6 +120,12 @@ impl QueueUser for IoLoop<'_> {
         let mut cpu_start = ThreadCpu::now();
         let start = clock.now();
         let verify = self.verify.take();
+        if verify
+            .as_ref()
+            .is_some_and(|v| v.do_verify && !v.reads_back)
+        {
+            self.workload.break_between_loops();
+        }
         let checks = match verify.as_ref().filter(|_| cfg.verify_async > 0) {
             Some(v) => Some(AsyncChecks::start(
                 v.verifier(),
@@ -429,6 +435,15 @@ impl QueueUser for IoLoop<'_> {
                     nothing_due,
                     self.job,
                 ) {
+                    continue;
+                }
+                // A loop's verify phase is over: the next loop writes.
+                if ledger.stats.failure.is_none() && self.workload.resume_loop() {
+                    if let Some(v) = ledger.verify.as_mut() {
+                        v.next_loop();
+                    }
+                    ledger.switch_phase();
+                    fill.writing = true;
                     continue;
                 }
                 break;

@@ -135,9 +135,11 @@ pub(crate) struct LoopStats {
     pub errors: ErrorCount,
     /// What verify found, when the job verifies.
     pub verify: Option<VerifyOutcome>,
-    /// When the verify phase began, and the I/Os of each direction by then:
-    /// fio charges the phase's time to the directions it uses.
-    pub verify_phase: Option<(u64, [u64; 3])>,
+    /// When each verify phase began, and each write phase after one (a
+    /// job of several `loops` verifies after each), with the I/Os of each
+    /// direction by then: fio charges each phase's time to the directions
+    /// it uses.
+    pub phase_switches: Vec<(u64, [u64; 3])>,
     /// Faults the faulty engine injected.
     pub faults_injected: u64,
     /// Zones reset by `zonemode=zbd`.
@@ -187,7 +189,7 @@ impl LoopStats {
             failure: None,
             errors: ErrorCount::default(),
             verify: None,
-            verify_phase: None,
+            phase_switches: Vec::new(),
             faults_injected: 0,
             zone_resets: 0,
             measure_start: now,

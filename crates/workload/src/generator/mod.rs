@@ -163,6 +163,18 @@ impl Rngs {
     }
 }
 
+/// [`Workload::break_between_loops`]'s state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LoopBreak {
+    Off,
+    /// The workload stops at the next end of a loop.
+    Armed,
+    /// Stopped at the end of a loop: gives nothing until resumed.
+    Paused,
+    /// Resumed: the next loop is set up on the next call.
+    Resumed,
+}
+
 pub struct Workload {
     files: Vec<FileState>,
     rngs: Rngs,
@@ -205,6 +217,8 @@ pub struct Workload {
     issued: u64,
     pass_issued: u64,
     finished: bool,
+    /// Whether the workload stops between `loops` for a verify phase.
+    loop_break: LoopBreak,
     /// `read_iolog`: the log's I/Os in place of the generated ones.
     replay: Option<Replay>,
     /// `zonemode=strided`.
@@ -390,6 +404,7 @@ impl Workload {
             issued: 0,
             pass_issued: 0,
             finished: !usable,
+            loop_break: LoopBreak::Off,
             replay: None,
             strided,
             zbd,
@@ -517,7 +532,7 @@ impl Workload {
             return Some(write);
         }
         loop {
-            if self.finished {
+            if self.finished || self.loop_break == LoopBreak::Paused {
                 return None;
             }
             // A pass ends when no file has room left, or when the job's bytes
@@ -544,10 +559,39 @@ impl Workload {
                     return Some(io);
                 }
             }
+            match self.loop_break {
+                LoopBreak::Armed
+                    if !self.time_based && self.loops_left > 0 && self.pass_issued > 0 =>
+                {
+                    self.loop_break = LoopBreak::Paused;
+                    return None;
+                }
+                LoopBreak::Resumed => self.loop_break = LoopBreak::Armed,
+                _ => {}
+            }
             if !self.start_pass() {
                 self.finished = true;
             }
         }
+    }
+
+    /// Stop at the end of each of `loops` but the last, until
+    /// [`Workload::resume_loop`]: fio verifies what a loop wrote before
+    /// the next loop starts (its `thread_main` runs `do_io`, then
+    /// `do_verify`, once per loop), and a zoned file's zones must not be
+    /// reset for the next loop before that.
+    pub fn break_between_loops(&mut self) {
+        self.loop_break = LoopBreak::Armed;
+    }
+
+    /// Starts the next loop after a break: whether the workload was
+    /// stopped at one (and so has more to give).
+    pub fn resume_loop(&mut self) -> bool {
+        if self.loop_break != LoopBreak::Paused {
+            return false;
+        }
+        self.loop_break = LoopBreak::Resumed;
+        true
     }
 
     /// Whether another pass over the files follows the one that just

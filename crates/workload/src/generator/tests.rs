@@ -537,3 +537,27 @@ fn each_new_loop_is_told_when_its_files_are_unlinked_first() {
     assert_eq!(unlinked, vec![9, 17]);
     assert_eq!(w.take_file_events(), None);
 }
+
+/// With a break between loops, each loop ends in None until resumed, and
+/// the last loop ends for good; the loops are the ones made without it.
+#[test]
+fn a_break_between_loops_stops_each_loop_until_resumed() {
+    let mut s = spec(RwKind::Write, 16 << 10, 4096);
+    s.loops = 3;
+    let whole = all(&s, 0);
+    let mut w = Workload::new(&s, &extents(&s), 0);
+    w.break_between_loops();
+    let mut got = Vec::new();
+    let mut breaks = 0;
+    loop {
+        got.extend(std::iter::from_fn(|| w.next()));
+        assert!(w.next().is_none(), "a break gives nothing until resumed");
+        if !w.resume_loop() {
+            break;
+        }
+        breaks += 1;
+        assert_eq!(got.len(), 4 * breaks, "a loop is 4 writes");
+    }
+    assert_eq!(breaks, 2);
+    assert_eq!(steps(&got), steps(&whole));
+}

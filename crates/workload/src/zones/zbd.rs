@@ -133,6 +133,10 @@ pub(crate) struct JobZones {
     /// Why a device's zone reset failed, which ended the job's pass
     /// (fio's `td_verror` in `zbd_reset_wp`).
     failed: Option<String>,
+    /// The job verifies what it writes: its zones are emptied before it
+    /// writes and a full zone is never reset while it runs, so no write
+    /// is lost before it is checked.
+    verify: bool,
     min_bs: [u64; 3],
 }
 
@@ -215,6 +219,7 @@ impl Zbd {
                 zone_bytes: 0,
                 resets: 0,
                 failed: None,
+                verify: spec.verify.method != ioscope_job::VerifyMethod::None,
                 min_bs: [spec.bs.read.min(), spec.bs.write.min(), spec.bs.trim.min()],
             },
         })
@@ -285,19 +290,45 @@ impl Zbd {
     }
 
     /// fio's `zbd_file_reset` for a job that writes: the count of bytes
-    /// with data is what the job's zones hold, and the reset countdown
-    /// starts over. (ioscope also restarts a reader's countdown, which
-    /// no reader uses.)
+    /// with data is what the job's zones hold; a verifying job empties
+    /// its zones (fio's `zbd_reset_zones`: each is closed, and reset if
+    /// it has data), so that no zone needs a reset among the writes that
+    /// are to be checked; and the reset countdown starts over. (ioscope
+    /// also restarts a reader's countdown, which no reader uses.) Called
+    /// as the job starts and as each pass starts, never before the verify
+    /// phase, whose reads go to the blocks the writes left.
     fn file_reset(&mut self, f: usize) {
         let jf = &self.files[f];
+        let (min_zone, max_zone) = (jf.min_zone, jf.max_zone);
+        let frequency = self.job.reset_frequency;
         let mut zf = lock(&jf.zones);
         if self.job.writes {
-            zf.with_data = zf.zones[jf.min_zone..jf.max_zone]
+            zf.with_data = zf.zones[min_zone..max_zone]
                 .iter()
                 .map(|z| z.wp - z.start)
                 .sum();
         }
-        zf.reset_write_cnt(self.job.reset_frequency);
+        if self.job.writes && self.job.verify && self.job.failed.is_none() {
+            let mut held = Held {
+                job: &mut self.job,
+                min_zone,
+                max_zone,
+                zf,
+            };
+            for i in min_zone..max_zone {
+                held.close_zone(i);
+                match held.zf.reset_zone(i) {
+                    Ok(true) => held.job.resets += 1,
+                    Ok(false) => {}
+                    Err(e) => {
+                        held.job.failed = Some(e);
+                        break;
+                    }
+                }
+            }
+            zf = held.zf;
+        }
+        zf.reset_write_cnt(frequency);
     }
 
     /// Zones reset so far.
@@ -531,10 +562,15 @@ impl Held<'_> {
     /// fio's `zbd_open_zone`.
     fn open_zone(&mut self, i: usize) -> bool {
         let zf = &mut *self.zf;
+        let z = &zf.zones[i];
+        if self.job.verify && z.wp + self.job.min_bs[1] > z.capacity_end() {
+            // A full zone would be reset, and its writes lost before they
+            // are checked.
+            return false;
+        }
         if zf.max_open == 0 {
             return true;
         }
-        let z = &zf.zones[i];
         if z.open {
             return z.wp < z.capacity_end();
         }
