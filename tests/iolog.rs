@@ -76,9 +76,8 @@ fn ioscope_writes_what_fio_writes_and_fio_replays_it() {
     assert_eq!(lines[..2], ["f add", "f open"]);
     assert_eq!(lines.last().map(String::as_str), Some("f close"));
     let theirs = fio_json(d.path(), &[WORKLOAD, &["--write_iolog=fio.log"]].concat());
-    // The same reads and writes at the same offsets, in the same order;
-    // fio also flushes after a read that follows the fsync'th write,
-    // which ioscope does not (its flushes come after writes only).
+    // The same reads and writes at the same offsets, in the same order
+    // (the syncs between them: syncs_loops_and_verify_phases_log_as_fio_logs).
     let io_lines = |text: &str| -> Vec<String> {
         untimed(text)
             .into_iter()
@@ -94,6 +93,63 @@ fn ioscope_writes_what_fio_writes_and_fio_replays_it() {
         &["--name=r", "--read_iolog=ours.log", "--ioengine=psync"],
     );
     assert_eq!(moved(&replayed), moved(&ours));
+}
+
+/// Whole logs, line for line (times aside), as fio 3.33 writes them where
+/// syncs, loops and verify meet: a sync due after a loop's last write
+/// comes before the files are closed and again after they are opened for
+/// the next loop; each loop's writes are read back before the next loop
+/// starts (the files closed and opened around the verify phase); a sync's
+/// line shows the offset of the I/O before it and no length.
+#[test]
+fn syncs_loops_and_verify_phases_log_as_fio_logs() {
+    require!(fio_installed());
+    let d = tempdir();
+    let jobs: [&[&str]; 5] = [
+        &["--size=16k", "--rw=write", "--fsync=4", "--loops=2"],
+        &["--size=16k", "--rw=write", "--fsync=3", "--loops=3"],
+        &[
+            "--size=64k",
+            "--rw=randwrite",
+            "--fsync=4",
+            "--verify=crc32c",
+            "--loops=2",
+        ],
+        &[
+            "--size=64k",
+            "--rw=write",
+            "--sync_file_range=write:3",
+            "--loops=2",
+        ],
+        &["--size=256k", "--rw=randrw", "--fdatasync=4", "--loops=2"],
+    ];
+    for job in jobs {
+        let mut logs = Vec::new();
+        for (tool, log) in [("fio", "fio.log"), ("ioscope", "ours.log")] {
+            for stale in ["f", log] {
+                let _ = fs::remove_file(d.path().join(stale));
+            }
+            let write_log = format!("--write_iolog={log}");
+            let args = [
+                job,
+                &["--name=w", "--filename=f", "--bs=4k", "--ioengine=psync"],
+                &[write_log.as_str()],
+            ]
+            .concat();
+            if tool == "fio" {
+                fio_json(d.path(), &args);
+            } else {
+                ioscope_json(d.path(), &args);
+            }
+            logs.push(untimed(&fs::read_to_string(d.path().join(log)).unwrap()));
+        }
+        assert!(
+            logs[0].iter().any(|l| l.contains("sync")),
+            "{job:?}: {:?}",
+            logs[0]
+        );
+        assert_eq!(logs[1], logs[0], "{job:?}");
+    }
 }
 
 #[test]

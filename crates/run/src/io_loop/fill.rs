@@ -45,6 +45,8 @@ pub(super) struct Fill {
     held: Option<IoUnit>,
     /// `write_iolog`: where every issued request is logged.
     pub iolog: Option<IologWriter>,
+    /// The workload's loops begun after the first, as last seen.
+    loops_seen: u32,
     /// A replay that follows its log's times.
     pace: Option<Pace>,
     /// Rate, think time, number_ios and flow; None when the job sets none.
@@ -89,6 +91,21 @@ fn sync(file: u32, op: Op, slot: u32, (offset, len): (u64, u32)) -> Next {
 }
 
 impl Fill {
+    /// A new loop of the workload began (fio's `clear_io_state` between
+    /// loops): its files are closed and opened again in the log, and the
+    /// sync bookkeeping starts over.
+    #[inline]
+    fn note_loops(&mut self, workload: &Workload) {
+        let begun = workload.loops_begun();
+        if begun != self.loops_seen {
+            self.loops_seen = begun;
+            self.syncs.loop_started();
+            if let Some(log) = &mut self.iolog {
+                log.reopen();
+            }
+        }
+    }
+
     pub(super) fn new(
         iolog: Option<IologWriter>,
         pace: Option<Pace>,
@@ -99,6 +116,7 @@ impl Fill {
             syncs: SyncState::default(),
             held: None,
             iolog,
+            loops_seen: 0,
             pace,
             pacer,
         }
@@ -137,14 +155,16 @@ impl Fill {
         mut verify: Option<&mut VerifyLog>,
         cfg: &LoopConfig,
     ) -> Next {
+        self.note_loops(workload);
         if cfg.syncs.any() {
             if let Some((file, op, range)) = self.syncs.due(&cfg.syncs, || {
                 // fio asks for a sync on its way to the next I/O: none
-                // follows the job's last write.
+                // follows the job's last write, one follows a loop's
+                // last write where another loop comes.
                 if self.held.is_none() && self.writing {
                     self.held = workload.next();
                 }
-                self.held.is_some()
+                self.held.is_some() || (self.writing && workload.paused_at_loop())
             }) {
                 return sync(file, op, slot, range);
             }
@@ -184,6 +204,7 @@ impl Fill {
             self.writing = false;
             return Next::Stop;
         };
+        self.note_loops(workload);
         if let Some(p) = &mut self.pacer {
             let d = unit.dir as usize;
             if p.gate(d) {

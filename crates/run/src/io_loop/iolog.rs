@@ -21,6 +21,10 @@ pub(crate) struct IologWriter {
     names: Vec<String>,
     /// The first write that failed; later lines are dropped.
     failed: Option<io::Error>,
+    /// The offset of the last I/O logged: what fio's line of an fsync or
+    /// fdatasync shows (its io_u keeps the offset of its last use, which
+    /// at iodepth=1 is the last I/O).
+    last_offset: u64,
 }
 
 impl IologWriter {
@@ -40,6 +44,7 @@ impl IologWriter {
             start: Instant::now(),
             names: files.iter().map(|p| p.display().to_string()).collect(),
             failed: None,
+            last_offset: 0,
         };
         w.line(format_args!("{HEADER}"));
         for action in ["add", "open"] {
@@ -50,9 +55,10 @@ impl IologWriter {
         Ok(w)
     }
 
-    /// The line of one issued request. A flush is fio's `sync` with no
-    /// offset; several trim ranges sent as one request are one line of
-    /// their summed length, as fio logs its io_u.
+    /// The line of one issued request. A flush (and a sync_file_range,
+    /// whose range fio does not keep in its io_u) shows the offset of the
+    /// I/O before it and no length; several trim ranges sent as one
+    /// request are one line of their summed length, as fio logs its io_u.
     #[inline]
     pub(crate) fn log(&mut self, req: &Request) {
         if self.failed.is_some() {
@@ -66,11 +72,27 @@ impl IologWriter {
             Op::Fdatasync => "datasync",
             Op::SyncFileRange { .. } => "sync_file_range",
         };
+        let (offset, len) = match req.op {
+            Op::Fsync | Op::Fdatasync | Op::SyncFileRange { .. } => (self.last_offset, 0),
+            _ => (req.offset, req.len),
+        };
+        self.last_offset = offset;
         let us = self.start.elapsed().as_micros();
         let name = self.names.get(req.file as usize).map_or("", String::as_str);
-        let r = writeln!(self.out, "{us} {name} {action} {} {}", req.offset, req.len);
+        let r = writeln!(self.out, "{us} {name} {action} {offset} {len}");
         if let Err(e) = r {
             self.failed = Some(e);
+        }
+    }
+
+    /// fio's `close` and `open` lines for every file: fio closes the files
+    /// after each loop's write phase and opens them again for its verify
+    /// phase and for the next loop.
+    pub(crate) fn reopen(&mut self) {
+        for action in ["close", "open"] {
+            for i in 0..self.names.len() {
+                self.file_line(i, action);
+            }
         }
     }
 

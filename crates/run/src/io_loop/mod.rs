@@ -427,14 +427,28 @@ impl QueueUser for IoLoop<'_> {
                 continue;
             }
             if in_flight == 0 {
-                if ledger.when_drained(
+                let verifying = ledger.verify.as_ref().is_some_and(|v| v.phase_started);
+                let go_on = ledger.when_drained(
                     &mut q,
                     &slots,
                     &mut free,
                     fill.writing,
                     nothing_due,
                     self.job,
-                ) {
+                );
+                if !verifying
+                    && ledger
+                        .verify
+                        .as_ref()
+                        .is_some_and(|v| v.phase_started && v.do_verify)
+                {
+                    // fio closes the files after the writes and opens them
+                    // again for the verify phase.
+                    if let Some(log) = &mut fill.iolog {
+                        log.reopen();
+                    }
+                }
+                if go_on {
                     continue;
                 }
                 // A loop's verify phase is over: the next loop writes.

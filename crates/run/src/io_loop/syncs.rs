@@ -104,6 +104,13 @@ impl SyncState {
         }
     }
 
+    /// A new loop starts: fio forgets that the last request was a sync
+    /// (`reset_io_counters`), so a sync due after the last loop's writes
+    /// comes again before the new loop's first I/O.
+    pub(crate) fn loop_started(&mut self) {
+        self.last_was_sync = false;
+    }
+
     /// The sync to issue before the next I/O, its file and (for
     /// sync_file_range) its range: fio asks before
     /// each I/O whether the writes so far are a multiple of fsync= or
@@ -176,6 +183,11 @@ mod tests {
         assert_eq!(st.due(&every, || true), Some((1, Op::Fsync, (0, 0))));
         st.last_was_sync = false;
         assert_eq!(st.due(&every, || false), None);
+        // A new loop forgets the sync just made: it comes again before the
+        // loop's first I/O, as fio's reset_io_counters lets it.
+        assert!(st.due(&every, || true).is_some());
+        st.loop_started();
+        assert_eq!(st.due(&every, || true), Some((1, Op::Fsync, (0, 0))));
         assert_eq!(SyncEvery::default().due(5), None);
     }
 

@@ -171,8 +171,6 @@ enum LoopBreak {
     Armed,
     /// Stopped at the end of a loop: gives nothing until resumed.
     Paused,
-    /// Resumed: the next loop is set up on the next call.
-    Resumed,
 }
 
 pub struct Workload {
@@ -219,6 +217,8 @@ pub struct Workload {
     finished: bool,
     /// Whether the workload stops between `loops` for a verify phase.
     loop_break: LoopBreak,
+    /// Loops begun after the first.
+    loops_begun: u32,
     /// `read_iolog`: the log's I/Os in place of the generated ones.
     replay: Option<Replay>,
     /// `zonemode=strided`.
@@ -405,6 +405,7 @@ impl Workload {
             pass_issued: 0,
             finished: !usable,
             loop_break: LoopBreak::Off,
+            loops_begun: 0,
             replay: None,
             strided,
             zbd,
@@ -559,15 +560,13 @@ impl Workload {
                     return Some(io);
                 }
             }
-            match self.loop_break {
-                LoopBreak::Armed
-                    if !self.time_based && self.loops_left > 0 && self.pass_issued > 0 =>
-                {
-                    self.loop_break = LoopBreak::Paused;
-                    return None;
-                }
-                LoopBreak::Resumed => self.loop_break = LoopBreak::Armed,
-                _ => {}
+            if self.loop_break == LoopBreak::Armed
+                && !self.time_based
+                && self.loops_left > 0
+                && self.pass_issued > 0
+            {
+                self.loop_break = LoopBreak::Paused;
+                return None;
             }
             if !self.start_pass() {
                 self.finished = true;
@@ -584,13 +583,29 @@ impl Workload {
         self.loop_break = LoopBreak::Armed;
     }
 
+    /// How many of `loops` have begun after the first: fio closes and
+    /// opens the files again at each, and starts its sync bookkeeping
+    /// over.
+    pub fn loops_begun(&self) -> u32 {
+        self.loops_begun
+    }
+
+    /// Whether the workload is stopped at the end of a loop, with another
+    /// to come.
+    pub fn paused_at_loop(&self) -> bool {
+        self.loop_break == LoopBreak::Paused
+    }
+
     /// Starts the next loop after a break: whether the workload was
     /// stopped at one (and so has more to give).
     pub fn resume_loop(&mut self) -> bool {
         if self.loop_break != LoopBreak::Paused {
             return false;
         }
-        self.loop_break = LoopBreak::Resumed;
+        self.loop_break = LoopBreak::Armed;
+        if !self.start_pass() {
+            self.finished = true;
+        }
         true
     }
 
@@ -614,6 +629,7 @@ impl Workload {
             true
         } else if self.loops_left > 0 {
             self.loops_left -= 1;
+            self.loops_begun += 1;
             true
         } else if done < self.io_size {
             let all_done = self.files.iter().all(|f| f.done);
