@@ -462,9 +462,30 @@ fn zbd_checks_refuse_as_fio_and_name_what_is_missing() {
     assert!(e.contains("without a global open zones limit"), "{e}");
     let e = refused(&["--parse-only", "--zonesize=64k", "--bs=128k", "--rw=write"]);
     assert!(e.contains("must fit in a zone"), "{e}");
-    let e = refused(&["--parse-only", "--zonesize=64k", "--rw=trim"]);
+    let e = refused(&[
+        "--parse-only",
+        "--zonesize=64k",
+        "--bs=64k",
+        "--rw=trimwrite",
+    ]);
     assert!(
-        e.contains("rw=trim with zonemode=zbd is not supported by ioscope yet"),
+        e.contains("rw=trimwrite with zonemode=zbd is not supported by ioscope yet"),
+        "{e}"
+    );
+    // A trim is a zone reset: one zone each (fio's words).
+    let e = refused(&["--parse-only", "--zonesize=64k", "--rw=trim", "--bs=4k"]);
+    assert!(
+        e.contains("trim block size 4096 is not the zone size 65536"),
+        "{e}"
+    );
+    let e = refused(&[
+        "--parse-only",
+        "--zonesize=64k",
+        "--rw=trim",
+        "--bsrange=64k-128k",
+    ]);
+    assert!(
+        e.contains("bsrange and bssplit are not allowed for trim with zonemode=zbd"),
         "{e}"
     );
     // fio: "file/device size ... is smaller than zone size".
@@ -535,6 +556,49 @@ fn zbd_verify_reads_back_what_the_zones_hold_as_fio() {
             &["--zonesize=1m", "--rw=randwrite", "--verify=crc32c", extra],
         );
         assert!(e.contains(words), "{e}");
+    }
+}
+
+/// Trims with zonemode=zbd are zone resets, as fio's: after random writes
+/// in one job, a sequential or random trim job (a zone each) gives the
+/// same I/Os as fio and empties the zones; a random trim skips zones
+/// without data. Each tool's second job then reads nothing back.
+#[test]
+fn zbd_trims_reset_zones_as_fio() {
+    require!(fio_installed());
+    let d = tempdir();
+    for kind in ["trim", "randtrim"] {
+        let mut seqs = Vec::new();
+        for tool in ["fio", "ioscope"] {
+            let _ = fs::remove_file(d.path().join("log"));
+            fs::File::create(d.path().join("f"))
+                .unwrap()
+                .set_len(4 << 20)
+                .unwrap();
+            let job = format!(
+                "[global]\nfilename=f\nsize=4m\nzonemode=zbd\nzonesize=1m\nioengine=psync\n\
+                 write_iolog=log\n[w]\nrw=randwrite\nbs=4k\nio_size=2m\nmax_open_zones=3\n\
+                 [t]\nstonewall\nrw={kind}\nbs=1m\n[r]\nstonewall\nrw=read\nbs=64k\n"
+            );
+            fs::write(d.path().join("z.fio"), job).unwrap();
+            let args = ["z.fio", "--output-format=json"];
+            let run = if tool == "fio" {
+                fio(args)
+            } else {
+                ioscope(args)
+            }
+            .dir(d.path())
+            .run();
+            assert!(run.status.success(), "{tool}: {}", run.describe());
+            let j = run.json();
+            assert_eq!(u(&j["jobs"][2]["read"], "io_bytes"), 0, "{tool} {kind}");
+            seqs.push(ios(&fs::read_to_string(d.path().join("log")).unwrap()));
+        }
+        let trims = seqs[1].iter().filter(|l| l.starts_with("trim")).count();
+        // Three zones hold the writes (max_open_zones=3): a random trim
+        // finds those, a sequential one trims all four.
+        assert_eq!(trims, if kind == "trim" { 4 } else { 3 }, "{kind}");
+        assert_eq!(seqs[1], seqs[0], "{kind}");
     }
 }
 

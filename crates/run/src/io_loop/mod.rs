@@ -21,7 +21,7 @@ use std::io;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use ioscope_engine::{Queue, QueueUser, Submitted};
+use ioscope_engine::{Op, Queue, QueueUser, Submitted};
 use ioscope_stats::{current_tid, Clock, HelperTracker, PuntTally, ThreadCpu};
 use ioscope_workload::{BufferFiller, Workload};
 
@@ -343,7 +343,17 @@ impl QueueUser for IoLoop<'_> {
                         break 'main;
                     }
                 }
-                let submitted = q.submit(&req)?;
+                let submitted = match req.op {
+                    // zonemode=zbd: the workload reset the zone as it gave
+                    // the trim (fio's zbd_do_io_u_trim, in the engine's
+                    // queue); nothing goes to the device.
+                    Op::Trim => match self.workload.zone_trim(req.file, req.offset) {
+                        Some(true) => Submitted::Completed(i64::from(req.len)),
+                        Some(false) => Submitted::Completed(-i64::from(libc::EINVAL)),
+                        None => q.submit(&req)?,
+                    },
+                    _ => q.submit(&req)?,
+                };
                 // A synchronous I/O ends as its call returns: the clock is
                 // read before the lock lets the next I/O on the file in,
                 // whose thread may take this one's CPU.

@@ -482,6 +482,16 @@ impl Workload {
         }
     }
 
+    /// `zonemode=zbd`'s trims are zone resets, which the workload makes
+    /// as it gives the trim: nothing is to be sent. Whether the trim of
+    /// file `file` at `offset` is at a zone's start (and so succeeds;
+    /// elsewhere it fails, fio's "Trim offset not at zone start"); None
+    /// without zones.
+    pub fn zone_trim(&self, file: u32, offset: u64) -> Option<bool> {
+        let z = self.zbd.as_ref()?;
+        Some(z.zone_start(file as usize, offset))
+    }
+
     /// Zones `zonemode=zbd` has reset so far (fio's `nr_zone_resets`).
     pub fn zone_resets(&self) -> u64 {
         self.zbd.as_ref().map_or(0, Zbd::resets)

@@ -331,6 +331,12 @@ impl Zbd {
         zf.reset_write_cnt(frequency);
     }
 
+    /// Whether `offset` of file `f` is a zone's start, where a trim is a
+    /// zone reset.
+    pub(crate) fn zone_start(&self, f: usize, offset: u64) -> bool {
+        offset.is_multiple_of(lock(&self.files[f].zones).zone_size)
+    }
+
     /// Zones reset so far.
     pub(crate) fn resets(&self) -> u64 {
         self.job.resets
@@ -470,9 +476,35 @@ impl Held<'_> {
         match dir {
             DataDir::Read => self.adjust_read(offset, len),
             DataDir::Write => self.adjust_write(e, offset, len),
-            // The plan step refuses trims with zonemode=zbd.
-            DataDir::Trim => Some((offset, len)),
+            DataDir::Trim => self.adjust_trim(offset, len),
         }
+    }
+
+    /// fio's `zbd_adjust_block` for a trim, then its `zbd_do_io_u_trim`
+    /// (the engine's part, done here as the trim is issued): a random
+    /// trim of an empty zone goes to the nearest zone with data (none
+    /// ends the pass); a trim at a zone's start empties the zone with a
+    /// reset. A trim elsewhere resets nothing and fails as the runner
+    /// issues it (fio's "Trim offset not at zone start", EINVAL).
+    fn adjust_trim(&mut self, offset: u64, len: u64) -> Adjusted {
+        let mut zb = self.zf.idx(offset);
+        let mut offset = offset;
+        let z = &self.zf.zones[zb];
+        if self.job.random && z.wp == z.start {
+            zb = self.find_zone(1, zb)?;
+            offset = self.zf.zones[zb].start;
+        }
+        if offset == self.zf.zones[zb].start {
+            match self.zf.reset_zone(zb) {
+                Ok(true) => self.job.resets += 1,
+                Ok(false) => {}
+                Err(e) => {
+                    self.job.failed = Some(e);
+                    return None;
+                }
+            }
+        }
+        Some((offset, len))
     }
 
     fn adjust_read(&self, offset: u64, len: u64) -> Adjusted {
