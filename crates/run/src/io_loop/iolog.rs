@@ -21,6 +21,9 @@ pub(crate) struct IologWriter {
     names: Vec<String>,
     /// The first write that failed; later lines are dropped.
     failed: Option<io::Error>,
+    /// Which files have had their `open` line since the last `close`:
+    /// fio opens a file as its first I/O comes.
+    opened: Vec<bool>,
     /// The offset of the last I/O logged: what fio's line of an fsync or
     /// fdatasync shows (its io_u keeps the offset of its last use, which
     /// at iodepth=1 is the last I/O).
@@ -30,7 +33,8 @@ pub(crate) struct IologWriter {
 impl IologWriter {
     /// Opens `path` for appending, as fio does (several jobs given the same
     /// log interleave their lines), and writes the version line and fio's
-    /// `add` and `open` lines for `files`.
+    /// `add` lines for `files` (each file's `open` line comes before its
+    /// first request).
     pub(crate) fn open(path: &str, files: &[PathBuf]) -> io::Result<IologWriter> {
         let file = OpenOptions::new()
             .create(true)
@@ -44,13 +48,12 @@ impl IologWriter {
             start: Instant::now(),
             names: files.iter().map(|p| p.display().to_string()).collect(),
             failed: None,
+            opened: vec![false; files.len()],
             last_offset: 0,
         };
         w.line(format_args!("{HEADER}"));
-        for action in ["add", "open"] {
-            for i in 0..w.names.len() {
-                w.file_line(i, action);
-            }
+        for i in 0..w.names.len() {
+            w.file_line(i, "add");
         }
         Ok(w)
     }
@@ -77,30 +80,37 @@ impl IologWriter {
             _ => (req.offset, req.len),
         };
         self.last_offset = offset;
+        let file = req.file as usize;
+        if self.opened.get(file) == Some(&false) {
+            self.opened[file] = true;
+            self.file_line(file, "open");
+        }
         let us = self.start.elapsed().as_micros();
-        let name = self.names.get(req.file as usize).map_or("", String::as_str);
+        let name = self.names.get(file).map_or("", String::as_str);
         let r = writeln!(self.out, "{us} {name} {action} {offset} {len}");
         if let Err(e) = r {
             self.failed = Some(e);
         }
     }
 
-    /// fio's `close` and `open` lines for every file: fio closes the files
-    /// after each loop's write phase and opens them again for its verify
-    /// phase and for the next loop.
+    /// fio's `close` lines for the open files: fio closes them after each
+    /// loop's write phase, and opens each again as its first I/O of the
+    /// verify phase or of the next loop comes.
     pub(crate) fn reopen(&mut self) {
-        for action in ["close", "open"] {
-            for i in 0..self.names.len() {
-                self.file_line(i, action);
+        self.close_all();
+    }
+
+    fn close_all(&mut self) {
+        for i in 0..self.names.len() {
+            if std::mem::take(&mut self.opened[i]) {
+                self.file_line(i, "close");
             }
         }
     }
 
     /// fio's `close` lines, then everything written out.
     pub(crate) fn close(mut self) -> Result<(), String> {
-        for i in 0..self.names.len() {
-            self.file_line(i, "close");
-        }
+        self.close_all();
         let flushed = self.out.flush();
         match self.failed.take().map_or(flushed, Err) {
             Ok(()) => Ok(()),
