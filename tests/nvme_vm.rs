@@ -222,13 +222,14 @@ fn protection_information_passes_the_controllers_checks() {
         return;
     };
     let checks = passed_checks(&stdout);
-    assert_eq!(checks.len(), 16, "{checks:#?}");
+    assert_eq!(checks.len(), 18, "{checks:#?}");
 }
 
 /// zonemode=zbd on the guest's zoned namespaces against fio there
 /// (tests/nvme_vm/zbd.sh): the same write_iolog offsets and the same zone
 /// report after each job, zone resets issued to the device (for full
-/// zones and for trims), and fio's refusals; through a block device, and through an NVMe generic char
+/// zones, at depth once the writes in flight are done, and for trims),
+/// and fio's refusals; through a block device, and through an NVMe generic char
 /// device with io_uring_cmd (a namespace with zone capacity below zone
 /// size and its own open-zone limit, added here), where fio's own
 /// examples/uring-cmd-zoned.fio (random and sequential writes, each
@@ -260,7 +261,7 @@ fn zbd_on_a_zoned_namespace_writes_as_fio() {
         return;
     };
     let checks = passed_checks(&stdout);
-    assert_eq!(checks.len(), 16, "{checks:#?}");
+    assert_eq!(checks.len(), 18, "{checks:#?}");
 }
 
 /// The test of `ioscope compare`'s design: the post's six-section job

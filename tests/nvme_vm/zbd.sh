@@ -71,6 +71,13 @@ same reads_stay_below_write_pointers \
 # io_uring at depth 1 goes the same way as psync.
 same io_uring_depth_one true --name=u --ioengine=io_uring --rw=randwrite --bs=8k \
     --size=16M --io_size=4M --max_open_zones=2
+# At depth: a full zone's reset waits for the writes in flight (fio's
+# io_u_quiesce), so a second loop rewrites the zones without a write
+# landing after a reset; random writes keep to their open zones.
+same io_uring_depth_8_resets_after_writes_in_flight true --name=s --ioengine=io_uring \
+    --iodepth=8 --rw=write --bs=64k --size=16M --loops=2
+same io_uring_depth_8_random_writes true --name=r --ioengine=io_uring --iodepth=8 \
+    --rw=randwrite --bs=4k --size=32M --io_size=8M --max_open_zones=3
 # A trim of a zone is its reset; random trims go to zones with data.
 same randtrim_resets_zones \
     "fio --name=p --filename=$D --direct=1 --zonemode=zbd --rw=randwrite --bs=4k \

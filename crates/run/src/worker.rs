@@ -158,8 +158,7 @@ fn run_inner(
         }
     }
 
-    let queued = !plan.backend.is_sync();
-    let device_zoned = match crate::zones::check_targets(spec, files, shared.zones, queued) {
+    let device_zoned = match crate::zones::check_targets(spec, files, shared.zones) {
         Ok(size) => size.map(|size| {
             // fio takes a zoned device's zone size as the job's zonesize.
             let mut zoned = spec.clone();

@@ -196,7 +196,6 @@ pub(crate) fn check_targets(
     spec: &JobSpec,
     files: &[WorkerFile],
     book: &ZoneBook,
-    queued: bool,
 ) -> Result<Option<u64>, String> {
     if spec.zones.mode != ZoneMode::Zbd {
         return Ok(None);
@@ -218,7 +217,7 @@ pub(crate) fn check_targets(
             }
             Source::Emulated => spec.zones.size,
             source => {
-                let size = book.device(&f.path, || read_device(spec, target, source, queued))?;
+                let size = book.device(&f.path, || read_device(spec, target, source))?;
                 if spec.zones.size != 0 && spec.zones.size != size {
                     return Err(format!(
                         "{path}: job parameter zonesize {} does not match disk zone size {size}",
@@ -271,12 +270,7 @@ fn zone_source(target: &Target) -> std::io::Result<Source<'_>> {
 /// jobs on it use, with fio's checks (zbd.c `zbd_using_direct_io`,
 /// `parse_zone_info`, `zbd_set_max_open_zones`) and what ioscope does not
 /// do there yet.
-fn read_device(
-    spec: &JobSpec,
-    target: &Target,
-    source: Source,
-    queued: bool,
-) -> Result<DeviceZones, String> {
+fn read_device(spec: &JobSpec, target: &Target, source: Source) -> Result<DeviceZones, String> {
     let path = target.path();
     let name = path.display();
     let writes = spec.rw.kind.writes();
@@ -284,16 +278,6 @@ fn read_device(
         // fio asks it of block devices only: a char device has no page
         // cache.
         return Err("Using direct I/O is mandatory for writing to ZBD drives".to_string());
-    }
-    if writes && queued && spec.iodepth > 1 {
-        // fio waits for a job's writes in flight before it resets a zone
-        // (io_u_quiesce); ioscope's zone state moves at issue and cannot.
-        return Err(format!(
-            "{name}: zonemode=zbd writes on a zoned device at iodepth={} on a queued \
-             engine are not supported by ioscope yet (a zone reset must wait for the writes \
-             in flight); use iodepth=1 or a synchronous engine",
-            spec.iodepth
-        ));
     }
     // A descriptor of the run's own: the reset needs one open for writing.
     let dev = OpenOptions::new()

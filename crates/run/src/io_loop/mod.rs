@@ -48,6 +48,7 @@ mod results;
 mod serialize;
 mod stream_end;
 mod syncs;
+mod zone_resets;
 
 pub(crate) use cmdprio::PerIoPrio;
 pub(crate) use config::{LoopConfig, Tracking};
@@ -287,6 +288,29 @@ impl QueueUser for IoLoop<'_> {
                         break;
                     }
                 };
+                let resets = self.workload.take_zone_resets();
+                if !resets.is_empty() {
+                    let io = Batches {
+                        pending: &mut pending,
+                        slots: &mut slots,
+                        free: &mut free,
+                        reaped: &mut reaped,
+                    };
+                    let go_on = zone_resets::make(
+                        resets,
+                        &mut q,
+                        &mut ledger,
+                        &mut self.workload,
+                        io,
+                        timing,
+                    )?;
+                    if !go_on {
+                        free.push(slot);
+                        break 'main;
+                    }
+                    now = clock.now();
+                    t_start = now;
+                }
                 // fio takes the lock in td_io_prep, before the issue time.
                 let lock = self.locks.take(req.file, req.op);
                 ledger.stats.issued[dir_index(req.op).unwrap_or(0)] += u64::from(!req.op.is_sync());

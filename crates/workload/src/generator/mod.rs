@@ -492,6 +492,22 @@ impl Workload {
         Some(z.zone_start(file as usize, offset))
     }
 
+    /// `zonemode=zbd` on a zoned device: the device's zone resets the
+    /// workload decided on since the last call, which the runner makes
+    /// once its I/O in flight has completed; empty otherwise.
+    #[inline]
+    pub fn take_zone_resets(&mut self) -> Vec<crate::zones::DeviceReset> {
+        self.zbd.as_mut().map_or_else(Vec::new, Zbd::take_resets)
+    }
+
+    /// A device's zone reset failed: the job fails with `why` and its
+    /// pass ends, as fio's does.
+    pub fn zone_reset_failed(&mut self, why: String) {
+        if let Some(z) = &mut self.zbd {
+            z.fail(why);
+        }
+    }
+
     /// Zones `zonemode=zbd` has reset so far (fio's `nr_zone_resets`).
     pub fn zone_resets(&self) -> u64 {
         self.zbd.as_ref().map_or(0, Zbd::resets)

@@ -68,6 +68,23 @@ pub trait ZoneReset: Send + Sync + std::fmt::Debug {
     fn reset(&self, start: u64, len: u64) -> Result<(), String>;
 }
 
+/// A zone reset the device is still to make: the zone's state already
+/// says it is empty, and the runner makes the device's reset once the
+/// worker's I/O in flight has completed (fio's `io_u_quiesce` before
+/// `zbd_reset_zone`), so no write queued before the reset lands after it.
+#[derive(Debug)]
+pub struct DeviceReset {
+    dev: Arc<dyn ZoneReset>,
+    start: u64,
+    len: u64,
+}
+
+impl DeviceReset {
+    pub fn apply(&self) -> Result<(), String> {
+        self.dev.reset(self.start, self.len)
+    }
+}
+
 /// One zone of a zoned block device as it reported it, in bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DeviceZone {
@@ -133,6 +150,8 @@ pub(crate) struct JobZones {
     /// Why a device's zone reset failed, which ended the job's pass
     /// (fio's `td_verror` in `zbd_reset_wp`).
     failed: Option<String>,
+    /// Device resets the runner is still to make, in order.
+    pending: Vec<DeviceReset>,
     /// The job verifies what it writes: its zones are emptied before it
     /// writes and a full zone is never reset while it runs, so no write
     /// is lost before it is checked.
@@ -219,6 +238,7 @@ impl Zbd {
                 zone_bytes: 0,
                 resets: 0,
                 failed: None,
+                pending: Vec::new(),
                 verify: spec.verify.method != ioscope_job::VerifyMethod::None,
                 min_bs: [spec.bs.read.min(), spec.bs.write.min(), spec.bs.trim.min()],
             },
@@ -317,18 +337,22 @@ impl Zbd {
             };
             for i in min_zone..max_zone {
                 held.close_zone(i);
-                match held.zf.reset_zone(i) {
-                    Ok(true) => held.job.resets += 1,
-                    Ok(false) => {}
-                    Err(e) => {
-                        held.job.failed = Some(e);
-                        break;
-                    }
-                }
+                held.reset_zone(i);
             }
             zf = held.zf;
         }
         zf.reset_write_cnt(frequency);
+    }
+
+    /// The device resets made since the last call, for the runner to make
+    /// once nothing is in flight (see [`DeviceReset`]).
+    pub(crate) fn take_resets(&mut self) -> Vec<DeviceReset> {
+        std::mem::take(&mut self.job.pending)
+    }
+
+    /// A device's zone reset failed: the job's error, and its end.
+    pub(crate) fn fail(&mut self, why: String) {
+        self.job.failed.get_or_insert(why);
     }
 
     /// Whether `offset` of file `f` is a zone's start, where a trim is a
@@ -394,12 +418,15 @@ impl ZonedFile {
                 zf.num_open += 1;
                 zf.zones[i].open = true;
             } else {
-                zf.reset_zone(i).map_err(|e| {
-                    format!(
-                        "zone at {} was open beyond max_open_zones and could not be reset: {e}",
-                        z.start
-                    )
-                })?;
+                // Before any I/O: the device resets the zone at once.
+                if let (_, Some(reset)) = zf.reset_zone(i) {
+                    reset.apply().map_err(|e| {
+                        format!(
+                            "zone at {} was open beyond max_open_zones and could not be reset: {e}",
+                            z.start
+                        )
+                    })?;
+                }
             }
         }
         Ok(zf)
@@ -473,6 +500,10 @@ impl Held<'_> {
     /// fio's `zbd_adjust_block`: where an I/O of `len` bytes chosen at
     /// `offset` goes in the zones, and how long it is; None ends the pass.
     pub(crate) fn adjust(&mut self, dir: DataDir, e: &Extent, offset: u64, len: u64) -> Adjusted {
+        if self.job.failed.is_some() {
+            // A device's reset failed: the pass is over.
+            return None;
+        }
         match dir {
             DataDir::Read => self.adjust_read(offset, len),
             DataDir::Write => self.adjust_write(e, offset, len),
@@ -495,14 +526,7 @@ impl Held<'_> {
             offset = self.zf.zones[zb].start;
         }
         if offset == self.zf.zones[zb].start {
-            match self.zf.reset_zone(zb) {
-                Ok(true) => self.job.resets += 1,
-                Ok(false) => {}
-                Err(e) => {
-                    self.job.failed = Some(e);
-                    return None;
-                }
-            }
+            self.reset_zone(zb);
         }
         Some((offset, len))
     }
@@ -549,16 +573,9 @@ impl Held<'_> {
         }
         let z = &zf.zones[zb];
         if reset || z.wp + min_bs > z.capacity_end() {
-            match zf.reset_zone(zb) {
-                Ok(true) => self.job.resets += 1,
-                Ok(false) => {}
-                // fio ends the pass there, the job failed.
-                Err(e) => {
-                    self.job.failed = Some(e);
-                    return None;
-                }
-            }
+            self.reset_zone(zb);
         }
+        let zf = &*self.zf;
         let z = &zf.zones[zb];
         let offset = z.wp;
         if offset.wrapping_sub(e.start) >= e.len {
@@ -589,6 +606,16 @@ impl Held<'_> {
         if offset + len >= z.capacity_end() {
             self.close_zone(i);
         }
+    }
+
+    /// Empties zone `i`, counts the reset where it had data, and leaves a
+    /// device's reset to the runner.
+    fn reset_zone(&mut self, i: usize) {
+        let (had_data, device) = self.zf.reset_zone(i);
+        if had_data {
+            self.job.resets += 1;
+        }
+        self.job.pending.extend(device);
     }
 
     /// fio's `zbd_open_zone`.
@@ -746,21 +773,24 @@ impl ZonedFile {
         ((offset / self.zone_size) as usize).min(self.zones.len() - 1)
     }
 
-    /// Empties zone `i` (on a device, with its reset; fio's
-    /// `zbd_reset_zone`, which leaves a zone without data alone): whether
-    /// it had data.
-    fn reset_zone(&mut self, i: usize) -> Result<bool, String> {
+    /// Empties zone `i` (fio's `zbd_reset_zone`, which leaves a zone
+    /// without data alone): whether it had data, and on a device the
+    /// device's reset, still to make (on a file a reset only moves the
+    /// write pointer back).
+    fn reset_zone(&mut self, i: usize) -> (bool, Option<DeviceReset>) {
         let z = &self.zones[i];
         let data = z.wp - z.start;
         if data == 0 {
-            return Ok(false);
+            return (false, None);
         }
-        if let Some(device) = &self.device {
-            device.reset(z.start, self.zones[i + 1].start - z.start)?;
-        }
+        let device = self.device.as_ref().map(|dev| DeviceReset {
+            dev: Arc::clone(dev),
+            start: z.start,
+            len: self.zones[i + 1].start - z.start,
+        });
         self.with_data = self.with_data.saturating_sub(data);
         self.zones[i].wp = self.zones[i].start;
-        Ok(true)
+        (true, device)
     }
 
     fn reset_write_cnt(&mut self, frequency: f64) {
@@ -851,5 +881,72 @@ mod tests {
         // pointer: zone 0 has 8 KiB.
         let r = z.hold(0).adjust(DataDir::Read, &ALL, 200 << 10, 4096);
         assert!(matches!(r, Some((o, 4096)) if o < 8192), "{r:?}");
+    }
+}
+
+#[cfg(test)]
+mod device_tests {
+    use super::*;
+    use std::sync::Mutex as StdMutex;
+
+    /// A device that records the resets made on it.
+    #[derive(Debug, Default)]
+    struct Recorder(StdMutex<Vec<(u64, u64)>>);
+
+    impl ZoneReset for Recorder {
+        fn reset(&self, start: u64, len: u64) -> Result<(), String> {
+            self.0.lock().unwrap().push((start, len));
+            Ok(())
+        }
+    }
+
+    /// A full zone of a device is empty at once for the workload, and its
+    /// reset is left to the runner, which makes it after the I/O in flight.
+    #[test]
+    fn a_device_zone_is_reset_by_the_runner_not_the_workload() {
+        let dev = Arc::new(Recorder::default());
+        let zones = DeviceZones {
+            zones: (0..4)
+                .map(|i| DeviceZone {
+                    start: i * (64 << 10),
+                    capacity: 64 << 10,
+                    // Zone 1 is full.
+                    wp: if i == 1 { 128 << 10 } else { i * (64 << 10) },
+                    open: false,
+                })
+                .collect(),
+            zone_size: 64 << 10,
+            max_open: 0,
+            reset: dev.clone(),
+        };
+        let mut spec = JobSpec::fio_defaults("z");
+        spec.zones.mode = ZoneMode::Zbd;
+        spec.zones.size = 64 << 10;
+        let mut z = Zbd::of(&spec, &[256 << 10]).unwrap();
+        z.share(
+            0,
+            Arc::new(Mutex::new(ZonedFile::of_device(zones).unwrap())),
+        );
+        let e = Extent {
+            start: 0,
+            len: 256 << 10,
+            real: 256 << 10,
+        };
+        z.align(0, e, false);
+        let mut held = z.hold(0);
+        let got = held.adjust(DataDir::Write, &e, 70 << 10, 4096);
+        assert_eq!(
+            got,
+            Some((64 << 10, 4096)),
+            "written at the emptied zone's start"
+        );
+        drop(held);
+        assert!(dev.0.lock().unwrap().is_empty(), "no reset made yet");
+        let due = z.take_resets();
+        assert_eq!(due.len(), 1);
+        due[0].apply().unwrap();
+        assert_eq!(*dev.0.lock().unwrap(), [(64 << 10, 64 << 10)]);
+        assert_eq!(z.resets(), 1);
+        assert!(z.take_resets().is_empty());
     }
 }

@@ -1,0 +1,50 @@
+//! `zonemode=zbd` on a zoned device: the zone resets the workload decided
+//! on are made once the worker's I/O in flight has completed (fio's
+//! `io_u_quiesce` before `zbd_reset_zone`), so that a write queued before
+//! a reset cannot land after it, at any iodepth.
+
+use std::io;
+
+use ioscope_engine::Queue;
+use ioscope_workload::{DeviceReset, Workload};
+
+use super::file_events::Batches;
+use super::fill::commit;
+use super::ledger::Ledger;
+
+/// Commits what is pending, reaps everything in flight, then makes the
+/// device resets in order. False when the worker must stop: a completion
+/// said so, or a reset failed (the workload keeps why, the job's error).
+pub(super) fn make<Q: Queue>(
+    resets: Vec<DeviceReset>,
+    q: &mut Q,
+    ledger: &mut Ledger,
+    workload: &mut Workload,
+    io: Batches,
+    timing: bool,
+) -> io::Result<bool> {
+    let Batches {
+        pending,
+        slots,
+        free,
+        reaped,
+    } = io;
+    if !pending.is_empty() {
+        let clock = ledger.clock;
+        commit(q, pending, slots, &mut ledger.stats, &clock, timing)?;
+    }
+    while q.in_flight() > 0 {
+        let max = ledger.cfg.complete_max.max(1);
+        let (_, ok, _) = ledger.reap(q, 1, max, reaped, slots, free)?;
+        if !ok {
+            return Ok(false);
+        }
+    }
+    for reset in &resets {
+        if let Err(why) = reset.apply() {
+            workload.zone_reset_failed(why);
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
