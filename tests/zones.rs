@@ -25,6 +25,23 @@ fn ios(log: &str) -> Vec<String> {
         .collect()
 }
 
+/// Runs `args` in `dir` with `tool` ("fio" or ioscope), which must succeed.
+fn run_ok<I, S>(tool: &str, args: I, dir: &Path) -> common::Run
+where
+    I: IntoIterator<Item = S>,
+    S: Into<OsString>,
+{
+    let run = if tool == "fio" {
+        fio(args)
+    } else {
+        ioscope(args)
+    }
+    .dir(dir)
+    .run();
+    assert!(run.status.success(), "{tool}: {}", run.describe());
+    run
+}
+
 /// Runs `args` with fio and with ioscope on a fresh file each, and returns
 /// both tools' I/O sequences.
 fn both(dir: &Path, args: &[&str]) -> (Vec<String>, Vec<String>) {
@@ -53,14 +70,7 @@ fn both_on(dir: &Path, args: &[&str], len: Option<u64>) -> (Vec<String>, Vec<Str
             format!("--write_iolog={log}"),
             "--output-format=json".into(),
         ]);
-        let run = if tool == "fio" {
-            fio(job)
-        } else {
-            ioscope(job)
-        }
-        .dir(dir)
-        .run();
-        assert!(run.status.success(), "{tool}: {}", run.describe());
+        let run = run_ok(tool, job, dir);
         seqs.push(ios(&fs::read_to_string(dir.join(log)).unwrap()));
     }
     let ours = seqs.pop().unwrap();
@@ -268,14 +278,7 @@ fn disk_zone_profile_example_reads_what_fio_reads() {
             + &format!("write_iolog={log}\nsize=1536m\n");
         fs::write(d.path().join("job.fio"), job).unwrap();
         let args = ["job.fio", "--output-format=json"];
-        let run = if tool == "fio" {
-            fio(args)
-        } else {
-            ioscope(args)
-        }
-        .dir(d.path())
-        .run();
-        assert!(run.status.success(), "{tool}: {}", run.describe());
+        let run = run_ok(tool, args, d.path());
         let read = &run.json()["jobs"][0]["read"];
         assert_eq!(u(read, "io_bytes"), 1536 << 20, "{tool}");
         seqs.push(ios(&fs::read_to_string(d.path().join(log)).unwrap()));
@@ -397,14 +400,7 @@ fn zbd_zone_resets_are_counted_as_fios() {
                 job,
             ]
             .concat();
-            let run = if tool == "fio" {
-                fio(args)
-            } else {
-                ioscope(args)
-            }
-            .dir(d.path())
-            .run();
-            assert!(run.status.success(), "{tool}: {}", run.describe());
+            let run = run_ok(tool, args, d.path());
             let out = &run.stdout;
             let resets = out
                 .lines()
@@ -582,14 +578,7 @@ fn zbd_trims_reset_zones_as_fio() {
             );
             fs::write(d.path().join("z.fio"), job).unwrap();
             let args = ["z.fio", "--output-format=json"];
-            let run = if tool == "fio" {
-                fio(args)
-            } else {
-                ioscope(args)
-            }
-            .dir(d.path())
-            .run();
-            assert!(run.status.success(), "{tool}: {}", run.describe());
+            let run = run_ok(tool, args, d.path());
             let j = run.json();
             assert_eq!(u(&j["jobs"][2]["read"], "io_bytes"), 0, "{tool} {kind}");
             seqs.push(ios(&fs::read_to_string(d.path().join("log")).unwrap()));
@@ -618,14 +607,7 @@ fn zbd_seq_read_example_reads_nothing_from_empty_zones_as_fio() {
             .replace("direct=1", "direct=0");
         fs::write(d.path().join("job.fio"), job).unwrap();
         let args = ["job.fio", "--output-format=json"];
-        let run = if tool == "fio" {
-            fio(args)
-        } else {
-            ioscope(args)
-        }
-        .dir(d.path())
-        .run();
-        assert!(run.status.success(), "{tool}: {}", run.describe());
+        let run = run_ok(tool, args, d.path());
         assert_eq!(u(&run.json()["jobs"][0]["read"], "io_bytes"), 0, "{tool}");
     }
 }
