@@ -70,7 +70,7 @@ fn both_on(dir: &Path, args: &[&str], len: Option<u64>) -> (Vec<String>, Vec<Str
             format!("--write_iolog={log}"),
             "--output-format=json".into(),
         ]);
-        let run = run_ok(tool, job, dir);
+        run_ok(tool, job, dir);
         seqs.push(ios(&fs::read_to_string(dir.join(log)).unwrap()));
     }
     let ours = seqs.pop().unwrap();
