@@ -222,7 +222,7 @@ fn protection_information_passes_the_controllers_checks() {
         return;
     };
     let checks = passed_checks(&stdout);
-    assert_eq!(checks.len(), 18, "{checks:#?}");
+    assert_eq!(checks.len(), 16, "{checks:#?}");
 }
 
 /// zonemode=zbd on the guest's zoned namespaces against fio there

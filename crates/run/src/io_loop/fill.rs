@@ -47,6 +47,8 @@ pub(super) struct Fill {
     pub iolog: Option<IologWriter>,
     /// The workload's loops begun after the first, as last seen.
     loops_seen: u32,
+    /// Whether a new loop matters here: syncs or a log to keep.
+    watch_loops: bool,
     /// A replay that follows its log's times.
     pace: Option<Pace>,
     /// Rate, think time, number_ios and flow; None when the job sets none.
@@ -96,6 +98,9 @@ impl Fill {
     /// sync bookkeeping starts over.
     #[inline]
     fn note_loops(&mut self, workload: &Workload) {
+        if !self.watch_loops {
+            return;
+        }
         let begun = workload.loops_begun();
         if begun != self.loops_seen {
             self.loops_seen = begun;
@@ -110,8 +115,10 @@ impl Fill {
         iolog: Option<IologWriter>,
         pace: Option<Pace>,
         pacer: Option<Pacer>,
+        syncs: bool,
     ) -> Fill {
         Fill {
+            watch_loops: syncs || iolog.is_some(),
             writing: true,
             syncs: SyncState::default(),
             held: None,

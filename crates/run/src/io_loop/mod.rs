@@ -159,7 +159,7 @@ impl QueueUser for IoLoop<'_> {
 
         let mut now = start;
         let pace = cfg.replay_paced.then_some(Pace { clock, start });
-        let mut fill = Fill::new(self.iolog.take(), pace, self.pacer.take());
+        let mut fill = Fill::new(self.iolog.take(), pace, self.pacer.take(), cfg.syncs.any());
         if let Some(p) = &mut fill.pacer {
             p.restart(start);
         }
@@ -288,8 +288,7 @@ impl QueueUser for IoLoop<'_> {
                         break;
                     }
                 };
-                let resets = self.workload.take_zone_resets();
-                if !resets.is_empty() {
+                if let Some(resets) = self.workload.take_zone_resets() {
                     let io = Batches {
                         pending: &mut pending,
                         slots: &mut slots,
@@ -367,16 +366,18 @@ impl QueueUser for IoLoop<'_> {
                         break 'main;
                     }
                 }
-                let submitted = match req.op {
-                    // zonemode=zbd: the workload reset the zone as it gave
-                    // the trim (fio's zbd_do_io_u_trim, in the engine's
-                    // queue); nothing goes to the device.
-                    Op::Trim => match self.workload.zone_trim(req.file, req.offset) {
-                        Some(true) => Submitted::Completed(i64::from(req.len)),
-                        Some(false) => Submitted::Completed(-i64::from(libc::EINVAL)),
-                        None => q.submit(&req)?,
-                    },
-                    _ => q.submit(&req)?,
+                // zonemode=zbd: the workload reset the zone as it gave the
+                // trim (fio's zbd_do_io_u_trim, in the engine's queue);
+                // nothing goes to the device. (One call of `submit` below,
+                // which the compiler then inlines.)
+                let zone_trim = match req.op {
+                    Op::Trim => self.workload.zone_trim(req.file, req.offset),
+                    _ => None,
+                };
+                let submitted = match zone_trim {
+                    None => q.submit(&req)?,
+                    Some(true) => Submitted::Completed(i64::from(req.len)),
+                    Some(false) => Submitted::Completed(-i64::from(libc::EINVAL)),
                 };
                 // A synchronous I/O ends as its call returns: the clock is
                 // read before the lock lets the next I/O on the file in,

@@ -494,10 +494,10 @@ impl Workload {
 
     /// `zonemode=zbd` on a zoned device: the device's zone resets the
     /// workload decided on since the last call, which the runner makes
-    /// once its I/O in flight has completed; empty otherwise.
+    /// once its I/O in flight has completed; None when there are none.
     #[inline]
-    pub fn take_zone_resets(&mut self) -> Vec<crate::zones::DeviceReset> {
-        self.zbd.as_mut().map_or_else(Vec::new, Zbd::take_resets)
+    pub fn take_zone_resets(&mut self) -> Option<Vec<crate::zones::DeviceReset>> {
+        self.zbd.as_mut()?.take_resets()
     }
 
     /// A device's zone reset failed: the job fails with `why` and its
@@ -559,7 +559,7 @@ impl Workload {
             return Some(write);
         }
         loop {
-            if self.finished || self.loop_break == LoopBreak::Paused {
+            if self.finished {
                 return None;
             }
             // A pass ends when no file has room left, or when the job's bytes
@@ -591,7 +591,9 @@ impl Workload {
                 && self.loops_left > 0
                 && self.pass_issued > 0
             {
+                // Finished until resumed: the one test each call makes.
                 self.loop_break = LoopBreak::Paused;
+                self.finished = true;
                 return None;
             }
             if !self.start_pass() {
@@ -629,9 +631,7 @@ impl Workload {
             return false;
         }
         self.loop_break = LoopBreak::Armed;
-        if !self.start_pass() {
-            self.finished = true;
-        }
+        self.finished = !self.start_pass();
         true
     }
 

@@ -346,8 +346,12 @@ impl Zbd {
 
     /// The device resets made since the last call, for the runner to make
     /// once nothing is in flight (see [`DeviceReset`]).
-    pub(crate) fn take_resets(&mut self) -> Vec<DeviceReset> {
-        std::mem::take(&mut self.job.pending)
+    #[inline]
+    pub(crate) fn take_resets(&mut self) -> Option<Vec<DeviceReset>> {
+        if self.job.pending.is_empty() {
+            return None;
+        }
+        Some(std::mem::take(&mut self.job.pending))
     }
 
     /// A device's zone reset failed: the job's error, and its end.
@@ -942,11 +946,11 @@ mod device_tests {
         );
         drop(held);
         assert!(dev.0.lock().unwrap().is_empty(), "no reset made yet");
-        let due = z.take_resets();
+        let due = z.take_resets().unwrap();
         assert_eq!(due.len(), 1);
         due[0].apply().unwrap();
         assert_eq!(*dev.0.lock().unwrap(), [(64 << 10, 64 << 10)]);
         assert_eq!(z.resets(), 1);
-        assert!(z.take_resets().is_empty());
+        assert!(z.take_resets().is_none());
     }
 }
