@@ -1148,3 +1148,46 @@ fn verify_checks_each_loop_in_write_order_as_fio_does() {
         assert_ne!(written, sorted, "loop {n}: the writes were not random");
     }
 }
+
+// Before: with fsync=4 and loops=2 the sync due after the first loop's
+// last write was made once, while fio makes it again as the next loop
+// starts (it forgets its last request was a sync); the log kept the files
+// open across loops and gave the sync offset 0 where fio shows the last
+// I/O's offset and length 0.
+#[test]
+fn a_sync_due_at_a_loops_end_comes_again_as_the_next_starts() {
+    let dir = tempdir();
+    ioscope([
+        "--name=s",
+        "--filename=f",
+        "--size=16k",
+        "--bs=4k",
+        "--rw=write",
+        "--fsync=4",
+        "--loops=2",
+        "--write_iolog=log",
+    ])
+    .dir(dir.path())
+    .run()
+    .assert_ok();
+    let lines: Vec<String> = std::fs::read_to_string(dir.path().join("log"))
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split_once(' ').unwrap().1.to_string())
+        .collect();
+    let writes = [
+        "f write 0 4096",
+        "f write 4096 4096",
+        "f write 8192 4096",
+        "f write 12288 4096",
+    ];
+    let expected: Vec<&str> = ["f add", "f open"]
+        .into_iter()
+        .chain(writes)
+        .chain(["f sync 12288 0", "f close", "f open", "f sync 12288 0"])
+        .chain(writes)
+        .chain(["f close"])
+        .collect();
+    assert_eq!(lines, expected);
+}

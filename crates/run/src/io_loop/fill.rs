@@ -106,7 +106,7 @@ impl Fill {
             self.loops_seen = begun;
             self.syncs.loop_started();
             if let Some(log) = &mut self.iolog {
-                log.reopen();
+                log.close_files();
             }
         }
     }

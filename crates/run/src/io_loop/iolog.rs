@@ -94,13 +94,9 @@ impl IologWriter {
     }
 
     /// fio's `close` lines for the open files: fio closes them after each
-    /// loop's write phase, and opens each again as its first I/O of the
-    /// verify phase or of the next loop comes.
-    pub(crate) fn reopen(&mut self) {
-        self.close_all();
-    }
-
-    fn close_all(&mut self) {
+    /// loop's write phase and at the end, and opens each again as its
+    /// first I/O of the verify phase or of the next loop comes.
+    pub(crate) fn close_files(&mut self) {
         for i in 0..self.names.len() {
             if std::mem::take(&mut self.opened[i]) {
                 self.file_line(i, "close");
@@ -110,7 +106,7 @@ impl IologWriter {
 
     /// fio's `close` lines, then everything written out.
     pub(crate) fn close(mut self) -> Result<(), String> {
-        self.close_all();
+        self.close_files();
         let flushed = self.out.flush();
         match self.failed.take().map_or(flushed, Err) {
             Ok(()) => Ok(()),

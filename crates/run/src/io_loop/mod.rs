@@ -480,7 +480,7 @@ impl QueueUser for IoLoop<'_> {
                     // fio closes the files after the writes and opens them
                     // again for the verify phase.
                     if let Some(log) = &mut fill.iolog {
-                        log.reopen();
+                        log.close_files();
                     }
                 }
                 if go_on {
