@@ -136,6 +136,10 @@ fn run() -> anyhow::Result<ExitCode> {
     if args.debug.random {
         out.write(&debug::random_lines(&parsed))?;
     }
+    // And, on its output too, what its fix-ups changed in a job.
+    for note in parsed.jobs.iter().flat_map(|j| &j.misc.fixup_notes) {
+        out.write(&format!("{note}\n"))?;
+    }
     let normal = args.formats.contains(&Format::Normal);
     if normal {
         let kb_base = parsed.jobs.first().map_or(1024, |j| j.kb_base);

@@ -96,17 +96,20 @@ fn ioscope_writes_what_fio_writes_and_fio_replays_it() {
 }
 
 /// Whole logs, line for line (times aside), as fio 3.33 writes them where
-/// syncs, loops and verify meet: a sync due after a loop's last write
-/// comes before the files are closed and again after they are opened for
-/// the next loop; each loop's writes are read back before the next loop
-/// starts (the files closed and opened around the verify phase); a file's
-/// `open` line comes as its first I/O does; a sync's line shows the offset
+/// syncs, loops, passes and verify meet: a sync due after a loop's last
+/// write comes before the files are closed and again after they are opened
+/// for the next loop; each loop's writes are read back before the next
+/// loop starts (the files closed and opened around the verify phase); a
+/// pass towards an `io_size` beyond `size` is a loop in all this, and
+/// verify's reads count towards `io_size`; a file's `open` line comes as
+/// its first I/O does, its `close` line as it is found done; a sync goes
+/// to the file the file service picks next; a sync's line shows the offset
 /// of the I/O before it and no length.
 #[test]
 fn syncs_loops_and_verify_phases_log_as_fio_logs() {
     require!(fio_installed());
     let d = tempdir();
-    let jobs: [&[&str]; 6] = [
+    let jobs: [&[&str]; 14] = [
         &["--size=16k", "--rw=write", "--fsync=4", "--loops=2"],
         &["--size=16k", "--rw=write", "--fsync=3", "--loops=3"],
         &[
@@ -124,23 +127,81 @@ fn syncs_loops_and_verify_phases_log_as_fio_logs() {
         ],
         &["--size=256k", "--rw=randrw", "--fdatasync=4", "--loops=2"],
         // Two files: each opened as its first I/O comes, in each loop.
-        // (Not with syncs: fio sends a sync to the file its service picks
-        // next, ioscope to the file last written; docs/files.md.)
         &[
             "--size=32k",
             "--rw=randread",
             "--loops=2",
             "--filename=f1:f2",
         ],
+        &["--size=32k", "--io_size=64k", "--rw=write", "--fsync=8"],
+        &[
+            "--size=32k",
+            "--io_size=96k",
+            "--rw=write",
+            "--fsync=8",
+            "--verify=crc32c",
+        ],
+        // Several files with syncs: each sync takes its file's turn.
+        &[
+            "--size=32k",
+            "--loops=2",
+            "--rw=write",
+            "--fsync=4",
+            "--filename=f1:f2",
+        ],
+        &[
+            "--size=48k",
+            "--rw=randrw",
+            "--fsync=2",
+            "--filename=f1:f2:f3",
+            "--file_service_type=random",
+            "--loops=3",
+        ],
+        &[
+            "--size=48k",
+            "--rw=randrw",
+            "--fdatasync=3",
+            "--filename=f1:f2:f3",
+            "--file_service_type=roundrobin:2",
+            "--loops=2",
+        ],
+        &[
+            "--size=48k",
+            "--rw=randwrite",
+            "--sync_file_range=write:3",
+            "--filename=f1:f2:f3",
+            "--loops=2",
+        ],
+        &[
+            "--size=96k",
+            "--rw=randwrite",
+            "--fsync=5",
+            "--nrfiles=3",
+            "--openfiles=2",
+            "--io_size=200k",
+        ],
+        &[
+            "--size=96k",
+            "--rw=randwrite",
+            "--nrfiles=4",
+            "--openfiles=2",
+            "--file_service_type=random",
+            "--fsync=7",
+            "--loops=2",
+            "--verify=crc32c",
+        ],
     ];
     for job in jobs {
         let mut logs = Vec::new();
         for (tool, log) in [("fio", "fio.log"), ("ioscope", "ours.log")] {
-            for stale in ["f", "f1", "f2", log] {
+            for stale in [
+                "f", "f1", "f2", "f3", "w.0.0", "w.0.1", "w.0.2", "w.0.3", log,
+            ] {
                 let _ = fs::remove_file(d.path().join(stale));
             }
             let write_log = format!("--write_iolog={log}");
-            let file: &[&str] = if job.iter().any(|a| a.starts_with("--filename")) {
+            let named = |a: &&str| a.starts_with("--filename") || a.starts_with("--nrfiles");
+            let file: &[&str] = if job.iter().any(named) {
                 &[]
             } else {
                 &["--filename=f"]

@@ -1170,12 +1170,7 @@ fn a_sync_due_at_a_loops_end_comes_again_as_the_next_starts() {
     .dir(dir.path())
     .run()
     .assert_ok();
-    let lines: Vec<String> = std::fs::read_to_string(dir.path().join("log"))
-        .unwrap()
-        .lines()
-        .skip(1)
-        .map(|l| l.split_once(' ').unwrap().1.to_string())
-        .collect();
+    let lines = iolog_lines(&dir.path().join("log"));
     let writes = [
         "f write 0 4096",
         "f write 4096 4096",
@@ -1190,4 +1185,82 @@ fn a_sync_due_at_a_loops_end_comes_again_as_the_next_starts() {
         .chain(["f close"])
         .collect();
     assert_eq!(lines, expected);
+}
+
+/// The lines of a write_iolog after its version line, without their times.
+fn iolog_lines(log: &Path) -> Vec<String> {
+    std::fs::read_to_string(log)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split_once(' ').unwrap().1.to_string())
+        .collect()
+}
+
+/// With two files a sync went to the file last written; fio syncs the file
+/// its round robin picks next, and the next write goes to the file after.
+#[test]
+fn a_sync_goes_to_the_file_the_service_picks_next() {
+    let dir = tempdir();
+    ioscope([
+        "--name=s",
+        "--filename=f1:f2",
+        "--size=16k",
+        "--bs=4k",
+        "--rw=write",
+        "--fsync=3",
+        "--write_iolog=log",
+    ])
+    .dir(dir.path())
+    .run()
+    .assert_ok();
+    let lines = iolog_lines(&dir.path().join("log"));
+    let expected = [
+        "f1 add",
+        "f2 add",
+        "f1 open",
+        "f1 write 0 4096",
+        "f2 open",
+        "f2 write 0 4096",
+        "f1 write 4096 4096",
+        "f2 sync 4096 0",
+        "f1 close",
+        "f2 write 4096 4096",
+        "f2 close",
+    ];
+    assert_eq!(lines, expected);
+}
+
+/// A verifying job with io_size beyond size wrote io_size and checked once;
+/// fio checks each pass before the next and counts the reads towards
+/// io_size, so io_size=2*size writes one pass and checks it.
+#[test]
+fn verify_checks_each_pass_towards_io_size_and_counts_its_reads() {
+    let dir = tempdir();
+    ioscope([
+        "--name=v",
+        "--filename=f",
+        "--size=8k",
+        "--io_size=24k",
+        "--bs=4k",
+        "--rw=write",
+        "--verify=crc32c",
+        "--write_iolog=log",
+    ])
+    .dir(dir.path())
+    .run()
+    .assert_ok();
+    let pass = [
+        "f open",
+        "f write 0 4096",
+        "f write 4096 4096",
+        "f close",
+        "f open",
+        "f read 0 4096",
+        "f read 4096 4096",
+        "f close",
+    ];
+    // 8k written and 8k read leave 8k of io_size: a second pass, then none.
+    let expected: Vec<&str> = ["f add"].into_iter().chain(pass).chain(pass).collect();
+    assert_eq!(iolog_lines(&dir.path().join("log")), expected);
 }

@@ -60,8 +60,9 @@ the order `ioscope --cmdhelp=all` lists them. Each is fio's option of the
 same name and means what it means in fio 3.33, with these exceptions:
 `libaio_vectored`, `log_issue_time`, `log_window_value` and io_uring_cmd's
 protection information options (`md_per_io_size`, `pi_act`, `pi_chk`,
-`apptag`, `apptag_mask`: see [engines.md](engines.md)) are a newer fio's
-options, `block_error_percentiles` reports what fio 3.33 to 3.42 abort on
+`apptag`, `apptag_mask`: see [engines.md](engines.md)) and `sprandom` with
+its `spr_*` options (see [distributions.md](distributions.md)) are a newer
+fio's options, `block_error_percentiles` reports what fio 3.33 to 3.42 abort on
 (see [output.md](output.md)), `ioengine=nop` is ioscope's own, `clocksource=gettimeofday`
 is served by CLOCK_MONOTONIC, every I/O is logged at priority 0 (ioscope
 sets no I/O priority), `log_compression` only sizes the zlib streams of a

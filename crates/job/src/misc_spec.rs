@@ -108,6 +108,9 @@ pub struct MiscSpec {
     /// `time_based` was given without `runtime`: fio drops it (the job runs
     /// on its size) and says so on stderr as it sets the job up.
     pub time_based_dropped: bool,
+    /// What fio says on its output (log_info) as its option fix-ups
+    /// change a job: `sprandom`'s "fio: sprandom sets ..." lines.
+    pub fixup_notes: Vec<&'static str>,
     /// `disable_bw_measurement` (`disable_bw`): a per-I/O bandwidth log
     /// (log_avg_msec=0) gets no samples, as fio's add_bw_sample is skipped;
     /// with disable_clat and disable_slat it is gtod_reduce.

@@ -3,7 +3,7 @@
 //! I/O, block alignment and the seeds that fix them (fio's
 //! `random_distribution`, `percentage_random`, `rw=read:N`,
 //! `rw_sequencer`, `blockalign`, `bs_unaligned`, `bs_is_seq_rand`,
-//! `offset_align`, `allrandrepeat`).
+//! `offset_align`, `allrandrepeat`, `sprandom`).
 
 use crate::spec::{JobSpec, PerDir};
 
@@ -43,6 +43,18 @@ pub enum RwSequencer {
     Identical,
 }
 
+/// `sprandom`'s parameters (fio 3.41): `spr_num_regions`, `spr_op` and
+/// `spr_cs`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpRandomSpec {
+    /// `spr_num_regions`: the equal regions the device is written in.
+    pub regions: u32,
+    /// `spr_op`: the device's over-provisioning, in (0, 1).
+    pub op: f64,
+    /// `spr_cs`: the device's cache in bytes; 0 for none.
+    pub cache: u64,
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Placement {
     pub distribution: Distribution,
@@ -72,6 +84,10 @@ pub struct Placement {
     /// before the given seed turns `randrepeat` off, so the offset
     /// generator keeps fio's fixed repeatable seed then.
     pub randseed_keeps_offsets: bool,
+    /// `sprandom`: random writes precondition an SSD in one pass of its
+    /// physical capacity (see the workload's `sprandom`).
+    pub sprandom: bool,
+    pub spr: SpRandomSpec,
 }
 
 impl Placement {
@@ -88,6 +104,12 @@ impl Placement {
             offset_align: None,
             allrandrepeat: false,
             randseed_keeps_offsets: false,
+            sprandom: false,
+            spr: SpRandomSpec {
+                regions: 100,
+                op: 0.15,
+                cache: 0,
+            },
         }
     }
 }

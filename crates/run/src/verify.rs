@@ -145,7 +145,7 @@ impl VerifyLog {
         number: u32,
         clone: u32,
         aux_path: Option<&Path>,
-        replay: impl FnOnce() -> Workload,
+        replay: impl FnOnce() -> Result<Workload, String>,
     ) -> Result<Option<Self>, String> {
         let v = &spec.verify;
         if v.method == VerifyMethod::None {
@@ -159,16 +159,20 @@ impl VerifyLog {
             None
         };
         let t = &spec.trim_verify;
+        let replay = match v.experimental {
+            true => Some(Replay {
+                workload: replay()?,
+                left: 0,
+                seq: 1,
+            }),
+            false => None,
+        };
         Ok(Some(VerifyLog {
             verifier,
             written: Vec::new(),
             to_trim: Vec::new(),
             due: VecDeque::new(),
-            replay: v.experimental.then(|| Replay {
-                workload: replay(),
-                left: 0,
-                seq: 1,
-            }),
+            replay,
             next_seq: 1,
             phase_seq: 1,
             only: v.only,

@@ -186,13 +186,14 @@ fn run_inner(
         .map(|p| p.as_os_str().as_bytes())
         .collect();
     let workload_of = || {
-        Workload::with_file_sizes(spec, &extents, &sizes, id.number).named(
-            spec,
-            &dist_names,
-            id.number,
-        )
+        Workload::with_file_sizes(spec, &extents, &sizes, id.number)
+            .named(spec, &dist_names, id.number)
+            .with_sprandom(spec, id.number)
     };
-    let mut workload = workload_of();
+    let mut workload = match workload_of() {
+        Ok(w) => w,
+        Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
+    };
     let zoned: Vec<_> = paths.iter().map(PathBuf::as_path).collect();
     if let Err(m) = workload.share_zones(shared.zones, &zoned) {
         return fail(libc::EINVAL, format!("{}: {m}", spec.name));

@@ -15,6 +15,7 @@ mod offset_mix;
 mod rand;
 mod random_map;
 mod rwmix;
+mod sprandom;
 mod verify;
 mod zones;
 

@@ -162,8 +162,11 @@ pub mod seed_slot {
     pub const ZONE: usize = 16;
     /// FIO_RAND_PRIO_CMDS: the cmdprio choices (td->prio_state).
     pub const PRIO_CMDS: usize = 19;
-    /// fio's FIO_RAND_NR_OFFS in 3.33.
-    pub const COUNT: usize = 21;
+    /// FIO_RAND_SPRANDOM_OFF (fio 3.41): sprandom's draws.
+    pub const SPRANDOM: usize = 22;
+    /// fio's FIO_RAND_NR_OFFS in 3.42; 3.33's 21 slots are the first 21
+    /// of these (a slot's seed depends only on its index).
+    pub const COUNT: usize = 24;
 }
 
 /// fio's `FIO_RANDSEED`: with `randrepeat=1` the offset generator is seeded
@@ -208,6 +211,14 @@ pub fn fio_seeds(
 /// [`fio_seeds`], with `allrandrepeat` (init.c `td_fill_rand_seeds`)
 /// making every seed the repeatable one.
 pub fn job_seeds(spec: &ioscope_job::JobSpec, thread_number: u64) -> [u64; seed_slot::COUNT] {
+    if spec.placement.sprandom {
+        // sprandom is fio 3.41's, and since 3.35 every seed is the one
+        // computed from randseed: randrepeat no longer puts the offsets'
+        // on FIO_RANDSEED, and allrandrepeat is another name for it.
+        let repeat = spec.randrepeat || spec.placement.allrandrepeat || spec.randseed.is_some();
+        let seed = repeat.then(|| spec.randseed.unwrap_or(DEFAULT_RANDSEED));
+        return fio_seeds(false, seed, thread_number);
+    }
     if !spec.placement.allrandrepeat {
         let mut seeds = fio_seeds(spec.randrepeat, spec.randseed, thread_number);
         if spec.placement.randseed_keeps_offsets {

@@ -51,6 +51,58 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..RANDOM
     },
     OptionDef {
+        name: "sprandom",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Set up Sandisk Pseudo Random Preconditioning",
+        apply: |s, v| {
+            s.spec.placement.sprandom = v.bool()?;
+            Ok(())
+        },
+        ..RANDOM
+    },
+    OptionDef {
+        name: "spr_num_regions",
+        kind: Kind::Int,
+        default: "100",
+        help: "Number of regions for sprandom",
+        apply: |s, v| {
+            s.spec.placement.spr.regions = v.uint(1)?;
+            Ok(())
+        },
+        ..RANDOM
+    },
+    OptionDef {
+        name: "spr_op",
+        kind: Kind::Float,
+        default: "0.15",
+        help: "Over provisioning ratio for SPRandom",
+        apply: |s, v| {
+            let op: f64 = v
+                .text
+                .parse()
+                .map_err(|_| format!("'{}' is not a number", v.text))?;
+            // fio takes any number and divides by it; its HOWTO's range.
+            if !(op > 0.0 && op < 1.0) {
+                return Err(format!("{op} is not an over-provisioning ratio in (0, 1)"));
+            }
+            s.spec.placement.spr.op = op;
+            Ok(())
+        },
+        ..RANDOM
+    },
+    OptionDef {
+        name: "spr_cs",
+        kind: Kind::Size,
+        default: "0",
+        help: "Cache Size in bytes for SPRandom",
+        apply: |s, v| {
+            s.spec.placement.spr.cache = v.size()?;
+            Ok(())
+        },
+        ..RANDOM
+    },
+    OptionDef {
         name: "random_generator",
         kind: Kind::Choice(GENERATOR_VALUES),
         default: "tausworthe",

@@ -77,6 +77,7 @@ impl Settings {
         }
         crate::engines_misc::resolve(&mut spec)?;
         check_extent(&spec)?;
+        self.resolve_sprandom(&mut spec)?;
         crate::placement::fix_up(&mut spec);
         crate::misc_spec::fix_up(&mut spec)?;
         if spec.time_based && spec.runtime.is_none() {
@@ -94,6 +95,41 @@ impl Settings {
             }
         }
         Ok(spec)
+    }
+
+    /// fio's `sprandom` fix-ups (init.c): it needs random writes, the
+    /// LFSR and no random map, and sets the last two, saying so, unless
+    /// they were given otherwise; and one file (filesetup.c).
+    fn resolve_sprandom(&self, spec: &mut JobSpec) -> Result<(), String> {
+        if !spec.placement.sprandom {
+            return Ok(());
+        }
+        let kind = spec.rw.kind;
+        if !(kind.writes() && kind.is_random()) {
+            return Err(
+                "sprandom requires random write, random_generator=lfsr, norandommap=1".into(),
+            );
+        }
+        if !self.given("random_generator") {
+            spec.misc
+                .fixup_notes
+                .push("fio: sprandom sets random_generator=lfsr");
+            spec.random_generator = RandomGenerator::Lfsr;
+        } else if spec.random_generator != RandomGenerator::Lfsr {
+            return Err("sprandom requires random_generator=lfsr".into());
+        }
+        if !self.given("norandommap") {
+            spec.misc
+                .fixup_notes
+                .push("fio: sprandom sets norandommap=1");
+            spec.norandommap = true;
+        } else if !spec.norandommap {
+            return Err("sprandom requires norandommap=1".into());
+        }
+        if spec.filenames.len() > 1 || (spec.filenames.is_empty() && spec.nrfiles != 1) {
+            return Err("SPRandom supports only one file".into());
+        }
+        Ok(())
     }
 
     /// The derived defaults and checks of buffer contents, verify and trim

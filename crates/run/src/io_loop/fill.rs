@@ -37,18 +37,25 @@ pub(super) struct Slot {
 pub(super) struct Fill {
     /// The workload still has I/O to give.
     pub writing: bool,
-    /// fsync= and fdatasync=: the writes issued, the file last written
-    /// and whether the last request was a sync.
+    /// fsync= and fdatasync=: the writes issued and whether the last
+    /// request was a sync.
     syncs: SyncState,
-    /// An I/O the workload gave while trims were being gathered that
-    /// could not join them: it is the next one issued.
+    /// An I/O the workload gave ahead of its turn (to see whether one
+    /// follows a due sync, or held back by the pacer): it is the next one
+    /// issued.
     held: Option<IoUnit>,
+    /// The files found done as `held` was chosen, to be logged closed
+    /// after the sync that went before it.
+    held_closed: Vec<u32>,
     /// `write_iolog`: where every issued request is logged.
     pub iolog: Option<IologWriter>,
     /// The workload's loops begun after the first, as last seen.
     loops_seen: u32,
-    /// Whether a new loop matters here: syncs or a log to keep.
+    /// Whether a new pass matters here: syncs or a log to keep.
     watch_loops: bool,
+    /// The workload stops at each pass's end for the fill to start the
+    /// next (no verify phase comes between).
+    resumes_loops: bool,
     /// A replay that follows its log's times.
     pace: Option<Pace>,
     /// Rate, think time, number_ios and flow; None when the job sets none.
@@ -111,17 +118,30 @@ impl Fill {
         }
     }
 
+    /// Whether the workload must stop at each pass's end: a new pass
+    /// closes the log's files and starts the syncs over before its first
+    /// request, a sync among them.
+    pub(super) fn watches_loops(&self) -> bool {
+        self.watch_loops
+    }
+
+    /// `verify_breaks`: the runner resumes the workload after each pass's
+    /// verify phase; otherwise, where passes matter, the fill does.
     pub(super) fn new(
         iolog: Option<IologWriter>,
         pace: Option<Pace>,
         pacer: Option<Pacer>,
         syncs: bool,
+        verify_breaks: bool,
     ) -> Fill {
+        let watch_loops = syncs || iolog.is_some();
         Fill {
-            watch_loops: syncs || iolog.is_some(),
+            watch_loops,
+            resumes_loops: watch_loops && !verify_breaks,
             writing: true,
             syncs: SyncState::default(),
             held: None,
+            held_closed: Vec::new(),
             iolog,
             loops_seen: 0,
             pace,
@@ -141,9 +161,21 @@ impl Fill {
         verify: Option<&mut VerifyLog>,
         cfg: &LoopConfig,
     ) -> Next {
+        if let Some(log) = &mut self.iolog {
+            for f in self.held_closed.drain(..) {
+                log.close_file(f);
+            }
+        }
         let next = self.pick(q, slot, workload, filler, verify, cfg);
-        if let (Next::Issue(req, _), Some(log)) = (&next, &mut self.iolog) {
-            log.log(req);
+        if let Some(log) = &mut self.iolog {
+            // Files found done on the way to this request: fio closes each
+            // as it finds it done, before the request it goes on to.
+            for f in workload.take_closed() {
+                log.close_file(f);
+            }
+            if let Next::Issue(req, _) = &next {
+                log.log(req);
+            }
         }
         next
     }
@@ -165,13 +197,18 @@ impl Fill {
         self.note_loops(workload);
         if cfg.syncs.any() {
             if let Some((file, op, range)) = self.syncs.due(&cfg.syncs, || {
-                // fio asks for a sync on its way to the next I/O: none
-                // follows the job's last write, one follows a loop's
-                // last write where another loop comes.
+                // fio asks for a sync on its way to the next I/O, whose
+                // file the sync takes: none follows the job's last
+                // write, one follows a loop's last write where another
+                // loop comes.
+                let file = workload.sync_file()?;
                 if self.held.is_none() && self.writing {
                     self.held = workload.next();
+                    // fio finds them done after the sync, as it goes on.
+                    self.held_closed.extend(workload.take_closed());
                 }
-                self.held.is_some() || (self.writing && workload.paused_at_loop())
+                let more = self.held.is_some() || (self.writing && workload.paused_at_loop());
+                more.then_some(file)
             }) {
                 return sync(file, op, slot, range);
             }
@@ -208,10 +245,14 @@ impl Fill {
             None => workload.next(),
         });
         let Some(unit) = unit else {
+            // A pass ended with another to follow and no verify phase
+            // between: the next starts, and the next pick sees it begin.
+            if self.resumes_loops && workload.resume_loop(None) {
+                return Next::Skip;
+            }
             self.writing = false;
             return Next::Stop;
         };
-        self.note_loops(workload);
         if let Some(p) = &mut self.pacer {
             let d = unit.dir as usize;
             if p.gate(d) {

@@ -93,6 +93,16 @@ impl IologWriter {
         }
     }
 
+    /// fio's `close` line for `file`, if it is open: fio closes a file
+    /// as it finds nothing more to do in it.
+    pub(crate) fn close_file(&mut self, file: u32) {
+        let file = file as usize;
+        if self.opened.get(file).is_some_and(|&o| o) {
+            self.opened[file] = false;
+            self.file_line(file, "close");
+        }
+    }
+
     /// fio's `close` lines for the open files: fio closes them after each
     /// loop's write phase and at the end, and opens each again as its
     /// first I/O of the verify phase or of the next loop comes.

@@ -121,12 +121,11 @@ impl QueueUser for IoLoop<'_> {
         let mut cpu_start = ThreadCpu::now();
         let start = clock.now();
         let verify = self.verify.take();
-        if verify
+        // Verify checks each pass's writes before the next pass starts;
+        // without it, the fill starts the next pass itself.
+        let verify_breaks = verify
             .as_ref()
-            .is_some_and(|v| v.do_verify && !v.reads_back)
-        {
-            self.workload.break_between_loops();
-        }
+            .is_some_and(|v| v.do_verify && !v.reads_back);
         let checks = match verify.as_ref().filter(|_| cfg.verify_async > 0) {
             Some(v) => Some(AsyncChecks::start(
                 v.verifier(),
@@ -159,7 +158,19 @@ impl QueueUser for IoLoop<'_> {
 
         let mut now = start;
         let pace = cfg.replay_paced.then_some(Pace { clock, start });
-        let mut fill = Fill::new(self.iolog.take(), pace, self.pacer.take(), cfg.syncs.any());
+        let mut fill = Fill::new(
+            self.iolog.take(),
+            pace,
+            self.pacer.take(),
+            cfg.syncs.any(),
+            verify_breaks,
+        );
+        if verify_breaks || fill.watches_loops() {
+            self.workload.break_between_loops();
+        }
+        if fill.iolog.is_some() {
+            self.workload.record_closes();
+        }
         if let Some(p) = &mut fill.pacer {
             p.restart(start);
         }
@@ -486,8 +497,10 @@ impl QueueUser for IoLoop<'_> {
                 if go_on {
                     continue;
                 }
-                // A loop's verify phase is over: the next loop writes.
-                if ledger.stats.failure.is_none() && self.workload.resume_loop() {
+                // A pass's verify phase is over: the next pass writes, if
+                // one follows (fio counts the reads made towards io_size).
+                let moved = ledger.shown.iter().map(|(bytes, _)| bytes).sum();
+                if ledger.stats.failure.is_none() && self.workload.resume_loop(Some(moved)) {
                     if let Some(v) = ledger.verify.as_mut() {
                         v.next_loop();
                     }

@@ -60,8 +60,6 @@ impl SyncEvery {
 pub(crate) struct SyncState {
     /// Writes issued (fio's io_issues[DDIR_WRITE]).
     writes: u64,
-    /// The file the last write went to: the one a sync flushes.
-    file: u32,
     /// The last request was a sync (fio's `last_was_sync`).
     last_was_sync: bool,
     /// With sync_file_range: per file, the start and end of what was
@@ -75,7 +73,6 @@ impl SyncState {
     #[inline]
     pub(crate) fn wrote(&mut self, file: u32, offset: u64, len: u32, every: &SyncEvery) {
         self.writes += 1;
-        self.file = file;
         if every.range > 0 {
             self.widen(file as usize, offset, offset + u64::from(len));
         }
@@ -116,29 +113,27 @@ impl SyncState {
     /// each I/O whether the writes so far are a multiple of fsync= or
     /// fdatasync=, unless the last request was a sync, so a sync is
     /// repeated after each read while the writes stay at a multiple.
-    /// `more` says whether an I/O follows (none is synced for after the
-    /// last).
+    /// `target` gives the file to sync, or None where no I/O follows
+    /// (none is synced for after the last).
     #[inline]
     pub(crate) fn due(
         &mut self,
         every: &SyncEvery,
-        more: impl FnOnce() -> bool,
+        target: impl FnOnce() -> Option<u32>,
     ) -> Option<(u32, Op, (u64, u32))> {
         if std::mem::take(&mut self.last_was_sync) || self.writes == 0 {
             return None;
         }
         let op = every.due(self.writes)?;
-        if !more() {
-            return None;
-        }
+        let file = target()?;
         self.last_was_sync = true;
         // Every sync clears the file's range; only sync_file_range uses it.
-        let range = self.take_range(self.file);
+        let range = self.take_range(file);
         let range = match op {
             Op::SyncFileRange { .. } => range,
             _ => (0, 0),
         };
-        Some((self.file, op, range))
+        Some((file, op, range))
     }
 }
 
@@ -178,16 +173,16 @@ mod tests {
         for _ in 0..3 {
             st.wrote(1, 0, 4096, &every);
         }
-        assert_eq!(st.due(&every, || true), Some((1, Op::Fsync, (0, 0))));
-        assert_eq!(st.due(&every, || true), None);
-        assert_eq!(st.due(&every, || true), Some((1, Op::Fsync, (0, 0))));
+        assert_eq!(st.due(&every, || Some(1)), Some((1, Op::Fsync, (0, 0))));
+        assert_eq!(st.due(&every, || Some(1)), None);
+        assert_eq!(st.due(&every, || Some(1)), Some((1, Op::Fsync, (0, 0))));
         st.last_was_sync = false;
-        assert_eq!(st.due(&every, || false), None);
+        assert_eq!(st.due(&every, || None), None);
         // A new loop forgets the sync just made: it comes again before the
         // loop's first I/O, as fio's reset_io_counters lets it.
-        assert!(st.due(&every, || true).is_some());
+        assert!(st.due(&every, || Some(1)).is_some());
         st.loop_started();
-        assert_eq!(st.due(&every, || true), Some((1, Op::Fsync, (0, 0))));
+        assert_eq!(st.due(&every, || Some(1)), Some((1, Op::Fsync, (0, 0))));
         assert_eq!(SyncEvery::default().due(5), None);
     }
 
@@ -201,27 +196,35 @@ mod tests {
         let op = Op::SyncFileRange { flags: 2 };
         let mut st = SyncState::default();
         st.wrote(0, 8192, 4096, &every);
-        assert_eq!(st.due(&every, || true), None);
+        assert_eq!(st.due(&every, || Some(0)), None);
         st.wrote(0, 20480, 4096, &every);
         // Before the first sync the range starts at 0 (fio's zeroed
         // first_write), up to the end of the last write.
-        assert_eq!(st.due(&every, || true), Some((0, op, (0, 24576))));
+        assert_eq!(st.due(&every, || Some(0)), Some((0, op, (0, 24576))));
         // Again after a read while the writes stay at a multiple: nothing
         // was written since, so the range is empty (fio makes no call).
-        assert_eq!(st.due(&every, || true), None);
-        assert_eq!(st.due(&every, || true), Some((0, op, (0, 0))));
+        assert_eq!(st.due(&every, || Some(0)), None);
+        assert_eq!(st.due(&every, || Some(0)), Some((0, op, (0, 0))));
         st.last_was_sync = false;
         st.wrote(0, 16384, 4096, &every);
         st.wrote(0, 8192, 4096, &every);
         // Writes 8k..12k and 16k..20k since the sync: the range spans both.
-        assert_eq!(st.due(&every, || true), Some((0, op, (8192, 12288))));
+        assert_eq!(st.due(&every, || Some(0)), Some((0, op, (8192, 12288))));
         // fsync goes first and clears the range too.
         let both = SyncEvery { fsync: 2, ..every };
         st.last_was_sync = false;
         st.wrote(1, 4096, 4096, &both);
         st.wrote(1, 16384, 4096, &both);
-        assert_eq!(st.due(&both, || true), Some((1, Op::Fsync, (0, 0))));
+        assert_eq!(st.due(&both, || Some(1)), Some((1, Op::Fsync, (0, 0))));
         st.last_was_sync = false;
-        assert_eq!(st.due(&every, || true), Some((1, op, (0, 0))));
+        assert_eq!(st.due(&every, || Some(1)), Some((1, op, (0, 0))));
+        // A sync flushes the range of the file it is given, not of the
+        // file last written (fio syncs the file its service picks next).
+        st.last_was_sync = false;
+        st.wrote(1, 0, 4096, &every);
+        st.wrote(1, 8192, 4096, &every);
+        assert_eq!(st.due(&every, || Some(0)), Some((0, op, (0, 0))));
+        st.last_was_sync = false;
+        assert_eq!(st.due(&every, || Some(1)), Some((1, op, (0, 12288))));
     }
 }

@@ -11,6 +11,7 @@ use crate::offset_mix::{SeqRandMix, Zoned};
 use crate::rand::{job_seeds, seed_slot, FioRand};
 use crate::random_map::RandomMap;
 use crate::rwmix::RwMix;
+use crate::sprandom::SpRandom;
 use crate::zones::{Extent, Held, Strided, Zbd, ZoneBook, ZoneView};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -235,6 +236,14 @@ pub struct Workload {
     unlinks_at_pass: bool,
     /// What is due and not yet taken by [`Workload::take_file_events`].
     events: Option<FileEvents>,
+    /// `sprandom`: the writes' offsets, when the job preconditions.
+    sprandom: Option<SpRandom>,
+    /// `sprandom` has written everything: the job ends (fio's td->done).
+    sprandom_over: bool,
+    /// With [`Workload::record_closes`]: the files found done (or run out
+    /// under a non-uniform service) since the last
+    /// [`Workload::take_closed`], in order.
+    closed: Option<Vec<u32>>,
 }
 
 impl Workload {
@@ -413,7 +422,45 @@ impl Workload {
             drops_in_pass: spec.invalidate && !spec.file_handling.pre_read && !spec.direct,
             unlinks_at_pass: spec.file_handling.unlink_each_loop,
             events: None,
+            sprandom: None,
+            sprandom_over: false,
+            closed: None,
         }
+    }
+
+    /// This workload with `sprandom`'s writes, when the job asks for them
+    /// (fio's `sprandom_init`): the file's blocks, `size` of them or its
+    /// real size if smaller, written once through the LFSR and some again,
+    /// `spr_op` more in all, which becomes the job's `io_size`. `worker`
+    /// as for [`Workload::new`].
+    pub fn with_sprandom(mut self, spec: &JobSpec, worker: u32) -> Result<Workload, String> {
+        if !spec.placement.sprandom {
+            return Ok(self);
+        }
+        let [file] = &self.files[..] else {
+            return Err("SPRandom supports only one file".into());
+        };
+        let logical = file.real.min(file.len);
+        let seed = job_seeds(spec, u64::from(worker) + 1)[seed_slot::SPRANDOM];
+        let (s, physical) = SpRandom::new(&spec.placement.spr, logical, spec.bs.write.min(), seed)?;
+        self.sprandom = Some(s);
+        self.io_size = physical;
+        self.io_size_set = true;
+        self.limit = physical.saturating_mul(u64::from(spec.loops.max(1)));
+        Ok(self)
+    }
+
+    /// Keep the files found done for [`Workload::take_closed`]: fio
+    /// closes a file as soon as it finds nothing more to do in it (and
+    /// its write_iolog says so then), not at the pass's end.
+    pub fn record_closes(&mut self) {
+        self.closed = Some(Vec::new());
+    }
+
+    /// The files closed since the last call, in order; empty unless
+    /// [`Workload::record_closes`] was asked for.
+    pub fn take_closed(&mut self) -> Vec<u32> {
+        self.closed.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     /// What the I/Os given since the last call call for on the files
@@ -532,6 +579,19 @@ impl Workload {
         self.replay.as_mut().and_then(Replay::next_sync)
     }
 
+    /// The file a sync due now flushes: fio chooses the next I/O's file
+    /// before it finds that a sync is due (`set_io_u_file`, then
+    /// `get_rw_ddir`), so the sync takes the file service's next turn,
+    /// and the I/O after it the turn after. None when replaying (a
+    /// replay's syncs are its log's) or when every file is done.
+    pub fn sync_file(&mut self) -> Option<u32> {
+        if self.replay.is_some() || self.finished {
+            return None;
+        }
+        let files = &self.files;
+        self.service.next(|f| files[f].done).map(|f| f as u32)
+    }
+
     /// The next I/O, or None when a size-bound job has issued everything
     /// (all loops). Time-based jobs wrap around and never end here.
     ///
@@ -586,83 +646,91 @@ impl Workload {
                     return Some(io);
                 }
             }
-            if self.loop_break == LoopBreak::Armed
-                && !self.time_based
-                && self.loops_left > 0
-                && self.pass_issued > 0
-            {
+            if self.loop_break == LoopBreak::Armed && !self.time_based && self.another_pass(None) {
                 // Finished until resumed: the one test each call makes.
                 self.loop_break = LoopBreak::Paused;
                 self.finished = true;
                 return None;
             }
-            if !self.start_pass() {
+            if !self.start_pass(None) {
                 self.finished = true;
             }
         }
     }
 
-    /// Stop at the end of each of `loops` but the last, until
-    /// [`Workload::resume_loop`]: fio verifies what a loop wrote before
-    /// the next loop starts (its `thread_main` runs `do_io`, then
-    /// `do_verify`, once per loop), and a zoned file's zones must not be
-    /// reset for the next loop before that.
+    /// Stop at the end of each pass that may be followed by another (a
+    /// loop of `loops`, or a pass towards `io_size`; not the wrap-around
+    /// of a time-based job) until [`Workload::resume_loop`]: fio verifies
+    /// what a pass wrote before the next starts (its `thread_main` runs
+    /// `do_io`, then `do_verify`, once per pass), a zoned file's zones
+    /// must not be reset for the next pass before that, and a sync due at
+    /// the next pass's start takes that pass's first file.
     pub fn break_between_loops(&mut self) {
         self.loop_break = LoopBreak::Armed;
     }
 
-    /// How many of `loops` have begun after the first: fio closes and
-    /// opens the files again at each, and starts its sync bookkeeping
-    /// over.
+    /// How many passes have begun after the first (loops, or passes
+    /// towards `io_size`; a time-based job's wrap-arounds are none): fio
+    /// closes and opens the files again at each, and starts its sync
+    /// bookkeeping over.
     pub fn loops_begun(&self) -> u32 {
         self.loops_begun
     }
 
-    /// Whether the workload is stopped at the end of a loop, with another
-    /// to come.
+    /// Whether the workload is stopped at the end of a pass, with another
+    /// to come unless what verify read back makes up `io_size`.
     pub fn paused_at_loop(&self) -> bool {
         self.loop_break == LoopBreak::Paused
     }
 
-    /// Starts the next loop after a break: whether the workload was
-    /// stopped at one (and so has more to give).
-    pub fn resume_loop(&mut self) -> bool {
+    /// Starts the next pass after a break: whether the workload was
+    /// stopped at one and another pass follows. `moved` is what the job
+    /// has moved in all directions so far, verify's reads among them,
+    /// which fio's `keep_running` weighs against `io_size` (its
+    /// `io_bytes`); None counts what the workload issued.
+    pub fn resume_loop(&mut self, moved: Option<u64>) -> bool {
         if self.loop_break != LoopBreak::Paused {
             return false;
         }
         self.loop_break = LoopBreak::Armed;
-        self.finished = !self.start_pass();
-        true
+        self.finished = !self.start_pass(moved);
+        !self.finished
     }
 
     /// Whether another pass over the files follows the one that just
-    /// ended (fio's `keep_running`), and if so sets it up.
-    fn start_pass(&mut self) -> bool {
-        if self.pass_issued == 0 {
+    /// ended (fio's `keep_running`), `moved` as in
+    /// [`Workload::resume_loop`].
+    fn another_pass(&self, moved: Option<u64>) -> bool {
+        if self.pass_issued == 0 || self.sprandom_over {
             // Nothing fits at all: another pass would issue nothing either.
             return false;
+        }
+        if self.time_based || self.loops_left > 0 {
+            return true;
         }
         // fio limits each direction of a trimwrite to io_size within a
         // pass, but adds trims and writes together when it asks whether
         // io_size calls for another pass (fio 3.33: size=64k io_size=96k
         // trims and writes 64k each, io_size=160k 128k each).
-        let done = if self.trim_first {
+        let done = moved.unwrap_or(if self.trim_first {
             self.issued.saturating_mul(2)
         } else {
             self.issued
-        };
-        let more = if self.time_based {
-            true
-        } else if self.loops_left > 0 {
-            self.loops_left -= 1;
+        });
+        let all_done = || self.files.iter().all(|f| f.done);
+        done < self.io_size
+            && (self.io_size_set || !all_done())
+            && self.io_size - done >= self.max_bs
+    }
+
+    /// Sets up the next pass if [`Workload::another_pass`] says one
+    /// follows, and says so.
+    fn start_pass(&mut self, moved: Option<u64>) -> bool {
+        let more = self.another_pass(moved);
+        if more && !self.time_based {
+            self.loops_left = self.loops_left.saturating_sub(1);
             self.loops_begun += 1;
-            true
-        } else if done < self.io_size {
-            let all_done = self.files.iter().all(|f| f.done);
-            (self.io_size_set || !all_done) && self.io_size - done >= self.max_bs
-        } else {
-            false
-        };
+        }
         if more {
             for f in &mut self.files {
                 f.start = f.origin;
@@ -717,12 +785,21 @@ impl Workload {
                 None if self.service.nonuniform() && !self.files[f].fresh => {
                     self.files[f].reset();
                     self.service.close(f);
+                    self.note_closed(f);
                 }
                 None => {
                     self.files[f].done = true;
                     self.service.done(f);
+                    self.note_closed(f);
                 }
             }
+        }
+    }
+
+    #[cold]
+    fn note_closed(&mut self, f: usize) {
+        if let Some(c) = &mut self.closed {
+            c.push(f as u32);
         }
     }
 
@@ -916,7 +993,7 @@ impl Workload {
         if let Some(b) = self.rand_offset(f, d) {
             return Some(b);
         }
-        if self.time_based || self.service.nonuniform() {
+        if (self.time_based || self.service.nonuniform()) && !self.sprandom_over {
             self.files[f].reset();
             if self.drops_in_pass {
                 Self::drop_cache(&mut self.events, CacheDrop::File(f as u32));
@@ -928,6 +1005,15 @@ impl Workload {
 
     #[inline]
     fn rand_offset(&mut self, f: usize, d: usize) -> Option<u64> {
+        // sprandom chooses every write, whatever the distribution (it
+        // needs the LFSR, so a job without it pays one test).
+        if self.lfsr && d == DataDir::Write as usize {
+            if let Some(s) = &mut self.sprandom {
+                let b = self.files[f].lfsr.as_mut().and_then(|l| s.next(l));
+                self.sprandom_over = b.is_none();
+                return b;
+            }
+        }
         let file = &mut self.files[f];
         if let Some(dist) = &mut file.dist {
             return Some(dist.next());

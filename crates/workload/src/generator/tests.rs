@@ -552,12 +552,49 @@ fn a_break_between_loops_stops_each_loop_until_resumed() {
     loop {
         got.extend(std::iter::from_fn(|| w.next()));
         assert!(w.next().is_none(), "a break gives nothing until resumed");
-        if !w.resume_loop() {
+        if !w.resume_loop(None) {
             break;
         }
         breaks += 1;
         assert_eq!(got.len(), 4 * breaks, "a loop is 4 writes");
     }
     assert_eq!(breaks, 2);
+    assert_eq!(w.loops_begun(), 2);
     assert_eq!(steps(&got), steps(&whole));
+}
+
+/// Passes towards an `io_size` beyond `size` break as loops do, and what
+/// verify read back counts towards `io_size` (fio's keep_running weighs
+/// its io_bytes, reads included): with 16 KiB read back after each pass,
+/// `io_size=48k` writes two passes where it would otherwise write three.
+#[test]
+fn passes_towards_io_size_break_and_count_what_verify_read() {
+    let mut s = spec(RwKind::Write, 16 << 10, 4096);
+    s.io_size = Some(48 << 10);
+    let mut w = Workload::new(&s, &extents(&s), 0);
+    w.break_between_loops();
+    assert_eq!(std::iter::from_fn(|| w.next()).count(), 4);
+    assert!(w.paused_at_loop());
+    assert!(w.resume_loop(Some(32 << 10)));
+    assert_eq!(std::iter::from_fn(|| w.next()).count(), 4);
+    assert!(
+        w.paused_at_loop(),
+        "16 KiB of io_size are left by the writes alone"
+    );
+    assert!(!w.resume_loop(Some(64 << 10)));
+    assert!(w.next().is_none());
+    assert_eq!(w.loops_begun(), 1);
+    // Without verify the writes make up io_size: three passes, and the
+    // last ends the job without a break.
+    let mut w = Workload::new(&s, &extents(&s), 0);
+    w.break_between_loops();
+    let mut passes = 0;
+    loop {
+        assert_eq!(std::iter::from_fn(|| w.next()).count(), 4);
+        passes += 1;
+        if !w.resume_loop(None) {
+            break;
+        }
+    }
+    assert_eq!((passes, w.loops_begun()), (3, 2));
 }
