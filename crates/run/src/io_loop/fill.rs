@@ -125,6 +125,18 @@ impl Fill {
         self.watch_loops
     }
 
+    /// The files found done as `held` was chosen, closed in the log now
+    /// that the sync before it is logged: off the path of every I/O, as
+    /// only an I/O chosen ahead of its turn (or a pass's end) has them.
+    #[cold]
+    fn log_held_closed(&mut self) {
+        if let Some(log) = &mut self.iolog {
+            for f in self.held_closed.drain(..) {
+                log.close_file(f);
+            }
+        }
+    }
+
     /// `verify_breaks`: the runner resumes the workload after each pass's
     /// verify phase; otherwise, where passes matter, the fill does.
     pub(super) fn new(
@@ -161,11 +173,6 @@ impl Fill {
         verify: Option<&mut VerifyLog>,
         cfg: &LoopConfig,
     ) -> Next {
-        if let Some(log) = &mut self.iolog {
-            for f in self.held_closed.drain(..) {
-                log.close_file(f);
-            }
-        }
         let next = self.pick(q, slot, workload, filler, verify, cfg);
         if let Some(log) = &mut self.iolog {
             // Files found done on the way to this request: fio closes each
@@ -239,12 +246,18 @@ impl Fill {
                 return Next::Hold;
             }
         }
-        let pacer = &self.pacer;
-        let unit = self.held.take().or_else(|| match pacer {
-            Some(p) => workload.next_steered(|d| p.rate_ddir(d)),
-            None => workload.next(),
-        });
+        let unit = match self.held.take() {
+            Some(unit) => {
+                self.log_held_closed();
+                Some(unit)
+            }
+            None => match &self.pacer {
+                Some(p) => workload.next_steered(|d| p.rate_ddir(d)),
+                None => workload.next(),
+            },
+        };
         let Some(unit) = unit else {
+            self.log_held_closed();
             // A pass ended with another to follow and no verify phase
             // between: the next starts, and the next pick sees it begin.
             if self.resumes_loops && workload.resume_loop(None) {

@@ -236,8 +236,9 @@ pub struct Workload {
     unlinks_at_pass: bool,
     /// What is due and not yet taken by [`Workload::take_file_events`].
     events: Option<FileEvents>,
-    /// `sprandom`: the writes' offsets, when the job preconditions.
-    sprandom: Option<SpRandom>,
+    /// `sprandom`: the writes' offsets, when the job preconditions (boxed:
+    /// the test every random I/O makes reads one word).
+    sprandom: Option<Box<SpRandom>>,
     /// `sprandom` has written everything: the job ends (fio's td->done).
     sprandom_over: bool,
     /// With [`Workload::record_closes`]: the files found done (or run out
@@ -443,7 +444,7 @@ impl Workload {
         let logical = file.real.min(file.len);
         let seed = job_seeds(spec, u64::from(worker) + 1)[seed_slot::SPRANDOM];
         let (s, physical) = SpRandom::new(&spec.placement.spr, logical, spec.bs.write.min(), seed)?;
-        self.sprandom = Some(s);
+        self.sprandom = Some(Box::new(s));
         self.io_size = physical;
         self.io_size_set = true;
         self.limit = physical.saturating_mul(u64::from(spec.loops.max(1)));
@@ -1005,14 +1006,11 @@ impl Workload {
 
     #[inline]
     fn rand_offset(&mut self, f: usize, d: usize) -> Option<u64> {
-        // sprandom chooses every write, whatever the distribution (it
-        // needs the LFSR, so a job without it pays one test).
-        if self.lfsr && d == DataDir::Write as usize {
-            if let Some(s) = &mut self.sprandom {
-                let b = self.files[f].lfsr.as_mut().and_then(|l| s.next(l));
-                self.sprandom_over = b.is_none();
-                return b;
-            }
+        // sprandom chooses every write, whatever the distribution.
+        if let (Some(s), true) = (&mut self.sprandom, d == DataDir::Write as usize) {
+            let b = self.files[f].lfsr.as_mut().and_then(|l| s.next(l));
+            self.sprandom_over = b.is_none();
+            return b;
         }
         let file = &mut self.files[f];
         if let Some(dist) = &mut file.dist {
