@@ -94,8 +94,14 @@ fn invalidate_drops_the_cache_where_fio_does() {
         for rw in ["--rw=randread", "--rw=read"] {
             let (drops, ios) = drops(tool, &[&[rw][..], &timed].concat());
             // The pages go at open, then before the 1025th I/O, the 2049th...
+            // (at an exact multiple the runtime may end between a drop and
+            // the I/O it came before, which then never completes).
             let expected = 1 + ios.saturating_sub(1) / 1024;
-            assert_eq!(drops, expected, "{tool} {rw}: {drops} drops for {ios} I/Os");
+            let cut = ios % 1024 == 0 && drops == expected + 1;
+            assert!(
+                drops == expected || cut,
+                "{tool} {rw}: {drops} drops for {ios} I/Os"
+            );
             assert!(ios > 2048, "{tool} {rw}: {ios} I/Os in a second");
         }
         // A new loop reopens the file: once per loop.

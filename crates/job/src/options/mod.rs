@@ -243,6 +243,13 @@ impl Value<'_> {
         values::size(self.text, self.kb)
     }
 
+    /// A decimal number that may have a fraction (fio's float options).
+    pub(crate) fn float(&self) -> Result<f64, String> {
+        self.text
+            .parse()
+            .map_err(|_| format!("'{}' is not a number", self.text))
+    }
+
     pub(crate) fn percent(&self) -> Result<u32, String> {
         percent(self.text, self.kb)
     }

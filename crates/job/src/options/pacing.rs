@@ -279,10 +279,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         default: "100",
         help: "Percentile of IOs must be below latency_target",
         apply: |s, v| {
-            let p: f64 = v
-                .text
-                .parse()
-                .map_err(|_| format!("'{}' is not a number", v.text))?;
+            let p = v.float()?;
             if !(0.0..=100.0).contains(&p) {
                 return Err(format!("{p} is not a percentile (0 to 100)"));
             }

@@ -78,10 +78,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         default: "0.15",
         help: "Over provisioning ratio for SPRandom",
         apply: |s, v| {
-            let op: f64 = v
-                .text
-                .parse()
-                .map_err(|_| format!("'{}' is not a number", v.text))?;
+            let op = v.float()?;
             // fio takes any number and divides by it; its HOWTO's range.
             if !(op > 0.0 && op < 1.0) {
                 return Err(format!("{op} is not an over-provisioning ratio in (0, 1)"));

@@ -33,10 +33,7 @@ fn open_zones(v: &Value) -> Result<u32, String> {
 
 /// A fraction from 0 to 1 (fio's float list of one value, bounded 0..1).
 fn fraction(v: &Value) -> Result<f64, String> {
-    let f: f64 = v
-        .text
-        .parse()
-        .map_err(|_| format!("'{}' is not a number", v.text))?;
+    let f = v.float()?;
     if !(0.0..=1.0).contains(&f) {
         return Err(format!("'{}' is not between 0 and 1", v.text));
     }
