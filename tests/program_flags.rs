@@ -252,17 +252,18 @@ fn debug_random_prints_each_workers_seeds_before_the_report() {
         .lines()
         .take_while(|l| l.starts_with("random   "))
         .collect();
-    // Two workers of r, 21 seeds each after the count, then u's line.
-    assert_eq!(lines.len(), 2 * 22 + 1, "{}", run.stdout);
+    // Two workers of r, 24 seeds each after the count (fio 3.42's
+    // FIO_RAND_NR_OFFS, which prints this line), then u's line.
+    assert_eq!(lines.len(), 2 * 25 + 1, "{}", run.stdout);
     assert!(lines.iter().all(|l| pid_field(l) == pid_field(lines[0])));
-    assert!(lines[0].ends_with(" FIO_RAND_NR_OFFS=21"), "{}", lines[0]);
+    assert!(lines[0].ends_with(" FIO_RAND_NR_OFFS=24"), "{}", lines[0]);
     assert!(lines[1].contains(" rand_seeds[0]="), "{}", lines[1]);
     assert_ne!(
         lines[1].split('=').nth(1),
-        lines[23].split('=').nth(1),
+        lines[26].split('=').nth(1),
         "the two workers start from different seeds"
     );
-    assert!(lines[44].ends_with(" using system RNG for random seeds"));
+    assert!(lines[50].ends_with(" using system RNG for random seeds"));
     assert!(run.stdout[run.stdout.find("r: (g=0)").unwrap()..].contains("Run status"));
 }
 
