@@ -127,7 +127,9 @@ impl Settings {
             return Err("sprandom requires norandommap=1".into());
         }
         if spec.filenames.len() > 1 || (spec.filenames.is_empty() && spec.nrfiles != 1) {
-            return Err("SPRandom supports only one file".into());
+            return Err(
+                "SPRandom supports only one file: give the job one filename (nrfiles=1)".into(),
+            );
         }
         Ok(())
     }

@@ -168,9 +168,10 @@ impl Rngs {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum LoopBreak {
     Off,
-    /// The workload stops at the next end of a loop.
+    /// The workload stops at the next end of a pass that another may
+    /// follow.
     Armed,
-    /// Stopped at the end of a loop: gives nothing until resumed.
+    /// Stopped at the end of a pass: gives nothing until resumed.
     Paused,
 }
 
@@ -439,7 +440,9 @@ impl Workload {
             return Ok(self);
         }
         let [file] = &self.files[..] else {
-            return Err("SPRandom supports only one file".into());
+            return Err(
+                "SPRandom supports only one file: give the job one filename (nrfiles=1)".into(),
+            );
         };
         let logical = file.real.min(file.len);
         let seed = job_seeds(spec, u64::from(worker) + 1)[seed_slot::SPRANDOM];
