@@ -47,19 +47,14 @@ impl RandomMap {
         }
     }
 
-    /// Whether `bit_nr` is done (`axmap_isset`, top level first).
+    /// Whether `bit_nr` is done (`axmap_isset`). fio walks from the top
+    /// level down, but every done block is marked at level 0 (the levels
+    /// above only summarise full words), so one load answers.
     #[inline]
     pub fn is_set(&self, bit_nr: u64) -> bool {
-        if bit_nr > self.nr_bits {
-            return false;
-        }
-        (0..self.levels.len()).rev().any(|i| {
-            let index = bit_nr >> (UNIT_SHIFT as usize * i);
-            let off = (index >> UNIT_SHIFT) as usize;
-            self.levels[i]
-                .get(off)
-                .is_some_and(|w| w & (1u64 << (index & UNIT_MASK)) != 0)
-        })
+        self.levels[0]
+            .get((bit_nr >> UNIT_SHIFT) as usize)
+            .is_some_and(|w| w & (1u64 << (bit_nr & UNIT_MASK)) != 0)
     }
 
     /// Marks up to `data.nr_bits` bits from `bit_nr` within one word
@@ -212,6 +207,43 @@ mod tests {
             m.reset();
             assert!(!m.is_set(0));
         }
+    }
+
+    /// fio's `axmap_isset`: set at any level, from the top down.
+    fn is_set_top_down(m: &RandomMap, bit_nr: u64) -> bool {
+        bit_nr <= m.nr_bits
+            && (0..m.levels.len()).rev().any(|i| {
+                let index = bit_nr >> (UNIT_SHIFT as usize * i);
+                m.levels[i]
+                    .get((index >> UNIT_SHIFT) as usize)
+                    .is_some_and(|w| w & (1u64 << (index & UNIT_MASK)) != 0)
+            })
+    }
+
+    #[test]
+    fn level_zero_answers_as_fio_top_down_walk_does() {
+        let n = 300_000u64;
+        let mut m = RandomMap::new(n);
+        let mut b = 12_345u64;
+        for round in 0..40_000u64 {
+            // Runs of 1 to 200 blocks fill whole words, so the levels
+            // above get summary bits.
+            m.set_nr(b, 1 + round % 200);
+            b = (b * 6_364_136_223 + 1_442_695) % n;
+        }
+        let mut set = 0;
+        for probe in (0..=n + 64).step_by(7) {
+            assert_eq!(m.is_set(probe), is_set_top_down(&m, probe), "block {probe}");
+            set += usize::from(m.is_set(probe));
+        }
+        assert!(
+            set > 0 && set < (n / 7) as usize,
+            "{set} probes set: no mix"
+        );
+        assert!(
+            m.levels[1].iter().any(|&w| w != 0),
+            "no summary bit was set"
+        );
     }
 
     #[test]
