@@ -233,7 +233,8 @@ fn protection_information_passes_the_controllers_checks() {
 /// device with io_uring_cmd (a namespace with zone capacity below zone
 /// size and its own open-zone limit, added here), where fio's own
 /// examples/uring-cmd-zoned.fio (random and sequential writes, each
-/// verified, with SQ polling and registered files) runs as fio runs it.
+/// verified, with SQ polling and registered files) runs as fio runs it;
+/// and on a zoned null_blk device whose first zones are conventional.
 #[test]
 fn zbd_on_a_zoned_namespace_writes_as_fio() {
     let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
@@ -256,12 +257,19 @@ fn zbd_on_a_zoned_namespace_writes_as_fio() {
         ("NVME_VM_ZONE_SIZE", "4M"),
         ("NVME_VM_HOST_BINS", "fio blkzone"),
         ("NVME_VM_QEMU_ARGS", zns3.as_str()),
+        // A zoned block device with conventional zones, which no NVMe
+        // namespace QEMU emulates has.
+        (
+            "NVME_VM_MODULES",
+            "null_blk:nr_devices=1,zoned=1,zone_size=4,zone_nr_conv=3,gb=1,\
+             memory_backed=1,zone_max_open=6",
+        ),
     ];
     let Some(stdout) = in_guest(&script, &files, "sh zbd.sh", &env) else {
         return;
     };
     let checks = passed_checks(&stdout);
-    assert_eq!(checks.len(), 18, "{checks:#?}");
+    assert_eq!(checks.len(), 27, "{checks:#?}");
 }
 
 /// The test of `ioscope compare`'s design: the post's six-section job

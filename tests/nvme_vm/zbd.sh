@@ -7,7 +7,8 @@
 # pointers and conditions) must be fio's. Then the same through the NVMe
 # generic char device of a second zoned namespace (/dev/ng0n3: 4 MiB zones
 # of 3 MiB capacity, at most 6 open), whose zones both tools read and
-# reset with NVMe commands. Prints "CHECK <name> ok" or
+# reset with NVMe commands; then a zoned null_blk device with conventional
+# zones (/dev/nullb0). Prints "CHECK <name> ok" or
 # "CHECK <name> FAIL: <why>", then "CHECKS-DONE".
 D=/dev/nvme0n2
 # The device the job names and how; the zones are reset and reported
@@ -182,4 +183,31 @@ elif ! cmp -s ioscope.ios fio.ios; then
 else
     pass ng_emulated_zones
 fi
+
+# null_blk, zoned, whose first three 4 MiB zones are conventional (loaded
+# by tests/nvme_vm.rs: zone_nr_conv=3, at most 6 zones open): I/O there
+# goes as chosen and moves no write pointer, a write from a conventional
+# zone stops at the first sequential one, reads of empty zones find data
+# in the conventional ones, and a job whose extent holds only
+# conventional zones is not put on zone boundaries (fio's zbd_is_seq_job).
+D=/dev/nullb0
+DEV=$D
+HOW=--direct=1
+same conv_seq_write_and_reset true --name=s --rw=write --bs=64k --size=24M --loops=2
+same conv_random_writes true --name=r --rw=randwrite --bs=4k --size=40M --io_size=4M \
+    --max_open_zones=3
+same conv_random_reads true --name=r --rw=randread --bs=8k --size=40M --io_size=2M
+same conv_mixed_reads_start_at_once true --name=m --rw=randrw --bs=4k --size=24M \
+    --io_size=2M --max_open_zones=2 --randseed=7
+same conv_only_extent_is_not_aligned true --name=r --rw=randwrite --bs=4k --offset=1M \
+    --size=6M --io_size=2M
+same conv_write_stops_at_sequential_zone true --name=c --rw=randwrite --bsrange=4k-12k \
+    --offset=8M --size=8M --io_size=2M --max_open_zones=1
+same conv_reset_threshold_counts_sequential_zones true --name=t --rw=randwrite --bs=4k \
+    --size=40M --io_size=6M --zone_reset_threshold=0.01 --zone_reset_frequency=0.1 \
+    --max_open_zones=4
+same conv_verify true --name=v --rw=randwrite --bs=4k --size=24M --io_size=2M \
+    --verify=crc32c --max_open_zones=2
+same conv_io_uring_depth_8 true --name=u --ioengine=io_uring --iodepth=8 --rw=randwrite \
+    --bs=4k --size=40M --io_size=4M --max_open_zones=3
 echo CHECKS-DONE

@@ -111,7 +111,10 @@ pub struct Zone {
 }
 
 impl Zone {
+    pub const CONVENTIONAL: u8 = 1;
     pub const SEQ_WRITE_REQUIRED: u8 = 2;
+    pub const SEQ_WRITE_PREFERRED: u8 = 3;
+    pub const COND_NOT_WP: u8 = 0;
     pub const COND_IMP_OPEN: u8 = 2;
     pub const COND_EXP_OPEN: u8 = 3;
     pub const COND_READONLY: u8 = 0xd;

@@ -185,16 +185,22 @@ fn run_inner(
         .iter()
         .map(|p| p.as_os_str().as_bytes())
         .collect();
+    let zoned: Vec<_> = paths.iter().map(PathBuf::as_path).collect();
     let workload_of = || {
-        Workload::with_file_sizes(spec, &extents, &sizes, id.number)
-            .named(spec, &dist_names, id.number)
-            .with_sprandom(spec, id.number)
+        Workload::with_file_sizes(
+            spec,
+            &extents,
+            &sizes,
+            id.number,
+            Some((shared.zones, &zoned)),
+        )
+        .named(spec, &dist_names, id.number)
+        .with_sprandom(spec, id.number)
     };
     let mut workload = match workload_of() {
         Ok(w) => w,
         Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
     };
-    let zoned: Vec<_> = paths.iter().map(PathBuf::as_path).collect();
     if let Err(m) = workload.share_zones(shared.zones, &zoned) {
         return fail(libc::EINVAL, format!("{}: {m}", spec.name));
     }

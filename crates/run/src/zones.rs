@@ -268,8 +268,7 @@ fn zone_source(target: &Target) -> std::io::Result<Source<'_>> {
 
 /// The zones of the zoned device `target` and the open-zone limit the
 /// jobs on it use, with fio's checks (zbd.c `zbd_using_direct_io`,
-/// `parse_zone_info`, `zbd_set_max_open_zones`) and what ioscope does not
-/// do there yet.
+/// `parse_zone_info`, `zbd_set_max_open_zones`).
 fn read_device(spec: &JobSpec, target: &Target, source: Source) -> Result<DeviceZones, String> {
     let path = target.path();
     let name = path.display();
@@ -330,21 +329,21 @@ fn read_device(spec: &JobSpec, target: &Target, source: Source) -> Result<Device
     let zone_size = first.len;
     let mut zones = Vec::with_capacity(reported.len());
     for (i, z) in reported.iter().enumerate() {
-        if z.kind != Zone::SEQ_WRITE_REQUIRED {
-            return Err(format!(
-                "{name}: zone {i} (at {}) is not sequential-write-required (type {}): \
-                 conventional and sequential-write-preferred zones are not supported by \
-                 ioscope yet",
-                z.start, z.kind
-            ));
-        }
-        if matches!(z.cond, Zone::COND_OFFLINE | Zone::COND_READONLY) {
-            return Err(format!(
-                "{name}: zone {i} (at {}) is offline or read-only, which ioscope's zbd mode \
-                 does not handle yet",
-                z.start
-            ));
-        }
+        // fio 3.33 (oslib/linux-blkzoned.c, zbd.c parse_zone_info): only a
+        // sequential-write-required zone has a write pointer to follow; a
+        // conventional or sequential-write-preferred one takes any I/O as
+        // chosen; a read-only zone is offline, which no I/O uses.
+        let has_wp = match z.kind {
+            Zone::CONVENTIONAL | Zone::SEQ_WRITE_PREFERRED => false,
+            Zone::SEQ_WRITE_REQUIRED => true,
+            kind => {
+                return Err(format!(
+                    "{name}: invalid type {kind} for zone {i} (at {})",
+                    z.start
+                ))
+            }
+        };
+        let offline = matches!(z.cond, Zone::COND_OFFLINE | Zone::COND_READONLY);
         if z.start != i as u64 * zone_size {
             return Err(format!(
                 "{name}: invalid zone data (zone {i} at {})",
@@ -354,12 +353,14 @@ fn read_device(spec: &JobSpec, target: &Target, source: Source) -> Result<Device
         zones.push(DeviceZone {
             start: z.start,
             capacity: z.capacity,
-            wp: if z.cond == Zone::COND_FULL {
-                z.start + z.capacity
-            } else {
-                z.wp
+            wp: match z.cond {
+                _ if offline => z.start,
+                Zone::COND_NOT_WP | Zone::COND_FULL => z.start + z.capacity,
+                _ => z.wp,
             },
             open: matches!(z.cond, Zone::COND_IMP_OPEN | Zone::COND_EXP_OPEN),
+            has_wp,
+            offline,
         });
     }
     let host_managed = !matches!(source, Source::Block(ZonedModel::HostAware));

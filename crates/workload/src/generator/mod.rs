@@ -259,7 +259,7 @@ impl Workload {
     /// job, and different sequences per clone in any case.
     pub fn new(spec: &JobSpec, files: &[FileExtent], worker: u32) -> Workload {
         let ends: Vec<u64> = files.iter().map(|e| e.offset + e.len).collect();
-        Workload::with_file_sizes(spec, files, &ends, worker)
+        Workload::with_file_sizes(spec, files, &ends, worker, None)
     }
 
     /// As [`Workload::new`], for files whose current sizes are
@@ -267,11 +267,14 @@ impl Workload {
     /// block of a sequential pass run past the extent when the file is
     /// longer (`size=10000,bs=4k` on a larger file reads 12288 bytes); a
     /// size below the extent's end counts as the extent's end.
+    /// `zoned`: the run's zones and the files' paths, for `zonemode=zbd`
+    /// on a zoned device, whose kinds of zone the extents are aligned to.
     pub fn with_file_sizes(
         spec: &JobSpec,
         files: &[FileExtent],
         file_sizes: &[u64],
         worker: u32,
+        zoned: Option<(&ZoneBook, &[&std::path::Path])>,
     ) -> Workload {
         let seeds = job_seeds(spec, u64::from(worker) + 1);
         let seeded = Seeded::new(spec, &seeds);
@@ -313,6 +316,9 @@ impl Workload {
             .map(|(i, e)| file_sizes.get(i).map_or(0, |&s| s).max(e.offset + e.len))
             .collect();
         let mut zbd = Zbd::of(spec, &reals);
+        if let (Some(z), Some((book, paths))) = (&mut zbd, zoned) {
+            book.mark_kinds(z, paths);
+        }
         // fio keeps a sequential read's extent as it is and puts any other
         // job's on zone boundaries.
         let read_only = kind == RwKind::Read;
@@ -537,10 +543,10 @@ impl Workload {
     /// as it gives the trim: nothing is to be sent. Whether the trim of
     /// file `file` at `offset` is at a zone's start (and so succeeds;
     /// elsewhere it fails, fio's "Trim offset not at zone start"); None
-    /// without zones.
+    /// without zones, or in a zone without a write pointer, where the
+    /// trim goes to the device.
     pub fn zone_trim(&self, file: u32, offset: u64) -> Option<bool> {
-        let z = self.zbd.as_ref()?;
-        Some(z.zone_start(file as usize, offset))
+        self.zbd.as_ref()?.zone_start(file as usize, offset)
     }
 
     /// `zonemode=zbd` on a zoned device: the device's zone resets the

@@ -408,7 +408,7 @@ fn last_block_runs_past_the_extent_on_a_longer_file() {
         assert_eq!(plans[0].file_size, 10 << 20);
         let extents: Vec<FileExtent> = plans.iter().map(|p| p.extent).collect();
         let sizes: Vec<u64> = plans.iter().map(|p| p.file_size).collect();
-        let mut w = Workload::with_file_sizes(&s, &extents, &sizes, 0);
+        let mut w = Workload::with_file_sizes(&s, &extents, &sizes, 0, None);
         let ios: Vec<IoUnit> = std::iter::from_fn(|| w.next()).collect();
         assert!(ios.iter().all(|io| io.dir == DataDir::Read), "case {i}");
         let bytes: u64 = ios.iter().map(|io| u64::from(io.len)).sum();

@@ -36,6 +36,21 @@ impl ZoneBook {
         Ok(size)
     }
 
+    /// Before the job's extents are put on zone boundaries: where the
+    /// book already holds a file's zones (a zoned device's), `zbd`'s own
+    /// zones of that file take their kinds, which decide that alignment
+    /// (fio's `zbd_is_seq_job`). The zones themselves are shared at
+    /// [`ZoneBook::join`]; a workload that never joins (verify's replay
+    /// of the writes) keeps zones of the same kinds, empty.
+    pub(crate) fn mark_kinds(&self, zbd: &mut Zbd, paths: &[&Path]) {
+        let files = self.files.lock().unwrap_or_else(|e| e.into_inner());
+        for (f, path) in paths.iter().enumerate() {
+            if let Some(known) = files.get(*path) {
+                zbd.take_kinds(f, &known.lock().unwrap_or_else(|e| e.into_inner()));
+            }
+        }
+    }
+
     /// `zbd`'s files take the zones the book holds for their paths; the
     /// book takes the zones of files it does not know yet. Fails when a
     /// job's extent reaches past the zones an earlier job cut the file

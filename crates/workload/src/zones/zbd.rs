@@ -12,6 +12,12 @@
 //! fio changes a zone's state when an I/O is queued, and closes a zone
 //! that a write filled when it completes; ioscope does both when the I/O
 //! is issued, which is what fio does with its synchronous engines.
+//!
+//! A zoned device may also have zones without a write pointer
+//! (conventional zones, and the sequential-write-preferred zones of a
+//! host-aware device, which fio 3.33 treats alike: its `has_wp`), where
+//! any I/O goes as chosen, and offline or read-only zones, which no I/O
+//! uses.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -26,9 +32,15 @@ const MAX_OPEN: usize = 4096;
 #[derive(Clone, Debug)]
 struct Zone {
     start: u64,
+    /// `start + capacity` for a zone without a write pointer (fio's
+    /// `ZBD_ZONE_COND_NOT_WP`), `start` for an offline one.
     wp: u64,
     capacity: u64,
     open: bool,
+    /// Sequential-write-required (fio's `has_wp`); false for the sentinel.
+    has_wp: bool,
+    /// Offline or read-only (fio's `ZBD_ZONE_COND_OFFLINE`).
+    offline: bool,
 }
 
 impl Zone {
@@ -53,8 +65,12 @@ pub(crate) struct ZonedFile {
     /// zone is open.
     open_zones: Vec<u32>,
     num_open: usize,
-    /// Bytes below the write pointers (fio's `wp_sectors_with_data`).
+    /// Bytes with data in the zones (fio's `sectors_with_data`): below
+    /// the write pointers, and the whole of each zone without one.
     with_data: u64,
+    /// The part of `with_data` below write pointers (fio's
+    /// `wp_sectors_with_data`), which the reset threshold weighs.
+    wp_with_data: u64,
     /// Writes left before the next threshold reset (fio's `write_cnt`).
     write_cnt: u32,
     /// A zoned block device's own zone resets; None on a file, where a
@@ -90,14 +106,20 @@ impl DeviceReset {
 pub struct DeviceZone {
     pub start: u64,
     pub capacity: u64,
-    /// The write pointer: `start + capacity` for a full zone.
+    /// The write pointer: `start + capacity` for a full zone or one
+    /// without a write pointer, `start` for an offline one.
     pub wp: u64,
     /// Implicitly or explicitly open.
     pub open: bool,
+    /// Sequential-write-required; false for a conventional or
+    /// sequential-write-preferred zone.
+    pub has_wp: bool,
+    /// Offline or read-only: no I/O goes there.
+    pub offline: bool,
 }
 
-/// A zoned block device's zones (all sequential-write-required, of one
-/// size), for [`super::ZoneBook::device`].
+/// A zoned block device's zones (of one size), for
+/// [`super::ZoneBook::device`].
 #[derive(Debug)]
 pub struct DeviceZones {
     pub zones: Vec<DeviceZone>,
@@ -201,10 +223,13 @@ impl Zbd {
                         wp: i * z.size,
                         capacity,
                         open: false,
+                        has_wp: true,
+                        offline: false,
                     })
                     .collect();
                 // The sentinel holds no data.
                 zones[nr].capacity = 0;
+                zones[nr].has_wp = false;
                 let zf = ZonedFile {
                     zones,
                     zone_size: z.size,
@@ -212,6 +237,7 @@ impl Zbd {
                     open_zones: vec![0; MAX_OPEN],
                     num_open: 0,
                     with_data: 0,
+                    wp_with_data: 0,
                     write_cnt: 0,
                     device: None,
                 };
@@ -247,12 +273,18 @@ impl Zbd {
 
     /// fio's `zbd_zone_align_file_sizes`: a job that writes starts at a
     /// zone start and ends at a zone end (the extent shrinks inward); a
-    /// read-only job keeps its extent. Also sets the job's zones.
+    /// read-only job, or one whose extent has no zone with a write
+    /// pointer, keeps its extent. Also sets the job's zones.
     pub(crate) fn align(&mut self, f: usize, e: Extent, read_only: bool) -> Extent {
         let jf = &mut self.files[f];
         let mut zf = lock(&jf.zones);
         let mut e = e;
-        if e.start < e.real && e.len > 0 && !read_only {
+        // fio's zbd_is_seq_job.
+        let sequential = || {
+            let (first, last) = (zf.idx(e.start), zf.idx(e.start + e.len - 1));
+            zf.zones[first..=last].iter().any(|z| z.has_wp)
+        };
+        if e.start < e.real && e.len > 0 && !read_only && sequential() {
             let zs = zf.zone_size;
             if !e.start.is_multiple_of(zs) {
                 let next = (e.start / zs + 1) * zs;
@@ -274,6 +306,20 @@ impl Zbd {
     pub(crate) fn share(&mut self, f: usize, zones: SharedZones) {
         self.files[f].zones = zones;
         self.file_reset(f);
+    }
+
+    /// File `f`'s zones take the kinds of `known`'s (with or without a
+    /// write pointer, offline); a zone without a write pointer holds data
+    /// throughout, as on the device.
+    pub(crate) fn take_kinds(&mut self, f: usize, known: &ZonedFile) {
+        let mut zf = lock(&self.files[f].zones);
+        for (z, k) in zf.zones.iter_mut().zip(&known.zones) {
+            z.has_wp = k.has_wp;
+            z.offline = k.offline;
+            if !k.has_wp || k.offline {
+                z.wp = k.wp;
+            }
+        }
     }
 
     /// The zones of file `f`, to share with other workers.
@@ -323,10 +369,14 @@ impl Zbd {
         let frequency = self.job.reset_frequency;
         let mut zf = lock(&jf.zones);
         if self.job.writes {
-            zf.with_data = zf.zones[min_zone..max_zone]
-                .iter()
-                .map(|z| z.wp - z.start)
-                .sum();
+            // fio's zbd_process_swd(SET_SWD).
+            let data = |z: &Zone| z.wp - z.start;
+            let zones = &zf.zones[min_zone..max_zone];
+            let (all, wp) = zones.iter().fold((0, 0), |(all, wp), z| {
+                (all + data(z), wp + if z.has_wp { data(z) } else { 0 })
+            });
+            zf.with_data = all;
+            zf.wp_with_data = wp;
         }
         if self.job.writes && self.job.verify && self.job.failed.is_none() {
             let mut held = Held {
@@ -336,8 +386,10 @@ impl Zbd {
                 zf,
             };
             for i in min_zone..max_zone {
-                held.close_zone(i);
-                held.reset_zone(i);
+                if held.zf.zones[i].has_wp {
+                    held.close_zone(i);
+                    held.reset_zone(i);
+                }
             }
             zf = held.zf;
         }
@@ -360,9 +412,12 @@ impl Zbd {
     }
 
     /// Whether `offset` of file `f` is a zone's start, where a trim is a
-    /// zone reset.
-    pub(crate) fn zone_start(&self, f: usize, offset: u64) -> bool {
-        offset.is_multiple_of(lock(&self.files[f].zones).zone_size)
+    /// zone reset; None in a zone without a write pointer, where a trim
+    /// is a trim (fio's `zbd_do_io_u_trim`).
+    pub(crate) fn zone_start(&self, f: usize, offset: u64) -> Option<bool> {
+        let zf = lock(&self.files[f].zones);
+        let z = &zf.zones[zf.idx(offset)];
+        z.has_wp.then_some(offset == z.start)
     }
 
     /// Zones reset so far.
@@ -395,6 +450,8 @@ impl ZonedFile {
                 wp: z.wp,
                 capacity: z.capacity,
                 open: false,
+                has_wp: z.has_wp,
+                offline: z.offline,
             })
             .collect();
         zones.push(Zone {
@@ -402,6 +459,8 @@ impl ZonedFile {
             wp: end,
             capacity: 0,
             open: false,
+            has_wp: false,
+            offline: false,
         });
         let mut zf = ZonedFile {
             zones,
@@ -410,6 +469,7 @@ impl ZonedFile {
             open_zones: vec![0; MAX_OPEN],
             num_open: 0,
             with_data: 0,
+            wp_with_data: 0,
             write_cnt: 0,
             device: Some(dev.reset),
         };
@@ -508,11 +568,36 @@ impl Held<'_> {
             // A device's reset failed: the pass is over.
             return None;
         }
+        let zb = self.zf.idx(offset);
+        if !self.zf.zones[zb].has_wp {
+            return Some(self.adjust_conventional(dir, zb, offset, len));
+        }
         match dir {
             DataDir::Read => self.adjust_read(offset, len),
             DataDir::Write => self.adjust_write(e, offset, len),
             DataDir::Trim => self.adjust_trim(offset, len),
         }
+    }
+
+    /// fio's `zbd_adjust_block` in zone `zb`, which has no write pointer:
+    /// any I/O goes as chosen, but a write stops short of a next zone that
+    /// has one (moved back by fio's formula where not even `min_bs` fits).
+    fn adjust_conventional(&self, dir: DataDir, zb: usize, offset: u64, len: u64) -> (u64, u64) {
+        let next = match self.zf.zones.get(zb + 1) {
+            Some(next) if dir == DataDir::Write && next.has_wp => next.start,
+            _ => return (offset, len),
+        };
+        if offset + len <= next {
+            return (offset, len);
+        }
+        let min_bs = self.job.min_bs[1];
+        let (offset, len) = if offset + min_bs > next {
+            let moved = self.zf.zones[zb].start + next - offset;
+            (moved, len.min(next - moved))
+        } else {
+            (offset, next - offset)
+        };
+        (offset, len / min_bs * min_bs)
     }
 
     /// fio's `zbd_adjust_block` for a trim, then its `zbd_do_io_u_trim`
@@ -529,23 +614,26 @@ impl Held<'_> {
             zb = self.find_zone(1, zb)?;
             offset = self.zf.zones[zb].start;
         }
-        if offset == self.zf.zones[zb].start {
+        // A zone found without a write pointer is trimmed, not reset.
+        let z = &self.zf.zones[zb];
+        if z.has_wp && offset == z.start {
             self.reset_zone(zb);
         }
         Some((offset, len))
     }
 
     fn adjust_read(&self, offset: u64, len: u64) -> Adjusted {
-        if self.job.read_beyond_wp {
+        let zf = &self.zf;
+        let orig = zf.idx(offset);
+        if self.job.read_beyond_wp && !zf.zones[orig].offline {
             return Some((offset, len));
         }
         let random = self.job.random;
         let min_bs = self.job.min_bs[0];
-        let zf = &self.zf;
-        let orig = zf.idx(offset);
         let mut zb = orig;
         let mut offset = offset;
-        let mut range = zf.zones[zb].wp - zf.zones[zb].start;
+        let data = |z: &Zone| if z.offline { 0 } else { z.wp - z.start };
+        let mut range = data(&zf.zones[zb]);
         if range < min_bs || (!random && offset + min_bs > zf.zones[zb].wp) {
             zb = self.find_zone(min_bs, zb)?;
             range = zf.zones[zb].wp - zf.zones[zb].start;
@@ -558,6 +646,10 @@ impl Held<'_> {
             offset = z.start;
         } else if random {
             offset = z.start + ((offset - zf.zones[orig].start) % (range - len)) / min_bs * min_bs;
+        }
+        if !z.has_wp {
+            // A zone found without a write pointer is read as chosen.
+            return Some((offset, len));
         }
         let len = len.min(z.wp - offset) / min_bs * min_bs;
         Some((offset, len))
@@ -572,7 +664,7 @@ impl Held<'_> {
         let frequency = self.job.reset_frequency;
         let zf = &mut *self.zf;
         let mut reset = false;
-        if frequency != 0.0 && zf.with_data as f64 >= e.len as f64 * self.job.reset_threshold {
+        if frequency != 0.0 && zf.wp_with_data as f64 >= e.len as f64 * self.job.reset_threshold {
             reset = zf.dec_and_reset_write_cnt(frequency);
         }
         let z = &zf.zones[zb];
@@ -601,9 +693,14 @@ impl Held<'_> {
         let zf = &mut *self.zf;
         let i = zf.idx(offset);
         let z = &mut zf.zones[i];
+        if !z.has_wp {
+            // fio's zbd_queue_io is for zones with a write pointer.
+            return;
+        }
         let end = (offset + len).min(z.capacity_end());
         if z.wp <= end {
             zf.with_data += end - z.wp;
+            zf.wp_with_data += end - z.wp;
         }
         let z = &mut zf.zones[i];
         z.wp = end;
@@ -626,6 +723,9 @@ impl Held<'_> {
     fn open_zone(&mut self, i: usize) -> bool {
         let zf = &mut *self.zf;
         let z = &zf.zones[i];
+        if z.offline {
+            return false;
+        }
         if self.job.verify && z.wp + self.job.min_bs[1] > z.capacity_end() {
             // A full zone would be reset, and its writes lost before they
             // are checked.
@@ -689,7 +789,9 @@ impl Held<'_> {
             zf.idx(offset)
         };
         idx = idx.clamp(min_zone, max_zone - 1);
-        let examine = if !tracking {
+        // An offline zone is never examined: without limits, fio finds no
+        // open zone (it tracks none) and opens another.
+        let examine = if !tracking && !zf.zones[idx].offline {
             true
         } else if zf.num_open == 0 {
             false
@@ -723,7 +825,7 @@ impl Held<'_> {
             if zf.zones[idx].start.wrapping_sub(e.start) >= e.len {
                 idx = min_zone;
             }
-            if zf.zones[idx].open {
+            if !zf.zones[idx].has_wp || zf.zones[idx].open {
                 continue;
             }
             if self.open_zone(idx) {
@@ -742,24 +844,26 @@ impl Held<'_> {
     }
 
     /// fio's `zbd_find_zone`: the nearest zone after `zb` (and, for random
-    /// I/O, before it) with at least `min` bytes written.
+    /// I/O, before it) with at least `min` bytes written, offline zones
+    /// aside. (A sequential search stops at an offline zone, as fio's.)
     fn find_zone(&self, min: u64, zb: usize) -> Option<usize> {
         let random = self.job.random;
         let (first, last) = (self.min_zone as isize, self.max_zone as isize);
         let (mut z1, mut z2) = (zb as isize + 1, zb as isize - 1);
+        let online = |z: isize| !self.zf.zones[z as usize].offline;
         let has = |z: isize| {
             let z = &self.zf.zones[z as usize];
             z.start + min <= z.wp
         };
         while z1 < last || z2 >= first {
-            if z1 < last {
+            if z1 < last && online(z1) {
                 if has(z1) {
                     return Some(z1 as usize);
                 }
             } else if !random {
                 break;
             }
-            if random && z2 >= first && has(z2) {
+            if random && z2 >= first && online(z2) && has(z2) {
                 return Some(z2 as usize);
             }
             z1 += 1;
@@ -793,6 +897,7 @@ impl ZonedFile {
             len: self.zones[i + 1].start - z.start,
         });
         self.with_data = self.with_data.saturating_sub(data);
+        self.wp_with_data = self.wp_with_data.saturating_sub(data);
         self.zones[i].wp = self.zones[i].start;
         (true, device)
     }
@@ -917,6 +1022,8 @@ mod device_tests {
                     // Zone 1 is full.
                     wp: if i == 1 { 128 << 10 } else { i * (64 << 10) },
                     open: false,
+                    has_wp: true,
+                    offline: false,
                 })
                 .collect(),
             zone_size: 64 << 10,
@@ -952,5 +1059,122 @@ mod device_tests {
         assert_eq!(*dev.0.lock().unwrap(), [(64 << 10, 64 << 10)]);
         assert_eq!(z.resets(), 1);
         assert!(z.take_resets().is_none());
+    }
+
+    const Z: u64 = 64 << 10;
+
+    /// A device of six 64 KiB zones: 0 and 1 conventional (full of data
+    /// by definition), 2 to 4 sequential-write-required and empty, 5
+    /// offline; `f` adjusts the job.
+    fn mixed_device(f: impl Fn(&mut JobSpec)) -> (Zbd, Extent) {
+        let zones = DeviceZones {
+            zones: (0..6)
+                .map(|i| DeviceZone {
+                    start: i * Z,
+                    capacity: Z,
+                    wp: match i {
+                        0 | 1 => (i + 1) * Z,
+                        _ => i * Z,
+                    },
+                    open: false,
+                    has_wp: i >= 2,
+                    offline: i == 5,
+                })
+                .collect(),
+            zone_size: Z,
+            max_open: 0,
+            reset: Arc::new(Recorder::default()),
+        };
+        let mut spec = JobSpec::fio_defaults("z");
+        spec.zones.mode = ZoneMode::Zbd;
+        spec.zones.size = Z;
+        f(&mut spec);
+        let mut z = Zbd::of(&spec, &[6 * Z]).unwrap();
+        z.share(
+            0,
+            Arc::new(Mutex::new(ZonedFile::of_device(zones).unwrap())),
+        );
+        let e = Extent {
+            start: 0,
+            len: 6 * Z,
+            real: 6 * Z,
+        };
+        (z, e)
+    }
+
+    /// fio 3.33's zbd_adjust_block in zones without a write pointer: I/O
+    /// goes as chosen and moves no write pointer, a write stops at the
+    /// next zone that has one, and a trim there is a trim.
+    #[test]
+    fn conventional_zones_take_io_as_chosen() {
+        let (mut z, e) = mixed_device(|s| s.rw.kind = ioscope_job::RwKind::RandWrite);
+        let e = z.align(0, e, false);
+        let mut held = z.hold(0);
+        let w = held.adjust(DataDir::Write, &e, 5 << 10, 8 << 10);
+        assert_eq!(w, Some((5 << 10, 8 << 10)));
+        held.issued(DataDir::Write, 5 << 10, 8 << 10);
+        assert_eq!(held.zf.zones[0].wp, Z, "the write pointer stays at the end");
+        // From zone 1 into zone 2, which has a write pointer: cut there.
+        let w = held.adjust(DataDir::Write, &e, 2 * Z - 4096, 16 << 10);
+        assert_eq!(w, Some((2 * Z - 4096, 4096)));
+        // A write in zone 2 goes to its write pointer.
+        let w = held.adjust(DataDir::Write, &e, 2 * Z + 8192, 4096);
+        assert_eq!(w, Some((2 * Z, 4096)));
+        drop(held);
+        assert_eq!(
+            z.zone_start(0, 0),
+            None,
+            "a trim in zone 0 goes to the device"
+        );
+        assert_eq!(z.zone_start(0, 3 * Z), Some(true));
+        assert_eq!(z.zone_start(0, 3 * Z + 512), Some(false));
+    }
+
+    /// Reads of an empty zone go to the nearest zone with data, which may
+    /// be one without a write pointer: read whole, as chosen there.
+    #[test]
+    fn reads_find_data_in_conventional_zones() {
+        let (mut z, e) = mixed_device(|s| s.rw.kind = ioscope_job::RwKind::RandRead);
+        let e = z.align(0, e, true);
+        let r = z.hold(0).adjust(DataDir::Read, &e, 2 * Z + 12288, 8192);
+        // Zone 1 is nearest before zone 2; the offset keeps its place.
+        assert_eq!(r, Some((Z + 12288, 8192)));
+        let r = z.hold(0).adjust(DataDir::Read, &e, 4096, 8192);
+        assert_eq!(r, Some((4096, 8192)));
+    }
+
+    /// An offline zone takes no I/O: writes are sent to a zone that can
+    /// open, reads beyond write pointers are not allowed there.
+    #[test]
+    fn offline_zones_take_no_io() {
+        let (mut z, e) = mixed_device(|s| {
+            s.rw.kind = ioscope_job::RwKind::RandWrite;
+            s.zones.read_beyond_wp = true;
+        });
+        let e = z.align(0, e, false);
+        let w = z.hold(0).adjust(DataDir::Write, &e, 5 * Z + 4096, 4096);
+        assert!(matches!(w, Some((o, 4096)) if o == 2 * Z), "{w:?}");
+        let r = z.hold(0).adjust(DataDir::Read, &e, 5 * Z + 4096, 4096);
+        assert_ne!(r.map(|(o, _)| o / Z), Some(5), "{r:?}");
+    }
+
+    /// A job whose extent holds no zone with a write pointer keeps it
+    /// unaligned (fio's zbd_is_seq_job); one that does is aligned.
+    #[test]
+    fn only_zones_with_write_pointers_align_the_extent() {
+        let (mut z, _) = mixed_device(|s| s.rw.kind = ioscope_job::RwKind::Write);
+        let inner = Extent {
+            start: 4096,
+            len: Z,
+            real: 6 * Z,
+        };
+        assert_eq!(z.align(0, inner, false).start, 4096);
+        let across = Extent {
+            start: Z + 4096,
+            len: 2 * Z,
+            real: 6 * Z,
+        };
+        let got = z.align(0, across, false);
+        assert_eq!((got.start, got.len), (2 * Z, Z));
     }
 }
