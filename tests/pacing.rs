@@ -224,6 +224,42 @@ fn thinktime_leaves_fios_gaps() {
     assert!((40..200).contains(&o), "2 thinks of 20 ms took {o} ms");
 }
 
+/// thinkcycles (fio 3.37, newer than the fio CI has): every read spins
+/// that many `pause` instructions before the next, so 512 reads of 100 000
+/// spins each take at least 150 ms (a `pause` takes 3 ns or more on any
+/// x86 CPU), where the same job without them takes a few; and the spin
+/// is no I/O's latency.
+#[test]
+fn thinkcycles_spin_between_ios() {
+    let run = |cycles: &str| {
+        ioscope([
+            "--name=c",
+            "--ioengine=null",
+            "--rw=read",
+            "--bs=4k",
+            "--size=2m",
+            &format!("--thinkcycles={cycles}"),
+            "--output-format=json",
+        ])
+        .run()
+        .ok_json()
+    };
+    let (plain, spun) = (run("0"), run("100000"));
+    let ms = |doc: &Value| u(&doc["jobs"][0], "job_runtime");
+    assert!(ms(&plain) < 100, "without spins: {} ms", ms(&plain));
+    assert!(ms(&spun) >= 150, "512 x 100000 spins took {} ms", ms(&spun));
+    let read = &spun["jobs"][0]["read"];
+    assert_eq!(u(read, "total_ios"), 512);
+    // A spin takes 300 us or more: counted in every latency, the mean
+    // would be at least that.
+    let lat = f(&read["lat_ns"], "mean");
+    assert!(
+        lat < 150_000.0,
+        "the spins counted as latency: mean {lat} ns"
+    );
+    assert_eq!(spun["jobs"][0]["job options"]["thinkcycles"], "100000");
+}
+
 #[test]
 fn number_ios_stops_where_fio_stops() {
     require!(fio_installed());

@@ -65,6 +65,10 @@ pub struct PacingSpec {
     pub rate_ignore_thinktime: bool,
     /// `thinktime`: a stall after every `thinktime_blocks` I/Os.
     pub thinktime: Duration,
+    /// `thinkcycles` (fio 3.37): busy-wait instructions (x86 `pause`,
+    /// fio's `nop`) after every read, write or trim, before any
+    /// `thinktime`.
+    pub thinkcycles: u32,
     /// `thinktime_spin`: the first part of the stall, spent spinning.
     pub thinktime_spin: Duration,
     /// `thinktime_blocks`; None when not written, which counts as 1 but
@@ -111,6 +115,7 @@ impl PacingSpec {
             rate_process: RateProcess::Linear,
             rate_ignore_thinktime: false,
             thinktime: Duration::ZERO,
+            thinkcycles: 0,
             thinktime_spin: Duration::ZERO,
             thinktime_blocks: None,
             thinktime_blocks_type: ThinkBlocks::Complete,

@@ -145,6 +145,17 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..THINK
     },
     OptionDef {
+        name: "thinkcycles",
+        kind: Kind::Int,
+        default: "0",
+        help: "Spin for a constant amount of cycles between requests",
+        apply: |s, v| {
+            s.spec.pacing.thinkcycles = v.uint(0)?;
+            Ok(())
+        },
+        ..THINK
+    },
+    OptionDef {
         name: "thinktime_spin",
         kind: Kind::Time,
         default: "0",

@@ -31,6 +31,8 @@ pub(crate) enum Hold {
     Until(u64),
     /// A think-time stall is due.
     Think,
+    /// `thinkcycles` spins are due after a read, write or trim.
+    Cycles,
     /// The flow is ahead of its share: sleep this long, then ask again.
     Flow(Duration),
 }
@@ -123,6 +125,10 @@ pub(crate) struct Pacer {
     last_dir: usize,
     flow: Option<(FlowMember, Duration)>,
     min_rate: Option<MinRate>,
+    /// `thinkcycles`, and whether a read, write or trim was issued since
+    /// the last spin.
+    cycles: u32,
+    spin_due: bool,
     /// Why the worker is held back, between [`Pacer::before_next`] or
     /// [`Pacer::gate`] and [`Pacer::wait`].
     hold: Option<Hold>,
@@ -166,6 +172,7 @@ impl Pacer {
                 last: [None; 3],
             });
         if rate.is_none()
+            && p.thinkcycles == 0
             && think.is_none()
             && io_limit == 0
             && flow.is_none()
@@ -184,6 +191,8 @@ impl Pacer {
             last_dir: 0,
             flow,
             min_rate,
+            cycles: p.thinkcycles,
+            spin_due: false,
             hold: None,
         })
     }
@@ -220,7 +229,13 @@ impl Pacer {
         if self.io_limit > 0 && self.issued >= self.io_limit {
             return false;
         }
-        if self.think_due(in_flight) {
+        // fio spins after each read, write or trim is submitted, then
+        // asks whether to think: a hold of its own, outside any I/O's
+        // latency, then the think test on the next call.
+        if self.spin_due {
+            self.spin_due = false;
+            self.hold = Some(Hold::Cycles);
+        } else if self.think_due(in_flight) {
             self.hold = Some(Hold::Think);
         } else if let Some((member, sleep)) = &mut self.flow {
             if member.ahead() {
@@ -313,6 +328,7 @@ impl Pacer {
     pub(crate) fn issued(&mut self, d: usize, len: u32) {
         self.issued += 1;
         self.last_dir = d;
+        self.spin_due = self.cycles > 0;
         if let Some(r) = &mut self.rate {
             if r.bps[d] > 0 {
                 r.issued[d] += u64::from(len);
@@ -334,7 +350,7 @@ impl Pacer {
             Some(Hold::Think) => true,
             Some(Hold::Until(_)) => self.rate.as_ref().is_some_and(|r| r.quiesce),
             Some(Hold::Flow(sleep)) => !sleep.is_zero(),
-            None => false,
+            Some(Hold::Cycles) | None => false,
         }
     }
 
@@ -369,6 +385,13 @@ impl Pacer {
             }
             Some(Hold::Think) => {
                 self.think(now, deadline, sleep_until);
+                self.hold = None;
+            }
+            Some(Hold::Cycles) => {
+                // fio's cycles_spin: `rep; nop`, which is `pause`.
+                for _ in 0..self.cycles {
+                    std::hint::spin_loop();
+                }
                 self.hold = None;
             }
             None => {}
