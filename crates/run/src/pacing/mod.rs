@@ -643,6 +643,8 @@ mod tests {
             last_dir: 0,
             flow: None,
             min_rate: None,
+            cycles: 0,
+            spin_due: false,
             hold: None,
         }
     }
