@@ -51,6 +51,15 @@ const REFUSED: &[(&[&str], &str)] = &[
     ),
     (
         &[
+            "--ioengine=io_uring_cmd",
+            "--write_mode=zone_append",
+            "--rw=write",
+            "--size=1m",
+        ],
+        "io_uring_cmd with write_mode=zone_append requires zonemode=zbd",
+    ),
+    (
+        &[
             "--rw=randwrite",
             "--size=1m",
             "--verify=md5",

@@ -23,7 +23,9 @@ ios() { awk '$3 == "read" || $3 == "write" || $3 == "trim" { print $3, $4, $5 }'
 
 # same NAME SETUP JOB...: SETUP (a shell command) runs after the reset and
 # before the job, for both tools; the job's I/Os and the zone report after
-# it must be the same for ioscope and fio.
+# it must be the same for ioscope and fio. ioscope alone is also given
+# $IOSCOPE_ONLY.
+IOSCOPE_ONLY=
 same() {
     name=$1 setup=$2
     shift 2
@@ -31,8 +33,10 @@ same() {
         blkzone reset $D
         sh -c "$setup" >/dev/null 2>&1
         rm -f "$tool.log"
+        only=
+        [ $tool = ioscope ] && only=$IOSCOPE_ONLY
         if ! $tool --filename=$DEV $HOW --zonemode=zbd --write_iolog="$tool.log" \
-            --output-format=json "$@" >"$tool.json" 2>"$tool.err"; then
+            --output-format=json $only "$@" >"$tool.json" 2>"$tool.err"; then
             fail "$name" "$tool failed: $(tail -2 "$tool.err" | tr '\n' ' ')"
             return
         fi
@@ -138,6 +142,39 @@ elif ! grep -q '"total_ios" : 8' trim.json; then
     fail ng_trims_reset_zones "not 8 trims: $(grep total_ios trim.json | tr '\n' ' ')"
 else
     pass ng_trims_reset_zones
+fi
+# write_mode=zone_append (a newer fio's; fio 3.33 has none): each write
+# goes as a Zone Append to its zone's start, and the device puts it at the
+# write pointer, where the job chose the offset; so the same jobs leave
+# the same zones as fio's Writes.
+IOSCOPE_ONLY=--write_mode=zone_append
+same ng_zone_append_randwrite_open_zones true --name=w --rw=randwrite --bs=4k --size=32M \
+    --io_size=8M --max_open_zones=3
+same ng_zone_append_seq_write_resets_full_zones true --name=s --rw=write --bs=64k --size=16M \
+    --loops=2
+IOSCOPE_ONLY=
+# At depth 16 the appends of a zone are in flight together, and every
+# block reads back as written: four zones filled to their 3 MiB capacity.
+blkzone reset $D
+if ! ioscope --name=a --filename=$DEV $HOW --zonemode=zbd --write_mode=zone_append \
+    --rw=write --bs=16k --size=16M --iodepth=16 --verify=crc32c --output-format=json \
+    >append.json 2>append.err; then
+    fail ng_zone_append_depth_16_verifies "$(tail -2 append.err | tr '\n' ' ')"
+elif [ "$(grep -c '"io_bytes" : 12582912' append.json)" != 2 ]; then
+    fail ng_zone_append_depth_16_verifies "not 12 MiB written and read: $(grep io_bytes append.json | tr '\n' ' ')"
+elif [ "$(blkzone report -c 4 $D | grep -c 'zcond:14(fu)')" != 4 ]; then
+    fail ng_zone_append_depth_16_verifies "zones: $(blkzone report -c 4 $D | tr '\n' ' ')"
+else
+    pass ng_zone_append_depth_16_verifies
+fi
+# Only a zoned namespace takes a Zone Append.
+if ioscope --name=a --filename=/dev/ng0n1 $HOW --zonemode=zbd --zonesize=1m \
+    --write_mode=zone_append --rw=write --size=4M >append.out 2>&1; then
+    fail ng_zone_append_needs_zones "ioscope ran it"
+elif ! grep -q 'write_mode=zone_append needs a zoned namespace' append.out; then
+    fail ng_zone_append_needs_zones "$(tail -3 append.out | tr '\n' ' ')"
+else
+    pass ng_zone_append_needs_zones
 fi
 refused ng_open_limit_above_the_namespaces \
     "Specified --max_open_zones (8) is larger than max (6)" \

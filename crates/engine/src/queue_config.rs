@@ -137,6 +137,10 @@ pub struct NvmeOptions {
     /// fio `apptag`, `apptag_mask`.
     pub apptag: u16,
     pub apptag_mask: u16,
+    /// fio `write_mode=zone_append`: every Write goes as a Zone Append to
+    /// the start of the zone its offset is in, so the device places it at
+    /// the zone's write pointer. Only a zoned namespace takes it.
+    pub zone_append: bool,
 }
 
 impl Default for NvmeOptions {
@@ -151,6 +155,7 @@ impl Default for NvmeOptions {
             pi_chk: String::new(),
             apptag: 0x1234,
             apptag_mask: 0xffff,
+            zone_append: false,
         }
     }
 }

@@ -18,7 +18,7 @@ use crate::nvme::command::{self, DsmRange, MAX_BLOCKS, MAX_DSM_RANGES};
 use crate::nvme::pi;
 use crate::nvme::{
     identify_controller_of, identify_namespace_of, namespace_id, nvm_namespace_of, nvme_names,
-    Command, Geometry, NVME_URING_CMD_IO, NVME_URING_CMD_IO_VEC,
+    zoned_namespace_of, Command, Geometry, NVME_URING_CMD_IO, NVME_URING_CMD_IO_VEC,
 };
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
@@ -82,6 +82,9 @@ struct NamespaceGeometry {
     /// The namespace's protection information format and how its blocks
     /// lie in memory; None without protection information.
     pi: Option<(pi::Format, pi::Layout)>,
+    /// Blocks per zone when writes go as Zone Appends; 0 when they go as
+    /// Writes.
+    append_zone: u64,
 }
 
 impl NamespaceGeometry {
@@ -90,6 +93,22 @@ impl NamespaceGeometry {
         match self.ext_block {
             0 => 1 << self.lba_shift,
             ext => ext,
+        }
+    }
+
+    /// The command that writes `blocks` blocks at `slba` from `len` bytes
+    /// at `addr`: a Write, or with `write_mode=zone_append` a Zone Append
+    /// to the zone `slba` is in, as fio sends it (engines/nvme.c); the
+    /// device puts the data at the zone's write pointer, where the job
+    /// chose the offset.
+    #[inline]
+    fn write(&self, slba: u64, blocks: u32, addr: u64, len: u32, fua: bool) -> Command {
+        match self.append_zone {
+            0 => command::write(self.nsid, slba, blocks, addr, len, fua),
+            zone => {
+                let zslba = slba - slba % zone;
+                command::zone_append(self.nsid, zslba, blocks, addr, len, fua)
+            }
         }
     }
 
@@ -169,7 +188,7 @@ impl UringCmdQueue {
         let nvme = &opts.nvme;
         let mut namespaces = Vec::with_capacity(fds.len());
         for &fd in fds {
-            namespaces.push(namespace_geometry(fd, nvme.pi_act)?);
+            namespaces.push(namespace_geometry(fd, nvme.pi_act, nvme.zone_append)?);
         }
         if config.hipri {
             for &fd in fds {
@@ -303,8 +322,13 @@ impl UringCmdQueue {
 }
 
 /// Namespace id and block layout of an NVMe char or block device, for a
-/// job with `pi_act` or without.
-fn namespace_geometry(fd: RawFd, pi_act: bool) -> Result<NamespaceGeometry, EngineError> {
+/// job with `pi_act` or without, and its zone size where writes go as
+/// Zone Appends (`zone_append`).
+fn namespace_geometry(
+    fd: RawFd,
+    pi_act: bool,
+    zone_append: bool,
+) -> Result<NamespaceGeometry, EngineError> {
     let name = crate::uring::fd_name(fd);
     let nsid = namespace_id(fd).map_err(|e| {
         EngineError::Setup(format!(
@@ -325,13 +349,49 @@ fn namespace_geometry(fd: RawFd, pi_act: bool) -> Result<NamespaceGeometry, Engi
     let nvm = nvm_namespace_of(fd, nsid, &controller);
     let g = Geometry::of(&controller, &ns, nvm.as_ref(), pi_act)
         .map_err(|why| EngineError::Setup(format!("{name}: {why}")))?;
+    let append_zone = if zone_append {
+        append_zone_blocks(&name, fd, nsid, &ns, g.pi.is_some())?
+    } else {
+        0
+    };
     Ok(NamespaceGeometry {
         nsid,
         lba_shift: u32::from(lbads),
         ext_block: if g.extended { g.block() } else { 0 },
         separate_ms: g.separate_ms(),
         pi: g.pi.map(|f| (f, g.layout())),
+        append_zone,
     })
+}
+
+/// The zone size in blocks of namespace `nsid` behind `fd` (`name`), which
+/// Zone Appends need to name a zone's start; refused where the namespace
+/// has no zones, and where it has protection information (an append's
+/// reference tags would need remapping, which the queue does not do).
+fn append_zone_blocks(
+    name: &str,
+    fd: RawFd,
+    nsid: u32,
+    ns: &crate::nvme::Namespace,
+    protected: bool,
+) -> Result<u64, EngineError> {
+    let refuse =
+        |why: &str| EngineError::Setup(format!("{name}: write_mode=zone_append needs {why}"));
+    let zoned = zoned_namespace_of(fd, nsid).ok_or_else(|| {
+        refuse("a zoned namespace, and this one answers no Zoned Namespace Identify")
+    })?;
+    if protected {
+        return Err(refuse(
+            "a namespace without protection information in ioscope (the reference \
+             tags of an append are not remapped)",
+        ));
+    }
+    match zoned.zsze.get(ns.format_index()).copied() {
+        Some(blocks) if blocks > 0 => Ok(blocks),
+        _ => Err(refuse(
+            "a zone size, and this namespace reports 0 for its LBA format",
+        )),
+    }
 }
 
 /// Polled passthrough completes only on a poll queue; without one the
@@ -457,7 +517,7 @@ impl Queue for UringCmdQueue {
                 let mut cmd = if req.op == Op::Read {
                     command::read(nsid, slba, blocks, addr, len, self.readfua)
                 } else {
-                    command::write(nsid, slba, blocks, addr, len, self.writefua)
+                    ns.write(slba, blocks, addr, len, self.writefua)
                 };
                 if ns.separate_ms != 0 {
                     let need = blocks as usize * ns.separate_ms as usize;
@@ -684,7 +744,33 @@ mod tests {
             ext_block: 0,
             separate_ms: 0,
             pi: None,
+            append_zone: 0,
         }
+    }
+
+    /// With write_mode=zone_append a write goes as a Zone Append naming
+    /// the start of its zone (zones of 1000 blocks here: a zoned
+    /// namespace's need not be a power of two); without, as a Write at its
+    /// own LBA.
+    #[test]
+    fn writes_go_as_zone_appends_to_their_zone_start() {
+        let append = NamespaceGeometry {
+            append_zone: 1000,
+            ..plain(12)
+        };
+        let c = append.write(2345, 8, 0x1000, 32768, true);
+        assert_eq!(c.opcode, 0x7d);
+        assert_eq!((c.cdw10, c.cdw11), (2000, 0));
+        assert_eq!(c.cdw12, 7 | command::CDW12_FUA);
+        assert_eq!((c.addr, c.data_len, c.nsid), (0x1000, 32768, 1));
+        let far = append.write(5_000_000_123, 1, 0x1000, 4096, false);
+        assert_eq!(
+            far.cdw10 as u64 | (u64::from(far.cdw11) << 32),
+            5_000_000_000
+        );
+        let c = plain(12).write(2345, 8, 0x1000, 32768, false);
+        assert_eq!(c.opcode, 0x01);
+        assert_eq!((c.cdw10, c.cdw12), (2345, 7));
     }
 
     #[test]

@@ -297,6 +297,9 @@ pub enum WriteMode {
     Write,
     /// Write Zeroes: no data moves.
     Zeroes,
+    /// Zone Append to the zone of each write's offset (a newer fio's),
+    /// with `zonemode=zbd` only.
+    ZoneAppend,
 }
 
 /// A fill pattern (fio's `verify_pattern` and `buffer_pattern`), parsed:

@@ -13,7 +13,7 @@ use ioscope_engine::{
     xnvme_check_target_name, AioOptions, Backend, CpuBurn, Donor, ExecProgram, NvmeOptions, Op,
     QueueConfig, Shape, TrimRange, UringOptions, XnvmeMapping, MAX_TRIM_RANGES,
 };
-use ioscope_job::{JobSpec, Parsed, VerifyMethod, WriteMode};
+use ioscope_job::{JobSpec, Parsed, VerifyMethod, WriteMode, ZoneMode};
 use ioscope_stats::Clock;
 use ioscope_workload::{Iolog, IologSummary};
 
@@ -219,6 +219,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
                 pi_chk: e.pi.pi_chk.clone(),
                 apptag: e.pi.apptag,
                 apptag_mask: e.pi.apptag_mask,
+                zone_append: e.write_mode == WriteMode::ZoneAppend,
             },
             ..UringOptions::default()
         },
@@ -366,6 +367,11 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
              write_mode=write, or rw=write then read the zeroes back with a read job)"
                 .into(),
         );
+    }
+    if spec.engine_options.write_mode == WriteMode::ZoneAppend && spec.zones.mode != ZoneMode::Zbd {
+        // fio's words (engines/io_uring.c): an append names a zone, which
+        // only zonemode=zbd's writes keep to.
+        return Err("io_uring_cmd with write_mode=zone_append requires zonemode=zbd".into());
     }
     if spec.verify.experimental && spec.trim_verify.percentage > 0 {
         // The replay cannot know which writes were trimmed instead.

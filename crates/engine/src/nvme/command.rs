@@ -18,6 +18,7 @@ pub mod opcode {
     /// Zoned Namespace command set.
     pub const ZONE_MANAGEMENT_SEND: u8 = 0x79;
     pub const ZONE_MANAGEMENT_RECEIVE: u8 = 0x7a;
+    pub const ZONE_APPEND: u8 = 0x7d;
     /// Admin command set.
     pub const ADMIN_IDENTIFY: u8 = 0x06;
 }
@@ -126,6 +127,16 @@ pub fn read(nsid: u32, slba: u64, blocks: u32, addr: u64, len: u32, fua: bool) -
 /// Write `blocks` blocks at `slba` from `len` bytes at `addr`.
 pub fn write(nsid: u32, slba: u64, blocks: u32, addr: u64, len: u32, fua: bool) -> Command {
     let mut c = lba_command(opcode::WRITE, nsid, slba, blocks, fua_bit(fua));
+    c.addr = addr;
+    c.data_len = len;
+    c
+}
+
+/// Append `blocks` blocks from `len` bytes at `addr` to the zone that
+/// starts at `zslba`: the device writes them at the zone's write pointer
+/// (and would return where in the completion, which is not read).
+pub fn zone_append(nsid: u32, zslba: u64, blocks: u32, addr: u64, len: u32, fua: bool) -> Command {
+    let mut c = lba_command(opcode::ZONE_APPEND, nsid, zslba, blocks, fua_bit(fua));
     c.addr = addr;
     c.data_len = len;
     c

@@ -25,7 +25,6 @@ fn write_mode_refusal(text: &str) -> Option<String> {
         "verify" => "NVMe Verify moves no data, and ioscope has no accounting for a \
                      write that only checks the medium yet"
             .to_string(),
-        "zone_append" => "zone append (a newer fio's) needs zonemode=zbd".to_string(),
         // A newer fio's mix, `write/40:zeroes/30:uncor/20:verify/10`.
         mix if mix.contains('/') || mix.contains(':') => format!(
             "a mix of write commands ({mix}) is a newer fio's; ioscope issues one kind of \
@@ -34,7 +33,7 @@ fn write_mode_refusal(text: &str) -> Option<String> {
         _ => return None,
     };
     Some(format!(
-        "write_mode={text} is not supported by ioscope yet: {why} (write or zeroes)"
+        "write_mode={text} is not supported by ioscope yet: {why} (write, zeroes or zone_append)"
     ))
 }
 
@@ -55,6 +54,10 @@ const WRITE_MODE_VALUES: &[(&str, &str)] = &[
     (
         "verify",
         "Issue Verify commands for write operations (not supported yet)",
+    ),
+    (
+        "zone_append",
+        "Use zone append commands for write operations. Requires zonemode=zbd",
     ),
 ];
 // The xnvme engine's values, with fio's HOWTO words.
@@ -270,6 +273,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
             s.spec.engine_options.write_mode = match v.text {
                 "write" => WriteMode::Write,
                 "zeroes" => WriteMode::Zeroes,
+                "zone_append" => WriteMode::ZoneAppend,
                 other => return Err(write_mode_refusal(other).unwrap_or_else(|| v.not_a_choice())),
             };
             Ok(())
@@ -656,9 +660,7 @@ mod write_mode_tests {
         assert!(write_mode_refusal("verify")
             .unwrap()
             .contains("NVMe Verify"));
-        assert!(write_mode_refusal("zone_append")
-            .unwrap()
-            .contains("zonemode=zbd"));
+        assert_eq!(write_mode_refusal("zone_append"), None);
         assert_eq!(write_mode_refusal("bogus"), None);
     }
 }
