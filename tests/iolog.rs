@@ -109,8 +109,39 @@ fn ioscope_writes_what_fio_writes_and_fio_replays_it() {
 fn syncs_loops_and_verify_phases_log_as_fio_logs() {
     require!(fio_installed());
     let d = tempdir();
-    let jobs: [&[&str]; 14] = [
+    let jobs: [&[&str]; 19] = [
         &["--size=16k", "--rw=write", "--fsync=4", "--loops=2"],
+        // end_fsync and fsync_on_close sync each file as each pass ends
+        // (one closed already is opened for it), not after a sync, and
+        // before a verify phase.
+        &["--size=16k", "--rw=write", "--end_fsync=1", "--loops=3"],
+        &[
+            "--size=16k",
+            "--rw=randwrite",
+            "--fsync_on_close=1",
+            "--loops=2",
+        ],
+        &[
+            "--size=16k",
+            "--rw=write",
+            "--fsync=4",
+            "--end_fsync=1",
+            "--loops=2",
+        ],
+        &[
+            "--size=32k",
+            "--rw=write",
+            "--end_fsync=1",
+            "--verify=crc32c",
+            "--loops=2",
+        ],
+        &[
+            "--size=32k",
+            "--rw=randrw",
+            "--end_fsync=1",
+            "--filename=f1:f2",
+            "--loops=2",
+        ],
         &["--size=16k", "--rw=write", "--fsync=3", "--loops=3"],
         &[
             "--size=64k",

@@ -1,8 +1,8 @@
 //! fio's file handling around the I/O: which files a job names (generated
 //! names, `opendir`), how a file missing or too short is made (fio's
 //! `extend_file`: `overwrite`, `fallocate`, `create_fsync`,
-//! `allow_file_create`), `pre_read`, and the syncs when the job ends
-//! (`fsync_on_close`, `end_syncfs`). The target-free checks are in
+//! `allow_file_create`) and `pre_read` (the syncs as each pass ends are
+//! the loop's: io_loop/pass_end.rs). The target-free checks are in
 //! [`check`], which the plan step runs.
 
 use std::io::Read;
@@ -261,35 +261,6 @@ pub(crate) fn pre_read(
         let piece = left.min(bs as u64) as usize;
         file.read_exact(&mut buf[..piece]).map_err(fail)?;
         left -= piece as u64;
-    }
-    Ok(())
-}
-
-/// The syncs when the job is over: `end_syncfs` syncs each file's
-/// filesystem (once per filesystem is enough, but fio's loop over the
-/// files is followed), else `fsync_on_close` fsyncs each file as fio does
-/// when it closes them. fio does either only for a job that writes.
-pub(crate) fn end_syncs(spec: &JobSpec, targets: &[&Target]) -> Result<(), (i32, String)> {
-    let fh = &spec.file_handling;
-    if !crate::plan::changes_target(spec) || !(fh.end_syncfs || fh.fsync_on_close) {
-        return Ok(());
-    }
-    for t in targets {
-        let fd = t.fd();
-        let (what, rc) = if fh.end_syncfs {
-            // SAFETY: the fd stays open for the life of `targets`.
-            ("end_syncfs", unsafe { libc::syncfs(fd) })
-        } else {
-            // SAFETY: as above.
-            ("fsync_on_close", unsafe { libc::fsync(fd) })
-        };
-        if rc != 0 {
-            let e = std::io::Error::last_os_error();
-            return Err((
-                e.raw_os_error().unwrap_or(libc::EIO),
-                format!("{}: {what} of {}: {e}", spec.name, t.path().display()),
-            ));
-        }
     }
     Ok(())
 }

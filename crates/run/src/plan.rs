@@ -18,7 +18,7 @@ use ioscope_stats::Clock;
 use ioscope_workload::{Iolog, IologSummary};
 
 use crate::error::RunError;
-use crate::io_loop::{EngineTimed, LoopConfig, Tracking};
+use crate::io_loop::{EndSync, EngineTimed, LoopConfig, Tracking};
 
 /// What every worker of one job is built from.
 #[derive(Clone, Debug)]
@@ -191,6 +191,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         }),
         // The worker sets it up: it knows the job's file.
         block_life: None,
+        end_sync: end_sync(spec, backend, replayed.as_ref().map(|r| r.ios[1] > 0)),
     };
     let e = &spec.engine_options;
     let mut queue = QueueConfig {
@@ -501,6 +502,25 @@ pub(crate) fn xnvme_mapping(spec: &JobSpec) -> Result<Option<XnvmeMapping>, Stri
 
 /// Whether the job writes, trims or zeroes its targets. verify_only sends
 /// reads alone (unless it trims blocks to check that they read back zeroes).
+/// How each pass of `spec` on `backend` ends: fio's `should_fsync` asks
+/// it of a job that writes (`replay_writes`: whether a replayed log
+/// does), and only where `end_fsync`, `fsync_on_close` or `end_syncfs` is
+/// set. A verify_only job writes nothing.
+fn end_sync(spec: &JobSpec, backend: Backend, replay_writes: Option<bool>) -> Option<EndSync> {
+    let fh = &spec.file_handling;
+    let writes = replay_writes.unwrap_or(spec.rw.kind.writes()) && !spec.verify.only;
+    if !writes || !(spec.end_fsync || fh.fsync_on_close || fh.end_syncfs) {
+        return None;
+    }
+    Some(if fh.end_syncfs {
+        EndSync::Syncfs
+    } else {
+        EndSync::Fsync {
+            queued: backend.supports(Op::Fsync),
+        }
+    })
+}
+
 pub(crate) fn changes_target(spec: &JobSpec) -> bool {
     let trims_to_verify = spec.trim_verify.percentage > 0;
     if spec.verify.only {

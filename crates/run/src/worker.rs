@@ -315,23 +315,6 @@ fn run_inner(
         Err(e) => return fail(libc::EINVAL, format!("{}: {e}", spec.name)),
     };
 
-    if spec.end_fsync {
-        for f in files.iter().filter_map(|f| f.target.as_ref()) {
-            // SAFETY: the fd stays open for the life of `files`.
-            if unsafe { libc::fsync(f.fd()) } != 0 {
-                let e = std::io::Error::last_os_error();
-                return fail(
-                    e.raw_os_error().unwrap_or(libc::EIO),
-                    format!("{}: end_fsync of {}: {e}", spec.name, f.path().display()),
-                );
-            }
-        }
-    }
-
-    let targets: Vec<_> = files.iter().filter_map(|f| f.target.as_ref()).collect();
-    if let Err((errno, m)) = crate::file_setup::end_syncs(spec, &targets) {
-        return fail(errno, m);
-    }
     // fill_device: the filesystem filling up ends the job, as it should.
     let mut stats = stats;
     crate::file_setup::forgive_full(spec, &mut stats);

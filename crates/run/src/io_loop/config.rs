@@ -77,4 +77,7 @@ pub(crate) struct LoopConfig {
     /// `block_error_percentiles`: the job's file in trim blocks, none
     /// trimmed yet; each run of the loop counts into a copy.
     pub block_life: Option<BlockLife>,
+    /// How each pass's I/O ends (`end_fsync`, `fsync_on_close`,
+    /// `end_syncfs` of a job that writes); None for no sync.
+    pub end_sync: Option<super::EndSync>,
 }

@@ -53,9 +53,9 @@ pub(super) struct Fill {
     loops_seen: u32,
     /// Whether a new pass matters here: syncs or a log to keep.
     watch_loops: bool,
-    /// The workload stops at each pass's end for the fill to start the
-    /// next (no verify phase comes between).
-    resumes_loops: bool,
+    /// The last request given was a sync (fio's `last_was_sync`, as the
+    /// end of a pass sees it).
+    last_was_sync: bool,
     /// A replay that follows its log's times.
     pace: Option<Pace>,
     /// Rate, think time, number_ios and flow; None when the job sets none.
@@ -118,11 +118,9 @@ impl Fill {
         }
     }
 
-    /// Whether the workload must stop at each pass's end: a new pass
-    /// closes the log's files and starts the syncs over before its first
-    /// request, a sync among them.
-    pub(super) fn watches_loops(&self) -> bool {
-        self.watch_loops
+    /// Whether the last request given was a sync.
+    pub(super) fn last_was_sync(&self) -> bool {
+        self.last_was_sync
     }
 
     /// The files found done as `held` was chosen, closed in the log now
@@ -137,19 +135,18 @@ impl Fill {
         }
     }
 
-    /// `verify_breaks`: the runner resumes the workload after each pass's
-    /// verify phase; otherwise, where passes matter, the fill does.
+    /// The fill stops at each pass's end; the runner resumes the workload
+    /// once the pass's I/O is done (and verified).
     pub(super) fn new(
         iolog: Option<IologWriter>,
         pace: Option<Pace>,
         pacer: Option<Pacer>,
         syncs: bool,
-        verify_breaks: bool,
     ) -> Fill {
         let watch_loops = syncs || iolog.is_some();
         Fill {
             watch_loops,
-            resumes_loops: watch_loops && !verify_breaks,
+            last_was_sync: false,
             writing: true,
             syncs: SyncState::default(),
             held: None,
@@ -174,6 +171,9 @@ impl Fill {
         cfg: &LoopConfig,
     ) -> Next {
         let next = self.pick(q, slot, workload, filler, verify, cfg);
+        if let Next::Issue(req, _) = &next {
+            self.last_was_sync = req.op.is_sync();
+        }
         if let Some(log) = &mut self.iolog {
             // Files found done on the way to this request: fio closes each
             // as it finds it done, before the request it goes on to.
@@ -257,12 +257,10 @@ impl Fill {
             },
         };
         let Some(unit) = unit else {
+            // The workload ended, or stopped at a pass's end for the runner
+            // to start the next once this one's I/O is done; the next pick
+            // then sees it begin.
             self.log_held_closed();
-            // A pass ended with another to follow and no verify phase
-            // between: the next starts, and the next pick sees it begin.
-            if self.resumes_loops && workload.resume_loop(None) {
-                return Next::Skip;
-            }
             self.writing = false;
             return Next::Stop;
         };

@@ -103,6 +103,23 @@ impl IologWriter {
         }
     }
 
+    /// The `sync` line of a pass's end sync of `file` (fio's
+    /// `fio_file_fsync`, which sends it as an I/O): a file already closed
+    /// is opened for it and closed after, as fio does.
+    pub(crate) fn log_pass_sync(&mut self, file: u32) {
+        let was_open = self.opened.get(file as usize) == Some(&true);
+        self.log(&Request {
+            op: Op::Fsync,
+            file,
+            offset: 0,
+            len: 0,
+            slot: 0,
+        });
+        if !was_open {
+            self.close_file(file);
+        }
+    }
+
     /// fio's `close` lines for the open files: fio closes them after each
     /// loop's write phase and at the end, and opens each again as its
     /// first I/O of the verify phase or of the next loop comes.

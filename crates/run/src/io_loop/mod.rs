@@ -44,6 +44,7 @@ mod iolog;
 mod latency_target;
 mod ledger;
 mod pace;
+mod pass_end;
 mod results;
 mod serialize;
 mod stream_end;
@@ -58,6 +59,7 @@ use fill::{commit, dir_index, Fill, Next, Pace, Slot};
 pub(crate) use iolog::IologWriter;
 pub(crate) use latency_target::Params as LatencyTarget;
 use ledger::{job_failure, Ledger};
+pub(crate) use pass_end::EndSync;
 pub(crate) use results::{DirStats, IoFailure, LoopStats};
 pub(crate) use syncs::SyncEvery;
 
@@ -122,7 +124,7 @@ impl QueueUser for IoLoop<'_> {
         let start = clock.now();
         let verify = self.verify.take();
         // Verify checks each pass's writes before the next pass starts;
-        // without it, the fill starts the next pass itself.
+        // without it, the next pass starts once this one's I/O is done.
         let verify_breaks = verify
             .as_ref()
             .is_some_and(|v| v.do_verify && !v.reads_back);
@@ -158,16 +160,10 @@ impl QueueUser for IoLoop<'_> {
 
         let mut now = start;
         let pace = cfg.replay_paced.then_some(Pace { clock, start });
-        let mut fill = Fill::new(
-            self.iolog.take(),
-            pace,
-            self.pacer.take(),
-            cfg.syncs.any(),
-            verify_breaks,
-        );
-        if verify_breaks || fill.watches_loops() {
-            self.workload.break_between_loops();
-        }
+        let mut fill = Fill::new(self.iolog.take(), pace, self.pacer.take(), cfg.syncs.any());
+        // Every pass's I/O is done before the next begins, as fio's do_io
+        // waits for what is in flight at its end; its syncs come then.
+        self.workload.break_between_loops();
         if fill.iolog.is_some() {
             self.workload.record_closes();
         }
@@ -180,6 +176,8 @@ impl QueueUser for IoLoop<'_> {
         let mut due = None;
         let mut stopped = false;
         let mut refill = true;
+        // The pass's end syncs are done (or none is due yet).
+        let mut pass_synced = false;
 
         'main: loop {
             if !timing {
@@ -472,6 +470,26 @@ impl QueueUser for IoLoop<'_> {
                 now = sleep_until(&clock, at, deadline);
                 continue;
             }
+            if in_flight == 0 && !fill.writing {
+                if !pass_synced {
+                    // The pass's I/O is done: its syncs come before its
+                    // verify phase, or the next pass.
+                    pass_synced = true;
+                    if !self.end_pass(&mut q, &mut ledger, &mut fill, free.last().copied()) {
+                        break 'main;
+                    }
+                }
+                if !verify_breaks
+                    && self.workload.paused_at_loop()
+                    && ledger.stats.failure.is_none()
+                    && self.workload.resume_loop(None)
+                {
+                    // No verify phase between passes: the next starts.
+                    fill.writing = true;
+                    pass_synced = false;
+                    continue;
+                }
+            }
             if in_flight == 0 {
                 let verifying = ledger.verify.as_ref().is_some_and(|v| v.phase_started);
                 let go_on = ledger.when_drained(
@@ -506,6 +524,7 @@ impl QueueUser for IoLoop<'_> {
                     }
                     ledger.switch_phase();
                     fill.writing = true;
+                    pass_synced = false;
                     continue;
                 }
                 break;
@@ -548,6 +567,11 @@ impl QueueUser for IoLoop<'_> {
                 break;
             }
         }
+        // A pass cut short (by the runtime, a stop) ends as any other; one
+        // that failed does not sync (fio syncs only without an error).
+        if !pass_synced && ledger.stats.failure.is_none() {
+            self.end_pass(&mut q, &mut ledger, &mut fill, free.last().copied());
+        }
         if let Some(log) = fill.iolog.take() {
             if let Err(m) = log.close() {
                 ledger.stats.failure.get_or_insert(job_failure(m));
@@ -569,6 +593,29 @@ impl QueueUser for IoLoop<'_> {
 }
 
 impl IoLoop<'_> {
+    /// The end of a pass's I/O, nothing in flight: the syncs the job asks
+    /// for, unless its last request was a sync. Returns false when one
+    /// failed, which is the job's failure.
+    #[cold]
+    fn end_pass<Q: Queue>(
+        &self,
+        q: &mut Q,
+        ledger: &mut Ledger,
+        fill: &mut Fill,
+        slot: Option<u32>,
+    ) -> bool {
+        let Some(how) = self.config.end_sync.filter(|_| !fill.last_was_sync()) else {
+            return true;
+        };
+        match pass_end::sync_files(q, how, self.files, slot, fill.iolog.as_mut()) {
+            Ok(()) => true,
+            Err(failure) => {
+                ledger.stats.failure.get_or_insert(failure);
+                false
+            }
+        }
+    }
+
     /// The ramp is over: measurements start again from `now`, and so does
     /// the CPU charged to this thread and to the ring's helper threads.
     /// Returns the thread's CPU time at the restart.
