@@ -262,6 +262,66 @@ fn syncs_loops_and_verify_phases_log_as_fio_logs() {
     }
 }
 
+/// An engine that queues ends each pass once `size` is issued, as fio's
+/// do_io counts the bytes its engine queued: a mapless or mixed random
+/// job over `loops` makes passes of `size` whose random offsets start over
+/// (before, one long pass, as on psync), and each pass's I/O is done
+/// before the next begins, with its end_fsync between. The same I/Os as
+/// fio's, line for line.
+#[test]
+fn passes_of_an_engine_that_queues_end_at_size_as_fios() {
+    require!(fio_installed());
+    let d = tempdir();
+    let jobs: [&[&str]; 6] = [
+        &["--rw=randwrite", "--norandommap", "--loops=2"],
+        &["--rw=randrw", "--norandommap", "--loops=3"],
+        &["--rw=randrw", "--loops=2"],
+        &["--rw=randread", "--norandommap", "--io_size=200k"],
+        &[
+            "--rw=randwrite",
+            "--norandommap",
+            "--io_size=100k",
+            "--loops=2",
+        ],
+        &[
+            "--rw=randwrite",
+            "--end_fsync=1",
+            "--loops=3",
+            "--iodepth=1",
+        ],
+    ];
+    for engine in ["--ioengine=io_uring", "--ioengine=libaio"] {
+        for job in jobs {
+            let mut logs = Vec::new();
+            for log in ["fio.log", "ours.log"] {
+                let _ = fs::remove_file(d.path().join(log));
+                let write_log = format!("--write_iolog={log}");
+                let args = [
+                    &[
+                        "--name=w",
+                        "--filename=f",
+                        "--bs=4k",
+                        "--size=64k",
+                        "--iodepth=4",
+                    ][..],
+                    &[engine],
+                    job,
+                    &[write_log.as_str()],
+                ]
+                .concat();
+                if log == "fio.log" {
+                    fio_json(d.path(), &args);
+                } else {
+                    ioscope_json(d.path(), &args);
+                }
+                logs.push(untimed(&fs::read_to_string(d.path().join(log)).unwrap()));
+            }
+            assert!(logs[0].len() > 16, "{engine} {job:?}: {:?}", logs[0]);
+            assert_eq!(logs[1], logs[0], "{engine} {job:?}");
+        }
+    }
+}
+
 #[test]
 fn ioscope_replays_what_fio_wrote() {
     require!(fio_installed());

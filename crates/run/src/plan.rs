@@ -10,8 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use ioscope_engine::{
-    xnvme_check_target_name, AioOptions, Backend, CpuBurn, Donor, ExecProgram, NvmeOptions, Op,
-    QueueConfig, Shape, TrimRange, UringOptions, XnvmeMapping, MAX_TRIM_RANGES,
+    xnvme_check_target_name, AioOptions, Backend, CpuBurn, Donor, EngineKind, ExecProgram,
+    NvmeOptions, Op, QueueConfig, Shape, TrimRange, UringOptions, XnvmeMapping, MAX_TRIM_RANGES,
 };
 use ioscope_job::{JobSpec, Parsed, VerifyMethod, WriteMode, ZoneMode};
 use ioscope_stats::Clock;
@@ -467,6 +467,19 @@ fn check_num_range(spec: &JobSpec, backend: Backend) -> Result<(), String> {
         return Ok(());
     };
     Err(format!("num_range={n}: {why}"))
+}
+
+/// Whether fio's engine for `backend` at `depth` queues its I/Os (returns
+/// FIO_Q_QUEUED), so that its passes end once `size` is issued (see
+/// [`ioscope_workload::Workload::end_passes_at_size`]): the engines that
+/// queue, fio's null above depth 1 (at depth 1 it is synchronous), and
+/// ioscope's NOPs on an io_uring.
+pub(crate) fn queues(backend: Backend, depth: u32) -> bool {
+    match backend.desc().kind {
+        EngineKind::Queued => true,
+        EngineKind::Diskless => backend == Backend::Nop || (backend == Backend::Null && depth > 1),
+        _ => false,
+    }
 }
 
 /// The engine crate's backend for the job's ioengine.

@@ -204,6 +204,9 @@ fn run_inner(
     if let Err(m) = workload.share_zones(shared.zones, &zoned) {
         return fail(libc::EINVAL, format!("{}: {m}", spec.name));
     }
+    if crate::plan::queues(plan.backend, plan.queue.depth) {
+        workload.end_passes_at_size();
+    }
     if let Some(log) = plan.replay(id.clone) {
         workload = workload.replaying(Replay::new(log.clone()));
     }

@@ -209,6 +209,11 @@ pub struct Workload {
     time_based: bool,
     /// Bytes all passes together may issue (`io_size * loops`).
     limit: u64,
+    /// Bytes one pass may issue (see [`Workload::end_passes_at_size`]);
+    /// u64::MAX for no limit of its own.
+    pass_limit: u64,
+    /// What that limit is once asked for: fio's `total_bytes`.
+    pass_bytes: u64,
     /// `io_size`, or the total of the extents.
     io_size: u64,
     io_size_set: bool,
@@ -414,6 +419,18 @@ impl Workload {
             service,
             time_based: spec.time_based,
             limit: io_size.saturating_mul(u64::from(loops)),
+            pass_limit: u64::MAX,
+            // fio's do_io: `size`, or for mapless random writes io_size if
+            // larger; a trimwrite's trims and writes and verify_backlog's
+            // reads come on top, which a pass reaching its end first
+            // never needs.
+            pass_bytes: if trim_first || spec.verify.backlog > 0 {
+                u64::MAX
+            } else if random && kind.writes() && spec.norandommap {
+                total.max(io_size)
+            } else {
+                total
+            },
             io_size,
             io_size_set: spec.io_size.is_some(),
             max_bs,
@@ -632,13 +649,15 @@ impl Workload {
             if self.finished {
                 return None;
             }
-            // A pass ends when no file has room left, or when the job's bytes
-            // are issued. fio also stops a pass at `size` bytes, but counts
-            // them only for engines that queue: its sync engines (psync,
-            // sync, pvsync2, and null as ioscope runs it) never add to that
-            // count, so a pass of a mixed or mapless random job runs on past
-            // `size` (checked against fio 3.33's logs for psync and null).
-            let spent = !self.time_based && self.issued >= self.limit;
+            // A pass ends when no file has room left, when the job's bytes
+            // are issued, or (for an engine that queues, see
+            // `end_passes_at_size`) when the pass's are: fio's sync engines
+            // (psync, sync, pvsync2, null at depth 1) never add to that
+            // count, so there a pass of a mixed or mapless random job runs
+            // on past `size` (checked against fio 3.33's logs for psync,
+            // null, io_uring and libaio).
+            let spent = !self.time_based
+                && (self.issued >= self.limit || self.pass_issued >= self.pass_limit);
             if !spent {
                 if let Some(io) = self.next_io(&mut steer) {
                     self.issued += u64::from(io.len);
@@ -666,6 +685,18 @@ impl Workload {
                 self.finished = true;
             }
         }
+    }
+
+    /// End each pass once it has issued the job's `size` (for mapless
+    /// random writes, `io_size` if larger), as fio's `do_io` does for an
+    /// engine that queues: it counts the bytes of the I/Os its engine
+    /// queued, and none of a synchronous engine's, whose passes end only
+    /// where the files have no room left. A mixed or mapless random job
+    /// therefore makes passes of `size` on io_uring and one long pass on
+    /// psync, with the random offsets starting over at each pass. Not for
+    /// a time-based job, whose passes are the files' wrap-arounds.
+    pub fn end_passes_at_size(&mut self) {
+        self.pass_limit = self.pass_bytes;
     }
 
     /// Stop at the end of each pass that may be followed by another (a
