@@ -222,7 +222,7 @@ pub struct Workload {
     issued: u64,
     pass_issued: u64,
     finished: bool,
-    /// Whether the workload stops between `loops` for a verify phase.
+    /// Whether the workload stops between passes for its runner.
     loop_break: LoopBreak,
     /// Loops begun after the first.
     loops_begun: u32,
@@ -701,9 +701,10 @@ impl Workload {
 
     /// Stop at the end of each pass that may be followed by another (a
     /// loop of `loops`, or a pass towards `io_size`; not the wrap-around
-    /// of a time-based job) until [`Workload::resume_loop`]: fio verifies
-    /// what a pass wrote before the next starts (its `thread_main` runs
-    /// `do_io`, then `do_verify`, once per pass), a zoned file's zones
+    /// of a time-based job) until [`Workload::resume_loop`]: fio's
+    /// `thread_main` runs `do_io` once per pass, which waits for the
+    /// pass's I/O in flight and syncs its files (`end_fsync`), then
+    /// `do_verify`, which checks what the pass wrote; a zoned file's zones
     /// must not be reset for the next pass before that, and a sync due at
     /// the next pass's start takes that pass's first file.
     pub fn break_between_loops(&mut self) {
