@@ -46,6 +46,24 @@ fn ioscope_json(dir: &Path, args: &[&str]) -> Value {
         .ok_json()
 }
 
+/// The write_iologs of fio's run of `args` in `dir` and then of ioscope's,
+/// without their times; `stale` (the job's files) is removed before each.
+fn both_logs(dir: &Path, args: &[&str], stale: &[&str]) -> [Vec<String>; 2] {
+    [("fio", "fio.log"), ("ioscope", "ours.log")].map(|(tool, log)| {
+        for f in stale.iter().chain([&log]) {
+            let _ = fs::remove_file(dir.join(f));
+        }
+        let write_log = format!("--write_iolog={log}");
+        let args = [args, &[write_log.as_str()]].concat();
+        if tool == "fio" {
+            fio_json(dir, &args);
+        } else {
+            ioscope_json(dir, &args);
+        }
+        untimed(&fs::read_to_string(dir.join(log)).unwrap())
+    })
+}
+
 /// The lines of a log after its version line, without their times.
 fn untimed(log: &str) -> Vec<String> {
     log.lines()
@@ -222,35 +240,16 @@ fn syncs_loops_and_verify_phases_log_as_fio_logs() {
             "--verify=crc32c",
         ],
     ];
+    let stale = ["f", "f1", "f2", "f3", "w.0.0", "w.0.1", "w.0.2", "w.0.3"];
     for job in jobs {
-        let mut logs = Vec::new();
-        for (tool, log) in [("fio", "fio.log"), ("ioscope", "ours.log")] {
-            for stale in [
-                "f", "f1", "f2", "f3", "w.0.0", "w.0.1", "w.0.2", "w.0.3", log,
-            ] {
-                let _ = fs::remove_file(d.path().join(stale));
-            }
-            let write_log = format!("--write_iolog={log}");
-            let named = |a: &&str| a.starts_with("--filename") || a.starts_with("--nrfiles");
-            let file: &[&str] = if job.iter().any(named) {
-                &[]
-            } else {
-                &["--filename=f"]
-            };
-            let args = [
-                job,
-                file,
-                &["--name=w", "--bs=4k", "--ioengine=psync"],
-                &[write_log.as_str()],
-            ]
-            .concat();
-            if tool == "fio" {
-                fio_json(d.path(), &args);
-            } else {
-                ioscope_json(d.path(), &args);
-            }
-            logs.push(untimed(&fs::read_to_string(d.path().join(log)).unwrap()));
-        }
+        let named = |a: &&str| a.starts_with("--filename") || a.starts_with("--nrfiles");
+        let file: &[&str] = if job.iter().any(named) {
+            &[]
+        } else {
+            &["--filename=f"]
+        };
+        let args = [job, file, &["--name=w", "--bs=4k", "--ioengine=psync"]].concat();
+        let logs = both_logs(d.path(), &args, &stale);
         let syncs = job.iter().any(|a| a.contains("sync"));
         assert_eq!(
             logs[0].iter().any(|l| l.contains("sync")),
@@ -292,30 +291,15 @@ fn passes_of_an_engine_that_queues_end_at_size_as_fios() {
     ];
     for engine in ["--ioengine=io_uring", "--ioengine=libaio"] {
         for job in jobs {
-            let mut logs = Vec::new();
-            for log in ["fio.log", "ours.log"] {
-                let _ = fs::remove_file(d.path().join(log));
-                let write_log = format!("--write_iolog={log}");
-                let args = [
-                    &[
-                        "--name=w",
-                        "--filename=f",
-                        "--bs=4k",
-                        "--size=64k",
-                        "--iodepth=4",
-                    ][..],
-                    &[engine],
-                    job,
-                    &[write_log.as_str()],
-                ]
-                .concat();
-                if log == "fio.log" {
-                    fio_json(d.path(), &args);
-                } else {
-                    ioscope_json(d.path(), &args);
-                }
-                logs.push(untimed(&fs::read_to_string(d.path().join(log)).unwrap()));
-            }
+            let common = [
+                "--name=w",
+                "--filename=f",
+                "--bs=4k",
+                "--size=64k",
+                "--iodepth=4",
+                engine,
+            ];
+            let logs = both_logs(d.path(), &[&common[..], job].concat(), &[]);
             assert!(logs[0].len() > 16, "{engine} {job:?}: {:?}", logs[0]);
             assert_eq!(logs[1], logs[0], "{engine} {job:?}");
         }

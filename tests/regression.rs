@@ -1315,3 +1315,41 @@ fn end_fsync_is_inside_the_runtime() {
         "runtime {runtime} ms for 1 s of writes and a flush (which took {flush} ms alone)"
     );
 }
+
+/// On an engine that queues, a mapless random job over `loops` made one
+/// long pass of twice `size` with new offsets throughout; fio ends each
+/// pass once `size` is issued, and the next starts the same offsets over
+/// (randrepeat), after the pass's I/O is done and the file closed.
+#[test]
+fn passes_of_a_queueing_engine_end_at_size_and_start_over() {
+    let dir = tempdir();
+    ioscope([
+        "--name=w",
+        "--filename=f",
+        "--rw=randwrite",
+        "--norandommap",
+        "--bs=4k",
+        "--size=64k",
+        "--loops=2",
+        "--ioengine=io_uring",
+        "--iodepth=4",
+        "--write_iolog=log",
+    ])
+    .dir(dir.path())
+    .run()
+    .assert_ok();
+    let lines = iolog_lines(&dir.path().join("log"));
+    let writes = |pass: &[String]| -> Vec<String> {
+        pass.iter()
+            .filter(|l| l.starts_with("f write"))
+            .cloned()
+            .collect()
+    };
+    let close = lines
+        .iter()
+        .position(|l| l == "f close")
+        .expect("the file is closed between the passes");
+    let (first, second) = lines.split_at(close);
+    assert_eq!(writes(first).len(), 16, "{lines:#?}");
+    assert_eq!(writes(first), writes(second), "{lines:#?}");
+}
