@@ -117,7 +117,8 @@ Runs fio job files and fio-style command-line jobs.
   --warnings-fatal       fail (exit 1) when the run has any notice, and print
                          the notices on stderr as errors
   --section=NAME         run only job section NAME (may be repeated)
-  --profile=tiobench     add fio's tiobench profile's four jobs after the others
+  --profile=NAME         add the jobs of fio's profile NAME (tiobench, act) after
+                         the others
   --showcmd              print each job file as one fio command line, run
                          nothing
   --debug=LIST           fio's debug output; ioscope shows `file`, `io` and

@@ -143,8 +143,9 @@ fn run() -> anyhow::Result<ExitCode> {
     let normal = args.formats.contains(&Format::Normal);
     if normal {
         let kb_base = parsed.jobs.first().map_or(1024, |j| j.kb_base);
+        let headers = ioscope_run::headers(&parsed);
         let preamble =
-            ioscope_report::preamble_with(&ioscope_run::headers(&parsed), kb_base, &version);
+            ioscope_report::preamble_with(&headers, kb_base, &version, parsed.profile_jobs);
         out.write(&preamble)?;
     }
     let options = ioscope_run::RunOptions {
@@ -185,15 +186,20 @@ fn run() -> anyhow::Result<ExitCode> {
     // What ran is reported even when the run was cut short, its notices
     // with it. Why it was aborted goes to stderr even when the report could
     // not be written; the exit status then tells of the lost report, the
-    // worse news.
+    // worse news. fio's act profile prints its table as the last job
+    // ends, before the report, wherever that goes.
+    let act = result.act.as_deref().map(ioscope_report::act_table);
     let written = match interim_failed {
         Some(e) => Err(e.into()),
-        None => out
-            .write(&ioscope_report::render_with(
-                &result,
-                &args.formats,
-                &report_options,
-            ))
+        None => act
+            .map_or(Ok(()), |table| out.write(&table))
+            .and_then(|()| {
+                out.write(&ioscope_report::render_with(
+                    &result,
+                    &args.formats,
+                    &report_options,
+                ))
+            })
             .map_err(anyhow::Error::from),
     };
     let written = written.and_then(|()| match &html_to {

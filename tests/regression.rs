@@ -1353,3 +1353,31 @@ fn passes_of_a_queueing_engine_end_at_size_and_start_over() {
     assert_eq!(writes(first).len(), 16, "{lines:#?}");
     assert_eq!(writes(first), writes(second), "{lines:#?}");
 }
+
+/// A group_reporting group reported its first member's job options and
+/// percentile settings, where fio reports its last member's.
+#[test]
+fn a_group_reports_its_last_members_options() {
+    let v = ioscope([
+        "--group_reporting",
+        "--ioengine=null",
+        "--size=1m",
+        "--name=a",
+        "--bs=8k",
+        "--name=b",
+        "--bs=16k",
+        "--percentile_list=50",
+        "--output-format=json",
+    ])
+    .run()
+    .ok_json();
+    let group = &v["jobs"][0];
+    assert_eq!(v["jobs"].as_array().unwrap().len(), 1);
+    assert_eq!(group["jobname"], "a");
+    assert_eq!(
+        group["job options"],
+        serde_json::json!({"name": "b", "bs": "16k", "percentile_list": "50"})
+    );
+    let percentiles = group["read"]["clat_ns"]["percentile"].as_object().unwrap();
+    assert_eq!(percentiles.keys().collect::<Vec<_>>(), ["50.000000"]);
+}

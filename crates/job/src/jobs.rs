@@ -148,6 +148,11 @@ impl<'a> Builder<'a> {
         Ok(())
     }
 
+    /// The jobs added so far.
+    pub(crate) fn job_count(&self) -> usize {
+        self.jobs.len()
+    }
+
     pub(crate) fn finish(self) -> Result<Parsed, ParseError> {
         if self.jobs.is_empty() {
             let hint = if self.filter.is_empty() {
@@ -161,6 +166,8 @@ impl<'a> Builder<'a> {
             jobs: self.jobs,
             global_options: self.global_echo,
             command_lines: self.command_lines,
+            profile_jobs: 0,
+            act: None,
         })
     }
 }

@@ -97,6 +97,7 @@ pub use options::is_job_option;
 pub use pacing::*;
 pub use placement::*;
 pub use process::*;
+pub use profile::ActProfile;
 pub use spec::*;
 pub use zones::*;
 
@@ -125,6 +126,10 @@ pub struct Parsed {
     /// fio's `--showcmd`: each job file as one `fio --opt=value ...` line
     /// (newline included), in the order the files were given.
     pub command_lines: Vec<String>,
+    /// How many of the jobs, at the end, `--profile` added.
+    pub profile_jobs: usize,
+    /// `--profile=act`: what each job counts for act's table.
+    pub act: Option<ActProfile>,
 }
 
 impl JobSpec {
@@ -149,18 +154,28 @@ pub fn parse(input: &ParseInput) -> Result<Parsed, ParseError> {
         keywords,
     };
     let mut builder = jobs::Builder::new(&input.sections);
-    builder.add_sections(&cmdline::sections(&input.cli_options)?, true, false)?;
+    let mut read = vec![cmdline::sections(&input.cli_options)?];
+    builder.add_sections(&read[0], true, false)?;
     for (i, path) in input.job_files.iter().enumerate() {
         if i > 0 {
             builder.reset_defaults();
         }
-        builder.add_sections(&ini::read(path, &subs)?, false, i > 0)?;
+        read.push(ini::read(path, &subs)?);
+        builder.add_sections(&read[i + 1], false, i > 0)?;
     }
+    let mut act = None;
+    let mut before = None;
     if let Some(name) = &input.profile {
-        let options = profile::options(name, keywords.mb_memory)?;
-        builder.add_sections(&cmdline::sections(&options)?, true, false)?;
+        before = Some(builder.job_count());
+        let sections: Vec<&ini::Section> = read.iter().flatten().collect();
+        let p = profile::options(name, keywords.mb_memory, &sections)?;
+        builder.add_sections(&cmdline::sections(&p.options)?, true, false)?;
+        act = p.act;
     }
-    builder.finish()
+    let mut parsed = builder.finish()?;
+    parsed.act = act;
+    parsed.profile_jobs = before.map_or(0, |n| parsed.jobs.len().saturating_sub(n));
+    Ok(parsed)
 }
 
 /// `docs/options.md`: every option from the option table, and the fio

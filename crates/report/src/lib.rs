@@ -5,6 +5,7 @@
 //! The layout follows fio 3.33 line by line (stat.c, json.c, lib/num2str.c),
 //! so that tools that parse fio's output keep working.
 
+mod act;
 mod block_life;
 mod cfmt;
 pub mod compare;
@@ -28,6 +29,7 @@ mod stat;
 mod steadystate;
 mod terse;
 
+pub use act::act_table;
 use ioscope_stats::{JobHeader, RunResult};
 pub use terse::TerseVersion;
 
@@ -88,8 +90,19 @@ pub fn version() -> String {
 /// `...` once under a job that has clones). Block sizes are printed with
 /// units of fio's kb_base (1024: IEC, 1000: SI), and the version line
 /// says `version` (see [`version`]).
-pub fn preamble_with(headers: &[JobHeader], kb_base: u32, version: &str) -> String {
-    preamble::render(headers, kb_base, version)
+///
+/// The last `profile_jobs` are a profile's (`--profile`), which fio adds
+/// as the run starts: their lines come after the version line, which fio
+/// leaves out when they are the only jobs.
+pub fn preamble_with(
+    headers: &[JobHeader],
+    kb_base: u32,
+    version: &str,
+    profile_jobs: usize,
+) -> String {
+    let before = headers.len().saturating_sub(profile_jobs);
+    let line = (before > 0 || profile_jobs == 0).then_some((version, before));
+    preamble::render(headers, kb_base, line)
 }
 
 /// The results in each format asked for, in fio's order.

@@ -55,17 +55,24 @@ pub fn starting_line(headers: &[JobHeader]) -> String {
     out
 }
 
-/// All preamble lines; `version` replaces fio's "fio-3.33".
-pub fn render(headers: &[JobHeader], kb_base: u32, version: &str) -> String {
+/// All preamble lines; `version` replaces fio's "fio-3.33" and comes
+/// after so many jobs' lines, or not at all.
+pub fn render(headers: &[JobHeader], kb_base: u32, version: Option<(&str, usize)>) -> String {
     let mut out = String::new();
-    for h in headers {
+    for (i, h) in headers.iter().enumerate() {
+        if let Some((v, _)) = version.filter(|&(_, at)| at == i) {
+            out.push_str(v);
+            out.push('\n');
+        }
         out.push_str(&job_line(h, kb_base));
         if h.numjobs > 1 {
             out.push_str("...\n");
         }
     }
-    out.push_str(version);
-    out.push('\n');
+    if let Some((v, _)) = version.filter(|&(_, at)| at >= headers.len()) {
+        out.push_str(v);
+        out.push('\n');
+    }
     out.push_str(&starting_line(headers));
     out
 }
@@ -92,7 +99,7 @@ mod tests {
 
     #[test]
     fn one_process_like_fio() {
-        let p = render(&[header("t", 4096, 1, false)], 1024, "fio-3.33");
+        let p = render(&[header("t", 4096, 1, false)], 1024, Some(("fio-3.33", 1)));
         assert_eq!(
             p,
             "t: (g=0): rw=randrw, bs=(R) 4096B-4096B, (W) 4096B-4096B, (T) 4096B-4096B, ioengine=psync, iodepth=1\nfio-3.33\nStarting 1 process\n"
@@ -101,7 +108,7 @@ mod tests {
 
     #[test]
     fn clones_print_dots_once() {
-        let p = render(&[header("t", 4096, 3, false)], 1024, "fio-3.33");
+        let p = render(&[header("t", 4096, 3, false)], 1024, Some(("fio-3.33", 1)));
         assert!(
             p.contains("iodepth=1\n...\nfio-3.33\nStarting 3 processes\n"),
             "{p}"

@@ -236,6 +236,7 @@ fn replay(doc: &Value, headers: Vec<JobHeader>, kb_base: u32) -> RunResult {
         notices: Vec::new(),
         logs: Vec::new(),
         agg_bw: None,
+        act: None,
     }
 }
 
@@ -385,7 +386,7 @@ fn randrw_psync_normal_output_matches_fio() {
     };
 
     assert_eq!(
-        ioscope_report::preamble_with(&[randrw_header()], 1024, "fio-3.33"),
+        ioscope_report::preamble_with(&[randrw_header()], 1024, "fio-3.33", 0),
         preamble
     );
     let ours = render_with(&result, &[Format::Normal], &opts);
@@ -460,7 +461,7 @@ fn groups_kb_base_1000_and_fsync_normal_output_matches_fio() {
     };
     // fio lays out the files between the preamble and the results.
     let preamble = &preamble[..preamble.find("Starting").unwrap()];
-    let ours = ioscope_report::preamble_with(&groups_headers(), 1000, "fio-3.33");
+    let ours = ioscope_report::preamble_with(&groups_headers(), 1000, "fio-3.33", 0);
     assert!(ours.starts_with(preamble), "{ours}");
     assert!(ours.ends_with("Starting 3 processes\n"), "{ours}");
 
@@ -508,7 +509,7 @@ fn check_run(text: &str, preamble_headers: &[JobHeader], job_headers: Vec<JobHea
     let (preamble, json, normal) = split(text);
     let fio: Value = serde_json::from_str(json).unwrap();
     assert_eq!(
-        ioscope_report::preamble_with(preamble_headers, kb, "fio-3.33"),
+        ioscope_report::preamble_with(preamble_headers, kb, "fio-3.33", 0),
         preamble
     );
     let result = replay(&fio, job_headers, kb);

@@ -166,6 +166,7 @@ fn randrw_result() -> RunResult {
         notices: Vec::new(),
         logs: Vec::new(),
         agg_bw: None,
+        act: None,
     }
 }
 
@@ -233,7 +234,7 @@ fn preamble_snapshot() {
     let mut b = header("syncer", 1, "write");
     b.thread = true;
     b.bs = [(512, 131072); 3];
-    insta::assert_snapshot!(preamble_with(&[a, b], 1024, "ioscope-test"));
+    insta::assert_snapshot!(preamble_with(&[a, b], 1024, "ioscope-test", 0));
 }
 
 #[test]

@@ -4,8 +4,8 @@
 use ioscope_engine::Backend;
 use ioscope_job::{Parsed, UnifiedRw};
 use ioscope_stats::{
-    Clock, CpuAccounting, DirResult, DiskUtil, HelperCpu, JobResult, LatencyStat, RunResult,
-    SyncResult, ThreadCpu,
+    ActSlice, Clock, CpuAccounting, DirResult, DiskUtil, HelperCpu, JobResult, LatencyStat,
+    RunResult, SyncResult, ThreadCpu,
 };
 
 use crate::io_loop::{DirStats, LoopStats};
@@ -42,7 +42,13 @@ pub(crate) fn build<'a>(
     // Whether the last reported job merges later workers of its group.
     let mut last_merges = false;
     let now = Now::read(clock);
+    // act's table has a line per slice whichever workers ran.
+    let mut act = parsed.act.map(|a| vec![ActSlice::default(); a.slices]);
     for f in finished {
+        let slices = f.outcome.stats.as_ref().and_then(|s| s.act.as_ref());
+        if let (Some(total), Some(slices)) = (&mut act, slices) {
+            slices.merge_into(total);
+        }
         let spec = &parsed.jobs[f.job];
         // stats=0: fio leaves the job out of every report.
         if !spec.misc.stats {
@@ -80,6 +86,7 @@ pub(crate) fn build<'a>(
         notices: Vec::new(),
         logs: Vec::new(),
         agg_bw: None,
+        act,
     }
 }
 

@@ -91,6 +91,10 @@ pub fn plan(parsed: &Parsed, readonly: bool) -> Result<Plan, RunError> {
         .map(|spec| plan_job(spec, readonly).map_err(|m| RunError::job(&spec.name, m)))
         .collect::<Result<_, _>>()?;
     crate::misc_checks::share_dedupe(parsed, &mut jobs);
+    // fio hooks a profile's counting into every job of the run.
+    for j in &mut jobs {
+        j.looping.act = parsed.act;
+    }
     Ok(Plan { jobs })
 }
 
@@ -192,6 +196,8 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         // The worker sets it up: it knows the job's file.
         block_life: None,
         end_sync: end_sync(spec, backend, replayed.as_ref().map(|r| r.ios[1] > 0)),
+        // The run's profile, set for every job below.
+        act: None,
     };
     let e = &spec.engine_options;
     let mut queue = QueueConfig {

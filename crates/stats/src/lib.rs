@@ -3,6 +3,7 @@
 //! io_uring's helper threads and punts, disk statistics, and the result types
 //! the reports render, notices included.
 
+mod act;
 mod agg_bw;
 mod block_life;
 mod clock;
@@ -24,6 +25,7 @@ mod result;
 mod steady_state;
 mod summary;
 
+pub use act::{ActSlice, ActSlices, ACT_CRITERIA, ACT_SLICE_NS};
 pub use agg_bw::{AggBwLog, AggBwSample, AggBwSampler};
 pub use block_life::{BlockLife, STATE_NAMES as BLOCK_STATE_NAMES};
 pub use clock::{Clock, ClockSource};

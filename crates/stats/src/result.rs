@@ -37,6 +37,9 @@ pub struct RunResult {
     pub logs: Vec<crate::WorkerLogs>,
     /// fio's aggregate bandwidth log (`--bandwidth-log`), when asked for.
     pub agg_bw: Option<crate::AggBwLog>,
+    /// `--profile=act`: the latency slices of every worker, summed slice
+    /// by slice, for the profile's table.
+    pub act: Option<Vec<crate::ActSlice>>,
 }
 
 /// The process's CPU over the run, split into what the reports attribute
@@ -285,8 +288,10 @@ impl JobResult {
     /// Folds another member of the same group into this one (numjobs
     /// clones under group_reporting), following fio's sum_thread_stats.
     ///
-    /// `self` keeps its header, options and percentile settings: start from
-    /// the first member's result and merge the others into it, in job order.
+    /// `self` keeps its header (name, group, pid, units): start from the
+    /// first member's result and merge the others into it, in job order.
+    /// The job options and percentile settings are the last member's, as
+    /// fio's `__show_run_stats` takes them from each member in turn.
     /// The error the reports give (fio's `ts->error`): the job's own, or,
     /// when continue_on_error carried it past every error, the first of
     /// them (fio's stat.c). Only the job's own fails the exit status, as
@@ -319,6 +324,11 @@ impl JobResult {
             (Some(a), Some(b)) => Some((a.0 + b.0, a.1 + b.1)),
             (a, b) => a.or(b),
         };
+        self.job_options.clone_from(&other.job_options);
+        self.percentile_list.clone_from(&other.percentile_list);
+        self.clat_percentiles = other.clat_percentiles;
+        self.lat_percentiles = other.lat_percentiles;
+        self.slat_percentiles = other.slat_percentiles;
         if self.first_error == 0 {
             self.first_error = other.first_error;
         }

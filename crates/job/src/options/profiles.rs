@@ -1,8 +1,9 @@
 //! The options fio's built-in profiles register among every job's options
 //! (profiles/tiobench.c and act.c), and the `profile` job option. fio takes
 //! them in any job and they change no job: tiobench's never reach its
-//! profile (see `crate::profile`), act's feed only the act profile, which
-//! ioscope refuses, and `profile=` in a job is stored and not used (the
+//! profile (see `crate::profile`), act's feed only the jobs `--profile=act`
+//! adds (read there, from the sections as written), and `profile=` in a
+//! job is stored and not used (the
 //! program option `--profile` is what adds a profile's jobs). fio's own
 //! examples set `threads`. Each is checked as fio's parser checks its type.
 

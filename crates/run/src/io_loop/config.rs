@@ -80,4 +80,6 @@ pub(crate) struct LoopConfig {
     /// How each pass's I/O ends (`end_fsync`, `fsync_on_close`,
     /// `end_syncfs` of a job that writes); None for no sync.
     pub end_sync: Option<super::EndSync>,
+    /// `--profile=act`: the latencies are counted into act's slices too.
+    pub act: Option<ioscope_job::ActProfile>,
 }

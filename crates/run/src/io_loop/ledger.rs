@@ -330,6 +330,22 @@ impl Ledger<'_> {
                 ));
                 return false;
             }
+            if let Some(act) = &mut stats.act {
+                if let Err(m) = act.add(lat_ns / 1000, t_done) {
+                    // fio fails the I/O that closed the slice (its hook
+                    // returns 1, EPERM) and so the job.
+                    crate::warn(format_args!("{m}"));
+                    stats.failure.get_or_insert(IoFailure {
+                        errno: libc::EPERM,
+                        op,
+                        file: slot.file,
+                        offset: slot.offset,
+                        len: slot.len,
+                        detail: None,
+                    });
+                    return false;
+                }
+            }
         }
         if let Some(p) = &mut stats.prio {
             p.add(d, slot.prio, clat_ns, lat_ns);

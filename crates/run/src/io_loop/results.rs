@@ -3,8 +3,8 @@
 
 use ioscope_engine::Op;
 use ioscope_stats::{
-    BlockLife, Clock, DepthDist, HelperCpu, LatencyBuckets, LatencyHistogram, LogRecorder, Moments,
-    Punts, RateSampler, ThreadCpu,
+    ActSlices, BlockLife, Clock, DepthDist, HelperCpu, LatencyBuckets, LatencyHistogram,
+    LogRecorder, Moments, Punts, RateSampler, ThreadCpu,
 };
 
 use super::config::*;
@@ -165,6 +165,8 @@ pub(crate) struct LoopStats {
     /// `block_error_percentiles`' trims per block; kept across the ramp's
     /// end, as fio keeps them.
     pub block_life: Option<BlockLife>,
+    /// `--profile=act`'s latency slices, from the end of the ramp.
+    pub act: Option<ActSlices>,
 }
 
 impl LoopStats {
@@ -206,6 +208,10 @@ impl LoopStats {
             latency_depth: None,
             prio: None,
             block_life: config.block_life.clone(),
+            act: config.act.map(|a| {
+                let slice = clock.ticks_for_ns(ioscope_stats::ACT_SLICE_NS);
+                ActSlices::new(a.slices, now, slice, !a.prep)
+            }),
         }
     }
 }
