@@ -1381,3 +1381,44 @@ fn a_group_reports_its_last_members_options() {
     let percentiles = group["read"]["clat_ns"]["percentile"].as_object().unwrap();
     assert_eq!(percentiles.keys().collect::<Vec<_>>(), ["50.000000"]);
 }
+
+/// zonemode=zbd at depth closed a full zone as its last write was issued,
+/// where fio closes it as that write completes and waits for the writes in
+/// flight when the open zones are at their limit: the next zones differed
+/// from fio's (its first writes here, from fio 3.33's write_iolog).
+#[test]
+fn a_zbd_zone_closes_as_the_write_that_filled_it_completes() {
+    let dir = tempdir();
+    std::fs::File::create(dir.path().join("f"))
+        .unwrap()
+        .set_len(4 << 20)
+        .unwrap();
+    ioscope([
+        "--name=z",
+        "--filename=f",
+        "--zonemode=zbd",
+        "--zonesize=256k",
+        "--max_open_zones=2",
+        "--rw=randwrite",
+        "--bs=64k",
+        "--direct=1",
+        "--ioengine=io_uring",
+        "--iodepth=8",
+        "--write_iolog=log",
+    ])
+    .dir(dir.path())
+    .run()
+    .assert_ok();
+    let offsets: Vec<u64> = iolog_lines(&dir.path().join("log"))
+        .iter()
+        .filter_map(|l| l.strip_prefix("f write "))
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .take(11)
+        .collect();
+    // Zone 0 fills at the seventh write; the eighth opens zone 1 once the
+    // writes in flight have completed and closed zone 0.
+    assert_eq!(
+        offsets,
+        [0, 2883584, 2949120, 65536, 131072, 3014656, 196608, 262144, 327680, 393216, 458752]
+    );
+}

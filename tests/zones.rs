@@ -63,13 +63,15 @@ fn both_on(dir: &Path, args: &[&str], len: Option<u64>) -> (Vec<String>, Vec<Str
                 .set_len(len)
                 .unwrap();
         }
-        let job = args.iter().map(|a| a.to_string()).chain([
-            "--name=z".into(),
-            "--filename=f".into(),
-            "--ioengine=psync".into(),
-            format!("--write_iolog={log}"),
-            "--output-format=json".into(),
-        ]);
+        // psync unless the arguments name another engine.
+        let job = std::iter::once("--ioengine=psync".to_string())
+            .chain(args.iter().map(|a| a.to_string()))
+            .chain([
+                "--name=z".into(),
+                "--filename=f".into(),
+                format!("--write_iolog={log}"),
+                "--output-format=json".into(),
+            ]);
         run_ok(tool, job, dir);
         seqs.push(ios(&fs::read_to_string(dir.join(log)).unwrap()));
     }
@@ -362,6 +364,63 @@ fn zbd_write_pointers_on_a_file_are_fios() {
     let args = [&zbd[..], &["--bs=64k", "--rw=read"]].concat();
     let (theirs, ours) = both_on(d.path(), &args, Some(1 << 20));
     assert!(theirs.is_empty() && ours.is_empty(), "{theirs:?} {ours:?}");
+}
+
+/// On an engine that queues, a zone closes as the write that filled it
+/// completes, and a write that finds the open zones at their limit waits
+/// for the writes in flight (fio's `io_u_quiesce`): the zones chosen at
+/// depth are fio's (fio's own runs of these agree with each other).
+#[test]
+fn zbd_zones_close_as_their_writes_complete_as_fios() {
+    require!(fio_installed());
+    let d = tempdir();
+    let zbd = [
+        "--zonemode=zbd",
+        "--zonesize=256k",
+        "--size=4m",
+        "--direct=1",
+    ];
+    let jobs: &[&[&str]] = &[
+        &[
+            "--ioengine=io_uring",
+            "--iodepth=8",
+            "--max_open_zones=2",
+            "--bs=64k",
+        ],
+        &[
+            "--ioengine=io_uring",
+            "--iodepth=32",
+            "--max_open_zones=3",
+            "--bsrange=4k-64k",
+        ],
+        &[
+            "--ioengine=libaio",
+            "--iodepth=16",
+            "--max_open_zones=3",
+            "--bs=4k",
+        ],
+        &[
+            "--ioengine=io_uring",
+            "--iodepth=8",
+            "--max_open_zones=2",
+            "--bs=64k",
+            "--zonecapacity=192k",
+            "--loops=2",
+        ],
+        &[
+            "--ioengine=io_uring",
+            "--iodepth=8",
+            "--max_open_zones=2",
+            "--bs=64k",
+            "--verify=crc32c",
+        ],
+    ];
+    for job in jobs {
+        let args = [&zbd[..], job, &["--rw=randwrite"]].concat();
+        let (theirs, ours) = both_on(d.path(), &args, Some(4 << 20));
+        assert!(theirs.len() >= 64, "fio did too little for {args:?}");
+        assert_eq!(ours, theirs, "{args:?}");
+    }
 }
 
 /// The write line's zone reset count (fio's `nr_zone_resets`), in the

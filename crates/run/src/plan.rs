@@ -476,10 +476,9 @@ fn check_num_range(spec: &JobSpec, backend: Backend) -> Result<(), String> {
 }
 
 /// Whether fio's engine for `backend` at `depth` queues its I/Os (returns
-/// FIO_Q_QUEUED), so that its passes end once `size` is issued (see
-/// [`ioscope_workload::Workload::end_passes_at_size`]): the engines that
-/// queue, fio's null above depth 1 (at depth 1 it is synchronous), and
-/// ioscope's NOPs on an io_uring.
+/// FIO_Q_QUEUED; [`ioscope_workload::Workload::engine_queues`] says what
+/// that changes): the engines that queue, fio's null above depth 1 (at
+/// depth 1 it is synchronous), and ioscope's NOPs on an io_uring.
 pub(crate) fn queues(backend: Backend, depth: u32) -> bool {
     match backend.desc().kind {
         EngineKind::Queued => true,

@@ -205,7 +205,7 @@ fn run_inner(
         return fail(libc::EINVAL, format!("{}: {m}", spec.name));
     }
     if crate::plan::queues(plan.backend, plan.queue.depth) {
-        workload.end_passes_at_size();
+        workload.engine_queues();
     }
     if let Some(log) = plan.replay(id.clone) {
         workload = workload.replaying(Replay::new(log.clone()));

@@ -33,6 +33,10 @@ pub(super) struct Ledger<'a> {
     pub(super) trace: Option<IoTrace>,
     /// `latency_target`'s search, when the job has a target.
     pub(super) lat_target: Option<super::latency_target::LatTarget>,
+    /// `zonemode=zbd` on an engine that queues: the writes completed since
+    /// the workload last saw them (file, end of the bytes), which close
+    /// the zones they filled.
+    pub(super) zone_writes: Option<Vec<(u32, u64)>>,
 }
 
 impl Ledger<'_> {
@@ -132,6 +136,10 @@ impl Ledger<'_> {
                 slot.len,
                 path.map(PathBuf::as_path),
             );
+        }
+        if let (Some(done), Some(1)) = (&mut self.zone_writes, slot.op.and_then(dir_index)) {
+            // Failed or not, as fio's zbd_put_io.
+            done.push((slot.file, slot.offset + u64::from(slot.len)));
         }
         if let Some(go_on) = self.stream_ended(q, slot, result, t_done) {
             return (go_on, false);

@@ -150,6 +150,7 @@ impl QueueUser for IoLoop<'_> {
             lat_target: cfg
                 .latency_target
                 .map(|p| latency_target::LatTarget::new(p, start)),
+            zone_writes: self.workload.wants_zone_writes().then(Vec::new),
         };
         ledger.stats.prio = self.prio.as_ref().and_then(PerIoPrio::tally);
         let ramp_end = start + cfg.ramp_ticks;
@@ -242,6 +243,9 @@ impl QueueUser for IoLoop<'_> {
                 .flatten()
             {
                 let mut t_start = now;
+                if let Some(done) = ledger.zone_writes.as_mut().filter(|d| !d.is_empty()) {
+                    self.workload.zone_writes_done(done);
+                }
                 let next = fill.next(
                     &mut q,
                     slot,
@@ -478,6 +482,11 @@ impl QueueUser for IoLoop<'_> {
                     if !self.end_pass(&mut q, &mut ledger, &mut fill, free.last().copied()) {
                         break 'main;
                     }
+                }
+                if let Some(done) = ledger.zone_writes.as_mut() {
+                    // The pass's writes have completed: their zones close
+                    // before the next pass (or its verify phase) starts.
+                    self.workload.zone_writes_done(done);
                 }
                 if !verify_breaks
                     && self.workload.paused_at_loop()

@@ -209,7 +209,7 @@ pub struct Workload {
     time_based: bool,
     /// Bytes all passes together may issue (`io_size * loops`).
     limit: u64,
-    /// Bytes one pass may issue (see [`Workload::end_passes_at_size`]);
+    /// Bytes one pass may issue (see [`Workload::engine_queues`]);
     /// u64::MAX for no limit of its own.
     pass_limit: u64,
     /// What that limit is once asked for: fio's `total_bytes`.
@@ -566,9 +566,11 @@ impl Workload {
         self.zbd.as_ref()?.zone_start(file as usize, offset)
     }
 
-    /// `zonemode=zbd` on a zoned device: the device's zone resets the
-    /// workload decided on since the last call, which the runner makes
-    /// once its I/O in flight has completed; None when there are none.
+    /// `zonemode=zbd`: the device's zone resets the workload decided on
+    /// since the last call, which the runner makes once its I/O in flight
+    /// has completed; an empty list when it must only wait for that I/O
+    /// (fio's `io_u_quiesce`) before issuing the I/O just chosen; None
+    /// when there is nothing to wait for.
     #[inline]
     pub fn take_zone_resets(&mut self) -> Option<Vec<crate::zones::DeviceReset>> {
         self.zbd.as_mut()?.take_resets()
@@ -651,7 +653,7 @@ impl Workload {
             }
             // A pass ends when no file has room left, when the job's bytes
             // are issued, or (for an engine that queues, see
-            // `end_passes_at_size`) when the pass's are: fio's sync engines
+            // `engine_queues`) when the pass's are: fio's sync engines
             // (psync, sync, pvsync2, null at depth 1) never add to that
             // count, so there a pass of a mixed or mapless random job runs
             // on past `size` (checked against fio 3.33's logs for psync,
@@ -687,16 +689,42 @@ impl Workload {
         }
     }
 
-    /// End each pass once it has issued the job's `size` (for mapless
-    /// random writes, `io_size` if larger), as fio's `do_io` does for an
-    /// engine that queues: it counts the bytes of the I/Os its engine
-    /// queued, and none of a synchronous engine's, whose passes end only
-    /// where the files have no room left. A mixed or mapless random job
-    /// therefore makes passes of `size` on io_uring and one long pass on
-    /// psync, with the random offsets starting over at each pass. Not for
-    /// a time-based job, whose passes are the files' wrap-arounds.
-    pub fn end_passes_at_size(&mut self) {
+    /// The engine queues its I/Os (fio's FIO_Q_QUEUED), which changes two
+    /// things in fio:
+    ///
+    /// - Each pass ends once it has issued the job's `size` (for mapless
+    ///   random writes, `io_size` if larger): `do_io` counts the bytes of
+    ///   the I/Os its engine queued, and none of a synchronous engine's,
+    ///   whose passes end only where the files have no room left. A mixed
+    ///   or mapless random job therefore makes passes of `size` on
+    ///   io_uring and one long pass on psync, with the random offsets
+    ///   starting over at each pass. Not for a time-based job, whose
+    ///   passes are the files' wrap-arounds.
+    /// - With `zonemode=zbd`, a zone a write fills closes as that write
+    ///   completes ([`Workload::zone_writes_done`]), not as it is issued;
+    ///   a write that finds the open zones at their limit waits for the
+    ///   writes in flight ([`Workload::take_zone_resets`] asks for that).
+    pub fn engine_queues(&mut self) {
         self.pass_limit = self.pass_bytes;
+        if let Some(z) = &mut self.zbd {
+            z.close_at_completion();
+        }
+    }
+
+    /// Whether the runner is to hand the workload its completed writes
+    /// ([`Workload::zone_writes_done`]).
+    pub fn wants_zone_writes(&self) -> bool {
+        self.zbd.as_ref().is_some_and(Zbd::closes_at_completion)
+    }
+
+    /// Writes that completed, each as its file and the end of its bytes,
+    /// in completion order (emptied): `zonemode=zbd` closes the zones
+    /// they filled (fio's `zbd_put_io`).
+    pub fn zone_writes_done(&mut self, done: &mut Vec<(u32, u64)>) {
+        if let Some(z) = &mut self.zbd {
+            z.writes_done(done);
+        }
+        done.clear();
     }
 
     /// Stop at the end of each pass that may be followed by another (a

@@ -174,6 +174,15 @@ pub(crate) struct JobZones {
     failed: Option<String>,
     /// Device resets the runner is still to make, in order.
     pending: Vec<DeviceReset>,
+    /// The engine queues its writes (fio's FIO_Q_QUEUED): a zone a write
+    /// fills closes as that write completes, not as it is issued.
+    closes_at_completion: bool,
+    /// The zones (file, zone) filled by writes still in flight, with the
+    /// end of the write that filled each.
+    closing: Vec<(usize, usize, u64)>,
+    /// The runner is to complete everything in flight before issuing the
+    /// I/O just chosen (fio's `io_u_quiesce` while choosing it).
+    quiesce: bool,
     /// The job verifies what it writes: its zones are emptied before it
     /// writes and a full zone is never reset while it runs, so no write
     /// is lost before it is checked.
@@ -194,6 +203,8 @@ pub(crate) struct Zbd {
 /// `zbd_queue_io`).
 pub(crate) struct Held<'a> {
     job: &'a mut JobZones,
+    /// Which of the worker's files.
+    file: usize,
     min_zone: usize,
     max_zone: usize,
     zf: MutexGuard<'a, ZonedFile>,
@@ -265,6 +276,9 @@ impl Zbd {
                 resets: 0,
                 failed: None,
                 pending: Vec::new(),
+                closes_at_completion: false,
+                closing: Vec::new(),
+                quiesce: false,
                 verify: spec.verify.method != ioscope_job::VerifyMethod::None,
                 min_bs: [spec.bs.read.min(), spec.bs.write.min(), spec.bs.trim.min()],
             },
@@ -340,6 +354,7 @@ impl Zbd {
         let jf = &self.files[f];
         Held {
             job: &mut self.job,
+            file: f,
             min_zone: jf.min_zone,
             max_zone: jf.max_zone,
             zf: lock(&jf.zones),
@@ -379,8 +394,12 @@ impl Zbd {
             zf.wp_with_data = wp;
         }
         if self.job.writes && self.job.verify && self.job.failed.is_none() {
+            // The zones close here; writes still in flight (a time-based
+            // job's wrap-around) close none of them after.
+            self.job.closing.retain(|&(cf, _, _)| cf != f);
             let mut held = Held {
                 job: &mut self.job,
+                file: f,
                 min_zone,
                 max_zone,
                 zf,
@@ -400,10 +419,45 @@ impl Zbd {
     /// once nothing is in flight (see [`DeviceReset`]).
     #[inline]
     pub(crate) fn take_resets(&mut self) -> Option<Vec<DeviceReset>> {
-        if self.job.pending.is_empty() {
+        if self.job.pending.is_empty() && !self.job.quiesce {
             return None;
         }
+        self.job.quiesce = false;
         Some(std::mem::take(&mut self.job.pending))
+    }
+
+    /// The engine queues its writes: see [`JobZones::closes_at_completion`].
+    pub(crate) fn close_at_completion(&mut self) {
+        self.job.closes_at_completion = true;
+    }
+
+    pub(crate) fn closes_at_completion(&self) -> bool {
+        self.job.closes_at_completion
+    }
+
+    /// fio's `zbd_put_io` for writes that completed, each given by its
+    /// file and the end of its bytes: a zone one filled closes.
+    pub(crate) fn writes_done(&mut self, done: &[(u32, u64)]) {
+        for &(f, end) in done {
+            let job = &mut self.job;
+            let Some(k) = job
+                .closing
+                .iter()
+                .position(|&(cf, _, e)| cf == f as usize && e == end)
+            else {
+                continue;
+            };
+            let (_, zone, _) = job.closing.remove(k);
+            let jf = &self.files[f as usize];
+            let mut held = Held {
+                job: &mut self.job,
+                file: f as usize,
+                min_zone: jf.min_zone,
+                max_zone: jf.max_zone,
+                zf: lock(&jf.zones),
+            };
+            held.close_zone(zone);
+        }
     }
 
     /// A device's zone reset failed: the job's error, and its end.
@@ -669,6 +723,8 @@ impl Held<'_> {
         }
         let z = &zf.zones[zb];
         if reset || z.wp + min_bs > z.capacity_end() {
+            // fio completes the writes in flight before a reset.
+            self.quiesce();
             self.reset_zone(zb);
         }
         let zf = &*self.zf;
@@ -705,7 +761,34 @@ impl Held<'_> {
         let z = &mut zf.zones[i];
         z.wp = end;
         if offset + len >= z.capacity_end() {
-            self.close_zone(i);
+            if self.job.closes_at_completion {
+                self.job.closing.push((self.file, i, offset + len));
+            } else {
+                self.close_zone(i);
+            }
+        }
+    }
+
+    /// fio's `io_u_quiesce` while choosing an I/O: every write in flight
+    /// completes, so the zones those of this file filled close now, and
+    /// the runner waits for them all before issuing the I/O. (Those of the
+    /// worker's other files close as their completions arrive, before the
+    /// next I/O is chosen, as their zones play no part in this one.)
+    fn quiesce(&mut self) {
+        if !self.job.closes_at_completion {
+            return;
+        }
+        self.job.quiesce = true;
+        let mut k = 0;
+        while k < self.job.closing.len() {
+            let (f, zone, _) = self.job.closing[k];
+            if f == self.file {
+                // In the order the writes were issued, as they complete.
+                self.job.closing.remove(k);
+                self.close_zone(zone);
+            } else {
+                k += 1;
+            }
         }
     }
 
@@ -816,31 +899,51 @@ impl Held<'_> {
                 return Some(idx);
             }
         }
-        // Zone idx is full: open the next one that can be, wrapping at
-        // the extent's end.
-        let count = (e.len / zf.zone_size) as usize;
-        for _ in 0..count {
-            let zf = &self.zf;
-            idx += 1;
-            if zf.zones[idx].start.wrapping_sub(e.start) >= e.len {
-                idx = min_zone;
-            }
-            if !zf.zones[idx].has_wp || zf.zones[idx].open {
-                continue;
-            }
-            if self.open_zone(idx) {
-                return Some(idx);
-            }
-        }
-        // A write may still fit in a zone already open (by this worker or
-        // another: fio's retry after waiting for writes in flight finds
-        // nothing more here, where zones close when a write is issued).
+        // Zone idx is full: another is to be opened. At a limit of open
+        // zones, the writes in flight complete first, closing the zones
+        // they filled.
         let zf = &self.zf;
-        zf.open_zones[..zf.num_open]
-            .iter()
-            .map(|&z| z as usize)
-            .filter(|&z| min_zone <= z && z < max_zone)
-            .find(|&z| zf.zones[z].wp + min_bs <= zf.zones[z].capacity_end())
+        let count = (e.len / zf.zone_size) as usize;
+        let wait_zone_close = zf.num_open == max_zone - min_zone
+            || (zf.max_open > 0 && zf.num_open == zf.max_open as usize)
+            || (self.job.job_max_open > 0 && self.job.job_open == self.job.job_max_open);
+        if wait_zone_close {
+            self.quiesce();
+        }
+        let mut retried = false;
+        loop {
+            // The next zone that can be opened, wrapping at the extent's
+            // end.
+            for _ in 0..count {
+                let zf = &self.zf;
+                idx += 1;
+                if zf.zones[idx].start.wrapping_sub(e.start) >= e.len {
+                    idx = min_zone;
+                }
+                if !zf.zones[idx].has_wp || zf.zones[idx].open {
+                    continue;
+                }
+                if self.open_zone(idx) {
+                    return Some(idx);
+                }
+            }
+            // A write may still fit in a zone already open (by this
+            // worker or another).
+            let zf = &self.zf;
+            let open = zf.open_zones[..zf.num_open]
+                .iter()
+                .map(|&z| z as usize)
+                .filter(|&z| min_zone <= z && z < max_zone)
+                .find(|&z| zf.zones[z].wp + min_bs <= zf.zones[z].capacity_end());
+            if open.is_some() || retried {
+                return open;
+            }
+            // fio waits for the writes in flight, which may close zones,
+            // and tries once more (again while other workers' writes are
+            // in flight, which this worker does not wait for).
+            self.quiesce();
+            retried = true;
+        }
     }
 
     /// fio's `zbd_find_zone`: the nearest zone after `zb` (and, for random
