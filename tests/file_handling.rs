@@ -232,6 +232,69 @@ fn file_service_type_and_openfiles_order_io_as_fio() {
     }
 }
 
+/// The fsync(2) calls of a run of `tool` with `args` in `dir`, counted
+/// under strace: every sync of the file that bypasses the engine.
+fn fsync_calls(dir: &Path, tool: &str, args: &[&str]) -> usize {
+    let trace = dir.join(format!("{tool}.strace"));
+    let bin = match tool {
+        "fio" => "fio".into(),
+        _ => common::bin(),
+    };
+    let status = Command::new("strace")
+        .args(["-f", "-e", "trace=fsync", "-o"])
+        .arg(&trace)
+        .arg(bin)
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "{tool} {args:?}");
+    let text = fs::read_to_string(&trace).unwrap();
+    text.lines().filter(|l| l.contains("fsync(")).count()
+}
+
+/// fsync_on_close syncs a file as fio's `put_file` closes it: when the
+/// workload finds it done, when a pass or a verify phase follows (fio's
+/// `clear_io_state` closes the files still open), after a verify phase's
+/// reads; besides the pass's end sync, which on io_uring goes through the
+/// ring. The fsync(2) calls are fio's, counted under strace.
+#[test]
+fn fsync_on_close_syncs_files_as_fio_closes_them() {
+    require!(fio_installed());
+    require!(program("strace"));
+    let dir = tempdir();
+    let d = dir.path();
+    let one = "--filename=foc";
+    let cases: &[(&[&str], usize)] = &[
+        (&[one, "--loops=3"], 5),
+        (
+            &["--loops=2", "--nrfiles=2", "--filename_format=foc.$filenum"],
+            6,
+        ),
+        (&[one, "--loops=2", "--ioengine=io_uring", "--iodepth=4"], 1),
+        (&[one, "--loops=2", "--verify=crc32c"], 6),
+        (&[one, "--loops=2", "--fsync=4"], 9),
+        (&[one, "--loops=2", "--rw=randwrite"], 3),
+    ];
+    for &(case, fios) in cases {
+        let mut args = vec![
+            "--name=x",
+            "--rw=write",
+            "--bs=64k",
+            "--size=1m",
+            "--fsync_on_close=1",
+        ];
+        args.extend_from_slice(case);
+        let counts = ["fio", "ioscope"].map(|tool| {
+            remove_files(d, "foc");
+            fsync_calls(d, tool, &args)
+        });
+        assert_eq!(counts, [fios, fios], "{case:?}: fio's, then ioscope's");
+    }
+}
+
 #[test]
 fn fsync_and_fdatasync_counts_match_fio() {
     require!(fio_installed());

@@ -136,6 +136,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             Op::Write
         };
     let reduce = crate::misc_checks::gtod_reduced(spec);
+    let end_sync = end_sync(spec, backend, replayed.as_ref().map(|r| r.ios[1] > 0));
     let looping = LoopConfig {
         depth,
         batch_submit: spec.iodepth_batch_submit.clamp(1, depth),
@@ -195,7 +196,8 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         }),
         // The worker sets it up: it knows the job's file.
         block_life: None,
-        end_sync: end_sync(spec, backend, replayed.as_ref().map(|r| r.ios[1] > 0)),
+        end_sync,
+        close_fsync: spec.file_handling.fsync_on_close && end_sync.is_some(),
         // The run's profile, set for every job below.
         act: None,
     };
@@ -518,8 +520,6 @@ pub(crate) fn xnvme_mapping(spec: &JobSpec) -> Result<Option<XnvmeMapping>, Stri
         .map_err(|e| format!("ioengine=xnvme: {e}"))
 }
 
-/// Whether the job writes, trims or zeroes its targets. verify_only sends
-/// reads alone (unless it trims blocks to check that they read back zeroes).
 /// How each pass of `spec` on `backend` ends: fio's `should_fsync` asks
 /// it of a job that writes (`replay_writes`: whether a replayed log
 /// does), and only where `end_fsync`, `fsync_on_close` or `end_syncfs` is
@@ -539,6 +539,8 @@ fn end_sync(spec: &JobSpec, backend: Backend, replay_writes: Option<bool>) -> Op
     })
 }
 
+/// Whether the job writes, trims or zeroes its targets. verify_only sends
+/// reads alone (unless it trims blocks to check that they read back zeroes).
 pub(crate) fn changes_target(spec: &JobSpec) -> bool {
     let trims_to_verify = spec.trim_verify.percentage > 0;
     if spec.verify.only {

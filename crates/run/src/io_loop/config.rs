@@ -80,6 +80,10 @@ pub(crate) struct LoopConfig {
     /// How each pass's I/O ends (`end_fsync`, `fsync_on_close`,
     /// `end_syncfs` of a job that writes); None for no sync.
     pub end_sync: Option<super::EndSync>,
+    /// `fsync_on_close` of a job that writes: a file the workload finds
+    /// done is fsynced as it closes (fio's `put_file`), besides the
+    /// pass's end sync.
+    pub close_fsync: bool,
     /// `--profile=act`: the latencies are counted into act's slices too.
     pub act: Option<ioscope_job::ActProfile>,
 }

@@ -49,6 +49,9 @@ pub(super) struct Fill {
     held_closed: Vec<u32>,
     /// `write_iolog`: where every issued request is logged.
     pub iolog: Option<IologWriter>,
+    /// `fsync_on_close`: the files found done this pass, each to be
+    /// fsynced as it closes (once the pass's I/O is done); None without.
+    pub closed_unsynced: Option<Vec<u32>>,
     /// The workload's loops begun after the first, as last seen.
     loops_seen: u32,
     /// Whether a new pass matters here: syncs or a log to keep.
@@ -128,11 +131,25 @@ impl Fill {
     /// only an I/O chosen ahead of its turn (or a pass's end) has them.
     #[cold]
     fn log_held_closed(&mut self) {
-        if let Some(log) = &mut self.iolog {
-            for f in self.held_closed.drain(..) {
-                log.close_file(f);
-            }
+        for f in std::mem::take(&mut self.held_closed) {
+            self.closed(f);
         }
+    }
+
+    /// File `f` was found done: fio closes it, in the log, and with
+    /// `fsync_on_close` after an fsync.
+    fn closed(&mut self, f: u32) {
+        if let Some(log) = &mut self.iolog {
+            log.close_file(f);
+        }
+        if let Some(c) = &mut self.closed_unsynced {
+            c.push(f);
+        }
+    }
+
+    /// Whether the workload is to keep the files it finds done for this.
+    pub(super) fn wants_closes(&self) -> bool {
+        self.iolog.is_some() || self.closed_unsynced.is_some()
     }
 
     /// The fill stops at each pass's end; the runner resumes the workload
@@ -142,6 +159,7 @@ impl Fill {
         pace: Option<Pace>,
         pacer: Option<Pacer>,
         syncs: bool,
+        close_fsync: bool,
     ) -> Fill {
         let watch_loops = syncs || iolog.is_some();
         Fill {
@@ -152,6 +170,7 @@ impl Fill {
             held: None,
             held_closed: Vec::new(),
             iolog,
+            closed_unsynced: close_fsync.then(Vec::new),
             loops_seen: 0,
             pace,
             pacer,
@@ -174,13 +193,13 @@ impl Fill {
         if let Next::Issue(req, _) = &next {
             self.last_was_sync = req.op.is_sync();
         }
-        if let Some(log) = &mut self.iolog {
+        if self.wants_closes() {
             // Files found done on the way to this request: fio closes each
             // as it finds it done, before the request it goes on to.
             for f in workload.take_closed() {
-                log.close_file(f);
+                self.closed(f);
             }
-            if let Next::Issue(req, _) = &next {
+            if let (Some(log), Next::Issue(req, _)) = (&mut self.iolog, &next) {
                 log.log(req);
             }
         }

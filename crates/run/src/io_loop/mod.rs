@@ -161,11 +161,17 @@ impl QueueUser for IoLoop<'_> {
 
         let mut now = start;
         let pace = cfg.replay_paced.then_some(Pace { clock, start });
-        let mut fill = Fill::new(self.iolog.take(), pace, self.pacer.take(), cfg.syncs.any());
+        let mut fill = Fill::new(
+            self.iolog.take(),
+            pace,
+            self.pacer.take(),
+            cfg.syncs.any(),
+            cfg.close_fsync,
+        );
         // Every pass's I/O is done before the next begins, as fio's do_io
         // waits for what is in flight at its end; its syncs come then.
         self.workload.break_between_loops();
-        if fill.iolog.is_some() {
+        if fill.wants_closes() {
             self.workload.record_closes();
         }
         if let Some(p) = &mut fill.pacer {
@@ -479,7 +485,10 @@ impl QueueUser for IoLoop<'_> {
                     // The pass's I/O is done: its syncs come before its
                     // verify phase, or the next pass.
                     pass_synced = true;
-                    if !self.end_pass(&mut q, &mut ledger, &mut fill, free.last().copied()) {
+                    // A verify phase or another pass follows: fio closes
+                    // the files still open first (`clear_io_state`).
+                    let more = verify_breaks || self.workload.paused_at_loop();
+                    if !self.end_pass(&mut q, &mut ledger, &mut fill, free.last().copied(), more) {
                         break 'main;
                     }
                 }
@@ -527,6 +536,15 @@ impl QueueUser for IoLoop<'_> {
                 // A pass's verify phase is over: the next pass writes, if
                 // one follows (fio counts the reads made towards io_size).
                 let moved = ledger.shown.iter().map(|(bytes, _)| bytes).sum();
+                if self.config.close_fsync && ledger.verify.as_ref().is_some_and(|v| v.do_verify) {
+                    // fio closes the files it read with an fsync, the
+                    // reads having left no sync last.
+                    let all: Vec<u32> = (0..self.files.len() as u32).collect();
+                    if let Err(failure) = pass_end::close_fsyncs(self.files, &all) {
+                        ledger.stats.failure.get_or_insert(failure);
+                        break 'main;
+                    }
+                }
                 if ledger.stats.failure.is_none() && self.workload.resume_loop(Some(moved)) {
                     if let Some(v) = ledger.verify.as_mut() {
                         v.next_loop();
@@ -579,7 +597,7 @@ impl QueueUser for IoLoop<'_> {
         // A pass cut short (by the runtime, a stop) ends as any other; one
         // that failed does not sync (fio syncs only without an error).
         if !pass_synced && ledger.stats.failure.is_none() {
-            self.end_pass(&mut q, &mut ledger, &mut fill, free.last().copied());
+            self.end_pass(&mut q, &mut ledger, &mut fill, free.last().copied(), false);
         }
         if let Some(log) = fill.iolog.take() {
             if let Err(m) = log.close() {
@@ -603,8 +621,11 @@ impl QueueUser for IoLoop<'_> {
 
 impl IoLoop<'_> {
     /// The end of a pass's I/O, nothing in flight: the syncs the job asks
-    /// for, unless its last request was a sync. Returns false when one
-    /// failed, which is the job's failure.
+    /// for, unless its last request was a sync; with `fsync_on_close`,
+    /// first the fsyncs of the files found done in the pass and, when
+    /// `more` (a verify phase or another pass) follows, then those of the
+    /// files still open, which fio closes before it goes on. Returns
+    /// false when one failed, which is the job's failure.
     #[cold]
     fn end_pass<Q: Queue>(
         &self,
@@ -612,11 +633,23 @@ impl IoLoop<'_> {
         ledger: &mut Ledger,
         fill: &mut Fill,
         slot: Option<u32>,
+        more: bool,
     ) -> bool {
+        let closed = fill.closed_unsynced.as_mut().map(std::mem::take);
         let Some(how) = self.config.end_sync.filter(|_| !fill.last_was_sync()) else {
             return true;
         };
-        match pass_end::sync_files(q, how, self.files, slot, fill.iolog.as_mut()) {
+        let closed = closed.unwrap_or_default();
+        let still_open: Vec<u32> = match self.config.close_fsync && more {
+            true => (0..self.files.len() as u32)
+                .filter(|f| !closed.contains(f))
+                .collect(),
+            false => Vec::new(),
+        };
+        let synced = pass_end::close_fsyncs(self.files, &closed)
+            .and_then(|()| pass_end::sync_files(q, how, self.files, slot, fill.iolog.as_mut()))
+            .and_then(|()| pass_end::close_fsyncs(self.files, &still_open));
+        match synced {
             Ok(()) => true,
             Err(failure) => {
                 ledger.stats.failure.get_or_insert(failure);

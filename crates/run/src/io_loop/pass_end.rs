@@ -9,7 +9,7 @@
 
 use std::io;
 
-use ioscope_engine::{Op, Queue, Request, Submitted};
+use ioscope_engine::{Op, Queue, Request, Submitted, TargetKind};
 
 use super::iolog::IologWriter;
 use super::results::IoFailure;
@@ -66,6 +66,42 @@ pub(super) fn sync_files<Q: Queue>(
                 // fio's words ("fio: end_fsync failed for file %s").
                 detail: Some(format!(
                     "{what} failed for file {}: {}",
+                    t.path().display(),
+                    ioscope_engine::describe_error(error)
+                )),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `fsync_on_close`: fsync(2) of each of the `closed` files (an index
+/// into `files` each time one was found done), as fio's `put_file` syncs
+/// a file it closes, directly and unlogged, before the pass's end sync
+/// (which, for a file already closed, fio makes by opening it again).
+/// fio makes it as the file's last I/O completes; here it waits for the
+/// pass's end, when nothing is in flight. A character device (an NVMe
+/// generic one), which fsync(2) does not take, gets the end sync alone.
+/// Returns the first failure, which fails the job, as fio's "file close"
+/// error does.
+pub(super) fn close_fsyncs(files: &[WorkerFile], closed: &[u32]) -> Result<(), IoFailure> {
+    for &file in closed {
+        let Some(t) = files.get(file as usize).and_then(|f| f.target.as_ref()) else {
+            continue;
+        };
+        if t.kind() == TargetKind::CharDevice {
+            continue;
+        }
+        // SAFETY: the fd stays open for the life of `files`.
+        if let Err(error) = syscall(unsafe { libc::fsync(t.fd()) }) {
+            return Err(IoFailure {
+                errno: i32::try_from(error).unwrap_or(libc::EIO),
+                op: Op::Fsync,
+                file,
+                offset: 0,
+                len: 0,
+                detail: Some(format!(
+                    "fsync_on_close failed for file {}: {}",
                     t.path().display(),
                     ioscope_engine::describe_error(error)
                 )),
