@@ -137,9 +137,11 @@ impl Ledger<'_> {
                 path.map(PathBuf::as_path),
             );
         }
-        if let (Some(done), Some(1)) = (&mut self.zone_writes, slot.op.and_then(dir_index)) {
-            // Failed or not, as fio's zbd_put_io.
-            done.push((slot.file, slot.offset + u64::from(slot.len)));
+        if let Some(done) = &mut self.zone_writes {
+            if slot.op.and_then(dir_index) == Some(1) {
+                // Failed or not, as fio's zbd_put_io.
+                done.push((slot.file, slot.offset + u64::from(slot.len)));
+            }
         }
         if let Some(go_on) = self.stream_ended(q, slot, result, t_done) {
             return (go_on, false);

@@ -1,7 +1,9 @@
-//! `zonemode=zbd` on a zoned device: the zone resets the workload decided
-//! on are made once the worker's I/O in flight has completed (fio's
+//! `zonemode=zbd`: the zone resets the workload decided on (on a zoned
+//! device) are made once the worker's I/O in flight has completed (fio's
 //! `io_u_quiesce` before `zbd_reset_zone`), so that a write queued before
-//! a reset cannot land after it, at any iodepth.
+//! a reset cannot land after it, at any iodepth. The workload may also ask
+//! for that wait alone, with no reset (fio's `io_u_quiesce` when the open
+//! zones are at their limit).
 
 use std::io;
 
