@@ -376,7 +376,10 @@ fn bwavgtime_and_iopsavgtime_set_the_sampling_intervals() {
 fn refused_general_options_say_why() {
     for (opt, why) in [
         ("--fdp=1", "flexible data placement"),
-        ("--profile=act", "set IO target(s) with the device-names option"),
+        (
+            "--profile=act",
+            "set IO target(s) with the device-names option",
+        ),
         ("--pi_act=0", "option of ioengine=io_uring_cmd"),
         ("--mem=cudamalloc", "CUDA"),
     ] {
