@@ -1422,3 +1422,37 @@ fn a_zbd_zone_closes_as_the_write_that_filled_it_completes() {
         [0, 2883584, 2949120, 65536, 131072, 3014656, 196608, 262144, 327680, 393216, 458752]
     );
 }
+
+/// A random verify job at depth checked its blocks in the order their
+/// writes completed; fio lists a write as it is issued and checks in that
+/// order (mixed block sizes make the writes complete out of order here).
+#[test]
+fn verify_reads_follow_the_order_the_writes_were_issued_in() {
+    let dir = tempdir();
+    ioscope([
+        "--name=v",
+        "--filename=f",
+        "--size=16m",
+        "--rw=randwrite",
+        "--bsrange=4k-1m",
+        "--direct=1",
+        "--ioengine=io_uring",
+        "--iodepth=32",
+        "--verify=crc32c",
+        "--write_iolog=log",
+    ])
+    .dir(dir.path())
+    .run()
+    .assert_ok();
+    let lines = iolog_lines(&dir.path().join("log"));
+    let of = |op: &str| -> Vec<String> {
+        let prefix = format!("f {op} ");
+        lines
+            .iter()
+            .filter_map(|l| l.strip_prefix(&prefix).map(String::from))
+            .collect()
+    };
+    let writes = of("write");
+    assert!(writes.len() > 8, "{lines:?}");
+    assert_eq!(of("read"), writes);
+}

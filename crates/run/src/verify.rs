@@ -256,7 +256,22 @@ impl VerifyLog {
             // The verify phase replays the workload: no list to keep.
             return;
         }
-        self.written.push(block);
+        // fio lists a write as it is issued: where it checks in the order
+        // written, a write that completed before an earlier one still
+        // goes after it (completions at depth come in any order).
+        let at = match self.in_write_order {
+            true => {
+                self.written.len()
+                    - self
+                        .written
+                        .iter()
+                        .rev()
+                        .take_while(|b| b.seq > block.seq)
+                        .count()
+            }
+            false => self.written.len(),
+        };
+        self.written.insert(at, block);
         if self.backlog > 0 {
             self.since_backlog += 1;
             if self.since_backlog >= self.backlog {
@@ -514,4 +529,58 @@ fn load_state(path: &Path) -> Result<u64, String> {
         .find_map(|l| l.strip_prefix("writes="))
         .and_then(|n| n.trim().parse().ok())
         .ok_or_else(|| format!("{} has no writes= line", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log(options: &[&str]) -> VerifyLog {
+        let cli = ["--name=j", "--size=1m", "--bs=4k", "--verify=crc32c"]
+            .iter()
+            .chain(options)
+            .map(|o| o.to_string())
+            .collect();
+        let input = ioscope_job::ParseInput {
+            cli_options: cli,
+            ..Default::default()
+        };
+        let spec = ioscope_job::parse(&input).unwrap().jobs.remove(0);
+        VerifyLog::new(&spec, 0, 0, None, || Err("no replay".into()))
+            .unwrap()
+            .unwrap()
+    }
+
+    fn checked_offsets(v: &mut VerifyLog) -> Vec<u64> {
+        v.start_phase();
+        std::iter::from_fn(|| v.next_due())
+            .map(|w| checked_block(w).unwrap().0.offset)
+            .collect()
+    }
+
+    #[test]
+    fn a_random_map_checks_in_issue_order_whatever_the_completion_order() {
+        let mut v = log(&["--rw=randwrite"]);
+        let blocks: Vec<BlockId> = [8192, 0, 4096, 12288]
+            .iter()
+            .map(|&o| v.number_write(0, o, 4096).unwrap())
+            .collect();
+        for i in [1, 0, 3, 2] {
+            v.written(blocks[i]);
+        }
+        assert_eq!(checked_offsets(&mut v), [8192, 0, 4096, 12288]);
+    }
+
+    #[test]
+    fn without_a_random_map_checks_go_by_offset() {
+        let mut v = log(&["--rw=randwrite", "--norandommap"]);
+        let blocks: Vec<BlockId> = [8192, 0, 4096]
+            .iter()
+            .map(|&o| v.number_write(0, o, 4096).unwrap())
+            .collect();
+        for i in [2, 0, 1] {
+            v.written(blocks[i]);
+        }
+        assert_eq!(checked_offsets(&mut v), [0, 4096, 8192]);
+    }
 }
