@@ -1456,3 +1456,44 @@ fn verify_reads_follow_the_order_the_writes_were_issued_in() {
     assert!(writes.len() > 8, "{lines:?}");
     assert_eq!(of("read"), writes);
 }
+
+/// A group reported its first member's first_error and continue_on_error;
+/// fio reports the last member's beside the first member's error (here
+/// the one continue_on_error carried past): the error fields show only
+/// when the last member has continue_on_error (checked against fio 3.33).
+#[test]
+fn a_group_reports_its_last_members_first_error() {
+    let dir = tempdir();
+    std::fs::write(dir.path().join("zeroes"), vec![0u8; 16 << 10]).unwrap();
+    let checker = "[a]\nfilename=zeroes\nrw=read\nverify=crc32c\ncontinue_on_error=all\n";
+    let writer = "[b]\nfilename=f\nrw=write\n";
+    let global = "[global]\ngroup_reporting\nsize=16k\nbs=4k\n";
+    let all = format!("{global}continue_on_error=all\n");
+    // (job file, the group's total_err and first_error, where shown)
+    for (text, shown) in [
+        (format!("{global}{checker}{writer}"), None),
+        (format!("{global}{writer}{checker}"), Some((4, 84))),
+        (format!("{all}{checker}{writer}"), Some((4, 0))),
+    ] {
+        write_file(dir.path(), "g.fio", &text);
+        let run = ioscope(["g.fio", "--output-format=json"])
+            .dir(dir.path())
+            .run();
+        // Unlike fio, found corruption fails the run (docs/verify.md).
+        assert_eq!(run.status.code(), Some(1), "{}", run.describe());
+        let v = run.json();
+        assert_eq!(v["jobs"].as_array().unwrap().len(), 1, "{text}");
+        let group = &v["jobs"][0];
+        assert_eq!(group["error"], 84, "{text}");
+        let fields = (group.get("total_err"), group.get("first_error"));
+        let expected = shown.map(|(t, f): (u64, u64)| (t.into(), f.into()));
+        assert_eq!(
+            fields,
+            expected
+                .as_ref()
+                .map(|(t, f)| (Some(t), Some(f)))
+                .unwrap_or((None, None)),
+            "{text}"
+        );
+    }
+}

@@ -164,6 +164,10 @@ pub struct JobResult {
     /// Errors the job went on after, and the errno of the first.
     pub total_err: u64,
     pub first_error: i32,
+    /// A group's reported error, set as members merge (fio's `ts->error`:
+    /// the first member's with one); None for a lone job, whose
+    /// [`JobResult::reported_error`] follows from the fields above.
+    pub group_error: Option<i32>,
     /// Blocks read back and checked, and how many were bad, when the job
     /// verifies.
     pub verify: Option<(u64, u64)>,
@@ -297,10 +301,10 @@ impl JobResult {
     /// them (fio's stat.c). Only the job's own fails the exit status, as
     /// in fio.
     pub fn reported_error(&self) -> i32 {
-        if self.error == 0 && self.continue_on_error {
-            self.first_error
-        } else {
-            self.error
+        match self.group_error {
+            Some(e) => e,
+            None if self.error == 0 && self.continue_on_error => self.first_error,
+            None => self.error,
         }
     }
 
@@ -329,9 +333,16 @@ impl JobResult {
         self.clat_percentiles = other.clat_percentiles;
         self.lat_percentiles = other.lat_percentiles;
         self.slat_percentiles = other.slat_percentiles;
-        if self.first_error == 0 {
-            self.first_error = other.first_error;
-        }
+        // fio's group reports the first member's error and the last
+        // member's first_error and continue_on_error, even when those are
+        // 0 or off; the members' own errors still decide the exit status.
+        let reported = self.reported_error();
+        self.group_error = Some(match reported {
+            0 => other.reported_error(),
+            e => e,
+        });
+        self.first_error = other.first_error;
+        self.continue_on_error = other.continue_on_error;
         if self.error == 0 {
             self.error = other.error;
         }
