@@ -169,6 +169,7 @@ fn injects_result(ring: &mut Ring) -> io::Result<bool> {
 
 impl Queue for NopQueue {
     const COMPLETES_IN_SUBMIT: bool = false;
+    const WAITS_IN_SUBMIT: bool = true;
 
     #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {

@@ -29,6 +29,12 @@ pub trait Queue {
     /// for it before `submit`.
     const COMPLETES_IN_SUBMIT: bool = true;
 
+    /// [`Queue::submit_and_wait`] can wait in the call that submits (the
+    /// io_uring backends). Where it is false that method is
+    /// [`Queue::commit`], and a caller that times submissions reads its
+    /// clock after it, as after any commit.
+    const WAITS_IN_SUBMIT: bool = false;
+
     /// Hands one request to the backend.
     fn submit(&mut self, req: &Request) -> io::Result<Submitted>;
 

@@ -459,6 +459,7 @@ fn dsm_list_in_place(
 
 impl Queue for UringCmdQueue {
     const COMPLETES_IN_SUBMIT: bool = false;
+    const WAITS_IN_SUBMIT: bool = true;
 
     #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {

@@ -277,6 +277,7 @@ impl UringQueue {
 
 impl Queue for UringQueue {
     const COMPLETES_IN_SUBMIT: bool = false;
+    const WAITS_IN_SUBMIT: bool = true;
 
     #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {

@@ -462,3 +462,36 @@ pub(super) fn commit<Q: Queue>(
     pending.clear();
     Ok(())
 }
+
+/// [`commit`] for a loop that waits for `want` completions next: a ring
+/// submits and waits in one io_uring_enter (see
+/// [`Queue::submit_and_wait`]). That call returns once requests may have
+/// completed, so their submission time is read before it: the kernel's
+/// submission path, which fio's separate submit call puts in slat, is
+/// then in clat. With nothing to wait for, or a queue that cannot wait
+/// as it submits, it is [`commit`].
+#[inline(always)]
+pub(super) fn commit_and_wait<Q: Queue>(
+    q: &mut Q,
+    pending: &mut Vec<u32>,
+    slots: &mut [Slot],
+    stats: &mut LoopStats,
+    clock: &Clock,
+    timing: bool,
+    want: u32,
+) -> io::Result<()> {
+    if want == 0 || !Q::WAITS_IN_SUBMIT {
+        return commit(q, pending, slots, stats, clock, timing);
+    }
+    stats.depth.add_depth(q.in_flight(), pending.len() as u64);
+    if timing {
+        let t = clock.now();
+        for &slot in pending.iter() {
+            slots[slot as usize].issue = t;
+        }
+    }
+    let n = q.submit_and_wait(want)?;
+    stats.submit.add_batch(n);
+    pending.clear();
+    Ok(())
+}

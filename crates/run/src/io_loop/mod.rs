@@ -55,7 +55,7 @@ pub(crate) use cmdprio::PerIoPrio;
 pub(crate) use config::{LoopConfig, Tracking};
 pub(crate) use engine_timed::EngineTimed;
 use file_events::Batches;
-use fill::{commit, dir_index, Fill, Next, Pace, Slot};
+use fill::{commit, commit_and_wait, dir_index, Fill, Next, Pace, Slot};
 pub(crate) use iolog::IologWriter;
 pub(crate) use latency_target::Params as LatencyTarget;
 use ledger::{job_failure, Ledger};
@@ -427,7 +427,9 @@ impl QueueUser for IoLoop<'_> {
                     Submitted::Queued => {
                         slots[slot as usize].queued = true;
                         pending.push(slot);
-                        if pending.len() as u32 >= cfg.batch_submit {
+                        // A full batch goes now if more are to be filled;
+                        // the last goes with the wait below.
+                        if pending.len() as u32 >= cfg.batch_submit && free.len() > reserve {
                             commit(
                                 &mut q,
                                 &mut pending,
@@ -440,17 +442,12 @@ impl QueueUser for IoLoop<'_> {
                     }
                 }
             }
-            if !pending.is_empty() {
-                commit(
-                    &mut q,
-                    &mut pending,
-                    &mut slots,
-                    &mut ledger.stats,
-                    &clock,
-                    timing,
-                )?;
-            }
             if let Some(p) = fill.pacer.as_mut().filter(|_| held) {
+                // What is queued runs while the pacer holds the worker.
+                if !pending.is_empty() {
+                    let stats = &mut ledger.stats;
+                    commit(&mut q, &mut pending, &mut slots, stats, &clock, timing)?;
+                }
                 held = false;
                 let ok = pace::hold(
                     p,
@@ -557,9 +554,18 @@ impl QueueUser for IoLoop<'_> {
                 break;
             }
             let must_wait = free.len() <= reserve || (!fill.writing && nothing_due) || !refill;
+            let min = reap_min(cfg, must_wait, in_flight);
+            if !pending.is_empty() {
+                // What was queued above (nothing is in flight otherwise, so
+                // the branches before cannot have skipped it), sent with
+                // the wait for `min` completions: one io_uring_enter per
+                // I/O at QD1, as t/io_uring makes.
+                let stats = &mut ledger.stats;
+                commit_and_wait(&mut q, &mut pending, &mut slots, stats, &clock, timing, min)?;
+            }
             let (n, ok, t_done) = ledger.reap(
                 &mut q,
-                reap_min(cfg, must_wait, in_flight),
+                min,
                 cfg.complete_max.max(1),
                 &mut reaped,
                 &slots,
