@@ -13,7 +13,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{extract_json, f, ioscope, job, tempdir, u};
-use ioscope_testutil::{punt_counter, require, resident_pages, uncached_buffered_io};
+use ioscope_testutil::{program, punt_counter, require, resident_pages, uncached_buffered_io};
 use serde_json::Value;
 
 const BS: u64 = 4096;
@@ -202,6 +202,49 @@ fn nop_at_depth_1_completes_every_request() {
 }
 
 // ------------------------------------------------------------ batching
+
+/// At QD1 the job submits each read and waits for it in one
+/// io_uring_enter, as t/io_uring does (it made two calls per I/O, a
+/// submit and a wait, before). O_DIRECT reads of a file complete
+/// asynchronously, so there is a wait every time; the ring probes now
+/// and then whether the wait can be skipped, which costs one call more
+/// in 65.
+#[test]
+fn io_uring_at_qd1_submits_and_waits_in_one_call() {
+    require!(program("strace"));
+    let d = tempdir();
+    let file = data_file(d.path());
+    let size = 1024 * BS;
+    write_clean(&file, size);
+    let trace = d.path().join("strace.out");
+    let mut args = vec![
+        "-f".to_string(),
+        "-e".into(),
+        "trace=io_uring_enter".into(),
+        "-o".into(),
+        trace.display().to_string(),
+        common::bin().display().to_string(),
+    ];
+    args.extend(base("e", &file, "randread", size));
+    args.extend(["--ioengine=io_uring".into(), "--direct=1".into()]);
+    let out = std::process::Command::new("strace")
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_moved(&v, "e", "randread", size, "io_uring QD1 direct");
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let calls = text
+        .lines()
+        .filter(|l| l.contains("io_uring_enter("))
+        .count();
+    let ios = (size / BS) as usize;
+    assert!(
+        calls >= ios && calls <= ios + ios / 16,
+        "{calls} io_uring_enter calls for {ios} reads at QD1"
+    );
+}
 
 /// fio's iodepth_submit / iodepth_complete histograms count how many I/Os
 /// went in per submit and came back per reap: with batches of 8 every
