@@ -51,6 +51,11 @@ impl BlockSizer {
         self.min
     }
 
+    /// One size only: [`BlockSizer::next`] draws nothing and gives it.
+    pub fn is_fixed(&self) -> bool {
+        self.min == self.max
+    }
+
     /// The next length for an I/O starting `room` bytes before the end of
     /// the extent; 0 when even the smallest block does not fit (fio then
     /// treats the file as done).

@@ -251,6 +251,12 @@ pub struct Workload {
     /// under a non-uniform service) since the last
     /// [`Workload::take_closed`], in order.
     closed: Option<Vec<u32>>,
+    /// None of the options that change how an I/O is chosen beyond one
+    /// file, one direction, one block size and uniform random or plain
+    /// sequential offsets is set (see [`Workload::is_simple`]): `next`
+    /// then takes a copy of its steps with theirs left out at compile
+    /// time, the same steps otherwise.
+    simple: bool,
 }
 
 impl Workload {
@@ -450,7 +456,49 @@ impl Workload {
             sprandom: None,
             sprandom_over: false,
             closed: None,
+            simple: false,
         }
+        .simplified()
+    }
+
+    /// Works out [`Workload::simple`] again; every step that sets one of
+    /// the options it weighs ends with it.
+    fn simplified(mut self) -> Workload {
+        self.simple = self.is_simple();
+        self
+    }
+
+    /// This workload on the general path whatever its options, to check
+    /// that the simple path gives the same I/Os.
+    #[cfg(test)]
+    fn general(mut self) -> Workload {
+        self.simple = false;
+        self
+    }
+
+    /// Whether the options that [`Workload::next`]'s simple path leaves
+    /// out are all unset: one file whose offsets are uniform (or
+    /// sequential without holes), one direction at one block size, and
+    /// no replay, trimwrite, zones, offset mixes, LFSR, sprandom,
+    /// `bs_is_seq_rand` or non-uniform file service.
+    fn is_simple(&self) -> bool {
+        let d = self.only_dir as usize;
+        self.files.len() == 1
+            && self.files[0].dist.is_none()
+            && self.replay.is_none()
+            && !self.trim_first
+            && self.rngs.mix.is_none()
+            && self.rngs.bs[d].is_fixed()
+            && self.zbd.is_none()
+            && self.strided.is_none()
+            && self.zoned.is_none()
+            && self.seq_rand.is_none()
+            && self.sprandom.is_none()
+            && self.seq_nr == 1
+            && self.seq_add == 0
+            && !self.lfsr
+            && !self.bs_is_seq_rand
+            && !self.service.nonuniform()
     }
 
     /// This workload with `sprandom`'s writes, when the job asks for them
@@ -474,7 +522,7 @@ impl Workload {
         self.io_size = physical;
         self.io_size_set = true;
         self.limit = physical.saturating_mul(u64::from(spec.loops.max(1)));
-        Ok(self)
+        Ok(self.simplified())
     }
 
     /// Keep the files found done for [`Workload::take_closed`]: fio
@@ -534,13 +582,13 @@ impl Workload {
             };
             f.dist = FileDist::new(&spec.placement.distribution, nranges, seed);
         }
-        self
+        self.simplified()
     }
 
     /// This workload replaying `replay` instead of generating its I/Os.
     pub fn replaying(mut self, replay: Replay) -> Workload {
         self.replay = Some(replay);
-        self
+        self.simplified()
     }
 
     /// `zonemode=zbd`: the files, named `paths`, take the zones that
@@ -631,7 +679,10 @@ impl Workload {
     #[allow(clippy::should_implement_trait)]
     #[inline]
     pub fn next(&mut self) -> Option<IoUnit> {
-        self.next_steered(|d| d)
+        match self.simple {
+            true => self.next_as::<true>(|d| d),
+            false => self.next_as::<false>(|d| d),
+        }
     }
 
     /// [`Workload::next`], with the direction a mixed job draws passed
@@ -639,12 +690,26 @@ impl Workload {
     /// when the drawn one is ahead of its rate (fio's `rate_ddir`), and
     /// the mix then goes on in that direction, as in fio.
     #[inline]
-    pub fn next_steered(&mut self, mut steer: impl FnMut(DataDir) -> DataDir) -> Option<IoUnit> {
-        if let Some(r) = &mut self.replay {
+    pub fn next_steered(&mut self, steer: impl FnMut(DataDir) -> DataDir) -> Option<IoUnit> {
+        // A simple workload has one direction: there is nothing to steer.
+        match self.simple {
+            true => self.next_as::<true>(|d| d),
+            false => self.next_as::<false>(steer),
+        }
+    }
+
+    /// [`Workload::next_steered`]; `SIMPLE` when [`Workload::simple`], to
+    /// leave out the steps of the options a simple workload has not set.
+    #[inline]
+    fn next_as<const SIMPLE: bool>(
+        &mut self,
+        mut steer: impl FnMut(DataDir) -> DataDir,
+    ) -> Option<IoUnit> {
+        if let (false, Some(r)) = (SIMPLE, &mut self.replay) {
             return r.next_io();
         }
         // A trimmed block is written whatever the limits say since.
-        if let Some(write) = self.pending_write.take() {
+        if let (false, Some(write)) = (SIMPLE, self.pending_write.take()) {
             return Some(write);
         }
         loop {
@@ -661,13 +726,13 @@ impl Workload {
             let spent = !self.time_based
                 && (self.issued >= self.limit || self.pass_issued >= self.pass_limit);
             if !spent {
-                if let Some(io) = self.next_io(&mut steer) {
+                if let Some(io) = self.next_io::<SIMPLE>(&mut steer) {
                     self.issued += u64::from(io.len);
                     self.pass_issued += u64::from(io.len);
-                    if let Some(m) = &mut self.rngs.mix {
+                    if let (false, Some(m)) = (SIMPLE, &mut self.rngs.mix) {
                         m.issued(io.dir);
                     }
-                    if self.trim_first {
+                    if !SIMPLE && self.trim_first {
                         self.pending_write = Some(io);
                         return Some(IoUnit {
                             dir: DataDir::Trim,
@@ -837,15 +902,22 @@ impl Workload {
     /// The next I/O of this pass, in the file the service chooses (fio's
     /// `set_io_u_file`); None when every file is done.
     #[inline]
-    fn next_io(&mut self, steer: &mut impl FnMut(DataDir) -> DataDir) -> Option<IoUnit> {
+    fn next_io<const SIMPLE: bool>(
+        &mut self,
+        steer: &mut impl FnMut(DataDir) -> DataDir,
+    ) -> Option<IoUnit> {
         loop {
             let files = &self.files;
             let f = self.service.next(|f| files[f].done)?;
             let dir = match &mut self.rngs.mix {
-                Some(m) => m.steer(steer),
-                None => self.only_dir,
+                Some(m) if !SIMPLE => m.steer(steer),
+                _ => self.only_dir,
             };
-            match self.fill(f, dir) {
+            let io = match SIMPLE {
+                true => self.fill_held::<true>(f, dir, None),
+                false => self.fill(f, dir),
+            };
+            match io {
                 Some(io) => {
                     self.files[f].fresh = false;
                     return Some(io);
@@ -881,21 +953,26 @@ impl Workload {
             if let Some(mut z) = self.zbd.take() {
                 // The file's zones stay locked for the whole choice, as
                 // other workers may share them.
-                let io = self.fill_held(f, dir, Some(&mut z.hold(f)));
+                let io = self.fill_held::<false>(f, dir, Some(&mut z.hold(f)));
                 self.zbd = Some(z);
                 return io;
             }
         }
-        self.fill_held(f, dir, None)
+        self.fill_held::<false>(f, dir, None)
     }
 
     /// [`Workload::fill`] with file `f`'s zones `held` (zonemode=zbd).
     /// Inlined into both of its callers, so that the common one (no zones)
     /// drops the zone steps and pays no call.
     #[inline(always)]
-    fn fill_held(&mut self, f: usize, dir: DataDir, mut held: Option<&mut Held>) -> Option<IoUnit> {
+    fn fill_held<const SIMPLE: bool>(
+        &mut self,
+        f: usize,
+        dir: DataDir,
+        mut held: Option<&mut Held>,
+    ) -> Option<IoUnit> {
         let dir = match &mut held {
-            Some(z) => {
+            Some(z) if !SIMPLE => {
                 let dir = z.direction(dir);
                 let file = &mut self.files[f];
                 let d = dir as usize;
@@ -910,10 +987,10 @@ impl Workload {
                 );
                 dir
             }
-            None => dir,
+            _ => dir,
         };
         let d = dir as usize;
-        if let Some(z) = &mut self.strided {
+        if let (false, Some(z)) = (SIMPLE, &mut self.strided) {
             let file = &mut self.files[f];
             let view = ZoneView {
                 start: &mut file.start,
@@ -929,13 +1006,16 @@ impl Workload {
         let ba = self.ba[d];
         // `marks`: a random I/O, which marks the map; sequential I/Os of
         // a random job do not (fio's IO_U_F_BUSY_OK).
-        let (rel, marks) = if self.random {
+        let (rel, marks) = if SIMPLE && self.random {
+            // Every I/O is random (rw's `:N` is 1, and no percentage_random).
+            (self.rand_block::<true>(f, d)? * ba, true)
+        } else if self.random {
             self.seq_nr_left -= 1;
             if self.seq_nr_left == 0 {
                 self.seq_nr_left = self.seq_nr;
                 let random = self.seq_rand.as_mut().is_none_or(|m| m.random(d));
                 if random {
-                    (self.rand_block(f, d)? * ba, true)
+                    (self.rand_block::<false>(f, d)? * ba, true)
                 } else {
                     self.seq_or_rand(f, d)?
                 }
@@ -951,20 +1031,24 @@ impl Workload {
         // bs_is_seq_rand: the write size for random I/Os, the read size
         // for sequential ones.
         let sizer = match self.bs_is_seq_rand {
-            true if marks => 1,
-            true => 0,
-            false => d,
+            true if marks && !SIMPLE => 1,
+            true if !SIMPLE => 0,
+            _ => d,
         };
         let file = &self.files[f];
         if rel >= file.len || file.start + rel >= file.real {
             return None;
         }
         let mut offset = file.start + rel;
-        let mut len = self.rngs.bs[sizer].next(file.end().saturating_sub(offset));
+        let mut len = match SIMPLE {
+            // One size, which draws nothing (see `BlockSizer::next`).
+            true => self.rngs.bs[d].min(),
+            false => self.rngs.bs[sizer].next(file.end().saturating_sub(offset)),
+        };
         if len == 0 {
             return None;
         }
-        if let Some(z) = &mut held {
+        if let (false, Some(z)) = (SIMPLE, &mut held) {
             let extent = Extent {
                 start: file.start,
                 len: file.len,
@@ -993,10 +1077,10 @@ impl Workload {
         }
         file.last_pos[d] = offset + len;
         file.last_start[d] = Some(offset);
-        if let Some(z) = &mut self.strided {
+        if let (false, Some(z)) = (SIMPLE, &mut self.strided) {
             z.issued(len);
         }
-        if let Some(z) = held {
+        if let (false, Some(z)) = (SIMPLE, held) {
             z.issued(dir, offset, len);
         }
         Some(IoUnit {
@@ -1051,7 +1135,7 @@ impl Workload {
     fn seq_or_rand(&mut self, f: usize, d: usize) -> Option<(u64, bool)> {
         match self.seq_offset(f, d) {
             Some(rel) => Some((rel, false)),
-            None => Some((self.rand_block(f, d)? * self.ba[d], false)),
+            None => Some((self.rand_block::<false>(f, d)? * self.ba[d], false)),
         }
     }
 
@@ -1059,8 +1143,8 @@ impl Workload {
     /// direction's minimum block size. Time-based jobs start the file's map
     /// over when it is full.
     #[inline]
-    fn rand_block(&mut self, f: usize, d: usize) -> Option<u64> {
-        if let Some(b) = self.rand_offset(f, d) {
+    fn rand_block<const SIMPLE: bool>(&mut self, f: usize, d: usize) -> Option<u64> {
+        if let Some(b) = self.rand_offset::<SIMPLE>(f, d) {
             return Some(b);
         }
         if (self.time_based || self.service.nonuniform()) && !self.sprandom_over {
@@ -1068,33 +1152,33 @@ impl Workload {
             if self.drops_in_pass {
                 Self::drop_cache(&mut self.events, CacheDrop::File(f as u32));
             }
-            return self.rand_offset(f, d);
+            return self.rand_offset::<SIMPLE>(f, d);
         }
         None
     }
 
     #[inline]
-    fn rand_offset(&mut self, f: usize, d: usize) -> Option<u64> {
+    fn rand_offset<const SIMPLE: bool>(&mut self, f: usize, d: usize) -> Option<u64> {
         // sprandom chooses every write, whatever the distribution.
-        if let (Some(s), true) = (&mut self.sprandom, d == DataDir::Write as usize) {
+        if let (false, Some(s), true) = (SIMPLE, &mut self.sprandom, d == DataDir::Write as usize) {
             let b = self.files[f].lfsr.as_mut().and_then(|l| s.next(l));
             self.sprandom_over = b.is_none();
             return b;
         }
         let file = &mut self.files[f];
-        if let Some(dist) = &mut file.dist {
+        if let (false, Some(dist)) = (SIMPLE, &mut file.dist) {
             return Some(dist.next());
         }
         let lastb = file.lastb[d];
         if lastb == 0 {
             return None;
         }
-        if let Some(z) = &mut self.zoned {
+        if let (false, Some(z)) = (SIMPLE, &mut self.zoned) {
             if let Some((start, end)) = z.next_zone(d) {
                 return self.zoned_offset(f, d, start, end);
             }
         }
-        self.uniform_offset(f, lastb)
+        self.uniform_offset::<SIMPLE>(f, lastb)
     }
 
     /// fio's `__get_next_rand_offset_zoned` and `_zoned_abs`: a uniform
@@ -1109,19 +1193,19 @@ impl Workload {
             if last > lastb {
                 return None;
             }
-            Some(self.uniform_offset(f, last - first)? + first)
+            Some(self.uniform_offset::<false>(f, last - first)? + first)
         } else {
             let first = start * lastb / 100;
-            Some(self.uniform_offset(f, lastb * (end - start) / 100)? + first)
+            Some(self.uniform_offset::<false>(f, lastb * (end - start) / 100)? + first)
         }
     }
 
     /// fio's `__get_next_rand_offset`: a uniform block below `lastb` (or
     /// the LFSR's next), moved to the next free one in the random map.
     #[inline]
-    fn uniform_offset(&mut self, f: usize, lastb: u64) -> Option<u64> {
+    fn uniform_offset<const SIMPLE: bool>(&mut self, f: usize, lastb: u64) -> Option<u64> {
         let file = &mut self.files[f];
-        let b = if self.lfsr {
+        let b = if !SIMPLE && self.lfsr {
             file.lfsr.as_mut()?.next()?
         } else {
             self.rngs.offset.below(lastb)

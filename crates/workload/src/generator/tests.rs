@@ -598,3 +598,81 @@ fn passes_towards_io_size_break_and_count_what_verify_read() {
     }
     assert_eq!((passes, w.loops_begun()), (3, 2));
 }
+
+/// The simple path gives the general path's I/Os, pass for pass, for the
+/// jobs it takes: random and sequential, with and without the random
+/// map, over loops, io_size, an offset, block sizes that do not divide
+/// the extent, time-based wrap-arounds, several workers' seeds; and
+/// the jobs it does not take are left on the general path.
+#[test]
+fn the_simple_path_gives_the_general_paths_ios() {
+    let kinds = [
+        RwKind::Read,
+        RwKind::Write,
+        RwKind::RandRead,
+        RwKind::RandWrite,
+        RwKind::Trim,
+        RwKind::RandTrim,
+    ];
+    let tweaks: &[fn(&mut JobSpec)] = &[
+        |_| {},
+        |s| s.norandommap = true,
+        |s| s.loops = 3,
+        |s| s.io_size = Some(3 << 20),
+        |s| s.time_based = true,
+        |s| {
+            s.time_based = true;
+            s.norandommap = true;
+        },
+        |s| s.bs = PerDir::all(BlockSize::Fixed(12 << 10)),
+        |s| s.placement.blockalign = PerDir::all(8 << 10),
+        |s| s.offset = SizeSpec::Bytes(1 << 20),
+    ];
+    let mut checked = 0;
+    for kind in kinds {
+        for (t, tweak) in tweaks.iter().enumerate() {
+            for worker in [0, 3] {
+                let mut s = spec(kind, 2 << 20, 4096);
+                tweak(&mut s);
+                let ext = extents(&s);
+                let simple = Workload::new(&s, &ext, worker);
+                assert!(simple.simple, "{kind:?} tweak {t}");
+                let mut general = Workload::new(&s, &ext, worker).general();
+                let mut simple = simple;
+                // A time-based job never ends: its first wrap-arounds.
+                let n = if s.time_based { 3000 } else { usize::MAX };
+                let a: Vec<_> = std::iter::from_fn(|| simple.next()).take(n).collect();
+                let b: Vec<_> = std::iter::from_fn(|| general.next()).take(n).collect();
+                assert!(!a.is_empty(), "{kind:?} tweak {t}");
+                let first = a.iter().zip(&b).position(|(x, y)| x != y);
+                assert_eq!(
+                    (a.len(), first),
+                    (b.len(), None),
+                    "{kind:?} tweak {t} worker {worker}: lengths, first difference"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, kinds.len() * tweaks.len() * 2);
+    let others: &[fn(&mut JobSpec)] = &[
+        |s| s.rw.kind = RwKind::RandRw,
+        |s| s.rw.kind = RwKind::TrimWrite,
+        |s| s.rw.nr = 8,
+        |s| {
+            s.bs.read = BlockSize::Range {
+                min: 4096,
+                max: 16384,
+            }
+        },
+        |s| s.nrfiles = 2,
+        |s| s.random_generator = RandomGenerator::Lfsr,
+        |s| s.placement.bs_is_seq_rand = true,
+    ];
+    for (t, tweak) in others.iter().enumerate() {
+        let mut s = spec(RwKind::RandRead, 2 << 20, 4096);
+        tweak(&mut s);
+        let w = Workload::new(&s, &extents(&s), 0);
+        assert!(!w.simple, "other {t}");
+    }
+}
