@@ -55,6 +55,11 @@ pub(crate) enum Held<'a> {
 }
 
 impl WorkerLocks {
+    /// Whether the job locks its files at all (`lockfile`).
+    pub(crate) fn any(&self) -> bool {
+        !self.files.is_empty()
+    }
+
     /// Waits for and takes the lock an `op` on file `file` needs: shared
     /// for a read under `readwrite`, alone for anything else (a write, a
     /// trim, a sync, or any I/O under `exclusive`). None without locks.

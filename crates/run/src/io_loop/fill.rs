@@ -178,9 +178,10 @@ impl Fill {
     }
 
     /// What free `slot` is given (see [`Fill::pick`]), logged to the
-    /// `write_iolog` when it is a request.
+    /// `write_iolog` when it is a request. Without the steps of the
+    /// per-I/O options unless `EXTRAS` (see `IoLoop::plain`).
     #[inline]
-    pub(super) fn next<Q: Queue>(
+    pub(super) fn next<Q: Queue, const EXTRAS: bool>(
         &mut self,
         q: &mut Q,
         slot: u32,
@@ -189,7 +190,10 @@ impl Fill {
         verify: Option<&mut VerifyLog>,
         cfg: &LoopConfig,
     ) -> Next {
-        let next = self.pick(q, slot, workload, filler, verify, cfg);
+        let next = self.pick::<Q, EXTRAS>(q, slot, workload, filler, verify, cfg);
+        if !EXTRAS {
+            return next;
+        }
         if let Next::Issue(req, _) = &next {
             self.last_was_sync = req.op.is_sync();
         }
@@ -211,7 +215,7 @@ impl Fill {
     /// and filled for verify, its buffer prepared when it sends data). A
     /// replay gives its log's flushes, and waits for its log's times.
     #[inline]
-    fn pick<Q: Queue>(
+    fn pick<Q: Queue, const EXTRAS: bool>(
         &mut self,
         q: &mut Q,
         slot: u32,
@@ -220,8 +224,10 @@ impl Fill {
         mut verify: Option<&mut VerifyLog>,
         cfg: &LoopConfig,
     ) -> Next {
-        self.note_loops(workload);
-        if cfg.syncs.any() {
+        if EXTRAS {
+            self.note_loops(workload);
+        }
+        if EXTRAS && cfg.syncs.any() {
             if let Some((file, op, range)) = self.syncs.due(&cfg.syncs, || {
                 // fio asks for a sync on its way to the next I/O, whose
                 // file the sync takes: none follows the job's last
@@ -239,13 +245,14 @@ impl Fill {
                 return sync(file, op, slot, range);
             }
         }
-        if let Some(due) = verify.as_deref_mut().and_then(VerifyLog::next_due) {
+        let checks = verify.as_deref_mut().filter(|_| EXTRAS);
+        if let Some(due) = checks.and_then(VerifyLog::next_due) {
             return Next::Issue(check_request(due, slot), due);
         }
         if !self.writing {
             return Next::Stop;
         }
-        if let Some(p) = &self.pace {
+        if let Some(p) = self.pace.as_ref().filter(|_| EXTRAS) {
             if let Some(due) = workload.next_due_us() {
                 let at = p.start + p.clock.ticks_for_ns(due.saturating_mul(1000));
                 if p.clock.now() < at {
@@ -253,10 +260,10 @@ impl Fill {
                 }
             }
         }
-        if let Some(file) = workload.next_sync() {
+        if let Some(file) = EXTRAS.then(|| workload.next_sync()).flatten() {
             return sync(file, Op::Fsync, slot, (0, 0));
         }
-        if let Some(p) = &mut self.pacer {
+        if let Some(p) = self.pacer.as_mut().filter(|_| EXTRAS) {
             if !p.before_next(q.in_flight()) {
                 self.writing = false;
                 return Next::Stop;
@@ -265,12 +272,14 @@ impl Fill {
                 return Next::Hold;
             }
         }
-        let unit = match self.held.take() {
+        // Only the pacer, a due sync and gathered trims hold an I/O back.
+        let held = if EXTRAS { self.held.take() } else { None };
+        let unit = match held {
             Some(unit) => {
                 self.log_held_closed();
                 Some(unit)
             }
-            None => match &self.pacer {
+            None => match self.pacer.as_ref().filter(|_| EXTRAS) {
                 Some(p) => workload.next_steered(|d| p.rate_ddir(d)),
                 None => workload.next(),
             },
@@ -279,11 +288,13 @@ impl Fill {
             // The workload ended, or stopped at a pass's end for the runner
             // to start the next once this one's I/O is done; the next pick
             // then sees it begin.
-            self.log_held_closed();
+            if EXTRAS {
+                self.log_held_closed();
+            }
             self.writing = false;
             return Next::Stop;
         };
-        if let Some(p) = &mut self.pacer {
+        if let Some(p) = self.pacer.as_mut().filter(|_| EXTRAS) {
             let d = unit.dir as usize;
             if p.gate(d) {
                 // The I/O is the next one issued once the rate allows.
@@ -298,7 +309,7 @@ impl Fill {
             DataDir::Trim => Op::Trim,
         };
         let mut work = SlotWork::Plain;
-        if let Some(v) = verify {
+        if let Some(v) = verify.filter(|_| EXTRAS) {
             if op == Op::Write {
                 let Some(block) = v.number_write(unit.file, unit.offset, unit.len) else {
                     // verify_state_load: the run that wrote made no more
@@ -335,12 +346,12 @@ impl Fill {
                 let buf = &mut q.buffer(slot)[..unit.len as usize];
                 filler.prepare_write(buf, unit.offset);
             }
-            if unit.dir == DataDir::Write {
+            if EXTRAS && unit.dir == DataDir::Write {
                 self.syncs
                     .wrote(unit.file, unit.offset, unit.len, &cfg.syncs);
             }
         }
-        let req = if op == Op::Trim && cfg.trim_ranges > 1 {
+        let req = if EXTRAS && op == Op::Trim && cfg.trim_ranges > 1 {
             gather_trims(
                 workload,
                 &mut self.held,

@@ -85,9 +85,23 @@ impl Ledger<'_> {
     /// Reaps between `min` and `max` completions, accounts them at one
     /// completion time, and frees their slots. Returns how many were
     /// reaped, false when the worker must stop, and the completion time.
-    /// Inlined into the loop, as `commit` is.
-    #[inline(always)]
     pub(super) fn reap<Q: Queue>(
+        &mut self,
+        q: &mut Q,
+        min: u32,
+        max: u32,
+        reaped: &mut Vec<Completion>,
+        slots: &[Slot],
+        free: &mut Vec<u32>,
+    ) -> io::Result<(u32, bool, u64)> {
+        self.reap_as::<Q, true>(q, min, max, reaped, slots, free)
+    }
+
+    /// [`Ledger::reap`], without the steps of the per-I/O options unless
+    /// `EXTRAS` (see `IoLoop::plain`). Inlined into the loop, as `commit`
+    /// is.
+    #[inline(always)]
+    pub(super) fn reap_as<Q: Queue, const EXTRAS: bool>(
         &mut self,
         q: &mut Q,
         min: u32,
@@ -105,7 +119,8 @@ impl Ledger<'_> {
         self.stats.complete.add_batch(n);
         let mut ok = true;
         for c in reaped.iter() {
-            let (settled, held) = self.settle(q, c.slot, &slots[c.slot as usize], c.result, t_done);
+            let slot = &slots[c.slot as usize];
+            let (settled, held) = self.settle_as::<Q, EXTRAS>(q, c.slot, slot, c.result, t_done);
             ok &= settled;
             if !held {
                 free.push(c.slot);
@@ -116,9 +131,10 @@ impl Ledger<'_> {
 
     /// Accounts one completion and does what verify needs done with it.
     /// Returns false when the worker must stop, and whether the slot is
-    /// held (its block handed to a verify_async checker).
+    /// held (its block handed to a verify_async checker). Without the
+    /// steps of the per-I/O options unless `EXTRAS`.
     #[inline]
-    pub(super) fn settle<Q: Queue>(
+    pub(super) fn settle_as<Q: Queue, const EXTRAS: bool>(
         &mut self,
         q: &mut Q,
         slot_id: u32,
@@ -126,6 +142,12 @@ impl Ledger<'_> {
         result: i64,
         t_done: u64,
     ) -> (bool, bool) {
+        if !EXTRAS {
+            if let Some(go_on) = self.stream_ended(q, slot, result, t_done) {
+                return (go_on, false);
+            }
+            return (self.finish_as::<false>(slot, result, t_done), false);
+        }
         if let (Some(t), Some(op)) = (&mut self.trace, slot.op) {
             let path = self.paths.get(slot.file as usize);
             t.io_u(
@@ -247,8 +269,19 @@ impl Ledger<'_> {
     /// Accounts one completion. Returns false when the worker must stop (an
     /// I/O error that continue_on_error does not cover: fio's default is to
     /// end the job on the first one).
-    #[inline]
     pub(super) fn finish(&mut self, slot: &Slot, result: i64, t_done: u64) -> bool {
+        self.finish_as::<true>(slot, result, t_done)
+    }
+
+    /// [`Ledger::finish`], without the steps of the per-I/O options
+    /// unless `EXTRAS`.
+    #[inline]
+    pub(super) fn finish_as<const EXTRAS: bool>(
+        &mut self,
+        slot: &Slot,
+        result: i64,
+        t_done: u64,
+    ) -> bool {
         let Ledger {
             stats,
             shown,
@@ -303,7 +336,7 @@ impl Ledger<'_> {
             dir.short += 1;
         }
         // A request of several ranges counts at its first, as in fio.
-        if matches!(op, Op::Trim | Op::TrimRanges { .. }) {
+        if EXTRAS && matches!(op, Op::Trim | Op::TrimRanges { .. }) {
             if let Some(b) = &mut stats.block_life {
                 b.trimmed(slot.offset);
             }
@@ -329,7 +362,7 @@ impl Ledger<'_> {
             if let Some(h) = &mut dir.lat_hist {
                 h.add(lat_ns);
             }
-            if cfg.max_latency_ns[d] != 0 && lat_ns > cfg.max_latency_ns[d] {
+            if EXTRAS && cfg.max_latency_ns[d] != 0 && lat_ns > cfg.max_latency_ns[d] {
                 let path = file_path(paths, slot.file);
                 stats.failure.get_or_insert(super::pace::too_late(
                     slot,
@@ -340,7 +373,7 @@ impl Ledger<'_> {
                 ));
                 return false;
             }
-            if let Some(act) = &mut stats.act {
+            if let Some(act) = stats.act.as_mut().filter(|_| EXTRAS) {
                 if let Err(m) = act.add(lat_ns / 1000, t_done) {
                     // fio fails the I/O that closed the slice (its hook
                     // returns 1, EPERM) and so the job.
@@ -357,10 +390,10 @@ impl Ledger<'_> {
                 }
             }
         }
-        if let Some(p) = &mut stats.prio {
+        if let Some(p) = stats.prio.as_mut().filter(|_| EXTRAS) {
             p.add(d, slot.prio, clat_ns, lat_ns);
         }
-        if let Some(lt) = lat_target {
+        if let Some(lt) = lat_target.as_mut().filter(|_| EXTRAS) {
             if !lt.completed(t.lat.then_some(lat_ns)) {
                 let path = file_path(paths, slot.file);
                 let target = cfg.latency_target.map_or(0, |p| p.target_ns);
@@ -369,7 +402,7 @@ impl Ledger<'_> {
                 return false;
             }
         }
-        if let Some(logs) = &mut stats.logs {
+        if let Some(logs) = stats.logs.as_mut().filter(|_| EXTRAS) {
             let slat = (t.slat && slot.queued).then(|| clock.to_ns(slot.issue - slot.start));
             let record = IoRecord {
                 start: slot.start,

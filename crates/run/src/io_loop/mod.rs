@@ -104,7 +104,50 @@ pub(crate) struct IoLoop<'a> {
 impl QueueUser for IoLoop<'_> {
     type Output = io::Result<LoopStats>;
 
-    fn run<Q: Queue>(mut self, mut q: Q) -> io::Result<LoopStats> {
+    fn run<Q: Queue>(self, q: Q) -> io::Result<LoopStats> {
+        match self.plain() {
+            true => self.drive::<Q, false>(q),
+            false => self.drive::<Q, true>(q),
+        }
+    }
+}
+
+impl IoLoop<'_> {
+    /// Whether the job uses none of the options that add steps to each
+    /// I/O beyond choosing it, sending it and measuring it: verify, a
+    /// write_iolog, `--debug=io`, pacing, per-I/O priorities, lockfile,
+    /// syncs, replays, zones, serialize_overlap, latency_target, logs,
+    /// max_latency, act, block_error_percentiles, num_range, an engine
+    /// that times its own operations. Such a job's loop is a copy with
+    /// those steps left out at compile time (`EXTRAS` false): every step
+    /// that is not for all jobs is written `EXTRAS && ...`, and the option
+    /// behind it must be one this weighs.
+    fn plain(&self) -> bool {
+        let cfg = self.config;
+        self.verify.is_none()
+            && self.iolog.is_none()
+            && self.trace.is_none()
+            && self.pacer.is_none()
+            && self.prio.is_none()
+            && !self.locks.any()
+            && !cfg.syncs.any()
+            && cfg.end_sync.is_none()
+            && !cfg.close_fsync
+            && !cfg.replay_paced
+            && !self.workload.runner_steps()
+            && !cfg.serialize_overlap
+            && cfg.latency_target.is_none()
+            && cfg.engine_timed.is_none()
+            && cfg.block_life.is_none()
+            && cfg.max_latency_ns == [0; 3]
+            && cfg.act.is_none()
+            && !cfg.logs.any()
+            && cfg.trim_ranges <= 1
+    }
+
+    /// The loop, with the steps of the per-I/O options when `EXTRAS`
+    /// (see [`IoLoop::plain`]).
+    fn drive<Q: Queue, const EXTRAS: bool>(mut self, mut q: Q) -> io::Result<LoopStats> {
         let cfg = self.config;
         let clock = self.clock;
         let timing = cfg.tracking.any();
@@ -205,7 +248,7 @@ impl QueueUser for IoLoop<'_> {
                 }
                 fill.writing = false;
             }
-            if ledger.checks.is_some() {
+            if EXTRAS && ledger.checks.is_some() {
                 // Verdicts back from verify_async free their slots; with
                 // every slot held and nothing in flight, wait for one.
                 let wait = free.is_empty() && q.in_flight() == 0;
@@ -220,7 +263,7 @@ impl QueueUser for IoLoop<'_> {
                     p.restart(now);
                 }
             }
-            if ledger.lat_target.is_some() {
+            if EXTRAS && ledger.lat_target.is_some() {
                 use latency_target::{between, Verdict};
                 match between(&mut q, &mut ledger, &mut reaped, &slots, &mut free, ramping)? {
                     Verdict::Go => {}
@@ -237,7 +280,7 @@ impl QueueUser for IoLoop<'_> {
                     .map_or(0, |t| depth.saturating_sub(t.depth()))
                     as usize;
             }
-            if let Some(p) = fill.pacer.as_mut().filter(|_| !ramping) {
+            if let Some(p) = fill.pacer.as_mut().filter(|_| EXTRAS && !ramping) {
                 if !pace::min_rate_met(p, &mut ledger, now) {
                     break 'main;
                 }
@@ -249,10 +292,14 @@ impl QueueUser for IoLoop<'_> {
                 .flatten()
             {
                 let mut t_start = now;
-                if let Some(done) = ledger.zone_writes.as_mut().filter(|d| !d.is_empty()) {
+                if let Some(done) = ledger
+                    .zone_writes
+                    .as_mut()
+                    .filter(|d| EXTRAS && !d.is_empty())
+                {
                     self.workload.zone_writes_done(done);
                 }
-                let next = fill.next(
+                let next = fill.next::<Q, EXTRAS>(
                     &mut q,
                     slot,
                     &mut self.workload,
@@ -307,7 +354,7 @@ impl QueueUser for IoLoop<'_> {
                         break;
                     }
                 };
-                if let Some(resets) = self.workload.take_zone_resets() {
+                if let Some(resets) = EXTRAS.then(|| self.workload.take_zone_resets()).flatten() {
                     let io = Batches {
                         pending: &mut pending,
                         slots: &mut slots,
@@ -330,7 +377,7 @@ impl QueueUser for IoLoop<'_> {
                     t_start = now;
                 }
                 // fio takes the lock in td_io_prep, before the issue time.
-                let lock = self.locks.take(req.file, req.op);
+                let lock = EXTRAS.then(|| self.locks.take(req.file, req.op)).flatten();
                 ledger.stats.issued[dir_index(req.op).unwrap_or(0)] += u64::from(!req.op.is_sync());
                 // A queued request's submission time is stamped at commit;
                 // only a backend that completes in `submit` needs one here.
@@ -353,10 +400,10 @@ impl QueueUser for IoLoop<'_> {
                     work,
                     prio: 0,
                 };
-                if let Some(p) = &mut self.prio {
+                if let Some(p) = self.prio.as_mut().filter(|_| EXTRAS) {
                     slots[slot as usize].prio = p.apply(&mut q, &req);
                 }
-                if let Some(t) = &mut ledger.trace {
+                if let Some(t) = ledger.trace.as_mut().filter(|_| EXTRAS) {
                     let path = ledger.paths.get(req.file as usize);
                     t.io_u(
                         "queue",
@@ -369,7 +416,8 @@ impl QueueUser for IoLoop<'_> {
                 }
                 // serialize_overlap: what it overlaps completes first (fio
                 // answers FIO_Q_BUSY, commits and reaps).
-                while cfg.serialize_overlap
+                while EXTRAS
+                    && cfg.serialize_overlap
                     && q.in_flight() > 0
                     && serialize::overlaps(&slots, &free, slot, req.offset, req.len)
                 {
@@ -390,7 +438,7 @@ impl QueueUser for IoLoop<'_> {
                 // nothing goes to the device. (One call of `submit` below,
                 // which the compiler then inlines.)
                 let zone_trim = match req.op {
-                    Op::Trim => self.workload.zone_trim(req.file, req.offset),
+                    Op::Trim if EXTRAS => self.workload.zone_trim(req.file, req.offset),
                     _ => None,
                 };
                 let submitted = match zone_trim {
@@ -412,8 +460,9 @@ impl QueueUser for IoLoop<'_> {
                         ledger.stats.depth.add_depth(1, 1);
                         ledger.stats.submit.add_batch(1);
                         ledger.stats.complete.add_batch(1);
+                        let s = &slots[slot as usize];
                         let (ok, held) =
-                            ledger.settle(&mut q, slot, &slots[slot as usize], result, t_done);
+                            ledger.settle_as::<Q, EXTRAS>(&mut q, slot, s, result, t_done);
                         if !held {
                             free.push(slot);
                         }
@@ -442,7 +491,7 @@ impl QueueUser for IoLoop<'_> {
                     }
                 }
             }
-            if let Some(p) = fill.pacer.as_mut().filter(|_| held) {
+            if let Some(p) = fill.pacer.as_mut().filter(|_| EXTRAS && held) {
                 // What is queued runs while the pacer holds the worker.
                 if !pending.is_empty() {
                     let stats = &mut ledger.stats;
@@ -469,7 +518,7 @@ impl QueueUser for IoLoop<'_> {
                 refill = false;
             }
 
-            let nothing_due = ledger.verify.as_ref().is_none_or(VerifyLog::nothing_due);
+            let nothing_due = !EXTRAS || ledger.verify.as_ref().is_none_or(VerifyLog::nothing_due);
             let in_flight = q.in_flight();
             if let Some(at) = due.take().filter(|_| in_flight == 0) {
                 // Nothing to reap meanwhile: sleep until the replay's next
@@ -563,7 +612,7 @@ impl QueueUser for IoLoop<'_> {
                 let stats = &mut ledger.stats;
                 commit_and_wait(&mut q, &mut pending, &mut slots, stats, &clock, timing, min)?;
             }
-            let (n, ok, t_done) = ledger.reap(
+            let (n, ok, t_done) = ledger.reap_as::<Q, EXTRAS>(
                 &mut q,
                 min,
                 cfg.complete_max.max(1),
@@ -623,9 +672,7 @@ impl QueueUser for IoLoop<'_> {
         ledger.stats.latency_depth = ledger.lat_target.as_ref().map(|t| t.depth());
         Ok(self.finish(ledger, cpu_start, stopped))
     }
-}
 
-impl IoLoop<'_> {
     /// The end of a pass's I/O, nothing in flight: the syncs the job asks
     /// for, unless its last request was a sync; with `fsync_on_close`,
     /// first the fsyncs of the files found done in the pass and, when

@@ -643,6 +643,13 @@ impl Workload {
         self.zbd.as_ref().and_then(Zbd::failure)
     }
 
+    /// Whether the runner has work of the workload's with each I/O: a
+    /// replay's times and flushes, or `zonemode=zbd`'s zone resets,
+    /// completed writes and trims.
+    pub fn runner_steps(&self) -> bool {
+        self.replay.is_some() || self.zbd.is_some()
+    }
+
     /// When a replay's next I/O is due (microseconds after the start); None
     /// when not replaying or at the log's end.
     #[inline]
