@@ -203,6 +203,42 @@ fn nop_at_depth_1_completes_every_request() {
 
 // ------------------------------------------------------------ batching
 
+/// At iodepth 1 the io_uring engines submit and wait in one call: an I/O
+/// has no submission time of its own, so slat is not measured and clat
+/// is lat (one clock read per I/O); above it, slat is measured.
+#[test]
+fn io_uring_at_qd1_has_no_slat_and_clat_is_lat() {
+    let d = tempdir();
+    for (engine, depth) in [("nop", 1), ("io_uring", 1), ("nop", 2), ("io_uring", 2)] {
+        let v = ioscope([
+            "--output-format=json",
+            "--name=q",
+            "--rw=randread",
+            "--bs=4k",
+            "--size=1m",
+            &format!("--ioengine={engine}"),
+            &format!("--iodepth={depth}"),
+        ])
+        .dir(d.path())
+        .run()
+        .ok_json();
+        let r = &job(&v, "q")["read"];
+        let what = format!("{engine} iodepth={depth}");
+        assert_eq!(u(r, "total_ios"), 256, "{what}");
+        let n = |k: &str| u(&r[k], "N");
+        assert_eq!(n("lat_ns"), 256, "{what}");
+        assert_eq!(n("clat_ns"), 256, "{what}");
+        if depth == 1 {
+            assert_eq!(n("slat_ns"), 0, "{what}: {r:#}");
+            for k in ["min", "max", "mean"] {
+                assert_eq!(r["clat_ns"][k], r["lat_ns"][k], "{what}: {k}");
+            }
+        } else {
+            assert_eq!(n("slat_ns"), 256, "{what}: {r:#}");
+        }
+    }
+}
+
 /// At QD1 the job submits each read and waits for it in one
 /// io_uring_enter, as t/io_uring does (it made two calls per I/O, a
 /// submit and a wait, before). O_DIRECT reads of a file complete

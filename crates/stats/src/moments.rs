@@ -13,20 +13,24 @@
 
 use crate::Summary;
 
-/// Samples per block. The block's sums are exact as long as its samples
-/// lie within 2^53 ns (104 days) of its first: `BLOCK` × 2^106 fits the
+/// Samples per block. The block's sums are exact for samples below
+/// [`MAX_VALUE`]: `BLOCK` × 2^53 fits the u64 sum, and `BLOCK` × 2^106 the
 /// u128 sum of squares with room for the final `n` × S2.
 const BLOCK: u32 = 1024;
+
+/// 2^53 ns is 104 days: no latency comes near it. A larger value (a clock
+/// gone wrong) counts as this in the sums, so that they stay exact; min
+/// and max keep it as it came.
+const MAX_VALUE: u64 = (1 << 53) - 1;
 
 /// count, min, max, mean and S of a stream of latencies in ns.
 #[derive(Clone, Copy, Debug)]
 pub struct Moments {
     /// The blocks folded so far.
     folded: Summary,
-    /// Samples in the open block, and their offsets from its first.
+    /// Samples in the open block, their sum and the sum of their squares.
     n: u32,
-    origin: u64,
-    s1: i64,
+    s1: u64,
     s2: u128,
     min: u64,
     max: u64,
@@ -37,7 +41,6 @@ impl Default for Moments {
         Moments {
             folded: Summary::default(),
             n: 0,
-            origin: 0,
             s1: 0,
             s2: 0,
             min: u64::MAX,
@@ -49,12 +52,9 @@ impl Default for Moments {
 impl Moments {
     #[inline]
     pub fn add(&mut self, value: u64) {
-        if self.n == 0 {
-            self.origin = value;
-        }
-        let d = value.wrapping_sub(self.origin) as i64;
-        self.s1 += d;
-        self.s2 += (i128::from(d) * i128::from(d)) as u128;
+        let v = value.min(MAX_VALUE);
+        self.s1 += v;
+        self.s2 += u128::from(v) * u128::from(v);
         self.min = self.min.min(value);
         self.max = self.max.max(value);
         self.n += 1;
@@ -90,11 +90,12 @@ impl Moments {
         if self.n == 0 {
             return Summary::default();
         }
-        let n = i128::from(self.n);
-        let s1 = i128::from(self.s1);
-        // n·S2 − S1² is n² times the variance sum over n: exact in integers.
-        let spread = (n * self.s2 as i128 - s1 * s1).max(0);
-        let mean = self.origin as f64 + self.s1 as f64 / self.n as f64;
+        let n = u128::from(self.n);
+        let s1 = u128::from(self.s1);
+        // n·S2 − S1² is n² times the variance sum over n: exact in
+        // integers, and never negative.
+        let spread = (n * self.s2).saturating_sub(s1 * s1);
+        let mean = self.s1 as f64 / self.n as f64;
         let m2 = spread as f64 / self.n as f64;
         Summary::from_parts(u64::from(self.n), self.min, self.max, mean, m2)
     }

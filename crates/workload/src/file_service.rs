@@ -82,6 +82,13 @@ impl FileService {
         self.dist.is_some()
     }
 
+    /// Whether [`FileService::next`] gives file `f` of one file without
+    /// changing anything: the file is open, chosen and not done.
+    #[inline]
+    pub(crate) fn keeps_only(&self, f: usize) -> bool {
+        self.open.len() == 1 && self.done_count == 0 && self.current == Some(f) && self.open[f]
+    }
+
     /// The file the next I/O goes to; None when every file is done.
     /// `done` says whether a file is done in this pass.
     #[inline]

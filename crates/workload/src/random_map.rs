@@ -23,6 +23,8 @@ fn low_bits(n: u64) -> u64 {
 pub struct RandomMap {
     levels: Vec<Vec<u64>>,
     nr_bits: u64,
+    /// Blocks marked done.
+    done: u64,
 }
 
 impl RandomMap {
@@ -38,13 +40,24 @@ impl RandomMap {
             }
             bits = words;
         }
-        RandomMap { levels, nr_bits }
+        RandomMap {
+            levels,
+            nr_bits,
+            done: 0,
+        }
     }
 
     pub fn reset(&mut self) {
         for l in &mut self.levels {
             l.fill(0);
         }
+        self.done = 0;
+    }
+
+    /// Every block is done: [`RandomMap::next_free`] finds none.
+    #[inline]
+    pub fn is_full(&self) -> bool {
+        self.done >= self.nr_bits
     }
 
     /// Whether `bit_nr` is done (`axmap_isset`). fio walks from the top
@@ -123,10 +136,15 @@ impl RandomMap {
             let mask = 1u64 << (bit_nr & UNIT_MASK);
             if *word & mask == 0 && *word | mask != u64::MAX {
                 *word |= mask;
+                self.done += 1;
                 return 1;
             }
         }
-        self.set_nr_walking(bit_nr, nr_bits)
+        let set = self.set_nr_walking(bit_nr, nr_bits);
+        // The walk marks a run that reaches past the last block whole, as
+        // fio's does; only the blocks of the map count as done.
+        self.done += set.min(self.nr_bits.saturating_sub(bit_nr));
+        set
     }
 
     /// [`RandomMap::set_nr`] through the levels, as fio's.
@@ -200,6 +218,32 @@ impl RandomMap {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The count of done blocks says when the map is full, as the search
+    /// for a free block finds none, and starts over with a reset.
+    #[test]
+    fn full_when_no_block_is_free() {
+        for n in [1u64, 64, 65, 1000] {
+            let mut m = RandomMap::new(n);
+            for round in 0..2 {
+                let mut b = 0;
+                while !m.is_full() {
+                    assert!(
+                        m.next_free(b).is_some() || !m.is_set(b),
+                        "n={n} round {round}"
+                    );
+                    m.set_nr(b, if b % 3 == 0 { 2 } else { 1 });
+                    b = (b + 7) % n;
+                }
+                assert!(
+                    m.next_free(0).is_none() && m.is_set(0),
+                    "n={n} round {round}"
+                );
+                m.reset();
+                assert!(!m.is_full());
+            }
+        }
+    }
 
     /// The one-block shortcut marks and counts as the walk through the
     /// levels does, whether the block is free, done, the last of its word

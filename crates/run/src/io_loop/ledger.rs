@@ -37,6 +37,10 @@ pub(super) struct Ledger<'a> {
     /// the workload last saw them (file, end of the bytes), which close
     /// the zones they filled.
     pub(super) zone_writes: Option<Vec<(u32, u64)>>,
+    /// Submission latencies are measured: `slat` is tracked and the loop
+    /// reads the clock as it submits (not at iodepth 1 on a queue that
+    /// submits and waits in one call).
+    pub(super) slat: bool,
 }
 
 impl Ledger<'_> {
@@ -291,6 +295,7 @@ impl Ledger<'_> {
             paths,
             lat_target,
             verify,
+            slat,
             ..
         } = self;
         let Some(op) = slot.op else { return true };
@@ -350,7 +355,7 @@ impl Ledger<'_> {
                 h.add(clat_ns);
             }
         }
-        if t.slat && slot.queued {
+        if *slat && slot.queued {
             let v = clock.to_ns(slot.issue - slot.start);
             dir.slat.add(v);
             if let Some(h) = &mut dir.slat_hist {
@@ -403,7 +408,7 @@ impl Ledger<'_> {
             }
         }
         if let Some(logs) = stats.logs.as_mut().filter(|_| EXTRAS) {
-            let slat = (t.slat && slot.queued).then(|| clock.to_ns(slot.issue - slot.start));
+            let slat = (*slat && slot.queued).then(|| clock.to_ns(slot.issue - slot.start));
             let record = IoRecord {
                 start: slot.start,
                 issue: slot.issue,

@@ -151,6 +151,11 @@ impl IoLoop<'_> {
         let cfg = self.config;
         let clock = self.clock;
         let timing = cfg.tracking.any();
+        // At iodepth 1 a queue that can wait as it submits sends each I/O
+        // and waits for it in one call: there is no submission time to
+        // read, and the I/O is timed from its start, as a synchronous
+        // engine's (one clock read per I/O, no slat).
+        let stamp = timing && !(Q::WAITS_IN_SUBMIT && cfg.depth <= 1);
         let depth = cfg.depth.max(1);
         if cfg.data_buffers {
             for slot in 0..depth {
@@ -194,6 +199,7 @@ impl IoLoop<'_> {
                 .latency_target
                 .map(|p| latency_target::LatTarget::new(p, start)),
             zone_writes: self.workload.wants_zone_writes().then(Vec::new),
+            slat: cfg.tracking.slat && stamp,
         };
         ledger.stats.prio = self.prio.as_ref().and_then(PerIoPrio::tally);
         let ramp_end = start + cfg.ramp_ticks;
@@ -319,7 +325,7 @@ impl IoLoop<'_> {
                                 reaped: &mut reaped,
                             },
                             self.files,
-                            timing,
+                            stamp,
                         )?;
                         if !go_on {
                             free.push(slot);
@@ -367,7 +373,7 @@ impl IoLoop<'_> {
                         &mut ledger,
                         &mut self.workload,
                         io,
-                        timing,
+                        stamp,
                     )?;
                     if !go_on {
                         free.push(slot);
@@ -423,7 +429,7 @@ impl IoLoop<'_> {
                 {
                     if !pending.is_empty() {
                         let stats = &mut ledger.stats;
-                        commit(&mut q, &mut pending, &mut slots, stats, &clock, timing)?;
+                        commit(&mut q, &mut pending, &mut slots, stats, &clock, stamp)?;
                     }
                     let max = cfg.complete_max.max(1);
                     let (n, ok, t_done) =
@@ -485,7 +491,7 @@ impl IoLoop<'_> {
                                 &mut slots,
                                 &mut ledger.stats,
                                 &clock,
-                                timing,
+                                stamp,
                             )?;
                         }
                     }
@@ -495,7 +501,7 @@ impl IoLoop<'_> {
                 // What is queued runs while the pacer holds the worker.
                 if !pending.is_empty() {
                     let stats = &mut ledger.stats;
-                    commit(&mut q, &mut pending, &mut slots, stats, &clock, timing)?;
+                    commit(&mut q, &mut pending, &mut slots, stats, &clock, stamp)?;
                 }
                 held = false;
                 let ok = pace::hold(
@@ -610,7 +616,7 @@ impl IoLoop<'_> {
                 // the wait for `min` completions: one io_uring_enter per
                 // I/O at QD1, as t/io_uring makes.
                 let stats = &mut ledger.stats;
-                commit_and_wait(&mut q, &mut pending, &mut slots, stats, &clock, timing, min)?;
+                commit_and_wait(&mut q, &mut pending, &mut slots, stats, &clock, stamp, min)?;
             }
             let (n, ok, t_done) = ledger.reap_as::<Q, EXTRAS>(
                 &mut q,
@@ -637,7 +643,7 @@ impl IoLoop<'_> {
                 &mut slots,
                 &mut ledger.stats,
                 &clock,
-                timing,
+                stamp,
             )?;
         }
         while q.in_flight() > 0 {

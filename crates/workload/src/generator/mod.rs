@@ -687,7 +687,7 @@ impl Workload {
     #[inline]
     pub fn next(&mut self) -> Option<IoUnit> {
         match self.simple {
-            true => self.next_as::<true>(|d| d),
+            true => self.next_simple(),
             false => self.next_as::<false>(|d| d),
         }
     }
@@ -700,9 +700,71 @@ impl Workload {
     pub fn next_steered(&mut self, steer: impl FnMut(DataDir) -> DataDir) -> Option<IoUnit> {
         // A simple workload has one direction: there is nothing to steer.
         match self.simple {
-            true => self.next_as::<true>(|d| d),
+            true => self.next_simple(),
             false => self.next_as::<false>(steer),
         }
+    }
+
+    /// [`Workload::next`] of a simple workload, in a straight line for an
+    /// I/O inside a pass: the I/O the general steps give, and the state
+    /// they leave. At a pass's start or end, where an offset could fall
+    /// outside the extent (random offsets aligned other than to the block
+    /// size, a full random map, the sequential end) it takes the general
+    /// steps.
+    #[inline(always)]
+    fn next_simple(&mut self) -> Option<IoUnit> {
+        let in_pass = !self.finished
+            && (self.time_based
+                || (self.issued < self.limit && self.pass_issued < self.pass_limit));
+        if !in_pass || !self.service.keeps_only(0) {
+            return self.next_as::<true>(|d| d);
+        }
+        let d = self.only_dir as usize;
+        let bs = self.rngs.bs[d].min();
+        let file = &mut self.files[0];
+        let rel = if self.random {
+            // Below `lastb` blocks of the block size, a block and its
+            // bytes lie in the extent (see `last_block`); a map that is
+            // not full has a free one there.
+            let lastb = file.lastb[d];
+            let full = file.map.as_ref().is_some_and(RandomMap::is_full);
+            if lastb == 0 || full || self.ba[d] != bs {
+                return self.next_as::<true>(|d| d);
+            }
+            let b = self.rngs.offset.below(lastb);
+            let b = match &mut file.map {
+                Some(map) => {
+                    let b = match map.is_set(b) {
+                        // Never None: the map is not full.
+                        true => map.next_free(b).unwrap_or(b),
+                        false => b,
+                    };
+                    map.set_nr(b, 1);
+                    b
+                }
+                None => b,
+            };
+            b * bs
+        } else {
+            // Up to the extent's end, a block that the file holds whole.
+            let pos = file.last_pos[d];
+            if pos >= file.end() || pos + bs > file.real {
+                return self.next_as::<true>(|d| d);
+            }
+            pos - file.start
+        };
+        let offset = file.start + rel;
+        file.last_pos[d] = offset + bs;
+        file.last_start[d] = Some(offset);
+        file.fresh = false;
+        self.issued += bs;
+        self.pass_issued += bs;
+        Some(IoUnit {
+            dir: self.only_dir,
+            file: 0,
+            offset,
+            len: bs as u32,
+        })
     }
 
     /// [`Workload::next_steered`]; `SIMPLE` when [`Workload::simple`], to

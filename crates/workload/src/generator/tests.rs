@@ -627,17 +627,25 @@ fn the_simple_path_gives_the_general_paths_ios() {
         |s| s.bs = PerDir::all(BlockSize::Fixed(12 << 10)),
         |s| s.placement.blockalign = PerDir::all(8 << 10),
         |s| s.offset = SizeSpec::Bytes(1 << 20),
+        |s| s.size = Some(SizeSpec::Bytes((2 << 20) + 1000)),
+        |s| {
+            s.time_based = true;
+            s.placement.blockalign = PerDir::all(8 << 10);
+        },
     ];
     let mut checked = 0;
     for kind in kinds {
         for (t, tweak) in tweaks.iter().enumerate() {
-            for worker in [0, 3] {
+            // The file as long as the extent, and longer.
+            for (worker, longer) in [(0, 0), (3, 0), (1, 1 << 20)] {
                 let mut s = spec(kind, 2 << 20, 4096);
                 tweak(&mut s);
                 let ext = extents(&s);
-                let simple = Workload::new(&s, &ext, worker);
+                let sizes: Vec<u64> = ext.iter().map(|e| e.offset + e.len + longer).collect();
+                let new = || Workload::with_file_sizes(&s, &ext, &sizes, worker, None);
+                let simple = new();
                 assert!(simple.simple, "{kind:?} tweak {t}");
-                let mut general = Workload::new(&s, &ext, worker).general();
+                let mut general = new().general();
                 let mut simple = simple;
                 // A time-based job never ends: its first wrap-arounds.
                 let n = if s.time_based { 3000 } else { usize::MAX };
@@ -654,7 +662,7 @@ fn the_simple_path_gives_the_general_paths_ios() {
             }
         }
     }
-    assert_eq!(checked, kinds.len() * tweaks.len() * 2);
+    assert_eq!(checked, kinds.len() * tweaks.len() * 3);
     let others: &[fn(&mut JobSpec)] = &[
         |s| s.rw.kind = RwKind::RandRw,
         |s| s.rw.kind = RwKind::TrimWrite,
