@@ -8,8 +8,9 @@
 pub struct PrioSplit {
     pub bs: u64,
     pub perc: u32,
-    /// The ioprio value (class << 13 | level) the entry names, or None for
-    /// the short form `bs/perc`, which takes `cmdprio_class`/`cmdprio`.
+    /// The ioprio value (see [`ioprio_value`]) the entry names, or None
+    /// for the short form `bs/perc`, which takes `cmdprio_class`,
+    /// `cmdprio` and `cmdprio_hint`.
     pub prio: Option<u16>,
 }
 
@@ -25,6 +26,8 @@ pub struct CmdprioSpec {
     pub class: [u32; 2],
     /// `cmdprio`: the level, 0..=7.
     pub level: [u32; 2],
+    /// `cmdprio_hint` (fio 3.36): the priority hint, 0..=1023 (0: none).
+    pub hint: [u32; 2],
     /// `cmdprio_bssplit`, parsed: entries with a non-zero percentage,
     /// sorted by block size, per direction. None when not set.
     pub bssplit: Option<[Vec<PrioSplit>; 2]>,
@@ -33,8 +36,13 @@ pub struct CmdprioSpec {
     pub hipri_percentage: u32,
 }
 
-/// fio's IOPRIO_CLASS_SHIFT.
+/// Linux's IOPRIO_CLASS_SHIFT and IOPRIO_HINT_SHIFT: an ioprio value is
+/// class << 13 | hint << 3 | level.
 const CLASS_SHIFT: u32 = 13;
+const HINT_SHIFT: u32 = 3;
+
+/// The largest priority hint (IOPRIO_HINT_NR_BITS is 10).
+pub const MAX_PRIO_HINT: u32 = (1 << 10) - 1;
 
 impl CmdprioSpec {
     pub fn blank() -> CmdprioSpec {
@@ -61,28 +69,34 @@ impl CmdprioSpec {
     }
 
     /// The priority an I/O of direction `dir` (0 read, 1 write) gets from
-    /// `cmdprio_class` and `cmdprio`: fio's class 0 (not set) is RT.
+    /// `cmdprio_class`, `cmdprio` and `cmdprio_hint`: fio's class 0 (not
+    /// set) is RT.
     pub fn implicit_prio(&self, dir: usize) -> u16 {
         let class = if self.class[dir] == 0 {
             1
         } else {
             self.class[dir]
         };
-        ioprio_value(class, self.level[dir])
+        ioprio_value(class, self.level[dir], self.hint[dir])
     }
 }
 
-/// fio's ioprio_value: class 0 (none) is best effort.
-pub fn ioprio_value(class: u32, level: u32) -> u16 {
+/// fio's ioprio_value, as ioprio_set(2) and the engines take it: class 0
+/// (none) is best effort.
+pub fn ioprio_value(class: u32, level: u32, hint: u32) -> u16 {
     let class = if class == 0 { 2 } else { class };
-    ((class << CLASS_SHIFT) | level) as u16
+    ((class << CLASS_SHIFT) | (hint << HINT_SHIFT) | level) as u16
 }
 
 /// Parses one direction's `cmdprio_bssplit` list as fio's
-/// split_parse_prio_ddir: `bs/perc` or `bs/perc/class/level` entries
-/// joined by `:`; percentages above 100 count as 100, class and level are
-/// capped at 3 and 7, zero-percent entries are dropped, and the rest are
-/// sorted by block size.
+/// split_parse_prio_ddir: `bs/perc`, `bs/perc/class/level` or (fio 3.36)
+/// `bs/perc/class/level/hint` entries joined by `:`; percentages above 100
+/// count as 100, class, level and hint are capped at 3, 7 and 1023,
+/// zero-percent entries are dropped, and the rest are sorted by block
+/// size.
+/// The forms of a `cmdprio_bssplit` entry, for messages.
+const FORMS: &str = "bs/percentage, bs/percentage/class/level or bs/percentage/class/level/hint";
+
 pub(crate) fn parse_split(
     text: &str,
     size: impl Fn(&str) -> Result<u64, String>,
@@ -99,20 +113,20 @@ pub(crate) fn parse_split(
         let num = |s: &str| {
             s.trim()
                 .parse::<u32>()
-                .map_err(|_| format!("'{entry}' is not bs/percentage or bs/percentage/class/level"))
+                .map_err(|_| format!("'{entry}' is not {FORMS}"))
         };
         let (perc, prio) = match nums.as_slice() {
             [] | [""] => (0, None),
             [p] => (num(p)?, None),
-            [p, c, l] => {
+            [p, c, l] | [p, c, l, _] => {
                 let (class, level) = (num(c)?.min(3), num(l)?.min(7));
-                (num(p)?, Some(ioprio_value(class, level)))
+                let hint = match nums.get(3) {
+                    Some(h) => num(h)?.min(MAX_PRIO_HINT),
+                    None => 0,
+                };
+                (num(p)?, Some(ioprio_value(class, level, hint)))
             }
-            _ => {
-                return Err(format!(
-                    "'{entry}' is not bs/percentage or bs/percentage/class/level"
-                ))
-            }
+            _ => return Err(format!("'{entry}' is not {FORMS}")),
         };
         let perc = perc.min(100);
         if perc > 0 {
@@ -168,6 +182,10 @@ mod tests {
         let s = parse_split("8k/10/9/9:4k/5", size).unwrap();
         assert_eq!(s[0].bs, 4096);
         assert_eq!(s[1].prio, Some((3 << 13) | 7));
+        // fio 3.36's hint, capped at 1023.
+        let s = parse_split("4k/10/2/1/3:8k/5/1/0/5000", size).unwrap();
+        assert_eq!(s[0].prio, Some((2 << 13) | (3 << 3) | 1));
+        assert_eq!(s[1].prio, Some((1 << 13) | (1023 << 3)));
     }
 
     #[test]
@@ -176,6 +194,7 @@ mod tests {
         assert!(err.contains("add up to 110"), "{err}");
         assert!(parse_split("4k/x", size).is_err());
         assert!(parse_split("4k/1/2", size).is_err());
+        assert!(parse_split("4k/1/2/3/4/5", size).is_err());
     }
 
     #[test]
@@ -190,6 +209,8 @@ mod tests {
         c.class[1] = 3;
         c.level[1] = 4;
         assert_eq!(c.implicit_prio(1), (3 << 13) | 4);
-        assert_eq!(ioprio_value(0, 4), (2 << 13) | 4);
+        c.hint[1] = 7;
+        assert_eq!(c.implicit_prio(1), (3 << 13) | (7 << 3) | 4);
+        assert_eq!(ioprio_value(0, 4, 0), (2 << 13) | 4);
     }
 }

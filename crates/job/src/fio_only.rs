@@ -15,7 +15,7 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
 
 /// Options of fio versions newer than 3.33 (the one ioscope follows), with
 /// the version that added each, so that a job using one is told so.
-pub(crate) const NEWER_FIO_OPTIONS: &[(&str, &str)] = &[("cmdprio_hint", "3.36")];
+pub(crate) const NEWER_FIO_OPTIONS: &[(&str, &str)] = &[];
 
 /// Why some of [`FIO_ONLY_OPTIONS`] are refused, where there is more to
 /// say than "not yet".

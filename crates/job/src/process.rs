@@ -112,6 +112,9 @@ pub struct ProcessSpec {
     pub prio: Option<u32>,
     /// `prioclass`: the I/O priority class 0..=3; None when not set.
     pub prioclass: Option<u32>,
+    /// `priohint` (fio 3.36): the I/O priority hint 0..=1023; None when
+    /// not set.
+    pub priohint: Option<u32>,
     /// `numa_cpu_nodes`: the worker runs on these nodes' CPUs (replacing
     /// `cpus_allowed`, as libnuma's numa_run_on_node_mask does in fio).
     pub numa_cpu_nodes: Option<NumaNodes>,
@@ -151,6 +154,7 @@ impl ProcessSpec {
             nice: 0,
             prio: None,
             prioclass: None,
+            priohint: None,
             numa_cpu_nodes: None,
             numa_mem_policy: None,
             uid: None,

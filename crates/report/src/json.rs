@@ -274,8 +274,9 @@ fn prios(job: &JobResult, d: &DirResult, list: &[f64], plus: bool) -> Option<Val
         .iter()
         .map(|p| {
             let mut o = Map::new();
-            o.insert("prioclass".into(), Value::from(p.ioprio >> 13));
-            o.insert("prio".into(), Value::from(p.ioprio & 7));
+            o.insert("prioclass".into(), Value::from(p.class()));
+            o.insert("prio".into(), Value::from(p.level()));
+            o.insert("priohint".into(), Value::from(p.hint()));
             o.insert(name.into(), lat(&p.lat, on, list, plus));
             Value::Object(o)
         })

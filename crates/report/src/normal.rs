@@ -314,7 +314,7 @@ fn dir_block(
         .collect();
     let prios = if prios.len() >= 2 { prios } else { Vec::new() };
     let prio_name = |p: &ioscope_stats::PrioLat| {
-        format!("{clat_type} prio {}/{}", p.ioprio >> 13, p.ioprio & 7)
+        format!("{clat_type} prio {}/{}/{}", p.class(), p.level(), p.hint())
     };
     for p in &prios {
         if let Some(s) = Stat::of(&p.lat.summary) {

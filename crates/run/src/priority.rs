@@ -1,28 +1,25 @@
-//! A worker's CPU and I/O priority (`nice`, `prio`, `prioclass`), set on
+//! A worker's CPU and I/O priority (`nice`, `prio`, `prioclass`,
+//! `priohint`), set on
 //! its own thread as fio sets them on its own process: on Linux both
 //! `setpriority(PRIO_PROCESS, 0, ..)` (what nice() calls) and
 //! `ioprio_set(IOPRIO_WHO_PROCESS, 0, ..)` act on the calling thread only,
 //! so one job's settings do not leak to the others' workers.
 
-use ioscope_job::JobSpec;
+use ioscope_job::{ioprio_value, JobSpec};
 
 const IOPRIO_WHO_PROCESS: libc::c_long = 1;
-const IOPRIO_CLASS_SHIFT: u32 = 13;
-/// The best-effort class, which fio uses when only `prio` is given.
-const IOPRIO_CLASS_BE: u32 = 2;
 
-/// fio's ioprio_value: class 0 (none) means best effort.
-pub(crate) fn ioprio_value(class: u32, level: u32) -> u32 {
-    let class = if class == 0 { IOPRIO_CLASS_BE } else { class };
-    (class << IOPRIO_CLASS_SHIFT) | level
-}
-
-/// The job's own I/O priority (`prio`/`prioclass`), 0 when it sets none:
-/// the first of the priorities a cmdprio job reports, as fio's ts->ioprio.
+/// The job's own I/O priority (`prio`, `prioclass`, `priohint`), 0 when
+/// it sets none: the first of the priorities a cmdprio job reports, as
+/// fio's ts->ioprio.
 pub(crate) fn job_ioprio(spec: &JobSpec) -> u16 {
     let p = &spec.process;
-    if p.prio.is_some() || p.prioclass.is_some() {
-        ioprio_value(p.prioclass.unwrap_or(0), p.prio.unwrap_or(0)) as u16
+    if p.prio.is_some() || p.prioclass.is_some() || p.priohint.is_some() {
+        ioprio_value(
+            p.prioclass.unwrap_or(0),
+            p.prio.unwrap_or(0),
+            p.priohint.unwrap_or(0),
+        )
     } else {
         0
     }
@@ -31,9 +28,8 @@ pub(crate) fn job_ioprio(spec: &JobSpec) -> u16 {
 /// Applies the job's priorities to the calling thread, in fio's order
 /// (I/O priority, then nice). The error names the option.
 pub(crate) fn apply(spec: &JobSpec) -> Result<(), (i32, String)> {
-    let p = &spec.process;
-    if p.prio.is_some() || p.prioclass.is_some() {
-        let value = ioprio_value(p.prioclass.unwrap_or(0), p.prio.unwrap_or(0));
+    let value = job_ioprio(spec);
+    if value != 0 {
         // SAFETY: ioprio_set takes three integers and touches no memory.
         let rc = unsafe {
             libc::syscall(
@@ -44,9 +40,10 @@ pub(crate) fn apply(spec: &JobSpec) -> Result<(), (i32, String)> {
             )
         };
         if rc == -1 {
-            return Err(last_error("prio/prioclass: ioprio_set"));
+            return Err(last_error("prio/prioclass/priohint: ioprio_set"));
         }
     }
+    let p = &spec.process;
     if p.nice != 0 {
         // nice() returns the new value, which may be -1: errno tells.
         // SAFETY: errno is this thread's; nice touches no memory.
@@ -82,8 +79,9 @@ mod tests {
 
     #[test]
     fn values_are_fios() {
-        assert_eq!(ioprio_value(0, 4), (2 << 13) | 4);
-        assert_eq!(ioprio_value(3, 0), 3 << 13);
+        assert_eq!(ioprio_value(0, 4, 0), (2 << 13) | 4);
+        assert_eq!(ioprio_value(3, 0, 0), 3 << 13);
+        assert_eq!(ioprio_value(2, 1, 5), (2 << 13) | (5 << 3) | 1);
     }
 
     #[test]
@@ -93,7 +91,11 @@ mod tests {
         let before = current_ioprio();
         let inside = std::thread::spawn(|| {
             let mut spec = ioscope_job::parse(&ioscope_job::ParseInput {
-                cli_options: vec!["--name=j".into(), "--prioclass=3".into()],
+                cli_options: vec![
+                    "--name=j".into(),
+                    "--prioclass=3".into(),
+                    "--priohint=1".into(),
+                ],
                 ..Default::default()
             })
             .unwrap()
@@ -105,7 +107,7 @@ mod tests {
         })
         .join()
         .unwrap();
-        assert_eq!(inside, 3 << 13);
+        assert_eq!(inside, (3 << 13) | (1 << 3));
         assert_eq!(current_ioprio(), before);
     }
 }

@@ -139,9 +139,26 @@ pub struct DirResult {
 /// The latencies of the I/Os sent at one priority.
 #[derive(Clone, Debug, Default)]
 pub struct PrioLat {
-    /// class << 13 | level, as ioprio_set takes it.
+    /// class << 13 | hint << 3 | level, as ioprio_set takes it.
     pub ioprio: u16,
     pub lat: LatencyStat,
+}
+
+impl PrioLat {
+    /// The priority class (fio's ioprio_class).
+    pub fn class(&self) -> u16 {
+        self.ioprio >> 13
+    }
+
+    /// The priority level, 0..=7 (fio's ioprio).
+    pub fn level(&self) -> u16 {
+        self.ioprio & 7
+    }
+
+    /// The priority hint, 0..=1023 (fio 3.36's ioprio_hint).
+    pub fn hint(&self) -> u16 {
+        (self.ioprio >> 3) & 0x3ff
+    }
 }
 
 /// fsync calls of one job (fio's "sync" object).

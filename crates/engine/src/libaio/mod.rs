@@ -51,6 +51,7 @@ pub(crate) static LIBAIO: EngineDesc = EngineDesc {
         "cmdprio_percentage",
         "cmdprio_class",
         "cmdprio",
+        "cmdprio_hint",
         "cmdprio_bssplit",
     ],
     not_yet: &[],

@@ -56,6 +56,7 @@ pub(crate) static IO_URING: EngineDesc = EngineDesc {
         "cmdprio_percentage",
         "cmdprio_class",
         "cmdprio",
+        "cmdprio_hint",
         "cmdprio_bssplit",
     ],
     not_yet: &[],

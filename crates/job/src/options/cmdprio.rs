@@ -63,9 +63,20 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..ENGINE
     },
     OptionDef {
+        name: "cmdprio_hint",
+        kind: Kind::PerDirInt,
+        help: "Set asynchronous IO priority hint (0 to 1023; read,write)",
+        apply: |s, v| {
+            let c = &mut s.spec.cmdprio;
+            c.hint = per_dir(v, c.hint, 0, crate::cmdprio::MAX_PRIO_HINT)?;
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
         name: "cmdprio_bssplit",
         kind: Kind::Text,
-        help: "Set priority percentages for different block sizes (bs/perc[/class/level]:...[,write list])",
+        help: "Set priority percentages for different block sizes (bs/perc[/class/level[/hint]]:...[,write list])",
         apply: |s, v| {
             let text = v.text.trim();
             if text.is_empty() {

@@ -229,6 +229,17 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..PROCESS
     },
     OptionDef {
+        name: "priohint",
+        kind: Kind::Int,
+        help: "Set job IO priority hint",
+        apply: |s, v| {
+            let max = crate::cmdprio::MAX_PRIO_HINT;
+            s.spec.process.priohint = Some(int_in(v, 0, i64::from(max))? as u32);
+            Ok(())
+        },
+        ..PROCESS
+    },
+    OptionDef {
         name: "uid",
         kind: Kind::Int,
         help: "Run job with this user ID",
