@@ -261,7 +261,11 @@ fn priority_hints_are_sent_and_reported_as_fio_3_42() {
     let keys: Vec<_> = s.keys().copied().collect();
     assert_eq!(keys, [(1, 0, 3), (2, 4, 2)]);
     assert_eq!(s[&(2, 4, 2)], 1439.0 / 2048.0);
-    let text = job(&["--cmdprio_percentage=30", "--cmdprio_class=1", "--cmdprio_hint=3"]);
+    let text = job(&[
+        "--cmdprio_percentage=30",
+        "--cmdprio_class=1",
+        "--cmdprio_hint=3",
+    ]);
     assert!(text.status.success(), "{}", text.describe());
     for line in [
         "clat prio 2/4/2 (",
@@ -273,7 +277,10 @@ fn priority_hints_are_sent_and_reported_as_fio_3_42() {
     }
     let split = job(&["--cmdprio_bssplit=4k/50/3/0/9", "--output-format=json"]);
     let s = shares(&split.ok_json()["jobs"][0]["read"], true);
-    assert_eq!(s.keys().copied().collect::<Vec<_>>(), [(2, 4, 2), (3, 0, 9)]);
+    assert_eq!(
+        s.keys().copied().collect::<Vec<_>>(),
+        [(2, 4, 2), (3, 0, 9)]
+    );
 }
 
 #[test]
