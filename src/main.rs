@@ -113,6 +113,15 @@ fn run() -> anyhow::Result<ExitCode> {
     // Planning merges the traces of merge_blktrace_file, as fio's job setup
     // does, so --merge-blktrace-only stops here too.
     let plan = ioscope_run::plan(&parsed, args.readonly)?;
+    let mut out = match &args.output {
+        Some(path) => Output::create(path)?,
+        None => Output::stdout(),
+    };
+    // fio says so on its output as it parses a deprecated option, even
+    // under --parse-only.
+    for note in &parsed.deprecated {
+        out.write(&format!("{note}\n"))?;
+    }
     if args.parse_only || args.merge_only {
         return Ok(ExitCode::SUCCESS);
     }
@@ -128,10 +137,6 @@ fn run() -> anyhow::Result<ExitCode> {
         anyhow::bail!("no jobs defined: give a job file or --name=JOB with job options");
     }
 
-    let mut out = match &args.output {
-        Some(path) => Output::create(path)?,
-        None => Output::stdout(),
-    };
     // fio prints the seeds as it sets each job up, before the run.
     if args.debug.random {
         out.write(&debug::random_lines(&parsed))?;

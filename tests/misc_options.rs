@@ -486,3 +486,49 @@ fn block_error_percentiles_count_trims_per_block() {
     );
     assert_eq!(u(job(&r.json(), "t"), "error"), 22);
 }
+
+/// fio's deprecated options: the soft ones run with fio's "Option X is
+/// deprecated" line on the output, once per place given, before the
+/// report, under --parse-only too; the hard ones fail, in both tools.
+#[test]
+fn deprecated_options_are_noted_or_refused_as_fio() {
+    require!(fio_installed());
+    let d = common::tempdir();
+    let file = d.path().join("dep.fio");
+    std::fs::write(
+        &file,
+        "[global]\nverifysort=1\nioengine=null\nsize=1m\n[a]\n[b]\nflow_watermark=2\nnumjobs=2\n",
+    )
+    .unwrap();
+    let notes = "Option verifysort is deprecated\nOption flow_watermark is deprecated\n";
+    for tool in ["fio", "ioscope"] {
+        let args = [file.as_os_str(), "--parse-only".as_ref()];
+        let run = match tool {
+            "fio" => fio(args).run(),
+            _ => ioscope(args).run(),
+        };
+        assert!(run.status.success(), "{tool}: {}", run.describe());
+        assert_eq!(run.stdout, notes, "{tool}");
+        let args = [file.as_os_str(), "--output-format=json".as_ref()];
+        let run = match tool {
+            "fio" => fio(args).run(),
+            _ => ioscope(args).run(),
+        };
+        assert!(run.status.success(), "{tool}: {}", run.describe());
+        assert!(run.stdout.starts_with(notes), "{tool}: {}", run.stdout);
+        for hard in ["--percentage_sequential=10", "--rwmixcycle=1"] {
+            let args = [
+                "--name=x",
+                "--ioengine=null",
+                "--size=1m",
+                "--parse-only",
+                hard,
+            ];
+            let run = match tool {
+                "fio" => fio(args).run(),
+                _ => ioscope(args).run(),
+            };
+            assert!(!run.status.success(), "{tool} {hard}: {}", run.describe());
+        }
+    }
+}

@@ -168,6 +168,7 @@ impl<'a> Builder<'a> {
             command_lines: self.command_lines,
             profile_jobs: 0,
             act: None,
+            deprecated: Vec::new(),
         })
     }
 }

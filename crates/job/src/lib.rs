@@ -130,6 +130,9 @@ pub struct Parsed {
     pub profile_jobs: usize,
     /// `--profile=act`: what each job counts for act's table.
     pub act: Option<ActProfile>,
+    /// fio's "Option X is deprecated" lines, which it prints on its
+    /// output as it parses (see options/deprecated.rs).
+    pub deprecated: Vec<String>,
 }
 
 impl JobSpec {
@@ -173,6 +176,7 @@ pub fn parse(input: &ParseInput) -> Result<Parsed, ParseError> {
         act = p.act;
     }
     let mut parsed = builder.finish()?;
+    parsed.deprecated = options::deprecated_notes(read.iter().flatten());
     parsed.act = act;
     parsed.profile_jobs = before.map_or(0, |n| parsed.jobs.len().saturating_sub(n));
     Ok(parsed)

@@ -16,6 +16,7 @@ mod cmdprio;
 mod cpu;
 #[cfg(test)]
 mod default_tests;
+mod deprecated;
 mod depth;
 mod engine;
 mod engines_misc;
@@ -48,6 +49,7 @@ use ioscope_engine::Backend;
 
 #[cfg(test)]
 pub(crate) use block_size::bssplit;
+pub(crate) use deprecated::notes as deprecated_notes;
 #[cfg(test)]
 pub(crate) use errors::errno_name;
 #[cfg(test)]
@@ -332,6 +334,7 @@ const PARTS: &[&[OptionDef]] = &[
     syncs::OPTIONS,
     zones::OPTIONS,
     profiles::OPTIONS,
+    deprecated::OPTIONS,
 ];
 
 static ALL: [OptionDef; count(PARTS)] = concat(PARTS);

@@ -234,15 +234,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..FLOW
     },
     OptionDef {
-        name: "flow_watermark",
-        kind: Kind::Int,
-        // fio 3.33 keeps the name for old job files and ignores it
-        // (FIO_OPT_SOFT_DEPRECATED); so does ioscope.
-        help: "Deprecated in fio and ignored (accepted for old job files)",
-        apply: |_, v| v.uint(0).map(drop),
-        ..FLOW
-    },
-    OptionDef {
         name: "flow_sleep",
         kind: Kind::Time,
         default: "0",

@@ -42,20 +42,6 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..PLACEMENT
     },
     OptionDef {
-        name: "percentage_sequential",
-        kind: Kind::Text,
-        help: "Percentage of seq/random mix that should be sequential",
-        // fio's inverse of percentage_random: it sets 100 - N there.
-        apply: |s, v| {
-            s.spec.placement.percentage_random =
-                values::per_dir(v.text, &s.spec.placement.percentage_random, |t| {
-                    percent(t, v.kb).map(|p| 100 - p)
-                })?;
-            Ok(())
-        },
-        ..PLACEMENT
-    },
-    OptionDef {
         name: "rw_sequencer",
         kind: Kind::Choice(SEQUENCER_VALUES),
         default: "sequential",
