@@ -64,15 +64,19 @@ pub enum NetProtocol {
     UdpV6,
     /// A Unix domain stream socket; the path is the job's filename.
     Unix,
+    /// An AF_VSOCK stream socket (fio 3.42), between a virtual machine and
+    /// its host; the sender's hostname is the peer's context ID (CID).
+    Vsock,
 }
 
 impl NetProtocol {
-    pub const ALL: [NetProtocol; 5] = [
+    pub const ALL: [NetProtocol; 6] = [
         NetProtocol::Tcp,
         NetProtocol::TcpV6,
         NetProtocol::Udp,
         NetProtocol::UdpV6,
         NetProtocol::Unix,
+        NetProtocol::Vsock,
     ];
 
     pub fn name(self) -> &'static str {
@@ -82,6 +86,7 @@ impl NetProtocol {
             NetProtocol::Udp => "udp",
             NetProtocol::UdpV6 => "udpv6",
             NetProtocol::Unix => "unix",
+            NetProtocol::Vsock => "vsock",
         }
     }
 
@@ -95,6 +100,14 @@ impl NetProtocol {
 
     pub fn is_tcp(self) -> bool {
         matches!(self, NetProtocol::Tcp | NetProtocol::TcpV6)
+    }
+
+    /// A stream to another machine, TCP or vsock (fio's `is_tcp(o) ||
+    /// is_vsock(o)`): the job's `listen` says which end waits for the
+    /// other, where a UDP or Unix reader always waits; and netsplice
+    /// splices it, where UDP and Unix sockets keep send/recv.
+    pub fn is_remote_stream(self) -> bool {
+        self.is_tcp() || self == NetProtocol::Vsock
     }
 
     pub fn is_ipv6(self) -> bool {

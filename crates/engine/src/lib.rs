@@ -215,7 +215,7 @@ pub use faulty::FaultyQueue;
 pub use file_ops::FileOpQueue;
 pub use libaio::LibaioQueue;
 pub use mmap::MmapQueue;
-pub use net::{Connection, NetEndpoint, NetLink, NetQueue};
+pub use net::{vsock_cid, Connection, NetEndpoint, NetLink, NetQueue};
 pub use nop::NopQueue;
 pub use null::NullQueue;
 pub use posixaio::PosixAioQueue;

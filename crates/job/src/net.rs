@@ -8,11 +8,11 @@ use ioscope_engine::NetProtocol;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NetSpec {
     /// `port`: 1-65535; each clone of the job adds its number. 0 when not
-    /// given (required for TCP and UDP, refused for Unix sockets).
+    /// given (required for TCP, UDP and vsock, refused for Unix sockets).
     pub port: u32,
     /// `protocol` (alias `proto`), default tcp.
     pub protocol: NetProtocol,
-    /// `listen`: a TCP receiver waits for the sender to connect.
+    /// `listen`: this TCP or vsock end waits for the other to connect.
     pub listen: bool,
     /// `pingpong`: each block goes back the other way before it completes.
     pub pingpong: bool,

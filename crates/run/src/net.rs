@@ -35,11 +35,18 @@ pub(crate) fn check(spec: &JobSpec) -> Result<(), String> {
     if p != NetProtocol::Unix && n.port == 0 {
         return Err(format!("protocol={} needs port=", p.name()));
     }
-    if !p.is_tcp() && n.listen {
+    if !p.is_remote_stream() && n.listen {
         return Err(format!(
-            "listen is only valid for TCP (a {} reader waits for its sender without it)",
+            "listen is only valid for TCP and vsock (a {} reader waits for its sender without it)",
             p.name()
         ));
+    }
+    if p == NetProtocol::Vsock && !n.listen {
+        // A number needs no socket to check, so --parse-only refuses a
+        // hostname that is not a CID (fio would take it as CID 0).
+        if let Some(host) = spec.filenames.first() {
+            ioscope_engine::vsock_cid(host).map_err(|e| e.to_string())?;
+        }
     }
     if spec.verify.method != ioscope_job::VerifyMethod::None {
         // fio's net engine is FIO_UNIDIR: there is no verify phase.
@@ -60,7 +67,7 @@ pub(crate) fn check(spec: &JobSpec) -> Result<(), String> {
 /// the port.
 fn endpoint(spec: &JobSpec, clone: u32) -> NetEndpoint {
     let n = &spec.net;
-    let listens = if n.protocol.is_tcp() {
+    let listens = if n.protocol.is_remote_stream() {
         n.listen
     } else {
         spec.rw.kind.reads()

@@ -42,6 +42,8 @@
 //! | [`uring_opcode`] | an io_uring opcode (IORING_REGISTER_PROBE, 5.6) | no |
 //! | [`uring_setup`] | io_uring setup flags (see [`setup`] for their kernels) | no |
 //! | [`uncached_buffered_io`] | RWF_DONTCACHE (6.14) on a directory's file system | no |
+//! | [`vsock`] | AF_VSOCK sockets (the vsock module) | no |
+//! | [`vsock_loopback`] | a vsock connection to this machine, CID 1 (the vsock_loopback module) | no |
 //! | [`nvme_guest`] | the QEMU NVMe guest harness (../shared/nvme-vm) | no |
 //!
 //! A requirement is strict when .ci/run installs or sets it up on every
@@ -61,6 +63,7 @@ mod probe;
 #[cfg(feature = "engine")]
 mod queue;
 mod skip;
+mod vsock;
 mod zram;
 
 pub use pages::resident_pages;
@@ -71,6 +74,7 @@ pub use probe::{
 #[cfg(feature = "engine")]
 pub use queue::{complete_one, open_rw, queue_config};
 pub use skip::{check, report, strict_mode, test_name, Kind, Missing, STRICT_ENV};
+pub use vsock::{vsock, vsock_loopback};
 pub use zram::Zram;
 
 #[cfg(test)]

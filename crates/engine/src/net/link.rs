@@ -5,6 +5,7 @@
 use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
+use super::vsock::vsock_cid;
 use super::wire::{self, RawAddr};
 use crate::engine_options::NetProtocol;
 use crate::error::EngineError;
@@ -13,13 +14,13 @@ use crate::error::EngineError;
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NetEndpoint {
     pub protocol: NetProtocol,
-    /// The host to connect to (an address or a name), the multicast group
-    /// of a UDP receiver, or the path of a Unix socket.
+    /// The host to connect to (an address or a name, or a vsock CID), the
+    /// multicast group of a UDP receiver, or the path of a Unix socket.
     pub host: Option<String>,
     /// The port, already moved on by the clone's number as fio does.
     pub port: u16,
-    /// This end waits for the other: fio's `listen` for TCP; a UDP or
-    /// Unix reader always does, as in fio.
+    /// This end waits for the other: fio's `listen` for TCP and vsock; a
+    /// UDP or Unix reader always does, as in fio.
     pub listens: bool,
     /// fio `pingpong`: both ends also send the other way.
     pub pingpong: bool,
@@ -42,10 +43,25 @@ pub struct NetEndpoint {
 #[derive(Debug)]
 pub struct NetLink {
     endpoint: NetEndpoint,
-    /// The receiver's bound socket.
-    listener: Option<OwnedFd>,
-    /// The sender's peer (None for a Unix socket, named by its path).
-    peer: Option<SocketAddr>,
+    end: End,
+}
+
+/// What a prepared endpoint holds until its job starts.
+#[derive(Debug)]
+enum End {
+    /// The waiting end's bound socket (listening, for a stream).
+    Listening(OwnedFd),
+    /// Whom this end connects to (a sender, or a TCP or vsock reader
+    /// without `listen`).
+    Connecting(Peer),
+}
+
+/// The other end, as a connecting end names it.
+#[derive(Debug)]
+enum Peer {
+    Inet(SocketAddr),
+    Vsock { cid: u32 },
+    Unix { path: String },
 }
 
 /// A connection, ready for the engine's queue.
@@ -116,6 +132,7 @@ impl NetEndpoint {
             NetProtocol::Udp => (libc::AF_INET, libc::SOCK_DGRAM),
             NetProtocol::UdpV6 => (libc::AF_INET6, libc::SOCK_DGRAM),
             NetProtocol::Unix => (libc::AF_UNIX, libc::SOCK_STREAM),
+            NetProtocol::Vsock => (libc::AF_VSOCK, libc::SOCK_STREAM),
         }
     }
 
@@ -124,7 +141,9 @@ impl NetEndpoint {
         // SAFETY: plain system call.
         let fd = unsafe { libc::socket(domain, ty | libc::SOCK_CLOEXEC, 0) };
         if fd < 0 {
-            return Err(last("socket"));
+            // The protocol named: a kernel without vsock (or IPv6) refuses
+            // the family here (EAFNOSUPPORT).
+            return Err(last(&format!("{} socket", self.protocol.name())));
         }
         // SAFETY: a descriptor just made and owned by no one else.
         Ok(unsafe { OwnedFd::from_raw_fd(fd) })
@@ -191,8 +210,10 @@ impl NetEndpoint {
             ));
         }
         if self.listens {
+            // fio's vsock receiver binds any CID of its own and never looks
+            // at the hostname, so it is not refused there.
             if host.is_some()
-                && p != NetProtocol::Unix
+                && !matches!(p, NetProtocol::Unix | NetProtocol::Vsock)
                 && (!p.is_udp() || multicast(host).is_none())
             {
                 return Err(EngineError::Setup(format!(
@@ -205,29 +226,32 @@ impl NetEndpoint {
             let listener = self.bind()?;
             return Ok(NetLink {
                 endpoint: self,
-                listener: Some(listener),
-                peer: None,
+                end: End::Listening(listener),
             });
         }
-        let peer = match p {
-            NetProtocol::Unix => None,
-            _ => Some(self.resolve()?),
+        let peer = match (p, host) {
+            (NetProtocol::Unix, Some(path)) => Peer::Unix {
+                path: path.to_string(),
+            },
+            (NetProtocol::Vsock, Some(cid)) => Peer::Vsock {
+                cid: vsock_cid(cid)?,
+            },
+            (_, Some(host)) => Peer::Inet(self.resolve(host)?),
+            (_, None) => {
+                return Err(EngineError::Setup(
+                    "a sending job needs hostname= (or filename=) to connect to; a receiving \
+                     job needs rw=read (and listen for TCP or vsock)"
+                        .into(),
+                ))
+            }
         };
         Ok(NetLink {
             endpoint: self,
-            listener: None,
-            peer,
+            end: End::Connecting(peer),
         })
     }
 
-    fn resolve(&self) -> Result<SocketAddr, EngineError> {
-        let Some(host) = self.host.as_deref() else {
-            return Err(EngineError::Setup(
-                "a sending job needs hostname= (or filename=) to connect to; a receiving job \
-                 needs rw=read (and listen for TCP)"
-                    .into(),
-            ));
-        };
+    fn resolve(&self, host: &str) -> Result<SocketAddr, EngineError> {
         let v6 = self.protocol.is_ipv6();
         let found = (host, self.port)
             .to_socket_addrs()
@@ -246,17 +270,8 @@ impl NetEndpoint {
     fn bind(&self) -> Result<OwnedFd, EngineError> {
         let fd = self.socket()?;
         let raw = fd.as_raw_fd();
-        let addr = if self.protocol == NetProtocol::Unix {
-            let path = self.host.as_deref().unwrap_or_default();
-            // A socket file left by an earlier run would make bind fail.
-            let _ = std::fs::remove_file(path);
-            RawAddr::unix(path).ok_or_else(|| {
-                EngineError::Setup(format!(
-                    "{path}: not a usable Unix socket path (at most 107 bytes)"
-                ))
-            })?
-        } else {
-            let one: libc::c_int = 1;
+        let one: libc::c_int = 1;
+        if self.protocol != NetProtocol::Unix {
             setopt(
                 raw,
                 libc::SOL_SOCKET,
@@ -264,48 +279,38 @@ impl NetEndpoint {
                 &one,
                 "setsockopt",
             )?;
-            setopt(
-                raw,
-                libc::SOL_SOCKET,
-                libc::SO_REUSEPORT,
-                &one,
-                "setsockopt",
-            )?;
-            self.buffers_and_mss(raw)?;
-            let group = multicast(self.host.as_deref());
-            if let Some(group) = group {
-                if self.protocol.is_ipv6() {
-                    return Err(EngineError::Setup(
-                        "IPv6 is not supported for multicast network IO (as in fio)".into(),
-                    ));
-                }
-                let mr = libc::ip_mreq {
-                    imr_multiaddr: libc::in_addr {
-                        s_addr: u32::from_ne_bytes(group.octets()),
-                    },
-                    imr_interface: interface_addr(self)?.unwrap_or(libc::in_addr {
-                        s_addr: libc::INADDR_ANY.to_be(),
-                    }),
-                };
+        }
+        let addr = match self.protocol {
+            NetProtocol::Unix => {
+                let path = self.host.as_deref().unwrap_or_default();
+                // A socket file left by an earlier run would make bind fail.
+                let _ = std::fs::remove_file(path);
+                RawAddr::unix(path).ok_or_else(|| {
+                    EngineError::Setup(format!(
+                        "{path}: not a usable Unix socket path (at most 107 bytes)"
+                    ))
+                })?
+            }
+            // fio's fio_netio_setup_listen_vsock sets SO_REUSEADDR only: no
+            // SO_REUSEPORT, and no window_size or mss.
+            NetProtocol::Vsock => RawAddr::vsock(libc::VMADDR_CID_ANY, self.port.into()),
+            _ => {
                 setopt(
                     raw,
-                    libc::IPPROTO_IP,
-                    libc::IP_ADD_MEMBERSHIP,
-                    &mr,
-                    "setsockopt IP_ADD_MEMBERSHIP",
+                    libc::SOL_SOCKET,
+                    libc::SO_REUSEPORT,
+                    &one,
+                    "setsockopt",
                 )?;
+                self.buffers_and_mss(raw)?;
+                RawAddr::inet(self.inet_listen_addr(raw)?)
             }
-            let any = if self.protocol.is_ipv6() {
-                SocketAddr::from((std::net::Ipv6Addr::UNSPECIFIED, self.port))
-            } else {
-                SocketAddr::from((group.unwrap_or(Ipv4Addr::UNSPECIFIED), self.port))
-            };
-            RawAddr::inet(any)
         };
         // SAFETY: the address is valid for its length.
         if unsafe { libc::bind(raw, addr.as_ptr(), addr.len()) } < 0 {
-            let what = match &self.host {
-                Some(path) if self.protocol == NetProtocol::Unix => format!("bind {path}"),
+            let what = match (&self.host, self.protocol) {
+                (Some(path), NetProtocol::Unix) => format!("bind {path}"),
+                (_, NetProtocol::Vsock) => format!("bind vsock port {}", self.port),
                 _ => format!("bind port {}", self.port),
             };
             return Err(last(&what));
@@ -315,6 +320,50 @@ impl NetEndpoint {
             return Err(last("listen"));
         }
         Ok(fd)
+    }
+
+    /// The address an inet receiver binds: any, or the UDP multicast group
+    /// it joins on `fd`.
+    fn inet_listen_addr(&self, fd: RawFd) -> Result<SocketAddr, EngineError> {
+        let group = multicast(self.host.as_deref());
+        if let Some(group) = group {
+            if self.protocol.is_ipv6() {
+                return Err(EngineError::Setup(
+                    "IPv6 is not supported for multicast network IO (as in fio)".into(),
+                ));
+            }
+            let mr = libc::ip_mreq {
+                imr_multiaddr: libc::in_addr {
+                    s_addr: u32::from_ne_bytes(group.octets()),
+                },
+                imr_interface: interface_addr(self)?.unwrap_or(libc::in_addr {
+                    s_addr: libc::INADDR_ANY.to_be(),
+                }),
+            };
+            setopt(
+                fd,
+                libc::IPPROTO_IP,
+                libc::IP_ADD_MEMBERSHIP,
+                &mr,
+                "setsockopt IP_ADD_MEMBERSHIP",
+            )?;
+        }
+        Ok(if self.protocol.is_ipv6() {
+            SocketAddr::from((std::net::Ipv6Addr::UNSPECIFIED, self.port))
+        } else {
+            SocketAddr::from((group.unwrap_or(Ipv4Addr::UNSPECIFIED), self.port))
+        })
+    }
+}
+
+#[cfg(test)]
+impl NetLink {
+    /// The receiver's bound socket, for the tests to look at.
+    pub(super) fn listener(&self) -> Option<std::os::fd::BorrowedFd<'_>> {
+        match &self.end {
+            End::Listening(l) => Some(std::os::fd::AsFd::as_fd(l)),
+            End::Connecting(_) => None,
+        }
     }
 }
 
@@ -363,9 +412,9 @@ impl NetLink {
     /// waiting, so a run that is stopped does not hang here.
     pub fn connect(&self, stop: &dyn Fn() -> bool) -> Result<Connection, EngineError> {
         let e = &self.endpoint;
-        match &self.listener {
-            Some(l) if e.protocol.is_udp() => self.udp_receive_open(l, stop),
-            Some(l) => {
+        match &self.end {
+            End::Listening(l) if e.protocol.is_udp() => self.udp_receive_open(l, stop),
+            End::Listening(l) => {
                 if !wait_for(l.as_raw_fd(), libc::POLLIN, stop)? {
                     return Err(stopped_waiting("a connection"));
                 }
@@ -386,80 +435,86 @@ impl NetLink {
                 e.nodelay(fd.as_raw_fd())?;
                 Ok(Connection { fd, peer: None })
             }
-            None => self.connect_out(),
+            End::Connecting(peer) => self.connect_out(peer),
         }
     }
 
-    fn connect_out(&self) -> Result<Connection, EngineError> {
+    /// fio's fio_netio_connect (and, for UDP, fio_netio_send_open).
+    fn connect_out(&self, peer: &Peer) -> Result<Connection, EngineError> {
         let e = &self.endpoint;
         let fd = e.socket()?;
         let raw = fd.as_raw_fd();
         e.nodelay(raw)?;
         e.buffers_and_mss(raw)?;
-        if e.protocol.is_udp() {
-            let peer = self.peer.expect("a UDP sender's peer is resolved");
-            if let SocketAddr::V4(a) = peer {
-                if a.ip().is_multicast() {
-                    if let Some(intf) = interface_addr(e)? {
-                        setopt(
-                            raw,
-                            libc::IPPROTO_IP,
-                            libc::IP_MULTICAST_IF,
-                            &intf,
-                            "setsockopt IP_MULTICAST_IF",
-                        )?;
-                    }
-                    let ttl = e.ttl as libc::c_int;
-                    setopt(
-                        raw,
-                        libc::IPPROTO_IP,
-                        libc::IP_MULTICAST_TTL,
-                        &ttl,
-                        "setsockopt IP_MULTICAST_TTL",
-                    )?;
-                }
-            }
-            let to = RawAddr::inet(peer);
-            let msg = wire::open_message();
-            // SAFETY: the message and the address are live for the call.
-            let r = unsafe {
-                libc::sendto(
-                    raw,
-                    msg.as_ptr().cast(),
-                    msg.len(),
-                    0,
-                    to.as_ptr(),
-                    to.len(),
-                )
-            };
-            if r < 0 {
-                return Err(last("sendto udp link open"));
-            }
-            return Ok(Connection {
-                fd,
-                peer: Some(peer),
-            });
-        }
-        let to = match (self.peer, &e.host) {
-            (Some(peer), _) => RawAddr::inet(peer),
-            (None, host) => {
-                let path = host.as_deref().unwrap_or_default();
-                RawAddr::unix(path).ok_or_else(|| {
+        let (to, target) = match peer {
+            Peer::Inet(peer) if e.protocol.is_udp() => return self.udp_send_open(fd, *peer),
+            Peer::Inet(peer) => (RawAddr::inet(*peer), peer.to_string()),
+            Peer::Vsock { cid } => (
+                RawAddr::vsock(*cid, e.port.into()),
+                format!("vsock CID {cid} port {}", e.port),
+            ),
+            Peer::Unix { path } => {
+                let to = RawAddr::unix(path).ok_or_else(|| {
                     EngineError::Setup(format!(
                         "{path}: not a usable Unix socket path (at most 107 bytes)"
                     ))
-                })?
+                })?;
+                (to, path.clone())
             }
         };
         // SAFETY: the address is valid for its length.
         if unsafe { libc::connect(raw, to.as_ptr(), to.len()) } < 0 {
-            let target = match (self.peer, &e.host) {
-                (Some(peer), _) => peer.to_string(),
-                (None, host) => host.clone().unwrap_or_default(),
-            };
             return Err(last(&format!("connect to {target}")));
         }
         Ok(Connection { fd, peer: None })
+    }
+
+    /// A UDP sender's socket `fd`, set up for multicast where `peer` is a
+    /// group, once fio's open message has gone to `peer`.
+    fn udp_send_open(&self, fd: OwnedFd, peer: SocketAddr) -> Result<Connection, EngineError> {
+        let e = &self.endpoint;
+        let raw = fd.as_raw_fd();
+        if let SocketAddr::V4(a) = peer {
+            if a.ip().is_multicast() {
+                if let Some(intf) = interface_addr(e)? {
+                    setopt(
+                        raw,
+                        libc::IPPROTO_IP,
+                        libc::IP_MULTICAST_IF,
+                        &intf,
+                        "setsockopt IP_MULTICAST_IF",
+                    )?;
+                }
+                let ttl = e.ttl as libc::c_int;
+                setopt(
+                    raw,
+                    libc::IPPROTO_IP,
+                    libc::IP_MULTICAST_TTL,
+                    &ttl,
+                    "setsockopt IP_MULTICAST_TTL",
+                )?;
+            }
+        }
+        let to = RawAddr::inet(peer);
+        let msg = wire::open_message();
+        // SAFETY: the message and the address are live for the call.
+        let r = unsafe {
+            libc::sendto(
+                raw,
+                msg.as_ptr().cast(),
+                msg.len(),
+                0,
+                to.as_ptr(),
+                to.len(),
+            )
+        };
+        if r < 0 {
+            return Err(last("sendto udp link open"));
+        }
+        Ok(Connection {
+            fd,
+            peer: Some(peer),
+        })
     }
 
     /// fio's fio_netio_udp_recv_open: the bound socket is the connection,

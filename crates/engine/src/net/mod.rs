@@ -1,5 +1,6 @@
-//! fio's network engines: `net` (send/recv on a socket) and `netsplice`
-//! (the same, with TCP data moved through a pipe by splice/vmsplice).
+//! fio's network engines: `net` (send/recv on a socket: TCP, UDP, Unix or
+//! vsock) and `netsplice` (the same, with TCP and vsock data moved through
+//! a pipe by splice/vmsplice).
 //!
 //! The target is a connection, not a file: [`NetLink`] sets the socket up
 //! (binds and listens before the run, so a sender started at once finds
@@ -17,10 +18,12 @@
 mod halt;
 mod link;
 mod queue;
+mod vsock;
 mod wire;
 
 pub use link::{Connection, NetEndpoint, NetLink};
 pub use queue::NetQueue;
+pub use vsock::vsock_cid;
 
 use std::os::fd::RawFd;
 
@@ -67,7 +70,7 @@ fn check(shape: &Shape) -> Result<(), EngineError> {
 pub(crate) static NET: EngineDesc = EngineDesc {
     name: "net",
     aliases: &[],
-    help: "send/recv over a TCP, UDP or Unix socket",
+    help: "send/recv over a TCP, UDP, Unix or vsock socket",
     kind: EngineKind::Network,
     fio: true,
     ring: false,
@@ -79,7 +82,7 @@ pub(crate) static NET: EngineDesc = EngineDesc {
 
 pub(crate) static NETSPLICE: EngineDesc = EngineDesc {
     name: "netsplice",
-    help: "net, with TCP data moved by splice/vmsplice through a pipe",
+    help: "net, with TCP and vsock data moved by splice/vmsplice through a pipe",
     ..NET
 };
 
@@ -88,8 +91,8 @@ pub(crate) fn open(config: &QueueConfig, fds: &[RawFd]) -> Result<NetQueue, Engi
     NetQueue::new(config, fds, false)
 }
 
-/// The `netsplice` queue: splice for TCP, plain send/recv for UDP and Unix
-/// sockets, as fio's.
+/// The `netsplice` queue: splice for TCP and vsock, plain send/recv for UDP
+/// and Unix sockets, as fio's.
 pub(crate) fn open_splice(config: &QueueConfig, fds: &[RawFd]) -> Result<NetQueue, EngineError> {
     NetQueue::new(config, fds, true)
 }

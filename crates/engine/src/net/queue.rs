@@ -25,7 +25,8 @@ pub struct NetQueue {
     opts: NetOptions,
     /// UDP: where datagrams go.
     peer: Option<RawAddr>,
-    /// netsplice over TCP: the pipe data goes through (read end, write end).
+    /// netsplice over TCP or vsock: the pipe data goes through (read end,
+    /// write end).
     pipe: Option<(OwnedFd, OwnedFd)>,
     /// Bytes the pipe holds at most, so that a vmsplice never waits for
     /// room no one will make.
@@ -44,8 +45,8 @@ unsafe impl Send for NetQueue {}
 
 impl NetQueue {
     /// A queue over the one connected socket in `fds`, which must stay open
-    /// as long as the queue is used. `splice` moves TCP data through a pipe
-    /// (fio's netsplice).
+    /// as long as the queue is used. `splice` moves TCP and vsock data
+    /// through a pipe (fio's netsplice).
     pub fn new(config: &QueueConfig, fds: &[RawFd], splice: bool) -> Result<NetQueue, EngineError> {
         crate::queue::check_fds("net", fds)?;
         if fds.len() != 1 {
@@ -55,7 +56,7 @@ impl NetQueue {
             )));
         }
         let opts = config.net;
-        let pipe = if splice && opts.protocol.is_tcp() {
+        let pipe = if splice && opts.protocol.is_remote_stream() {
             let mut p = [0; 2];
             // SAFETY: `p` has room for the two descriptors.
             if unsafe { libc::pipe2(p.as_mut_ptr(), libc::O_CLOEXEC) } < 0 {

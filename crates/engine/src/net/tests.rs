@@ -231,3 +231,118 @@ fn a_stopped_receiver_stops_waiting() {
     let e = l.connect(&|| true).unwrap_err();
     assert!(e.to_string().contains("stopped while waiting"), "{e}");
 }
+
+/// A vsock receiver on the first free port from a base of this process's
+/// own (vsock ports are not shared with TCP's, so free_port cannot say).
+fn vsock_receiver(host: Option<&str>) -> (NetLink, u16) {
+    let base = 20000 + (std::process::id() % 20000) as u16;
+    for port in base..base + 100 {
+        let prepared = NetEndpoint {
+            protocol: NetProtocol::Vsock,
+            host: host.map(String::from),
+            port,
+            listens: true,
+            ..NetEndpoint::default()
+        }
+        .prepare();
+        match prepared {
+            Ok(link) => return (link, port),
+            Err(e) if e.to_string().contains("Address already in use") => continue,
+            Err(e) => panic!("{e}"),
+        }
+    }
+    panic!("no free vsock port from {base}");
+}
+
+#[test]
+fn a_vsock_receiver_binds_its_port_on_any_cid_and_listens() {
+    ioscope_testutil::require!(ioscope_testutil::vsock());
+    // fio's vsock receiver does not look at the hostname; neither do we.
+    let (link, port) = vsock_receiver(Some("7"));
+    let fd = std::os::fd::AsRawFd::as_raw_fd(&link.listener().unwrap());
+    // SAFETY: sockaddr_vm is plain data.
+    let mut addr: libc::sockaddr_vm = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::sockaddr_vm>() as libc::socklen_t;
+    // SAFETY: `addr` has room for `len` bytes.
+    let r = unsafe { libc::getsockname(fd, (&raw mut addr).cast(), &mut len) };
+    assert_eq!(r, 0, "{}", std::io::Error::last_os_error());
+    assert_eq!(i32::from(addr.svm_family), libc::AF_VSOCK);
+    assert_eq!(addr.svm_cid, libc::VMADDR_CID_ANY);
+    assert_eq!(addr.svm_port, u32::from(port));
+    let mut listening: libc::c_int = 0;
+    let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: `listening` has room for `len` bytes.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_SOCKET,
+            libc::SO_ACCEPTCONN,
+            (&raw mut listening).cast(),
+            &mut len,
+        )
+    };
+    assert_eq!(r, 0, "{}", std::io::Error::last_os_error());
+    assert_eq!(listening, 1);
+    let e = link.connect(&|| true).unwrap_err();
+    assert!(e.to_string().contains("stopped while waiting"), "{e}");
+}
+
+#[test]
+fn a_vsock_sender_needs_a_cid_for_hostname() {
+    let sender = |host: Option<&str>| {
+        NetEndpoint {
+            protocol: NetProtocol::Vsock,
+            host: host.map(String::from),
+            port: 5000,
+            ..NetEndpoint::default()
+        }
+        .prepare()
+    };
+    let e = sender(None).unwrap_err().to_string();
+    assert!(e.contains("needs hostname="), "{e}");
+    let e = sender(Some("localhost")).unwrap_err().to_string();
+    assert!(e.starts_with("hostname=localhost: protocol=vsock"), "{e}");
+    assert!(sender(Some("1")).is_ok());
+}
+
+/// A connect to CID 1 on a port no one listens on fails at once where the
+/// vsock_loopback transport is (ECONNRESET), after the kernel's 2 s
+/// connect timeout where it is not (ETIMEDOUT): either way the error says
+/// what was tried and why it failed.
+#[test]
+fn a_failed_vsock_connect_names_the_cid_the_port_and_the_errno() {
+    ioscope_testutil::require!(ioscope_testutil::vsock());
+    let (receiver, port) = vsock_receiver(None);
+    // The port is free once the receiver has gone.
+    drop(receiver);
+    let link = NetEndpoint {
+        protocol: NetProtocol::Vsock,
+        host: Some("1".into()),
+        port,
+        ..NetEndpoint::default()
+    }
+    .prepare()
+    .unwrap();
+    let e = link.connect(&|| false).unwrap_err().to_string();
+    let want = format!("net: connect to vsock CID 1 port {port}: ");
+    assert!(e.starts_with(&want), "{e}");
+    assert!(e.ends_with(')') && e.contains("(os error "), "{e}");
+}
+
+#[test]
+fn vsock_moves_every_block_then_ends_plain_and_spliced() {
+    ioscope_testutil::require!(ioscope_testutil::vsock_loopback());
+    for splice in [Splice::Neither, Splice::Send, Splice::Receive] {
+        let (receiver, port) = vsock_receiver(None);
+        drop(receiver);
+        let got = exchange(
+            NetProtocol::Vsock,
+            Some(libc::VMADDR_CID_LOCAL.to_string()),
+            port,
+            8,
+            splice,
+            false,
+        );
+        assert_eq!(got, [vec![i64::from(BS); 8], vec![0]].concat());
+    }
+}

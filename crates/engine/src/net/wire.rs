@@ -127,6 +127,23 @@ impl RawAddr {
         })
     }
 
+    /// An AF_VSOCK address (linux/vm_sockets.h). Its port is in host byte
+    /// order, unlike an inet port, as fio sets it.
+    pub(super) fn vsock(cid: u32, port: u32) -> RawAddr {
+        // SAFETY: as above.
+        let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+        // SAFETY: sockaddr_storage is larger than sockaddr_vm and aligned
+        // for it.
+        let svm = unsafe { &mut *(&raw mut storage).cast::<libc::sockaddr_vm>() };
+        svm.svm_family = libc::AF_VSOCK as libc::sa_family_t;
+        svm.svm_port = port;
+        svm.svm_cid = cid;
+        RawAddr {
+            storage,
+            len: std::mem::size_of::<libc::sockaddr_vm>() as libc::socklen_t,
+        }
+    }
+
     /// An address the kernel wrote into `storage` (recvfrom, accept).
     pub(super) fn to_socket_addr(
         storage: &libc::sockaddr_storage,
@@ -198,5 +215,21 @@ mod tests {
         assert_eq!(u.len() as usize, 2 + 11 + 1);
         assert!(RawAddr::unix("").is_none());
         assert!(RawAddr::unix(&"x".repeat(200)).is_none());
+    }
+
+    #[test]
+    fn a_vsock_address_is_the_kernels_sockaddr_vm() {
+        let a = RawAddr::vsock(libc::VMADDR_CID_LOCAL, 5000);
+        assert_eq!(a.len(), 16);
+        // SAFETY: the first 16 bytes of the storage, all written.
+        let bytes = unsafe { std::slice::from_raw_parts(a.as_ptr().cast::<u8>(), 16) };
+        let family = (libc::AF_VSOCK as u16).to_ne_bytes();
+        let mut want = vec![family[0], family[1], 0, 0];
+        want.extend(5000u32.to_ne_bytes());
+        want.extend(1u32.to_ne_bytes());
+        want.extend([0; 4]);
+        assert_eq!(bytes, want);
+        // Not an inet address: nothing for a UDP peer.
+        assert_eq!(RawAddr::to_socket_addr(&a.storage, a.len), None);
     }
 }

@@ -13,6 +13,7 @@ const PROTOCOL_VALUES: &[(&str, &str)] = &[
     ("udp", "User Datagram Protocol"),
     ("udpv6", "User Datagram Protocol V6"),
     ("unix", "UNIX domain socket"),
+    ("vsock", "Virtual socket"),
 ];
 
 /// A whole number from `min` to `max`.
@@ -54,14 +55,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         default: "tcp",
         help: "Network protocol to use",
         apply: |s, v| {
-            s.spec.net.protocol = NetProtocol::from_name(v.text).ok_or_else(|| {
-                let hint = if v.text == "vsock" {
-                    " (vsock is a newer fio's; fio 3.33 has no vsock either)"
-                } else {
-                    ""
-                };
-                format!("expected tcp, tcpv6, udp, udpv6 or unix{hint}")
-            })?;
+            s.spec.net.protocol = NetProtocol::from_name(v.text).ok_or_else(|| v.not_a_choice())?;
             Ok(())
         },
         ..NET
@@ -137,3 +131,15 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..NET
     },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_protocol_values_are_the_engines() {
+        let names: Vec<&str> = PROTOCOL_VALUES.iter().map(|v| v.0).collect();
+        let engines: Vec<&str> = NetProtocol::ALL.iter().map(|p| p.name()).collect();
+        assert_eq!(names, engines);
+    }
+}
