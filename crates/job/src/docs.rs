@@ -138,10 +138,10 @@ ignored: see [Refused fio options](#refused-fio-options) at the end.
         "\
 ## Refused fio options
 
-These {} names are fio 3.33 job options (and a few newer
-ones) that ioscope does not implement yet. A job that uses one is refused
-before anything runs, with `fio option 'NAME' is not supported by ioscope
-yet`; `ioscope --cmdhelp=NAME` says the same. The list lives in
+These {} names are fio 3.42 job options that ioscope does not
+implement. A job that uses one is refused before anything runs, with `fio
+option 'NAME' is not supported by ioscope` and the reason where there is
+more to say than `yet`; `ioscope --cmdhelp=NAME` says the same. The list lives in
 `crates/job/src/fio_only.rs`, and this page is generated from it.
 
 {}

@@ -1,21 +1,24 @@
 //! The names of fio options (and fio engine options) that ioscope does not
 //! support yet, so that a job using one is told so rather than "unknown
-//! option". Taken from fio 3.33's option tables (plus a few newer names).
+//! option". Taken from fio 3.42's option tables.
 //! The options of engines ioscope does not have are in
 //! [`FIO_ENGINE_OPTIONS`], so that the refusal can name the engine.
 
 pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "dataplacement",
+    "dp_scheme",
     "fdp",
     "fdp_pli",
     "fdp_pli_select",
     "plid_select",
     "plids",
+    "ramp_size",
+    "recover_zbd_write_error",
+    "ss_interval",
+    "steadystate_check_interval",
+    "verify_mode",
+    "write_zone_remainder",
 ];
-
-/// Options of fio versions newer than 3.33 (the one ioscope follows), with
-/// the version that added each, so that a job using one is told so.
-pub(crate) const NEWER_FIO_OPTIONS: &[(&str, &str)] = &[];
 
 /// Why some of [`FIO_ONLY_OPTIONS`] are refused, where there is more to
 /// say than "not yet".
@@ -26,6 +29,7 @@ pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
     ("fdp_pli_select", FDP),
     ("plids", FDP),
     ("plid_select", FDP),
+    ("dp_scheme", FDP),
 ];
 
 const FDP: &str =

@@ -42,7 +42,7 @@ mod zones;
 
 use std::time::Duration;
 
-use crate::fio_only::{fio_engines_of, FIO_ONLY_OPTIONS, FIO_ONLY_REASONS, NEWER_FIO_OPTIONS};
+use crate::fio_only::{fio_engines_of, FIO_ONLY_OPTIONS, FIO_ONLY_REASONS};
 use crate::settings::Settings;
 use crate::values;
 use ioscope_engine::Backend;
@@ -406,11 +406,6 @@ pub(crate) fn not_an_option(name: &str) -> String {
     }
     if FIO_ONLY_OPTIONS.contains(&name) {
         return format!("fio option '{name}' is not supported by ioscope yet");
-    }
-    if let Some((_, version)) = NEWER_FIO_OPTIONS.iter().find(|(n, _)| *n == name) {
-        return format!(
-            "'{name}' was added in fio {version}; ioscope follows fio 3.33, which does not have it"
-        );
     }
     if let Some(engines) = fio_engines_of(name) {
         let names: Vec<String> = engines.iter().map(|e| format!("ioengine={e}")).collect();
