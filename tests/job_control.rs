@@ -235,6 +235,58 @@ fn steady_state_reaches_fios_verdict() {
     }
 }
 
+/// fio 3.42's latency criterion and check interval (fio 3.33, which CI
+/// has, knows neither): a null job's latency is steady within 50% at once,
+/// so it stops after its window, with the latencies listed; ss_interval=2
+/// makes a 4 s window two samples, and the job ends after them.
+#[test]
+fn steady_state_judges_latency_over_its_intervals() {
+    let dir = tempdir();
+    let file = write_file(
+        dir.path(),
+        "ss.fio",
+        "[global]\nioengine=null\nsize=1g\ntime_based\nruntime=10\n\
+         [ss]\nss=lat:50%\nss_dur=4\nss_interval=2\n",
+    );
+    let v = ioscope([file.as_os_str(), "--output-format=json".as_ref()])
+        .run()
+        .ok_json();
+    let j = job(&v, "ss");
+    let s = &j["steadystate"];
+    assert_eq!(s["ss"], "lat:50.000000%", "{s}");
+    assert_eq!(
+        (s["attained"].clone(), s["duration"].clone()),
+        (1.into(), 4.into())
+    );
+    let lat = s["data"]["lat_ns"].as_array().unwrap();
+    assert_eq!(lat.len(), 2, "{s}");
+    assert!(lat.iter().all(|l| l.as_u64().unwrap() > 0), "{s}");
+    assert!(u(&s["data"], "lat_mean") > 0, "{s}");
+    assert_eq!(s["data"]["iops"].as_array().unwrap().len(), 2);
+    // Two 2 s samples after a 2 s wait: stopped well before 10 s.
+    let runtime = u(j, "job_runtime");
+    assert!((3500..8000).contains(&runtime), "ran {runtime} ms");
+    let text = ioscope([file.as_os_str()]).run();
+    assert!(
+        text.stdout.contains(", lat=") && text.stdout.contains("nsec, lat mean dev="),
+        "{}",
+        text.stdout
+    );
+    for (args, words) in [
+        (&["--ss_interval=500ms"][..], "below one second"),
+        (
+            &["--ss_dur=2", "--ss_interval=3"][..],
+            "shorter than steadystate_check_interval",
+        ),
+    ] {
+        let mut all = vec!["--parse-only", "--name=a", "--size=1m"];
+        all.extend_from_slice(args);
+        let run = ioscope(all).run();
+        let err = run.assert_refused();
+        assert!(err.contains(words), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn steady_state_must_agree_within_a_group() {
     let run = ioscope(["--parse-only", "--name=a", "--ss_dur=5", "--name=b"]).run();

@@ -14,8 +14,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "plids",
     "ramp_size",
     "recover_zbd_write_error",
-    "ss_interval",
-    "steadystate_check_interval",
     "verify_mode",
     "write_zone_remainder",
 ];

@@ -24,9 +24,23 @@ pub enum ExitWhat {
 pub enum SteadyMetric {
     Iops,
     Bw,
+    /// fio 3.42's `lat`: the mean completion latency of each interval's
+    /// I/Os, in ns.
+    Lat,
 }
 
-/// `steadystate` (alias `ss`), `ss_dur`, `ss_ramp`.
+impl SteadyMetric {
+    /// The name in fio's `ss=` values, its JSON and its normal line.
+    pub fn name(self) -> &'static str {
+        match self {
+            SteadyMetric::Iops => "iops",
+            SteadyMetric::Bw => "bw",
+            SteadyMetric::Lat => "lat",
+        }
+    }
+}
+
+/// `steadystate` (alias `ss`), `ss_dur`, `ss_ramp`, `ss_interval`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SteadyStateSpec {
     pub metric: SteadyMetric,
@@ -40,9 +54,13 @@ pub struct SteadyStateSpec {
     /// `ss_dur`, in whole seconds as fio keeps it (it divides the time by
     /// one second): the number of 1 s samples judged. 0 turns detection off.
     pub duration_s: u64,
-    /// `ss_ramp`: no samples are taken until this long (plus 1 s, as fio
-    /// does) after the worker started.
+    /// `ss_ramp`: no samples are taken until this long (plus one
+    /// interval, as fio does) after the worker started.
     pub ramp: Duration,
+    /// `ss_interval` (fio 3.34's `steadystate_check_interval`), in ms,
+    /// default 1000: a sample is taken this often, and `ss_dur` holds
+    /// `duration_s` / its whole seconds of them.
+    pub interval_ms: u64,
 }
 
 impl SteadyStateSpec {
@@ -51,14 +69,19 @@ impl SteadyStateSpec {
         self.duration_s > 0
     }
 
+    /// The samples judged: fio's `intervals`, ss_dur over the interval's
+    /// whole seconds (at least 1 when the spec passed its checks).
+    pub fn intervals(&self) -> u64 {
+        self.duration_s
+            .checked_div(self.interval_ms / 1000)
+            .unwrap_or(0)
+    }
+
     /// fio's `ss` string in its JSON: `iops_slope:0.010000%`.
     pub fn describe(&self) -> String {
         format!(
             "{}{}:{:.6}{}",
-            match self.metric {
-                SteadyMetric::Iops => "iops",
-                SteadyMetric::Bw => "bw",
-            },
+            self.metric.name(),
             if self.slope { "_slope" } else { "" },
             self.limit as f32,
             if self.percent { "%" } else { "" }
@@ -148,6 +171,7 @@ impl ProcessSpec {
                 percent: false,
                 duration_s: 0,
                 ramp: Duration::ZERO,
+                interval_ms: 1000,
             },
             exec_prerun: None,
             exec_postrun: None,

@@ -7,18 +7,27 @@ use ioscope_stats::SteadyStateResult;
 use serde_json::{Map, Value};
 
 /// `  steadystate  : attained=yes, bw=6090MiB/s (6236MB/s), iops=1559k,
-/// iops mean dev=1.709%`, as fio prints it.
+/// iops mean dev=1.709%`, as fio prints it; judging latency, fio 3.42
+/// adds `, lat=2345nsec` after the IOPS.
 pub(crate) fn normal_line(ss: &SteadyStateResult, kb_base: u32, sig_figs: usize) -> String {
     let kb = u64::from(kb_base.max(1));
     let i2p = kb.is_power_of_two();
     let bw = ss.bw_mean() / kb;
+    let lat = match ss.metric {
+        // fio scales it with no deviation, which keeps it in nsec.
+        "lat" => format!(
+            ", lat={}nsec",
+            num2str(ss.lat_mean(), sig_figs, 1, false, Unit::None)
+        ),
+        _ => String::new(),
+    };
     format!(
-        "  steadystate  : attained={}, bw={} ({}), iops={}, {}{}={:.3}{}\n",
+        "  steadystate  : attained={}, bw={} ({}), iops={}{lat}, {}{}={:.3}{}\n",
         if ss.attained { "yes" } else { "no" },
         num2str(bw, sig_figs, kb, i2p, Unit::BytePerSec),
         num2str(bw, sig_figs, kb, !i2p, Unit::BytePerSec),
         num2str(ss.iops_mean(), sig_figs, 1, false, Unit::None),
-        if ss.iops { "iops" } else { "bw" },
+        ss.metric,
         if ss.slope_criterion {
             " slope"
         } else {
@@ -29,7 +38,8 @@ pub(crate) fn normal_line(ss: &SteadyStateResult, kb_base: u32, sig_figs: usize)
     )
 }
 
-/// The object, with fio 3.33's keys in its order.
+/// The object, with fio 3.42's keys in its order (the latencies only
+/// when judging latency).
 pub(crate) fn object(ss: &SteadyStateResult) -> Value {
     let float = |v: f64| Value::from(if v.is_finite() { v } else { 0.0 });
     let pct = if ss.percent { "%" } else { "" };
@@ -47,6 +57,10 @@ pub(crate) fn object(ss: &SteadyStateResult) -> Value {
     let mut data = Map::new();
     data.insert("bw_mean".into(), Value::from(ss.bw_mean()));
     data.insert("iops_mean".into(), Value::from(ss.iops_mean()));
+    if ss.metric == "lat" {
+        data.insert("lat_mean".into(), Value::from(ss.lat_mean()));
+        data.insert("lat_ns".into(), Value::from(ss.lat.clone()));
+    }
     data.insert("iops".into(), Value::from(ss.iops_data.clone()));
     data.insert("bw".into(), Value::from(ss.bw.clone()));
     o.insert("data".into(), Value::Object(data));
@@ -62,7 +76,7 @@ mod tests {
             ss: "iops:50.000000%".into(),
             duration: 2,
             attained: true,
-            iops: true,
+            metric: "iops",
             slope_criterion: false,
             percent: true,
             criterion: 0.080396,
@@ -70,6 +84,7 @@ mod tests {
             slope: 0.0,
             bw: vec![6505890960, 6516360669],
             iops_data: vec![1588352, 1590908],
+            lat: vec![612, 630],
         }
     }
 
@@ -90,6 +105,27 @@ mod tests {
         assert_eq!(
             text,
             r#"{"ss":"iops:50.000000%","duration":2,"attained":1,"criterion":"0.080396%","max_deviation":1278.0,"slope":0.0,"data":{"bw_mean":6511125814,"iops_mean":1589630,"iops":[1588352,1590908],"bw":[6505890960,6516360669]}}"#
+        );
+    }
+
+    /// Judging latency, fio 3.42 adds the latencies after the means and
+    /// `lat=` to the normal line (in nsec whatever the size: it scales the
+    /// mean with no deviation).
+    #[test]
+    fn latency_criterion_shows_the_latencies_as_fio_3_42() {
+        let ss = SteadyStateResult {
+            ss: "lat:10.000000%".into(),
+            metric: "lat",
+            ..sample()
+        };
+        let text = serde_json::to_string(&object(&ss)).unwrap();
+        assert!(
+            text.contains(r#""iops_mean":1589630,"lat_mean":621,"lat_ns":[612,630],"iops":["#),
+            "{text}"
+        );
+        assert_eq!(
+            normal_line(&ss, 1024, 4),
+            "  steadystate  : attained=yes, bw=6209MiB/s (6359MB/s), iops=1590k, lat=621nsec, lat mean dev=0.080%\n"
         );
     }
 }

@@ -2,7 +2,7 @@
 //! job starts once every worker of the named job has finished),
 //! `exitall`/`exitall_on_error` with `exit_what` (which jobs a finishing
 //! job stops), and steady-state detection (a job or group stops once its
-//! IOPS or bandwidth has settled).
+//! IOPS, bandwidth or latency has settled).
 //!
 //! Each worker has its own stop flag (fio's `td->terminate`), which its
 //! I/O loop reads where it read the run's: stopping some workers and not
@@ -33,8 +33,11 @@ pub(crate) struct Member<'a> {
 struct SteadyUnit {
     members: Vec<usize>,
     detector: Detector,
+    /// `ss_interval`, and when the next sample is due.
+    interval: Duration,
+    next_sample: Instant,
     /// Per member: when it was first seen running, whether its ramp is
-    /// over, and its counters (I/Os, bytes) at the last sample.
+    /// over, and its counters at the last sample.
     seen: Vec<Option<MemberSamples>>,
 }
 
@@ -43,7 +46,31 @@ struct MemberSamples {
     prev_time: Instant,
     started: Instant,
     ramp_over: bool,
-    prev: (u64, u64),
+    prev: Counters,
+}
+
+/// What a worker has completed: I/Os, bytes, and the sum and count of
+/// its completion latencies (ns).
+#[derive(Clone, Copy, Default)]
+struct Counters {
+    ios: u64,
+    bytes: u64,
+    clat_sum: u64,
+    clat_n: u64,
+}
+
+impl Counters {
+    fn of(p: &WorkerProgress) -> Counters {
+        let sum = |c: &[std::sync::atomic::AtomicU64]| -> u64 {
+            c.iter().map(|c| c.load(Ordering::Relaxed)).sum()
+        };
+        Counters {
+            ios: sum(&p.ios),
+            bytes: sum(&p.bytes),
+            clat_sum: p.clat[0].load(Ordering::Relaxed),
+            clat_n: p.clat[1].load(Ordering::Relaxed),
+        }
+    }
 }
 
 /// Job control of one phase.
@@ -81,9 +108,20 @@ pub(crate) fn check_wait_for(parsed: &Parsed) -> Result<(), RunError> {
 }
 
 /// fio's check (td_steadystate_init): the jobs of a reporting group must
-/// agree on their steady-state options.
+/// agree on their steady-state options; and `ss_dur` must hold at least
+/// one `ss_interval`, where fio would divide by zero.
 pub(crate) fn check_steadystate(jobs: &[JobSpec], groups: &[u32]) -> Result<(), RunError> {
     for (i, spec) in jobs.iter().enumerate() {
+        let ss = &spec.process.steadystate;
+        if ss.enabled() && ss.intervals() == 0 {
+            return Err(RunError::job(
+                &spec.name,
+                format!(
+                    "steadystate_duration ({} s) is shorter than steadystate_check_interval ({} ms): no sample to judge",
+                    ss.duration_s, ss.interval_ms
+                ),
+            ));
+        }
         let first = groups.iter().position(|&g| g == groups[i]).unwrap_or(i);
         let a = &jobs[first].process.steadystate;
         let b = &spec.process.steadystate;
@@ -121,9 +159,13 @@ impl<'a> Control<'a> {
                 continue;
             }
             last_group = spec.group_reporting.then_some(m.groupid);
+            let ss = spec.process.steadystate;
+            let interval = Duration::from_millis(ss.interval_ms);
             units.push(SteadyUnit {
                 members: vec![i],
-                detector: Detector::new(spec.process.steadystate),
+                detector: Detector::new(ss),
+                interval,
+                next_sample: Instant::now() + interval,
                 seen: vec![None],
             });
         }
@@ -207,11 +249,11 @@ impl<'a> Control<'a> {
             .is_empty()
     }
 
-    /// Until `done`: passes the run's stop on to the workers and, once a
-    /// second, takes the steady-state samples (fio's helper thread).
+    /// Until `done`: passes the run's stop on to the workers and, every
+    /// `ss_interval`, takes the steady-state samples (fio's helper
+    /// thread).
     pub(crate) fn watch(&self, done: &AtomicBool) {
         let steady = self.has_steadystate();
-        let mut next_sample = Instant::now() + Duration::from_secs(1);
         while !done.load(Ordering::Relaxed) {
             // A signal is caught by whichever thread the kernel picks: the
             // workers hear of it here too, engines waiting on a peer
@@ -222,10 +264,7 @@ impl<'a> Control<'a> {
             let now = Instant::now();
             if steady {
                 self.note_starts(now);
-                if now >= next_sample {
-                    self.sample(now);
-                    next_sample += Duration::from_secs(1);
-                }
+                self.sample(now);
             }
             std::thread::sleep(Duration::from_millis(10));
         }
@@ -242,22 +281,29 @@ impl<'a> Control<'a> {
                         prev_time: now,
                         started: now,
                         ramp_over: false,
-                        prev: (0, 0),
+                        prev: Counters::default(),
                     });
                 }
             }
         }
     }
 
-    /// One steady-state check (fio's steadystate_check).
+    /// The steady-state checks due at `now` (fio's steadystate_check, as
+    /// fio 3.42 computes the rates: the counters' growth over the time
+    /// since the last check, scaled by that time over the interval's
+    /// square; the latency as the mean of the completions between).
     fn sample(&self, now: Instant) {
         let parsed = self.parsed;
         let mut units = self.steady.lock().unwrap_or_else(|e| e.into_inner());
         for unit in units.iter_mut() {
-            if unit.detector.attained {
+            if unit.detector.attained || now < unit.next_sample {
                 continue;
             }
+            unit.next_sample += unit.interval;
+            let interval_ms = unit.interval.as_millis() as u64;
+            let scale = (interval_ms * interval_ms / 1000).max(1);
             let (mut bw, mut iops, mut ramp_over) = (0u64, 0u64, 0);
+            let (mut lat_sum, mut lat_n) = (0u64, 0u64);
             let mut owner_ran = false;
             let last = unit.members.len() - 1;
             for (k, &i) in unit.members.iter().enumerate() {
@@ -269,38 +315,28 @@ impl<'a> Control<'a> {
                     continue;
                 }
                 let ramp = parsed.jobs[m.job].process.steadystate.ramp;
-                // fio starts counting one second after ss_ramp.
-                if !s.ramp_over
-                    && (ramp.is_zero() || now - s.started >= ramp + Duration::from_secs(1))
-                {
+                // fio starts counting one interval after ss_ramp.
+                if !s.ramp_over && (ramp.is_zero() || now - s.started >= ramp + unit.interval) {
                     s.ramp_over = true;
                 }
-                let ios: u64 = m
-                    .progress
-                    .ios
-                    .iter()
-                    .map(|c| c.load(Ordering::Relaxed))
-                    .sum();
-                let bytes: u64 = m
-                    .progress
-                    .bytes
-                    .iter()
-                    .map(|c| c.load(Ordering::Relaxed))
-                    .sum();
+                let c = Counters::of(m.progress);
                 let ms = (now - s.prev_time).as_millis() as u64;
                 s.prev_time = now;
-                if s.ramp_over && ms > 0 {
-                    bw += 1000 * (bytes - s.prev.1) / ms;
-                    iops += 1000 * (ios - s.prev.0) / ms;
+                if s.ramp_over {
+                    bw += ms * c.bytes.saturating_sub(s.prev.bytes) / scale;
+                    iops += ms * c.ios.saturating_sub(s.prev.ios) / scale;
+                    lat_sum += c.clat_sum.saturating_sub(s.prev.clat_sum);
+                    lat_n += c.clat_n.saturating_sub(s.prev.clat_n);
                     ramp_over += 1;
                 }
-                s.prev = (ios, bytes);
+                s.prev = c;
                 owner_ran |= k == last;
             }
             if !owner_ran || ramp_over == 0 {
                 continue;
             }
-            if unit.detector.sample(iops, bw) {
+            let lat = lat_sum.checked_div(lat_n).unwrap_or(0);
+            if unit.detector.sample(iops, bw, lat) {
                 unit.detector.attained = true;
                 for &i in &unit.members {
                     self.members[i]

@@ -200,6 +200,10 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         close_fsync: spec.file_handling.fsync_on_close && end_sync.is_some(),
         // The run's profile, set for every job below.
         act: None,
+        clat_sums: {
+            let ss = &spec.process.steadystate;
+            ss.enabled() && ss.metric == ioscope_job::SteadyMetric::Lat
+        },
     };
     let e = &spec.engine_options;
     let mut queue = QueueConfig {

@@ -35,6 +35,10 @@ pub(crate) struct WorkerProgress {
     /// Bytes and I/Os completed: [read, write, trim].
     pub bytes: [AtomicU64; 3],
     pub ios: [AtomicU64; 3],
+    /// The completion latencies (ns) summed, and counted, over every
+    /// direction: only for steady state's latency criterion
+    /// ([`crate::io_loop::LoopConfig::clat_sums`]).
+    pub clat: [AtomicU64; 2],
     phase: AtomicU8,
     /// fio's `td->terminate`: the worker stops at its next check (its
     /// I/O loop's stop flag; see job_control). Shared with the engines

@@ -1,7 +1,8 @@
-//! Steady-state detection, as fio's steadystate.c computes it: once a
-//! second the job's (or, with group_reporting, its group's) IOPS and
-//! bandwidth over the last second are put in a ring of `ss_dur` samples;
-//! once the ring is full, the criterion (the largest deviation from the
+//! Steady-state detection, as fio 3.42's steadystate.c computes it: every
+//! `ss_interval` (default a second) the job's (or, with group_reporting,
+//! its group's) IOPS, bandwidth and mean completion latency over the last
+//! interval are put in a ring of `ss_dur` / `ss_interval` samples; once
+//! the ring is full, the criterion (the largest deviation from the
 //! samples' mean, or the slope of their least-squares line; absolute or as
 //! a percentage of the mean) is compared with the limit, and the job stops
 //! when it is below. The arithmetic follows fio's, integer divisions and
@@ -15,11 +16,13 @@ use ioscope_stats::SteadyStateResult;
 #[derive(Debug)]
 pub(crate) struct Detector {
     spec: SteadyStateSpec,
+    /// The samples in the ring (fio's `intervals`).
     dur: u64,
     head: u32,
     tail: u32,
     iops_data: Vec<u64>,
     bw_data: Vec<u64>,
+    lat_data: Vec<u64>,
     buffer_full: bool,
     pub attained: bool,
     slope: f64,
@@ -33,9 +36,9 @@ pub(crate) struct Detector {
 }
 
 impl Detector {
-    /// A detector for a job whose `ss_dur` is not 0.
+    /// A detector for a job whose `ss_dur` holds at least one interval.
     pub(crate) fn new(spec: SteadyStateSpec) -> Detector {
-        let dur = spec.duration_s;
+        let dur = spec.intervals().max(1);
         Detector {
             spec,
             dur,
@@ -43,6 +46,7 @@ impl Detector {
             tail: 0,
             iops_data: vec![0; dur as usize],
             bw_data: vec![0; dur as usize],
+            lat_data: vec![0; dur as usize],
             buffer_full: false,
             attained: false,
             slope: 0.0,
@@ -56,28 +60,30 @@ impl Detector {
         }
     }
 
-    fn by_iops(&self) -> bool {
-        self.spec.metric == SteadyMetric::Iops
-    }
-
-    fn y(&self, i: usize) -> u64 {
-        if self.by_iops() {
-            self.iops_data[i]
-        } else {
-            self.bw_data[i]
+    /// The judged series.
+    fn judged(&self) -> &[u64] {
+        match self.spec.metric {
+            SteadyMetric::Iops => &self.iops_data,
+            SteadyMetric::Bw => &self.bw_data,
+            SteadyMetric::Lat => &self.lat_data,
         }
     }
 
-    /// Takes one second's sample (IOPS, bytes/s); true when steady state
-    /// is reached with it.
-    pub(crate) fn sample(&mut self, iops: u64, bw: u64) -> bool {
+    fn y(&self, i: usize) -> u64 {
+        self.judged()[i]
+    }
+
+    /// Takes one interval's sample (IOPS, bytes/s, mean completion latency
+    /// in ns); true when steady state is reached with it.
+    pub(crate) fn sample(&mut self, iops: u64, bw: u64, lat: u64) -> bool {
         let tail = self.tail as usize;
         self.bw_data[tail] = bw;
         self.iops_data[tail] = iops;
+        self.lat_data[tail] = lat;
         let reached =
             if self.buffer_full || u64::from(self.tail.wrapping_sub(self.head)) == self.dur - 1 {
                 if self.spec.slope {
-                    self.judge_slope(if self.by_iops() { iops } else { bw })
+                    self.judge_slope(self.y(tail))
                 } else {
                     self.judge_deviation()
                 }
@@ -167,9 +173,9 @@ impl Detector {
         let order = |v: &[u64]| (0..dur).map(|l| v[(first + l) % dur]).collect();
         SteadyStateResult {
             ss: self.spec.describe(),
-            duration: self.dur,
+            duration: self.spec.duration_s,
             attained: self.attained,
-            iops: self.by_iops(),
+            metric: self.spec.metric.name(),
             slope_criterion: self.spec.slope,
             percent: self.spec.percent,
             criterion: self.criterion,
@@ -177,6 +183,7 @@ impl Detector {
             slope: self.slope,
             bw: order(&self.bw_data),
             iops_data: order(&self.iops_data),
+            lat: order(&self.lat_data),
         }
     }
 }
@@ -194,17 +201,18 @@ mod tests {
             percent,
             duration_s: 4,
             ramp: Duration::ZERO,
+            interval_ms: 1000,
         }
     }
 
     #[test]
     fn a_flat_series_is_steady_once_the_ring_is_full() {
         let mut d = Detector::new(spec(SteadyMetric::Iops, false, 10.0, true));
-        assert!(!d.sample(100, 1));
-        assert!(!d.sample(104, 1));
-        assert!(!d.sample(96, 1));
+        assert!(!d.sample(100, 1, 0));
+        assert!(!d.sample(104, 1, 0));
+        assert!(!d.sample(96, 1, 0));
         // Mean 100, largest deviation 4: 4% < 10%.
-        assert!(d.sample(100, 1));
+        assert!(d.sample(100, 1, 0));
         assert_eq!(d.deviation, 4.0);
         assert_eq!(d.criterion, 4.0);
     }
@@ -213,18 +221,37 @@ mod tests {
     fn a_rising_series_has_fios_slope() {
         let mut d = Detector::new(spec(SteadyMetric::Bw, true, 1.0, true));
         for (i, bw) in [100u64, 200, 300].iter().enumerate() {
-            assert!(!d.sample(0, *bw), "{i}");
+            assert!(!d.sample(0, *bw, 0), "{i}");
         }
         // x = 0..3, y = 100..400: slope 100; mean 250 -> 40%.
-        assert!(!d.sample(0, 400));
+        assert!(!d.sample(0, 400, 0));
         assert_eq!(d.slope, 100.0);
         assert_eq!(d.criterion, 40.0);
         // The ring moves on: y = 200..500, still slope 100.
-        assert!(!d.sample(0, 500));
+        assert!(!d.sample(0, 500, 0));
         assert_eq!(d.slope, 100.0);
         let r = d.result();
         assert_eq!(r.bw, vec![200, 300, 400, 500]);
         assert_eq!(r.bw_mean(), 350);
         assert!(!r.attained);
+    }
+
+    /// fio 3.42's latency criterion judges the latencies, and a longer
+    /// check interval makes fewer samples of the same ss_dur.
+    #[test]
+    fn latency_is_judged_over_the_intervals() {
+        let mut s = spec(SteadyMetric::Lat, false, 5.0, true);
+        s.duration_s = 6;
+        s.interval_ms = 2000;
+        let mut d = Detector::new(s);
+        assert_eq!(d.dur, 3);
+        assert!(!d.sample(7, 7, 1000));
+        assert!(!d.sample(1, 1, 1040));
+        // Mean 1020, largest deviation 20: 2% < 5%, whatever the IOPS.
+        assert!(d.sample(99, 99, 1020));
+        d.attained = true;
+        let r = d.result();
+        assert_eq!((r.metric, r.duration, r.lat_mean()), ("lat", 6, 1020));
+        assert_eq!(r.lat, vec![1000, 1040, 1020]);
     }
 }

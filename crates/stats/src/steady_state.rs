@@ -6,12 +6,13 @@
 pub struct SteadyStateResult {
     /// The criterion as fio writes it: `iops_slope:0.010000%`.
     pub ss: String,
-    /// `ss_dur` in seconds: the number of samples.
+    /// `ss_dur` in seconds (the samples are this over `ss_interval`).
     pub duration: u64,
     pub attained: bool,
-    /// Judged on IOPS (else bandwidth), on the slope (else the deviation),
-    /// as a percentage of the mean (else absolute).
-    pub iops: bool,
+    /// What is judged, as fio names it: "iops", "bw" or "lat"; on the
+    /// slope (else the deviation), as a percentage of the mean (else
+    /// absolute).
+    pub metric: &'static str,
     pub slope_criterion: bool,
     pub percent: bool,
     /// The last value judged against the limit.
@@ -21,6 +22,9 @@ pub struct SteadyStateResult {
     /// The samples, oldest first (bytes/s and IOPS), as fio prints them.
     pub bw: Vec<u64>,
     pub iops_data: Vec<u64>,
+    /// The mean completion latency of each sample's I/Os in ns, oldest
+    /// first; fio shows them only when judging latency.
+    pub lat: Vec<u64>,
 }
 
 impl SteadyStateResult {
@@ -32,6 +36,11 @@ impl SteadyStateResult {
     /// fio's steadystate_iops_mean.
     pub fn iops_mean(&self) -> u64 {
         mean(&self.iops_data)
+    }
+
+    /// fio's steadystate_lat_mean.
+    pub fn lat_mean(&self) -> u64 {
+        mean(&self.lat)
     }
 }
 

@@ -23,6 +23,8 @@ const SS_VALUES: &[(&str, &str)] = &[
     ("iops_slope", "slope calculated from IOPS measurements"),
     ("bw", "maximum mean deviation of bandwidth measurements"),
     ("bw_slope", "slope calculated from bandwidth measurements"),
+    ("lat", "maximum mean deviation of latency measurements"),
+    ("lat_slope", "slope calculated from latency measurements"),
 ];
 
 /// A text option's value; fio keeps an empty one as unset.
@@ -43,8 +45,9 @@ fn int_in(v: &Value, lo: i64, hi: i64) -> Result<i64, String> {
 }
 
 /// `ss=iops_slope:0.1%`: the criterion, then its limit after `:`, a
-/// percentage with `%`, else a number of IOPS or a bandwidth (a size per
-/// second, fio's suffixes), as fio's `str_steadystate_cb` reads them.
+/// percentage with `%`, else a number of IOPS, a bandwidth (a size per
+/// second, fio's suffixes) or a latency, as fio's `str_steadystate_cb`
+/// reads them.
 fn steadystate(v: &Value) -> Result<(SteadyMetric, bool, f64, bool), String> {
     let (name, limit) = v.text.split_once(':').ok_or_else(|| {
         "the threshold must be given after the criterion (ss=iops:10%)".to_string()
@@ -54,6 +57,8 @@ fn steadystate(v: &Value) -> Result<(SteadyMetric, bool, f64, bool), String> {
         "iops_slope" => (SteadyMetric::Iops, true),
         "bw" => (SteadyMetric::Bw, false),
         "bw_slope" => (SteadyMetric::Bw, true),
+        "lat" => (SteadyMetric::Lat, false),
+        "lat_slope" => (SteadyMetric::Lat, true),
         _ => return Err(v.not_a_choice()),
     };
     let float = |t: &str| {
@@ -69,6 +74,10 @@ fn steadystate(v: &Value) -> Result<(SteadyMetric, bool, f64, bool), String> {
     let limit = match metric {
         SteadyMetric::Iops => float(limit)?,
         SteadyMetric::Bw => values::size(limit, v.kb)? as f64,
+        // fio reads it as a time in microseconds (check_str_time) and
+        // compares that number with latencies in nanoseconds: `lat:100us`
+        // is a limit of 100 ns. Kept, so the verdicts are fio's.
+        SteadyMetric::Lat => values::time_us(limit, 1)? as f64,
     };
     Ok((metric, slope, limit, false))
 }
@@ -175,6 +184,27 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         help: "Delay before initiation of data collection for steady state job termination testing",
         apply: |s, v| {
             s.spec.process.steadystate.ramp = v.seconds()?;
+            Ok(())
+        },
+        ..STEADY
+    },
+    OptionDef {
+        name: "steadystate_check_interval",
+        aliases: &["ss_interval"],
+        kind: Kind::Time,
+        default: "1",
+        help: "Polling interval for the steady state check (too low means steadystate will not converge)",
+        apply: |s, v| {
+            let ms = v.seconds()?.as_millis() as u64;
+            // fio counts the samples in whole seconds of it, and divides
+            // by that count: below a second it would divide by zero.
+            if ms < 1000 {
+                return Err(format!(
+                    "{} is below one second, the least fio can take (it counts ss_dur in whole seconds of it)",
+                    v.text
+                ));
+            }
+            s.spec.process.steadystate.interval_ms = ms;
             Ok(())
         },
         ..STEADY
@@ -342,6 +372,20 @@ mod tests {
             .steadystate;
         assert!(ss.slope && ss.percent && !ss.enabled());
         assert_eq!(ss.describe(), "iops_slope:0.500000%");
+        // fio 3.42's latency criterion, its limit a time read in us, and
+        // the check interval that divides ss_dur into samples.
+        let ss = parse_one("[j]\nss=lat_slope:250us\nss_dur=10\nss_interval=2\n")
+            .process
+            .steadystate;
+        assert_eq!((ss.metric, ss.slope), (SteadyMetric::Lat, true));
+        assert_eq!(ss.limit, 250.0);
+        assert_eq!((ss.interval_ms, ss.intervals()), (2000, 5));
+        assert_eq!(ss.describe(), "lat_slope:250.000000");
+        assert_eq!(
+            parse_one("[j]\nss=lat:1ms\n").process.steadystate.limit,
+            1000.0
+        );
+        assert_eq!(parse_one("[j]\n").process.steadystate.interval_ms, 1000);
     }
 
     #[test]

@@ -86,4 +86,8 @@ pub(crate) struct LoopConfig {
     pub close_fsync: bool,
     /// `--profile=act`: the latencies are counted into act's slices too.
     pub act: Option<ioscope_job::ActProfile>,
+    /// Steady state judges latency (`ss=lat`): the completion latencies
+    /// are summed and counted where its sampler reads them
+    /// ([`crate::progress::WorkerProgress::clat`]).
+    pub clat_sums: bool,
 }

@@ -41,6 +41,9 @@ pub(super) struct Ledger<'a> {
     /// reads the clock as it submits (not at iodepth 1 on a queue that
     /// submits and waits in one call).
     pub(super) slat: bool,
+    /// With [`LoopConfig::clat_sums`]: the completion latencies summed
+    /// and counted so far (what the progress counters publish).
+    pub(super) clat_shown: (u64, u64),
 }
 
 impl Ledger<'_> {
@@ -397,6 +400,12 @@ impl Ledger<'_> {
         }
         if let Some(p) = stats.prio.as_mut().filter(|_| EXTRAS) {
             p.add(d, slot.prio, clat_ns, lat_ns);
+        }
+        if EXTRAS && cfg.clat_sums {
+            let c = &mut self.clat_shown;
+            *c = (c.0 + clat_ns, c.1 + 1);
+            progress.clat[0].store(c.0, Ordering::Relaxed);
+            progress.clat[1].store(c.1, Ordering::Relaxed);
         }
         if let Some(lt) = lat_target.as_mut().filter(|_| EXTRAS) {
             if !lt.completed(t.lat.then_some(lat_ns)) {

@@ -141,6 +141,7 @@ impl IoLoop<'_> {
             && cfg.block_life.is_none()
             && cfg.max_latency_ns == [0; 3]
             && cfg.act.is_none()
+            && !cfg.clat_sums
             && !cfg.logs.any()
             && cfg.trim_ranges <= 1
     }
@@ -200,6 +201,7 @@ impl IoLoop<'_> {
                 .map(|p| latency_target::LatTarget::new(p, start)),
             zone_writes: self.workload.wants_zone_writes().then(Vec::new),
             slat: cfg.tracking.slat && stamp,
+            clat_shown: (0, 0),
         };
         ledger.stats.prio = self.prio.as_ref().and_then(PerIoPrio::tally);
         let ramp_end = start + cfg.ramp_ticks;
