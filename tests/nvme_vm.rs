@@ -222,7 +222,109 @@ fn protection_information_passes_the_controllers_checks() {
         return;
     };
     let checks = passed_checks(&stdout);
-    assert_eq!(checks.len(), 16, "{checks:#?}");
+    assert_eq!(checks.len(), 18, "{checks:#?}");
+}
+
+/// io_uring_cmd's `verify_mode=compare` (fio 3.42; tests/nvme_vm/verify_mode.sh):
+/// the verify phase's checks go as NVMe Compares of each block with
+/// `verify_pattern` (random order at depth, `%o`, `verify_backlog`,
+/// trimmed blocks against zeroes, a mixed workload); blocks that hold
+/// another pattern, or one block overwritten behind the job's back, fail
+/// with err=84 and exit 1 as a read the host checks does, each block
+/// counted as checked. Where the guest's fio has verify_mode (run with
+/// `NVME_VM_HOST_BINS=/path/to/fio-3.42/fio`), fio runs the same jobs and
+/// each tool checks with Compares what the other wrote. Checked so against
+/// fio 3.42: it passes and fails the same jobs, but reports the failure
+/// as an I/O error (err=645, the NVMe status 0x285, "cq entry status
+/// (sct=0x02; sc=0x85)"), which continue_on_error=verify does not cover.
+#[test]
+fn verify_mode_compare_checks_in_the_device() {
+    let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = [(root.join("tests/nvme_vm/verify_mode.sh"), "verify_mode.sh")];
+    let Some(stdout) = in_guest(&script, &files, "sh verify_mode.sh", &[]) else {
+        return;
+    };
+    let without_fio = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("CHECK-SKIPPED "))
+        .inspect(|why| ioscope_testutil::report(&test_name(module_path!()), &Missing::soft(*why)))
+        .count()
+        > 0;
+    let checks = passed_checks(&stdout);
+    let want = if without_fio { 9 } else { 14 };
+    assert_eq!(checks.len(), want, "{checks:#?}");
+}
+
+/// What `verify_mode=compare` needs is refused before the run, on any
+/// machine: verify=pattern with verify_pattern (fio's HOWTO says so; fio
+/// does not check, and its Compare of a crc32c block fails good blocks),
+/// and ioengine=io_uring_cmd, whose option it is.
+#[test]
+fn verify_mode_compare_is_refused_without_a_pattern_or_passthrough() {
+    let dir = common::tempdir();
+    let base = [
+        "--parse-only",
+        "--name=c",
+        "--filename=/dev/ng0n1",
+        "--rw=write",
+        "--size=1m",
+    ];
+    let uring_cmd = "--ioengine=io_uring_cmd";
+    let compare = "--verify_mode=compare";
+    let err = common::refusal(dir.path(), &base, &[uring_cmd, "--verify=crc32c", compare]);
+    assert!(
+        err.contains(
+            "job 'c': verify_mode=compare is only valid with verify=pattern and verify_pattern"
+        ) && err.contains("verify=crc32c has none"),
+        "{err}"
+    );
+    let err = common::refusal(dir.path(), &base, &[uring_cmd, compare]);
+    assert!(err.contains("verify=0 has none"), "{err}");
+    let err = common::refusal(
+        dir.path(),
+        &base,
+        &["--ioengine=libaio", "--verify_pattern=0xaa", compare],
+    );
+    assert!(
+        err.contains("'verify_mode' is an option of ioengine=io_uring_cmd, but ioengine=libaio is in effect here"),
+        "{err}"
+    );
+    // In a job file the place is the section's line (the checks across
+    // options come once the section is read) or, for another engine, the
+    // option's own.
+    let job = common::write_file(
+        dir.path(),
+        "c.fio",
+        "[c]\nioengine=io_uring_cmd\nfilename=/dev/ng0n1\nrw=write\nsize=1m\n\
+         verify=md5\nverify_mode=compare\n",
+    );
+    let err = common::refusal(dir.path(), &["--parse-only"], &[job.to_str().unwrap()]);
+    assert!(
+        err.contains("c.fio:1: job 'c': verify_mode=compare"),
+        "{err}"
+    );
+    let job = common::write_file(
+        dir.path(),
+        "d.fio",
+        "[d]\nfilename=/dev/ng0n1\nrw=write\nsize=1m\nverify_pattern=0xaa\nverify_mode=compare\n",
+    );
+    let err = common::refusal(dir.path(), &["--parse-only"], &[job.to_str().unwrap()]);
+    assert!(
+        err.contains(
+            "d.fio:6: 'verify_mode' is an option of ioengine=io_uring_cmd, but ioengine=psync"
+        ),
+        "{err}"
+    );
+    for pattern in [
+        "--verify_pattern=0xaa",
+        "--verify=pattern --verify_pattern=%o",
+    ] {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend([uring_cmd, compare]);
+        args.extend(pattern.split(' '));
+        common::ioscope(&args).dir(dir.path()).run().assert_ok();
+    }
 }
 
 /// zonemode=zbd on the guest's zoned namespaces against fio there

@@ -78,6 +78,32 @@ pub trait Queue {
         let _ = on;
     }
 
+    /// Asks that `req`, a read about to be submitted, go as a compare: the
+    /// device checks that the target holds what the caller has put in the
+    /// slot's buffer and moves no data back (an NVMe Compare: fio's
+    /// io_uring_cmd `verify_mode=compare`). Returns whether it will; where
+    /// not (this default, which every backend without such a command
+    /// keeps, or a namespace that lacks it), the read goes as a read. The
+    /// ask holds for the next submission in `req.slot` only, and only if
+    /// that submission is `req`, so a request never issued leaves no
+    /// compare behind for the slot's next one. A compare that finds the
+    /// data different fails; [`Queue::compare_mismatch`] tells that
+    /// failure from the others.
+    #[inline]
+    fn compare_in_device(&mut self, req: &Request) -> bool {
+        let _ = req;
+        false
+    }
+
+    /// Whether a failed completion's result is a compare's
+    /// ([`Queue::compare_in_device`]) answer that the data differs, rather
+    /// than an error that kept it from comparing.
+    #[inline]
+    fn compare_mismatch(result: i64) -> bool {
+        let _ = result;
+        false
+    }
+
     /// Sends every queued request to the kernel; returns how many were sent.
     ///
     /// This default, with those of [`Queue::reap`] and

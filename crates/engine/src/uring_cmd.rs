@@ -18,7 +18,7 @@ use crate::nvme::command::{self, DsmRange, MAX_BLOCKS, MAX_DSM_RANGES};
 use crate::nvme::pi;
 use crate::nvme::{
     identify_controller_of, identify_namespace_of, namespace_id, nvm_namespace_of, nvme_names,
-    zoned_namespace_of, Command, Geometry, NVME_URING_CMD_IO, NVME_URING_CMD_IO_VEC,
+    zoned_namespace_of, Command, Geometry, Status, NVME_URING_CMD_IO, NVME_URING_CMD_IO_VEC,
 };
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
@@ -51,6 +51,7 @@ pub(crate) static IO_URING_CMD: EngineDesc = EngineDesc {
         "count_punts",
         "cmd_type",
         "write_mode",
+        "verify_mode",
         "deac",
         "readfua",
         "writefua",
@@ -85,6 +86,12 @@ struct NamespaceGeometry {
     /// Blocks per zone when writes go as Zone Appends; 0 when they go as
     /// Writes.
     append_zone: u64,
+    /// Reads may go as Compares ([`Queue::compare_in_device`]): the
+    /// controller has the command (ONCS), and the host moves data alone,
+    /// so the buffer holds nothing but what is compared (metadata the host
+    /// moves would be compared too, and the caller has no expected
+    /// metadata to lay there).
+    compare: bool,
 }
 
 impl NamespaceGeometry {
@@ -135,6 +142,11 @@ impl NamespaceGeometry {
 /// A completion's result is the bytes the command covered, -errno when the
 /// kernel failed it, or -([`NVME_STATUS_BIAS`] + status) when the device did.
 ///
+/// A read the caller asked to compare ([`Queue::compare_in_device`]) goes
+/// as an NVMe Compare against the slot's buffer: it completes with its
+/// length when the blocks match, with the Compare Failure status when
+/// they do not.
+///
 /// Write Zeroes and a one-range Dataset Management ([`Op::Trim`]) never
 /// touch the slot's data buffer: that range lives in memory of its own, one
 /// entry per slot. A request of several ranges ([`Op::TrimRanges`]) brings
@@ -166,6 +178,9 @@ pub struct UringCmdQueue {
     /// Some namespace has protection information and PRACT is clear: the
     /// host checks reads as they complete.
     host_checks: bool,
+    /// The read each slot's next submission turns into a Compare, if it is
+    /// that read ([`Queue::compare_in_device`]).
+    compares: Box<[Option<Request>]>,
     fixed_files: bool,
     fixed_buffers: bool,
     vectored: bool,
@@ -302,6 +317,7 @@ impl UringCmdQueue {
             },
             pi_reads: vec![None; config.depth as usize].into_boxed_slice(),
             host_checks,
+            compares: vec![None; config.depth as usize].into_boxed_slice(),
             fixed_files,
             fixed_buffers: opts.fixed_buffers,
             vectored,
@@ -361,6 +377,7 @@ fn namespace_geometry(
         separate_ms: g.separate_ms(),
         pi: g.pi.map(|f| (f, g.layout())),
         append_zone,
+        compare: controller.has_compare() && g.ms == 0,
     })
 }
 
@@ -414,6 +431,13 @@ fn check_poll_queues(fd: RawFd) -> Result<(), EngineError> {
             path: name,
         }),
     }
+}
+
+/// Whether `result` is this queue's report of a command the device failed
+/// with Compare Failure.
+fn compare_failure(result: i64) -> bool {
+    u16::try_from(result.saturating_neg() - NVME_STATUS_BIAS)
+        .is_ok_and(|s| Status(s).is_compare_failure())
 }
 
 // The request's limit is the command's.
@@ -493,6 +517,9 @@ impl Queue for UringCmdQueue {
         if counted_in_16_bits && blocks > MAX_BLOCKS {
             return Err(bad_request(req, "covers more than 65536 logical blocks"));
         }
+        // Taken at every submission of the slot, so an ask for a request
+        // that was never submitted dies with the slot's next one.
+        let compare = self.compares[req.slot as usize].take() == Some(*req);
         let nsid = ns.nsid;
         let mut cmd_op = NVME_URING_CMD_IO;
         let mut buf_index = None;
@@ -515,7 +542,11 @@ impl Queue for UringCmdQueue {
                     // The slot's buffer is registered at the slot's index.
                     buf_index = Some(req.slot as u16);
                 }
-                let mut cmd = if req.op == Op::Read {
+                // fio sends a Compare with a Read's FUA (its cdw12 flags of
+                // DDIR_READ).
+                let mut cmd = if compare {
+                    command::compare(nsid, slba, blocks, addr, len, self.readfua)
+                } else if req.op == Op::Read {
                     command::read(nsid, slba, blocks, addr, len, self.readfua)
                 } else {
                     ns.write(slba, blocks, addr, len, self.writefua)
@@ -612,6 +643,25 @@ impl Queue for UringCmdQueue {
         // every request before its memory is freed.
         unsafe { self.ring.push(&sqe)? };
         Ok(Submitted::Queued)
+    }
+
+    fn compare_in_device(&mut self, req: &Request) -> bool {
+        let can = req.op == Op::Read
+            && self
+                .namespaces
+                .get(req.file as usize)
+                .is_some_and(|ns| ns.compare);
+        match self.compares.get_mut(req.slot as usize) {
+            Some(ask) if can => {
+                *ask = Some(*req);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn compare_mismatch(result: i64) -> bool {
+        compare_failure(result)
     }
 
     #[inline(always)]
@@ -746,6 +796,7 @@ mod tests {
             separate_ms: 0,
             pi: None,
             append_zone: 0,
+            compare: true,
         }
     }
 
@@ -772,6 +823,22 @@ mod tests {
         let c = plain(12).write(2345, 8, 0x1000, 32768, false);
         assert_eq!(c.opcode, 0x01);
         assert_eq!((c.cdw10, c.cdw12), (2345, 7));
+    }
+
+    /// Only the device's Compare Failure, with or without DNR, is a
+    /// mismatch: not another status, an errno, or the host's check of
+    /// protection information.
+    #[test]
+    fn compare_failures_are_told_from_other_errors() {
+        let nvme = |status: i64| -(NVME_STATUS_BIAS + status);
+        assert!(UringCmdQueue::compare_mismatch(nvme(0x285)));
+        assert!(UringCmdQueue::compare_mismatch(nvme(0x4285)));
+        assert!(!UringCmdQueue::compare_mismatch(nvme(0x281)));
+        assert!(!UringCmdQueue::compare_mismatch(nvme(0x4001)));
+        assert!(!UringCmdQueue::compare_mismatch(-i64::from(libc::EIO)));
+        assert!(!UringCmdQueue::compare_mismatch(-(PI_CHECK_BIAS + 0x285)));
+        assert!(!UringCmdQueue::compare_mismatch(4096));
+        assert!(!UringCmdQueue::compare_mismatch(i64::MIN));
     }
 
     #[test]

@@ -14,7 +14,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "plids",
     "ramp_size",
     "recover_zbd_write_error",
-    "verify_mode",
     "write_zone_remainder",
 ];
 

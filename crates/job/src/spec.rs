@@ -249,6 +249,9 @@ pub struct EngineOptions {
     pub vectored: bool,
     /// io_uring_cmd `write_mode`: the NVMe command a write becomes.
     pub write_mode: WriteMode,
+    /// io_uring_cmd `verify_mode` (fio 3.42): the NVMe command a verify
+    /// read becomes.
+    pub verify_mode: VerifyMode,
     /// io_uring_cmd `deac`: Write Zeroes deallocates (DEAC bit).
     pub deac: bool,
     /// io_uring_cmd `readfua`: Force Unit Access on reads.
@@ -300,6 +303,19 @@ pub enum WriteMode {
     /// Zone Append to the zone of each write's offset (a newer fio's),
     /// with `zonemode=zbd` only.
     ZoneAppend,
+}
+
+/// io_uring_cmd `verify_mode` (fio 3.42): how the verify phase checks a
+/// block. Only `verify=pattern` can be compared in the device (the job
+/// refuses it otherwise, where fio's HOWTO says it must not be used).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum VerifyMode {
+    /// Read it back and check it on the host (fio's default).
+    #[default]
+    Read,
+    /// Send the expected data with an NVMe Compare: the device checks it
+    /// and fails the command where it differs; nothing is read back.
+    Compare,
 }
 
 /// A fill pattern (fio's `verify_pattern` and `buffer_pattern`), parsed:

@@ -12,7 +12,7 @@ use ioscope_engine::{
 
 use crate::credentials::Credentials;
 use crate::file_setup::{self, Layout};
-use ioscope_job::{FadviseHint, JobSpec, SizeSpec, VerifyMethod, WriteMode};
+use ioscope_job::{FadviseHint, JobSpec, SizeSpec, VerifyMethod, VerifyMode, WriteMode};
 use ioscope_stats::Notice;
 use ioscope_workload::FileExtent;
 
@@ -613,6 +613,27 @@ fn check_nvme(spec: &JobSpec, path: &Path, target: &Target, offset: u64) -> Resu
     }
     if spec.rw.kind.trims() {
         check_dsm_limits(spec, &id.limits, lba).or_else(refuse)?;
+    }
+    // The checks of written blocks are Compares (a read workload's reads
+    // stay reads the host checks).
+    let v = &spec.verify;
+    let compares =
+        spec.engine_options.verify_mode == VerifyMode::Compare && writes && (v.do_verify || v.only);
+    if compares && !id.controller.has_compare() {
+        return unsupported("Compare", Advice::Other("use verify_mode=read".into()));
+    }
+    if compares && geometry.ms != 0 {
+        return refuse(format!(
+            "verify_mode=compare compares data alone, and the namespace's format has {} \
+             bytes of metadata per block that the host moves, which a Compare would \
+             compare too; use verify_mode=read{}",
+            geometry.ms,
+            if geometry.pi.is_some() {
+                ", or pi_act=1 where the metadata is only protection information"
+            } else {
+                ""
+            }
+        ));
     }
     if zeroes && writes {
         if !id.controller.has_write_zeroes() {

@@ -3,6 +3,10 @@
 //! it for the next check before it asks the workload for the next I/O, and
 //! tells it about every completed write and check.
 //!
+//! With io_uring_cmd's `verify_mode=compare` the device makes the checks:
+//! a check goes as an NVMe Compare of the block with what it must hold,
+//! and the device's answer is the verdict.
+//!
 //! fio's order is kept: written blocks are checked after the write phase
 //! (`do_verify`), or every `verify_backlog` writes; `trim_percentage` of
 //! the written blocks are trimmed instead and must then read back zeroes
@@ -12,8 +16,10 @@ use std::collections::VecDeque;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use ioscope_job::{JobSpec, RandomGenerator, VerifyMethod};
-use ioscope_workload::{check_zeroes, BlockId, Corruption, DataDir, Verifier, Workload};
+use ioscope_job::{JobSpec, RandomGenerator, VerifyMethod, VerifyMode};
+use ioscope_workload::{
+    check_zeroes, BlockId, Corruption, CorruptionKind, DataDir, Verifier, Workload,
+};
 
 /// At most this many bad blocks are described; the rest are counted.
 const MESSAGES_KEPT: usize = 64;
@@ -35,6 +41,27 @@ pub(crate) enum SlotWork {
     Trim(BlockId),
     /// Reading a trimmed block back: it must be zeroes.
     ZeroCheck(BlockId),
+    /// A [`SlotWork::Check`] the device makes (`verify_mode=compare`): the
+    /// slot's buffer holds what the block must hold, sent with a Compare.
+    Compared(BlockId),
+    /// A [`SlotWork::ZeroCheck`] the device makes: compared with zeroes.
+    ZeroCompared(BlockId),
+}
+
+impl SlotWork {
+    /// The same check made by the device, for the checks it can make.
+    pub(crate) fn in_device(self) -> Option<SlotWork> {
+        match self {
+            SlotWork::Check(b) => Some(SlotWork::Compared(b)),
+            SlotWork::ZeroCheck(b) => Some(SlotWork::ZeroCompared(b)),
+            _ => None,
+        }
+    }
+
+    /// Whether the device made the check.
+    pub(crate) fn compared(self) -> bool {
+        matches!(self, SlotWork::Compared(_) | SlotWork::ZeroCompared(_))
+    }
 }
 
 /// experimental_verify's verify phase: the workload replayed, `left` of
@@ -110,6 +137,10 @@ pub(crate) struct VerifyLog {
     /// The workload only reads: each read is checked as it completes
     /// against the headers it finds (fio's verify of a read workload).
     pub reads_back: bool,
+    /// `verify_mode=compare`: the checks of written and trimmed blocks go
+    /// to the device as Compares (fio's IO_U_F_VER_LIST reads; a read
+    /// workload's reads are still checked by the host, as in fio).
+    pub compare: bool,
     /// The writes' files have a random map (fio's `file_randommap`: a
     /// random job without `norandommap` or the LFSR generator), so no
     /// block is written twice in a pass and fio checks them in the order
@@ -177,6 +208,7 @@ impl VerifyLog {
             phase_seq: 1,
             only: v.only,
             reads_back: !spec.rw.kind.writes(),
+            compare: spec.engine_options.verify_mode == VerifyMode::Compare,
             in_write_order: spec.rw.kind.is_random()
                 && !spec.norandommap
                 && spec.random_generator != RandomGenerator::Lfsr,
@@ -382,21 +414,51 @@ impl VerifyLog {
         let Err(what) = found else {
             return Verdict::Good;
         };
-        self.outcome.bad += 1;
-        let which = match work {
-            SlotWork::ReadBack(_) => String::new(),
-            _ => format!(" (write #{})", block.seq),
-        };
-        let mut message = format!(
-            "verify failed on {} at offset {}, length {}{which}: {what}",
-            path.display(),
-            block.offset,
-            block.len,
-        );
-        let len = block.len as usize;
+        let mut message = describe_bad(work, &block, path, &what);
         if let Some(dir) = &self.dump_dir {
+            let len = block.len as usize;
             message.push_str(&self.dump(dir, path, &block, &buf[..len], zero));
         }
+        self.bad(message)
+    }
+
+    /// Counts a check the device made (a Compare): `status` is the
+    /// device's answer where the block differs, None where it matched.
+    pub(crate) fn compared(
+        &mut self,
+        work: SlotWork,
+        path: &Path,
+        status: Option<&str>,
+    ) -> Verdict {
+        let Some((block, zero)) = checked_block(work) else {
+            return Verdict::Good;
+        };
+        self.outcome.checked += 1;
+        let Some(status) = status else {
+            return Verdict::Good;
+        };
+        let (kind, expected) = match zero {
+            true => (CorruptionKind::NotZeroed, "zeroes"),
+            false => (CorruptionKind::PatternMismatch, "verify_pattern"),
+        };
+        let what = Corruption {
+            kind,
+            offset: block.offset,
+            detail: format!(
+                "the device's Compare (verify_mode=compare) found the block differs from \
+                 {expected}: {status}; it does not say where (verify_mode=read does)"
+            ),
+        };
+        let mut message = describe_bad(work, &block, path, &what);
+        if self.dump_dir.is_some() {
+            message.push_str("; not dumped: the device compared the block and read nothing back");
+        }
+        self.bad(message)
+    }
+
+    /// Counts a bad block and keeps its description.
+    fn bad(&mut self, message: String) -> Verdict {
+        self.outcome.bad += 1;
         if self.outcome.messages.len() < MESSAGES_KEPT {
             self.outcome.messages.push(message.clone());
         }
@@ -475,12 +537,27 @@ impl VerifyLog {
     }
 }
 
+/// What a failure says: the block, the write that should be there, what
+/// was found instead.
+fn describe_bad(work: SlotWork, block: &BlockId, path: &Path, what: &Corruption) -> String {
+    let which = match work {
+        SlotWork::ReadBack(_) => String::new(),
+        _ => format!(" (write #{})", block.seq),
+    };
+    format!(
+        "verify failed on {} at offset {}, length {}{which}: {what}",
+        path.display(),
+        block.offset,
+        block.len,
+    )
+}
+
 /// The block a check reads, and whether it must read back zeroes; None
 /// for work that checks nothing.
 fn checked_block(work: SlotWork) -> Option<(BlockId, bool)> {
     match work {
-        SlotWork::Check(b) | SlotWork::ReadBack(b) => Some((b, false)),
-        SlotWork::ZeroCheck(b) => Some((b, true)),
+        SlotWork::Check(b) | SlotWork::ReadBack(b) | SlotWork::Compared(b) => Some((b, false)),
+        SlotWork::ZeroCheck(b) | SlotWork::ZeroCompared(b) => Some((b, true)),
         SlotWork::Plain | SlotWork::Write(_) | SlotWork::Trim(_) => None,
     }
 }
@@ -569,6 +646,45 @@ mod tests {
             v.written(blocks[i]);
         }
         assert_eq!(checked_offsets(&mut v), [8192, 0, 4096, 12288]);
+    }
+
+    /// verify_mode=compare: the checks of written and trimmed blocks go to
+    /// the device, each counted as checked; a mismatch is a bad block
+    /// named as a host check names it, with the device's status.
+    #[test]
+    fn checks_the_device_made_are_counted_and_named() {
+        let mut v = log(&["--rw=write"]);
+        let path = Path::new("/dev/ng0n1");
+        let block = v.number_write(0, 4096, 4096).unwrap();
+        let work = SlotWork::Check(block).in_device().unwrap();
+        assert!(work.compared() && !SlotWork::Check(block).compared());
+        assert!(matches!(v.compared(work, path, None), Verdict::Good));
+        let Verdict::Bad(m) = v.compared(work, path, Some("Compare Failure")) else {
+            panic!("a mismatch is a bad block");
+        };
+        assert!(
+            m.starts_with(
+                "verify failed on /dev/ng0n1 at offset 4096, length 4096 (write #1): \
+                 pattern mismatch at offset 4096: the device's Compare"
+            ) && m.contains(": Compare Failure;"),
+            "{m}"
+        );
+        let zero = SlotWork::ZeroCheck(block).in_device().unwrap();
+        let Verdict::Bad(m) = v.compared(zero, path, Some("Compare Failure")) else {
+            panic!("a trimmed block that is not zeroes is bad");
+        };
+        assert!(
+            m.contains("trimmed block not zeroed") && m.contains("from zeroes"),
+            "{m}"
+        );
+        assert_eq!((v.outcome.checked, v.outcome.bad), (3, 2));
+        for other in [
+            SlotWork::ReadBack(block),
+            SlotWork::Trim(block),
+            SlotWork::Plain,
+        ] {
+            assert_eq!(other.in_device(), None, "{other:?}");
+        }
     }
 
     #[test]

@@ -50,15 +50,16 @@ pub const ZSA_RESET: u32 = 0x04;
 /// namespace's zones.
 pub const ZRA_REPORT_ZONES_PARTIAL: u32 = 1 << 16;
 
-/// Command dword 12 of Read, Write and Write Zeroes: Force Unit Access.
+/// Command dword 12 of Read, Compare, Write and Write Zeroes: Force Unit
+/// Access.
 pub const CDW12_FUA: u32 = 1 << 30;
 /// Command dword 12 of Write Zeroes: deallocate the blocks if the namespace
 /// reads deallocated blocks back as zeroes.
 pub const CDW12_DEAC: u32 = 1 << 25;
 /// Command dword 11 of Dataset Management: the ranges are to be deallocated.
 pub const CDW11_DSM_DEALLOCATE: u32 = 1 << 2;
-/// The most blocks one Read, Write or Write Zeroes can name (a 16-bit
-/// 0-based count).
+/// The most blocks one Read, Compare, Write or Write Zeroes can name (a
+/// 16-bit 0-based count).
 pub const MAX_BLOCKS: u32 = 1 << 16;
 /// The most ranges one Dataset Management command can carry (an 8-bit
 /// 0-based count).
@@ -119,6 +120,17 @@ fn lba_command(opcode: u8, nsid: u32, slba: u64, blocks: u32, cdw12_flags: u32) 
 /// Read `blocks` blocks from `slba` into `len` bytes at `addr`.
 pub fn read(nsid: u32, slba: u64, blocks: u32, addr: u64, len: u32, fua: bool) -> Command {
     let mut c = lba_command(opcode::READ, nsid, slba, blocks, fua_bit(fua));
+    c.addr = addr;
+    c.data_len = len;
+    c
+}
+
+/// Compare `blocks` blocks from `slba` with `len` bytes at `addr`: the
+/// device reads the blocks and checks them against the buffer, moving no
+/// data back, and fails the command with Compare Failure where they differ
+/// (fio's io_uring_cmd `verify_mode=compare`). Its dword 12 is a Read's.
+pub fn compare(nsid: u32, slba: u64, blocks: u32, addr: u64, len: u32, fua: bool) -> Command {
+    let mut c = lba_command(opcode::COMPARE, nsid, slba, blocks, fua_bit(fua));
     c.addr = addr;
     c.data_len = len;
     c
@@ -281,6 +293,26 @@ mod tests {
         let w = write(2, 16, 1, 0x2000, 512, true);
         assert_eq!(w.opcode, 0x01);
         assert_eq!(w.cdw12, 1 << 30);
+    }
+
+    /// fio's nvme_cmd_compare: opcode 0x05, laid out as a Read (the LBA in
+    /// dwords 10 and 11, the 0-based count and FUA in 12), the buffer to
+    /// compare with as its data.
+    #[test]
+    fn compare_is_a_read_with_opcode_5() {
+        let c = compare(1, 0x1_2345_6789, 8, 0x1000, 4096, false);
+        let r = read(1, 0x1_2345_6789, 8, 0x1000, 4096, false);
+        assert_eq!(c.opcode, 0x05);
+        assert_eq!(
+            Command {
+                opcode: r.opcode,
+                ..c
+            },
+            r
+        );
+        assert_eq!((c.cdw10, c.cdw11, c.cdw12), (0x2345_6789, 0x1, 7));
+        assert_eq!((c.addr, c.data_len, c.nsid), (0x1000, 4096, 1));
+        assert_eq!(compare(1, 0, 65536, 0, 0, true).cdw12, 0xffff | (1 << 30));
     }
 
     #[test]

@@ -15,6 +15,7 @@ pub const ONCS_BITS: [(u16, &str); 9] = [
     (1 << 7, "Verify"),
     (1 << 8, "Copy"),
 ];
+pub const ONCS_COMPARE: u16 = 1 << 0;
 pub const ONCS_DSM: u16 = 1 << 2;
 pub const ONCS_WRITE_ZEROES: u16 = 1 << 3;
 
@@ -73,6 +74,10 @@ impl Controller {
             .filter(|(bit, _)| self.oncs & bit != 0)
             .map(|&(_, name)| name)
             .collect()
+    }
+
+    pub fn has_compare(&self) -> bool {
+        self.oncs & ONCS_COMPARE != 0
     }
 
     pub fn has_write_zeroes(&self) -> bool {
@@ -340,6 +345,8 @@ mod tests {
             ]
         );
         assert!(c.has_write_zeroes() && c.has_dataset_management());
+        assert!(c.has_compare());
+        assert!(!Controller::default().has_compare());
     }
 
     #[test]

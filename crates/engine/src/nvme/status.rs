@@ -60,6 +60,12 @@ impl Status {
         self.0 & (1 << 14) != 0
     }
 
+    /// Compare Failure (Media and Data Integrity Errors, 0x85): a Compare
+    /// found the blocks different from its buffer.
+    pub fn is_compare_failure(self) -> bool {
+        (self.code_type(), self.code()) == (2, 0x85)
+    }
+
     pub fn code_type_name(self) -> &'static str {
         match self.code_type() {
             0 => "Generic Command Status",
@@ -166,6 +172,13 @@ mod tests {
         assert_eq!(Status(0x0080).name(), Some("LBA Out of Range"));
         assert_eq!(Status(0x0281).name(), Some("Unrecovered Read Error"));
         assert_eq!(Status(0x0185).name(), None);
+        // With or without DNR and More; not the same code of another type.
+        assert!(Status(0x0285).is_compare_failure() && Status(0x6285).is_compare_failure());
+        assert!(!Status(0x0185).is_compare_failure() && !Status(0x0281).is_compare_failure());
+        assert_eq!(
+            Status(0x4285).to_string(),
+            "Compare Failure (NVMe status: sct 0x2, sc 0x85, DNR)"
+        );
         assert_eq!(
             Status(0x0185).to_string(),
             "Command Specific Status status (NVMe status: sct 0x1, sc 0x85)"

@@ -10,7 +10,7 @@
 use super::{apply_defaults, Kind, OptionDef};
 use ioscope_engine::{Backend, XnvmeAdmin, XnvmeAsync, XnvmeBe, XnvmeMem, XnvmeSync};
 
-use crate::spec::{EngineOptions, InjectedFault, WriteMode};
+use crate::spec::{EngineOptions, InjectedFault, VerifyMode, WriteMode};
 use crate::values;
 
 const ENGINE: OptionDef = OptionDef::of("I/O engine");
@@ -58,6 +58,14 @@ const WRITE_MODE_VALUES: &[(&str, &str)] = &[
     (
         "zone_append",
         "Use zone append commands for write operations. Requires zonemode=zbd",
+    ),
+];
+// fio 3.42's words (engines/io_uring.c).
+const VERIFY_MODE_VALUES: &[(&str, &str)] = &[
+    ("read", "Issue Read commands in the verification phase"),
+    (
+        "compare",
+        "Issue Compare commands in the verification phase (verify=pattern only)",
     ),
 ];
 // The xnvme engine's values, with fio's HOWTO words.
@@ -276,6 +284,20 @@ pub(super) const OPTIONS: &[OptionDef] = &[
                 "zone_append" => WriteMode::ZoneAppend,
                 other => return Err(write_mode_refusal(other).unwrap_or_else(|| v.not_a_choice())),
             };
+            Ok(())
+        },
+        ..ENGINE
+    },
+    OptionDef {
+        name: "verify_mode",
+        kind: Kind::Choice(VERIFY_MODE_VALUES),
+        default: "read",
+        help: "Issue Read or Compare command in the verification phase",
+        apply: |s, v| {
+            s.spec.engine_options.verify_mode = v.pick(&[
+                ("read", VerifyMode::Read),
+                ("compare", VerifyMode::Compare),
+            ])?;
             Ok(())
         },
         ..ENGINE
@@ -662,5 +684,53 @@ mod write_mode_tests {
             .contains("NVMe Verify"));
         assert_eq!(write_mode_refusal("zone_append"), None);
         assert_eq!(write_mode_refusal("bogus"), None);
+    }
+}
+
+#[cfg(test)]
+mod verify_mode_tests {
+    use crate::{parse, ParseInput, VerifyMode};
+
+    fn parse_cli(options: &[&str]) -> Result<VerifyMode, String> {
+        let cli = [
+            "--name=j",
+            "--ioengine=io_uring_cmd",
+            "--size=1m",
+            "--rw=write",
+        ]
+        .iter()
+        .chain(options)
+        .map(|o| o.to_string())
+        .collect();
+        let input = ParseInput {
+            cli_options: cli,
+            ..ParseInput::default()
+        };
+        parse(&input)
+            .map(|mut p| p.jobs.remove(0).engine_options.verify_mode)
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn compare_takes_a_pattern_and_read_is_the_default() {
+        assert_eq!(parse_cli(&[]), Ok(VerifyMode::Read));
+        let pattern = ["--verify_pattern=0xaa", "--verify_mode=compare"];
+        assert_eq!(parse_cli(&pattern), Ok(VerifyMode::Compare));
+        let err = parse_cli(&["--verify=sha256", "--verify_mode=compare"]).unwrap_err();
+        assert!(
+            err.contains("only valid with verify=pattern")
+                && err.contains("verify=sha256 has none"),
+            "{err}"
+        );
+        let err = parse_cli(&["--verify_mode=compare"]).unwrap_err();
+        assert!(err.contains("verify=0 has none"), "{err}");
+        // A newly chosen engine starts from verify_mode's default, as
+        // fio loads a fresh option block for it.
+        let later_engine = [
+            "--verify_pattern=0xaa",
+            "--verify_mode=compare",
+            "--ioengine=libaio",
+        ];
+        assert_eq!(parse_cli(&later_engine), Ok(VerifyMode::Read));
     }
 }

@@ -151,6 +151,19 @@ impl Settings {
         if v.method == VerifyMethod::Pattern && v.pattern.is_none() {
             return Err("verify=pattern needs verify_pattern".to_string());
         }
+        // fio's HOWTO says so, and fio does not check: with another method
+        // its Compare carries a buffer filled anew (fresh random data and
+        // headers, not the written block's), so good blocks would fail.
+        if spec.engine_options.verify_mode == VerifyMode::Compare
+            && v.method != VerifyMethod::Pattern
+        {
+            return Err(format!(
+                "verify_mode=compare is only valid with verify=pattern and verify_pattern: \
+                 the device compares each block with the pattern, and verify={} has none \
+                 (give verify=pattern with verify_pattern, or leave verify_mode=read)",
+                v.method.name()
+            ));
+        }
         if v.backlog_batch == 0 {
             v.backlog_batch = v.backlog;
         }

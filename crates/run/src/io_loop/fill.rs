@@ -245,9 +245,16 @@ impl Fill {
                 return sync(file, op, slot, range);
             }
         }
-        let checks = verify.as_deref_mut().filter(|_| EXTRAS);
-        if let Some(due) = checks.and_then(VerifyLog::next_due) {
-            return Next::Issue(check_request(due, slot), due);
+        if let Some(v) = verify.as_deref_mut().filter(|_| EXTRAS) {
+            if let Some(due) = v.next_due() {
+                let req = check_request(due, slot);
+                let work = if v.compare {
+                    compare_in_device(q, v, req, due)
+                } else {
+                    due
+                };
+                return Next::Issue(req, work);
+            }
         }
         if !self.writing {
             return Next::Stop;
@@ -373,12 +380,36 @@ impl Fill {
     }
 }
 
+/// `verify_mode=compare`: the check `due` of `req` goes to the device as a
+/// Compare with what the block must hold (fio's populate_verify_io_u
+/// before its Compare), where the queue can send one; otherwise it stays
+/// a read the host checks.
+fn compare_in_device<Q: Queue>(q: &mut Q, v: &VerifyLog, req: Request, due: SlotWork) -> SlotWork {
+    let Some(work) = due.in_device() else {
+        return due;
+    };
+    if !q.compare_in_device(&req) {
+        return due;
+    }
+    let buf = &mut q.buffer(req.slot)[..req.len as usize];
+    match work {
+        SlotWork::Compared(block) => v.fill(buf, &block),
+        // A trimmed block must hold zeroes.
+        _ => buf.fill(0),
+    }
+    work
+}
+
 /// The request a verify check issues.
 pub(super) fn check_request(work: SlotWork, slot: u32) -> Request {
     let (op, b) = match work {
         SlotWork::Trim(b) => (Op::Trim, b),
         SlotWork::Check(b) | SlotWork::ZeroCheck(b) => (Op::Read, b),
-        SlotWork::Write(_) | SlotWork::ReadBack(_) | SlotWork::Plain => {
+        SlotWork::Write(_)
+        | SlotWork::ReadBack(_)
+        | SlotWork::Plain
+        | SlotWork::Compared(_)
+        | SlotWork::ZeroCompared(_) => {
             unreachable!("only checks and trims are due")
         }
     };

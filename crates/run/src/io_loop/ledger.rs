@@ -181,6 +181,16 @@ impl Ledger<'_> {
                 false,
             );
         }
+        // verify_mode=compare: the device's Compare Failure is its verdict
+        // on a block it read whole, not an I/O error; the read counts as
+        // done, as one the host finds bad does.
+        let answer = result;
+        let mismatch = slot.work.compared() && Q::compare_mismatch(answer);
+        let result = if mismatch {
+            i64::from(slot.len)
+        } else {
+            answer
+        };
         if !self.finish(slot, result, t_done) {
             return (false, false);
         }
@@ -195,6 +205,12 @@ impl Ledger<'_> {
         match slot.work {
             SlotWork::Write(block) => v.written(block),
             SlotWork::Trim(block) => v.trimmed(block),
+            work if work.compared() => {
+                let path = file_path(&self.paths, slot.file);
+                let status = mismatch.then(|| ioscope_engine::describe_error(-answer));
+                let verdict = v.compared(work, path, status.as_deref());
+                return (self.judge(verdict, slot), false);
+            }
             work => {
                 if let Some(checks) = &mut self.checks {
                     if checks.send(slot_id, work, q.buffer(slot_id)) {
