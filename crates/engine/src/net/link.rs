@@ -81,6 +81,27 @@ fn last(what: &str) -> EngineError {
     failed(what, std::io::Error::last_os_error())
 }
 
+/// Whether a vsock connect failed because no transport of this machine
+/// reaches the CID (no such guest or host, or no loopback transport), as
+/// opposed to a peer that refused it.
+fn vsock_unreachable(err: &std::io::Error) -> bool {
+    matches!(
+        err.raw_os_error(),
+        Some(libc::ENODEV | libc::ETIMEDOUT | libc::EHOSTUNREACH | libc::ENETUNREACH)
+    )
+}
+
+/// What a vsock peer that cannot be reached needs: the machine, not the
+/// job, lacks it.
+fn vsock_reach(cid: u32) -> String {
+    let needs = match cid {
+        libc::VMADDR_CID_LOCAL => "the vsock_loopback module",
+        libc::VMADDR_CID_HOST => "this machine to be a virtual machine whose host listens",
+        _ => "a virtual machine of that CID run by this machine",
+    };
+    format!("; no vsock transport reaches CID {cid} from this machine: it needs {needs}")
+}
+
 /// fio's multicast test: an IPv4 address from 224.0.0.0 to 239.255.255.255.
 fn multicast(host: Option<&str>) -> Option<Ipv4Addr> {
     host.and_then(|h| h.parse::<Ipv4Addr>().ok())
@@ -464,7 +485,14 @@ impl NetLink {
         };
         // SAFETY: the address is valid for its length.
         if unsafe { libc::connect(raw, to.as_ptr(), to.len()) } < 0 {
-            return Err(last(&format!("connect to {target}")));
+            let err = std::io::Error::last_os_error();
+            let what = format!("connect to {target}");
+            return Err(match peer {
+                Peer::Vsock { cid } if vsock_unreachable(&err) => {
+                    EngineError::Setup(format!("net: {what}: {err}{}", vsock_reach(*cid)))
+                }
+                _ => failed(&what, err),
+            });
         }
         Ok(Connection { fd, peer: None })
     }
