@@ -382,6 +382,13 @@ fn refused_general_options_say_why() {
         ),
         ("--pi_act=0", "option of ioengine=io_uring_cmd"),
         ("--mem=cudamalloc", "CUDA"),
+        ("--gpu_dev_id=1", "CUDA"),
+        (
+            "--libblkio_driver=io_uring",
+            "ioengine=libblkio needs libblkio",
+        ),
+        ("--http_s3_security_token=t", "ioengine=http needs libcurl"),
+        ("--rbd_encryption_format=luks2", "ioengine=rbd needs librbd"),
     ] {
         let r = ioscope([
             "--name=j",
@@ -531,4 +538,91 @@ fn deprecated_options_are_noted_or_refused_as_fio() {
             assert!(!run.status.success(), "{tool} {hard}: {}", run.describe());
         }
     }
+}
+
+/// `comm` (fio 3.42) names the job's thread as fio names its job's
+/// process: a prerun command, run from the job, finds the name among the
+/// tasks of its parent (fio 3.42 on the same job: /proc/$PPID/comm is the
+/// name, its job being a process of its own).
+#[test]
+fn comm_names_the_jobs_thread() {
+    let d = common::tempdir();
+    let file = d.path().join("f");
+    let run = ioscope([
+        "--name=named",
+        "--comm=io-worker-7",
+        "--size=64k",
+        &format!("--filename={}", file.display()),
+        "--rw=read",
+        "--exec_prerun=cat /proc/$PPID/task/*/comm",
+    ])
+    .dir(d.path())
+    .run();
+    run.assert_ok();
+    let names = std::fs::read_to_string(d.path().join("named.prerun.txt")).unwrap();
+    assert!(names.lines().any(|l| l == "io-worker-7"), "{names}");
+    // Without comm no thread has that name.
+    let run = ioscope([
+        "--name=plain",
+        "--size=64k",
+        &format!("--filename={}", file.display()),
+        "--rw=read",
+        "--exec_prerun=cat /proc/$PPID/task/*/comm",
+    ])
+    .dir(d.path())
+    .run();
+    run.assert_ok();
+    let names = std::fs::read_to_string(d.path().join("plain.prerun.txt")).unwrap();
+    assert!(!names.contains("io-worker"), "{names}");
+}
+
+/// `filetype` (fio 3.41): a job whose files are of the type it names runs
+/// as without it, a file it will create included; a file of another type
+/// is refused before any I/O (fio would use it as the wrong type:
+/// fio 3.42 makes /tmp/x, a regular file, as a "block device" it does not
+/// lay out).
+#[test]
+fn filetype_is_checked_against_each_file() {
+    let d = common::tempdir();
+    let file = d.path().join("f");
+    let name = format!("--filename={}", file.display());
+    let base = ["--name=t", "--size=64k", name.as_str(), "--rw=write"];
+    ioscope(base.iter().copied().chain(["--filetype=file"]))
+        .run()
+        .assert_ok();
+    assert_eq!(std::fs::metadata(&file).unwrap().len(), 64 << 10);
+    ioscope(base.iter().copied().chain(["--filetype=none"]))
+        .run()
+        .assert_ok();
+    let run = ioscope(base.iter().copied().chain(["--filetype=block"])).run();
+    let err = run.assert_refused();
+    assert!(
+        err.contains(
+            "filetype=block takes every file of the job for one, but this one is of type file"
+        ),
+        "{err}"
+    );
+    ioscope([
+        "--name=n",
+        "--filename=/dev/null",
+        "--size=64k",
+        "--rw=write",
+        "--filetype=char",
+    ])
+    .run()
+    .assert_ok();
+    let run = ioscope([
+        "--name=n",
+        "--filename=/dev/null",
+        "--size=64k",
+        "--filetype=file",
+    ])
+    .run();
+    assert!(
+        run.assert_refused().contains("this one is of type char"),
+        "{}",
+        run.stderr
+    );
+    let run = ioscope(["--name=t", "--size=64k", "--parse-only", "--filetype=pipe"]).run();
+    assert!(run.assert_refused().contains("filetype"), "{}", run.stderr);
 }

@@ -31,6 +31,10 @@ const NEEDS_LIBRARY: &[(&str, &str)] = &[
     ("librpma_gpspm_client", "librpma (PMDK's RDMA library)"),
     ("librpma_gpspm_server", "librpma (PMDK's RDMA library)"),
     ("guasi", "libguasi"),
+    (
+        "libblkio",
+        "libblkio (virtio-blk, vhost-user and vhost-vdpa block devices)",
+    ),
 ];
 
 /// Engines that need something other than a library.

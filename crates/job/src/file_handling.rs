@@ -2,6 +2,26 @@
 //! "File and directory" options and its sync options other than `fsync`
 //! and `end_fsync`).
 
+/// fio's `filetype` (fio 3.41): the type every file of the job is taken
+/// to be, where fio would otherwise stat each one to learn it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileType {
+    File,
+    Block,
+    Char,
+}
+
+impl FileType {
+    /// The option's value, as a job file names it.
+    pub fn name(self) -> &'static str {
+        match self {
+            FileType::File => "file",
+            FileType::Block => "block",
+            FileType::Char => "char",
+        }
+    }
+}
+
 /// fio's `fallocate`: how a file's blocks are reserved when it is laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fallocate {
@@ -184,6 +204,8 @@ pub struct FileHandling {
     /// `lockfile`: the lock each I/O takes on its file while it is
     /// prepared and queued, shared by every job on the same file.
     pub lockfile: FileLock,
+    /// `filetype`: None for fio's `none`, the default (each file's own).
+    pub filetype: Option<FileType>,
 }
 
 impl FileHandling {
@@ -218,6 +240,7 @@ impl FileHandling {
             write_hint: None,
             ioscheduler: None,
             lockfile: FileLock::None,
+            filetype: None,
         }
     }
 

@@ -8,6 +8,7 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "dataplacement",
     "dp_scheme",
     "fdp",
+    "gpu_dev_id",
     "fdp_pli",
     "fdp_pli_select",
     "plid_select",
@@ -27,6 +28,11 @@ pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
     ("plids", FDP),
     ("plid_select", FDP),
     ("dp_scheme", FDP),
+    (
+        "gpu_dev_id",
+        "it picks the GPU of fio's CUDA memory (mem=cudamalloc, GPUDirect RDMA), which \
+         ioscope does not link",
+    ),
 ];
 
 // QEMU's NVMe emulation has FDP from 8.0 on; the project's test guest
@@ -34,7 +40,7 @@ pub(crate) const FIO_ONLY_REASONS: &[(&str, &str)] = &[
 const FDP: &str = "it needs an NVMe namespace with flexible data placement (FDP), hardware \
     ioscope cannot test here, so it sends no placement directives";
 
-/// The options of fio 3.33's engines that ioscope does not have (its
+/// The options of fio 3.42's engines that ioscope does not have (its
 /// `engines/*.c` option tables), with the engines that take each: a job
 /// that sets one is told which engine it belongs to rather than "unknown
 /// option". Options these engines share with ioscope's own engines
@@ -53,10 +59,12 @@ pub(crate) const FIO_ENGINE_OPTIONS: &[(&[&str], &[&str])] = &[
         &[
             "http_host",
             "http_mode",
+            "http_object_mode",
             "http_pass",
             "http_s3_key",
             "http_s3_keyid",
             "http_s3_region",
+            "http_s3_security_token",
             "http_s3_sse_customer_algorithm",
             "http_s3_sse_customer_key",
             "http_s3_storage_class",
@@ -64,6 +72,21 @@ pub(crate) const FIO_ENGINE_OPTIONS: &[(&[&str], &[&str])] = &[
             "http_user",
             "http_verbose",
             "https",
+        ],
+    ),
+    (
+        &["libblkio"],
+        &[
+            "libblkio_driver",
+            "libblkio_force_enable_completion_eventfd",
+            "libblkio_num_entries",
+            "libblkio_path",
+            "libblkio_pre_connect_props",
+            "libblkio_pre_start_props",
+            "libblkio_queue_size",
+            "libblkio_vectored",
+            "libblkio_wait_mode",
+            "libblkio_write_zeroes_on_trim",
         ],
     ),
     (&["libcufile"], &["cuda_io", "gpu_dev_ids"]),
@@ -103,7 +126,15 @@ pub(crate) const FIO_ENGINE_OPTIONS: &[(&[&str], &[&str])] = &[
     ),
     (
         &["rbd"],
-        &["busy_poll", "clientname", "clustername", "pool", "rbdname"],
+        &[
+            "busy_poll",
+            "clientname",
+            "clustername",
+            "pool",
+            "rbd_encryption_format",
+            "rbd_encryption_passphrase",
+            "rbdname",
+        ],
     ),
     // `hostname` and `port` of these engines are the net engines' names,
     // which ioscope has: a job naming them with one of these engines is

@@ -124,6 +124,9 @@ pub struct ProcessSpec {
     pub exit_what: ExitWhat,
     /// `steadystate` and its duration and ramp.
     pub steadystate: SteadyStateSpec,
+    /// `comm` (fio 3.42): the worker thread's name (prctl PR_SET_NAME),
+    /// which ps and top show; the kernel keeps its first 15 bytes.
+    pub comm: Option<String>,
     /// `exec_prerun`: a shell command run by the worker before its I/O,
     /// its output in `<job>.prerun.txt`.
     pub exec_prerun: Option<String>,
@@ -173,6 +176,7 @@ impl ProcessSpec {
                 ramp: Duration::ZERO,
                 interval_ms: 1000,
             },
+            comm: None,
             exec_prerun: None,
             exec_postrun: None,
             nice: 0,

@@ -12,7 +12,7 @@ use ioscope_engine::{
 
 use crate::credentials::Credentials;
 use crate::file_setup::{self, Layout};
-use ioscope_job::{FadviseHint, JobSpec, SizeSpec, VerifyMethod, VerifyMode, WriteMode};
+use ioscope_job::{FadviseHint, FileType, JobSpec, SizeSpec, VerifyMethod, VerifyMode, WriteMode};
 use ioscope_stats::Notice;
 use ioscope_workload::FileExtent;
 
@@ -72,6 +72,45 @@ fn in_directory(spec: &JobSpec, names: &[String]) -> Vec<PathBuf> {
 /// data (pi_act=0), whose namespace may then be larger than its data.
 fn pi_in_data(spec: &JobSpec) -> bool {
     spec.ioengine == Backend::IoUringCmd && !spec.engine_options.pi.pi_act
+}
+
+/// `filetype`: fio takes each file for that type without a stat, so a
+/// path of another type goes wrong there (a device taken for a regular
+/// file is laid out and sized as one; a missing block device is opened
+/// as a file). ioscope looks anyway, and refuses the mismatch instead.
+fn check_filetype(spec: &JobSpec, path: &Path) -> Result<(), RunError> {
+    let Some(want) = spec.file_handling.filetype else {
+        return Ok(());
+    };
+    let found = match std::fs::metadata(path) {
+        Ok(m) if m.is_file() => FileType::File,
+        Ok(m) if m.file_type().is_block_device() => FileType::Block,
+        Ok(m) if m.file_type().is_char_device() => FileType::Char,
+        // Directories and the rest are refused as targets where they
+        // are opened, with or without filetype.
+        Ok(_) => return Ok(()),
+        // A regular file the job will create.
+        Err(_) if want == FileType::File => return Ok(()),
+        Err(e) => {
+            return Err(RunError::job(
+                &spec.name,
+                format!("{}: filetype={}: {e}", path.display(), want.name()),
+            ))
+        }
+    };
+    if found == want {
+        return Ok(());
+    }
+    Err(RunError::job(
+        &spec.name,
+        format!(
+            "{}: filetype={} takes every file of the job for one, but this one is of type \
+             {}; fix filetype or leave it unset (fio would use it as the wrong type)",
+            path.display(),
+            want.name(),
+            found.name()
+        ),
+    ))
 }
 
 /// What a job must know about a path before it can plan its I/O there.
@@ -171,7 +210,10 @@ pub(crate) fn prepare(
             match backend.works_on_directories() {
                 // fio takes a directory's size as stat gives it.
                 true => Ok(std::fs::metadata(p).ok().map(|m| m.len())),
-                false => existing_size(p, pi_in_data(spec)),
+                false => {
+                    check_filetype(spec, p)?;
+                    existing_size(p, pi_in_data(spec))
+                }
             }
         })
         .collect::<Result<Vec<_>, _>>()?;

@@ -108,6 +108,15 @@ fn run_inner(
         errno,
         message: Some(message),
     };
+    // fio names its job's process or thread as soon as it starts.
+    if let Some(comm) = &spec.process.comm {
+        if let Err(e) = set_thread_name(comm) {
+            return fail(
+                e.raw_os_error().unwrap_or(libc::EINVAL),
+                format!("{}: comm={comm}: {e}", spec.name),
+            );
+        }
+    }
     // fio's job switches its group and user first of all.
     if let Err((errno, m)) = Credentials::of(spec).switch_thread() {
         return fail(errno, format!("{}: {m}", spec.name));
@@ -417,4 +426,18 @@ fn os_errno(e: &std::io::Error) -> Option<i32> {
             .downcast_ref::<std::io::Error>()?
             .raw_os_error()
     })
+}
+
+/// Names the calling thread `name` (what `ps -L` and top show; the kernel
+/// keeps the first 15 bytes), as fio's `comm` names its job's.
+fn set_thread_name(name: &str) -> std::io::Result<()> {
+    let name = std::ffi::CString::new(name).map_err(|_| {
+        std::io::Error::new(std::io::ErrorKind::InvalidInput, "contains a NUL byte")
+    })?;
+    // SAFETY: PR_SET_NAME reads a NUL-terminated string, which `name` is
+    // and which outlives the call.
+    if unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr()) } < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }

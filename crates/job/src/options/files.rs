@@ -1,7 +1,9 @@
 //! The job's name and description, and the files and devices it works on.
 
 use super::{Kind, OptionDef, Value};
-use crate::file_handling::{Fallocate, FileLock, FileService, FileServiceKind, WriteHint};
+use crate::file_handling::{
+    Fallocate, FileLock, FileService, FileServiceKind, FileType, WriteHint,
+};
 use crate::placement::Distribution;
 use crate::spec::SizeSpec;
 use crate::values;
@@ -219,6 +221,22 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..FILES
     },
     OptionDef {
+        name: "filetype",
+        kind: Kind::Choice(FILETYPE_VALUES),
+        default: "none",
+        help: "Assume all files defined in a job are of this type",
+        apply: |s, v| {
+            s.spec.file_handling.filetype = v.pick(&[
+                ("none", None),
+                ("file", Some(FileType::File)),
+                ("block", Some(FileType::Block)),
+                ("char", Some(FileType::Char)),
+            ])?;
+            Ok(())
+        },
+        ..FILES
+    },
+    OptionDef {
         name: "fallocate",
         kind: Kind::Choice(FALLOCATE_VALUES),
         default: "native",
@@ -424,6 +442,13 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     },
 ];
 
+// fio 3.42 gives its values no help text; these are its HOWTO's.
+const FILETYPE_VALUES: &[(&str, &str)] = &[
+    ("none", "Unset. The default"),
+    ("file", "Regular file"),
+    ("block", "Block device file"),
+    ("char", "Char device file"),
+];
 const FALLOCATE_VALUES: &[(&str, &str)] = &[
     ("none", "Do not pre-allocate space"),
     ("native", "Use native pre-allocation if possible"),

@@ -210,6 +210,15 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..STEADY
     },
     OptionDef {
+        name: "comm",
+        help: "Process comm of this job",
+        apply: |s, v| {
+            s.spec.process.comm = text(v);
+            Ok(())
+        },
+        ..PROCESS
+    },
+    OptionDef {
         name: "exec_prerun",
         help: "Execute this file prior to running job",
         apply: |s, v| {
