@@ -255,6 +255,79 @@ fn fsync_calls(dir: &Path, tool: &str, args: &[&str]) -> usize {
     text.lines().filter(|l| l.contains("fsync(")).count()
 }
 
+/// The posix_fadvise calls of a run of `tool` with `args` in `dir` that
+/// are fadvise_hint's (invalidate's DONTNEED left out), as strace shows
+/// them, the descriptor left out.
+fn advice_calls(dir: &Path, tool: &str, args: &[&str]) -> Vec<String> {
+    let trace = dir.join(format!("{tool}.fadvise"));
+    let bin = match tool {
+        "fio" => "fio".into(),
+        _ => common::bin(),
+    };
+    let status = Command::new("strace")
+        .args(["-f", "-e", "trace=fadvise64", "-o"])
+        .arg(&trace)
+        .arg(bin)
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success(), "{tool} {args:?}");
+    fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("fadvise64(") && !l.contains("DONTNEED"))
+        .map(|l| l.split_once(", ").map_or(l, |(_, rest)| rest).to_string())
+        .collect()
+}
+
+/// fadvise_hint advises what fio advises, over the job's region of each
+/// file: the workload's pattern by default, random or sequential as
+/// named, nothing with 0. noreuse (fio 3.42) gives FADV_NOREUSE; fio 3.42
+/// makes the same call on the same job ("65536, 1048576,
+/// POSIX_FADV_NOREUSE"), which Debian's fio 3.33 cannot.
+#[test]
+fn fadvise_hint_advises_what_fio_advises() {
+    require!(fio_installed());
+    require!(program("strace"));
+    let dir = tempdir();
+    let d = dir.path();
+    let cases: &[&[&str]] = &[
+        &["--rw=randread"],
+        &["--rw=read", "--offset=64k"],
+        &[
+            "--rw=randread",
+            "--fadvise_hint=sequential",
+            "--filesize=2m",
+        ],
+        &["--rw=read", "--fadvise_hint=random"],
+        &["--rw=randread", "--fadvise_hint=0"],
+    ];
+    for case in cases {
+        let mut args = vec!["--name=x", "--filename=fa", "--bs=4k", "--size=1m"];
+        args.extend_from_slice(case);
+        let [fios, ours] = ["fio", "ioscope"].map(|tool| advice_calls(d, tool, &args));
+        assert_eq!(fios, ours, "{case:?}: fio's, then ioscope's");
+        let advised = !case.contains(&"--fadvise_hint=0");
+        assert_eq!(ours.len(), usize::from(advised), "{case:?}: {ours:?}");
+    }
+    let args = [
+        "--name=x",
+        "--filename=fa",
+        "--bs=4k",
+        "--size=1m",
+        "--offset=64k",
+        "--rw=read",
+        "--fadvise_hint=noreuse",
+    ];
+    assert_eq!(
+        advice_calls(d, "ioscope", &args),
+        ["65536, 1048576, POSIX_FADV_NOREUSE) = 0"]
+    );
+}
+
 /// fsync_on_close syncs a file as fio's `put_file` closes it: when the
 /// workload finds it done, when a pass or a verify phase follows (fio's
 /// `clear_io_state` closes the files still open), after a verify phase's

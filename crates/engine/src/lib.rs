@@ -233,8 +233,8 @@ pub use safety::{find_signature, mounted_use, Signature};
 pub use splice::SpliceCalls;
 pub use sync::{PreadPwrite, Preadv2Pwritev2, ReadWrite, SyncCalls, SyncQueue};
 pub use target::{
-    layout_file, layout_file_until, layout_file_with, preallocate_file, NvmeIdentity, OpenOptions,
-    Preallocate, Target, TargetKind,
+    layout_file, layout_file_until, layout_file_with, preallocate_file, AccessAdvice, NvmeIdentity,
+    OpenOptions, Preallocate, Target, TargetKind,
 };
 pub use uring::{cannot_poll, poll_queue_warning, setup_flag_names, UringQueue};
 pub use uring_cmd::UringCmdQueue;

@@ -156,6 +156,8 @@ pub enum FadviseHint {
     Workload,
     Random,
     Sequential,
+    /// `noreuse` (fio 3.42): FADV_NOREUSE, the pages are read once.
+    NoReuse,
 }
 
 /// fio's `random_generator`.

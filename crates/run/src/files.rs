@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 use ioscope_engine::nvme::{namespace_id, NvmLimits};
 use ioscope_engine::Backend;
 use ioscope_engine::{
-    layout_file_until, preallocate_file, Advice, EngineError, Knob, OpenOptions, Target, TargetKind,
+    layout_file_until, preallocate_file, AccessAdvice, Advice, EngineError, Knob, OpenOptions,
+    Target, TargetKind,
 };
 
 use crate::credentials::Credentials;
@@ -381,11 +382,16 @@ pub(crate) fn prepare(
             crate::doctor::check_polling(spec, backend, &path, found)?;
         }
         crate::doctor::latency_job(spec, &path, target.kind(), found);
-        match spec.fadvise_hint {
-            FadviseHint::None => {}
-            FadviseHint::Workload => target.advise(spec.rw.kind.is_random())?,
-            FadviseHint::Random => target.advise(true)?,
-            FadviseHint::Sequential => target.advise(false)?,
+        let access = match spec.fadvise_hint {
+            FadviseHint::None => None,
+            FadviseHint::Workload if spec.rw.kind.is_random() => Some(AccessAdvice::Random),
+            FadviseHint::Workload => Some(AccessAdvice::Sequential),
+            FadviseHint::Random => Some(AccessAdvice::Random),
+            FadviseHint::Sequential => Some(AccessAdvice::Sequential),
+            FadviseHint::NoReuse => Some(AccessAdvice::NoReuse),
+        };
+        if let Some(access) = access {
+            target.advise(access, plan.extent.offset, plan.extent.len)?;
         }
         crate::file_tuning::write_hint(spec, &target)?;
         crate::file_tuning::switch_ioscheduler(spec, &target, found)?;

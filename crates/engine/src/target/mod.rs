@@ -50,6 +50,14 @@ impl TargetKind {
     }
 }
 
+/// What [`Target::advise`] tells the kernel about the target's pages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AccessAdvice {
+    Random,
+    Sequential,
+    NoReuse,
+}
+
 /// How to open a target.
 #[derive(Clone, Debug, Default)]
 pub struct OpenOptions {

@@ -9,7 +9,7 @@ use super::probe::{
     block_device_sector_size, block_device_size, c_path, direct_io_offset_align, fstat,
     nvme_identity, stat_path,
 };
-use super::{NvmeIdentity, OpenOptions, Target, TargetKind};
+use super::{AccessAdvice, NvmeIdentity, OpenOptions, Target, TargetKind};
 use crate::error::{Advice, EngineError, Knob};
 use crate::ioctl::BLKFLSBUF;
 use crate::syscall::retry_eintr;
@@ -212,20 +212,29 @@ impl Target {
 }
 
 impl Target {
-    /// Tells the kernel how the target will be read (posix_fadvise
-    /// FADV_RANDOM or FADV_SEQUENTIAL), which sets its readahead, as fio's
-    /// `fadvise_hint` does. Character devices take no advice.
-    pub fn advise(&self, random: bool) -> Result<(), EngineError> {
+    /// Tells the kernel how the target will be read (posix_fadvise), as
+    /// fio's `fadvise_hint` does: random or sequential access sets its
+    /// readahead; no reuse (fio 3.42's `noreuse`) marks the pages for early
+    /// reclaim. The advice covers `len` bytes from `offset`, the job's
+    /// region, as fio's does. Character devices take no advice.
+    pub fn advise(&self, access: AccessAdvice, offset: u64, len: u64) -> Result<(), EngineError> {
         if self.kind == TargetKind::CharDevice {
             return Ok(());
         }
-        let advice = if random {
-            libc::POSIX_FADV_RANDOM
-        } else {
-            libc::POSIX_FADV_SEQUENTIAL
+        let advice = match access {
+            AccessAdvice::Random => libc::POSIX_FADV_RANDOM,
+            AccessAdvice::Sequential => libc::POSIX_FADV_SEQUENTIAL,
+            AccessAdvice::NoReuse => libc::POSIX_FADV_NOREUSE,
         };
         // SAFETY: fadvise only reads its arguments.
-        let rc = unsafe { libc::posix_fadvise(self.fd(), 0, 0, advice) };
+        let rc = unsafe {
+            libc::posix_fadvise(
+                self.fd(),
+                offset.try_into().unwrap_or(libc::off_t::MAX),
+                len.try_into().unwrap_or(0),
+                advice,
+            )
+        };
         if rc != 0 {
             return Err(EngineError::Io {
                 path: self.path.clone(),

@@ -36,6 +36,7 @@ const FADVISE_VALUES: &[(&str, &str)] = &[
     ("1", "Advise using fio IO pattern"),
     ("random", "Advise using FADV_RANDOM"),
     ("sequential", "Advise using FADV_SEQUENTIAL"),
+    ("noreuse", "Advise using FADV_NOREUSE"),
 ];
 
 pub(super) const OPTIONS: &[OptionDef] = &[
@@ -146,6 +147,7 @@ pub(super) const OPTIONS: &[OptionDef] = &[
                 ("1", FadviseHint::Workload),
                 ("random", FadviseHint::Random),
                 ("sequential", FadviseHint::Sequential),
+                ("noreuse", FadviseHint::NoReuse),
             ])?;
             Ok(())
         },
