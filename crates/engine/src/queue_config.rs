@@ -40,8 +40,10 @@ pub struct QueueConfig {
     /// its last sleep short, exec stops its program); None when the job
     /// has none.
     pub runtime: Option<std::time::Duration>,
-    /// The job's ramp_time, which comes before its runtime.
-    pub ramp_time: std::time::Duration,
+    /// The job's ramp_time, which comes before its runtime; None when its
+    /// ramp lasts until an amount of I/O is done (fio's ramp_size), which
+    /// takes a time not known beforehand.
+    pub ramp_time: Option<std::time::Duration>,
     /// Set when the run stops the job (a signal, exitall, exit_what), for
     /// the engines that wait on a peer (net, netsplice) and look at it
     /// while they wait. None leaves them waiting until their time limit.

@@ -57,15 +57,20 @@ pub(crate) fn options_markdown(version: &str, refused_program_options: &[&str]) 
 
 Every job option {version} accepts ({count} options), grouped by category in
 the order `ioscope --cmdhelp=all` lists them. Each is fio's option of the
-same name and means what it means in fio 3.33, with these exceptions:
-`libaio_vectored`, `log_issue_time`, `log_window_value` and io_uring_cmd's
-protection information options (`md_per_io_size`, `pi_act`, `pi_chk`,
-`apptag`, `apptag_mask`: see [engines.md](engines.md)) and `sprandom` with
-its `spr_*` options (see [distributions.md](distributions.md)) are a newer
-fio's options, `block_error_percentiles` reports what fio 3.33 to 3.42 abort on
+same name and means what it means in fio 3.42, the fio ioscope follows.
+Some are newer than Debian's fio 3.33, which the tests run beside:
+`libaio_vectored`, `log_issue_time`, `log_window_value`, `ramp_size`
+(see [output.md](output.md)), `priohint`, `cmdprio_hint`, `comm`,
+`steadystate_check_interval` with the `lat` and `lat_slope` criteria
+(see [job-control.md](job-control.md)), `filetype`,
+`fadvise_hint=noreuse`, io_uring_cmd's `verify_mode` and protection
+information options (`md_per_io_size`, `pi_act`, `pi_chk`, `apptag`,
+`apptag_mask`: see [engines.md](engines.md)), `protocol=vsock`, and
+`sprandom` with its `spr_*` options (see
+[distributions.md](distributions.md)). Exceptions:
+`block_error_percentiles` reports what fio 3.33 to 3.42 abort on
 (see [output.md](output.md)), `ioengine=nop` is ioscope's own, `clocksource=gettimeofday`
-is served by CLOCK_MONOTONIC, every I/O is logged at priority 0 (ioscope
-sets no I/O priority), `log_compression` only sizes the zlib streams of a
+is served by CLOCK_MONOTONIC, `log_compression` only sizes the zlib streams of a
 `log_store_compressed` log (the per-I/O records are kept uncompressed, 40
 bytes each, until the job ends), and jobs
 always run as threads of one process whatever `thread` says (see

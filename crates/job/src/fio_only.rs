@@ -8,12 +8,11 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "dataplacement",
     "dp_scheme",
     "fdp",
-    "gpu_dev_id",
     "fdp_pli",
     "fdp_pli_select",
+    "gpu_dev_id",
     "plid_select",
     "plids",
-    "ramp_size",
     "recover_zbd_write_error",
     "write_zone_remainder",
 ];

@@ -568,6 +568,10 @@ pub struct JobSpec {
     pub runtime: Option<Duration>,
     /// `ramp_time` (seconds by default), default 0.
     pub ramp_time: Duration,
+    /// `ramp_size` (fio 3.42): bytes to complete, every direction
+    /// together, before measuring starts; with `group_reporting` the
+    /// whole reporting group's. 0 when not set (fio's minimum is 1).
+    pub ramp_size: u64,
     /// `startdelay` (seconds by default): (min, max), a random delay between.
     pub startdelay: (Duration, Duration),
     /// `loops`, default 1.

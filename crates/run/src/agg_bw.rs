@@ -38,10 +38,11 @@ impl AggBw {
     }
 
     /// Samples the phase whose workers publish in `workers` until `done`
-    /// is set; none while it ramps up (until `ramp_end`), as fio skips
-    /// the log while any job ramps. At the end, the phase's bytes join
-    /// those of the phases before.
-    pub fn watch(&mut self, workers: &[WorkerProgress], ramp_end: Instant, done: &AtomicBool) {
+    /// is set; none while any of them ramps up, as fio skips the log
+    /// while any job ramps. At the end, the phase's bytes join those of
+    /// the phases before.
+    pub fn watch(&mut self, workers: &[WorkerProgress], done: &AtomicBool) {
+        let ramping = || workers.iter().any(|p| p.ramping.load(Ordering::Relaxed));
         let mut next = self.next_tick(Instant::now());
         while !done.load(Ordering::Relaxed) {
             let now = Instant::now();
@@ -50,7 +51,7 @@ impl AggBw {
                 continue;
             }
             next = self.next_tick(now);
-            if now >= ramp_end {
+            if !ramping() {
                 let ms = now.duration_since(self.run_start).as_millis() as u64;
                 self.sampler.sample(ms, self.total(workers));
             }
@@ -59,7 +60,7 @@ impl AggBw {
         // line: on a busy machine the thread may wake only after the
         // workers have stopped.
         let now = Instant::now();
-        if now >= next && now >= ramp_end {
+        if now >= next && !ramping() {
             let ms = now.duration_since(self.run_start).as_millis() as u64;
             self.sampler.sample(ms, self.total(workers));
         }

@@ -18,6 +18,7 @@ use ioscope_stats::SteadyStateResult;
 
 use crate::error::RunError;
 use crate::progress::{Phase, WorkerProgress};
+use crate::ramp::RampSize;
 use crate::signal;
 use crate::steadystate::Detector;
 
@@ -176,6 +177,12 @@ impl<'a> Control<'a> {
             run_stop,
             steady: Mutex::new(units),
         }
+    }
+
+    /// When worker `index`'s ramp_size ramp is over; None when its job
+    /// has no ramp_size.
+    pub(crate) fn ramp_size(&self, index: usize) -> Option<RampSize<'a>> {
+        RampSize::of(self.parsed, &self.members, index)
     }
 
     /// The stop flag of worker `index` of the phase.

@@ -35,6 +35,7 @@ mod phases;
 mod plan;
 mod priority;
 mod progress;
+mod ramp;
 mod signal;
 mod start_gate;
 mod status;

@@ -219,8 +219,10 @@ pub(crate) fn run_all(
             }
         }
 
-        let progresses: Vec<WorkerProgress> =
-            workers.iter().map(|_| WorkerProgress::default()).collect();
+        let progresses: Vec<WorkerProgress> = workers
+            .iter()
+            .map(|(j, _, _)| WorkerProgress::new(&parsed.jobs[*j]))
+            .collect();
         let phase_start = std::time::Instant::now();
         let done = AtomicBool::new(false);
         // Helper threads are looked up by their owner's tid, which a later
@@ -292,10 +294,8 @@ pub(crate) fn run_all(
                 .any(|(j, _, _)| plan.jobs[*j].backend.uses_io_uring());
             let sampler = rings.then(|| s.spawn(|| sample_helpers(&helpers, &done)));
             let agg_sampler = agg_bw.as_mut().map(|agg| {
-                let ramp = phase.iter().map(|&j| parsed.jobs[j].ramp_time).max();
-                let ramp_end = phase_start + ramp.unwrap_or_default();
                 let (progresses, done) = (&progresses, &done);
-                s.spawn(move || agg.watch(progresses, ramp_end, done))
+                s.spawn(move || agg.watch(progresses, done))
             });
             let watcher = options.trigger.armed().then(|| {
                 s.spawn(|| {

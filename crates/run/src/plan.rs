@@ -83,7 +83,9 @@ pub fn plan(parsed: &Parsed, readonly: bool) -> Result<Plan, RunError> {
         }
     }
     crate::job_control::check_wait_for(parsed)?;
-    crate::job_control::check_steadystate(&parsed.jobs, &crate::phases::group_ids(&parsed.jobs))?;
+    let groups = crate::phases::group_ids(&parsed.jobs);
+    crate::job_control::check_steadystate(&parsed.jobs, &groups)?;
+    crate::ramp::check(&parsed.jobs, &groups)?;
     crate::zones::check_shared(&parsed.jobs).map_err(|(name, m)| RunError::job(name, m))?;
     let mut jobs: Vec<JobPlan> = parsed
         .jobs
@@ -262,7 +264,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             }),
         }),
         runtime: spec.runtime,
-        ramp_time: spec.ramp_time,
+        ramp_time: (spec.ramp_size == 0).then_some(spec.ramp_time),
         stop: None,
         thp: spec.misc.thp,
         donor: (backend == Backend::E4defrag).then(|| e4defrag_donor(spec)),

@@ -40,6 +40,10 @@ pub(crate) struct WorkerProgress {
     /// ([`crate::io_loop::LoopConfig::clat_sums`]).
     pub clat: [AtomicU64; 2],
     phase: AtomicU8,
+    /// fio's `in_ramp_period`: set from the worker's creation when its job
+    /// ramps (ramp_time or ramp_size), until its loop ends the ramp; a
+    /// worker that stops before its ramp ends stays ramping, as in fio.
+    pub ramping: AtomicBool,
     /// fio's `td->terminate`: the worker stops at its next check (its
     /// I/O loop's stop flag; see job_control). Shared with the engines
     /// that wait on a peer ([`QueueConfig::stop`](ioscope_engine::QueueConfig::stop)).
@@ -49,6 +53,15 @@ pub(crate) struct WorkerProgress {
 }
 
 impl WorkerProgress {
+    /// The counters of a worker of `spec`, none counted yet.
+    pub fn new(spec: &ioscope_job::JobSpec) -> WorkerProgress {
+        let ramps = !spec.ramp_time.is_zero() || spec.ramp_size != 0;
+        WorkerProgress {
+            ramping: AtomicBool::new(ramps),
+            ..WorkerProgress::default()
+        }
+    }
+
     pub fn set_phase(&self, phase: Phase) {
         self.phase.store(phase as u8, Ordering::Relaxed);
     }

@@ -315,6 +315,7 @@ fn run_inner(
             files.iter().map(|f| f.path.as_path()),
         ),
         files,
+        ramp_size: shared.control.ramp_size(id.index),
     };
     let stats = match open_queue(backend, &queue_config, &fds, io_loop) {
         Ok(Ok(stats)) => stats,

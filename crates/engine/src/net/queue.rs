@@ -91,7 +91,12 @@ impl NetQueue {
             halt: Halt::new(
                 fds[0],
                 config.stop.clone(),
-                config.runtime.map(|r| r + config.ramp_time),
+                // A ramp of unknown length (ramp_size) leaves the waits
+                // unbounded by time: the peer or a stop ends them.
+                config
+                    .runtime
+                    .zip(config.ramp_time)
+                    .map(|(r, ramp)| r + ramp),
             )?,
             sent: 0,
             udp_seq: 0,

@@ -41,6 +41,21 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         ..TIME
     },
     OptionDef {
+        name: "ramp_size",
+        kind: Kind::Size,
+        help: "Amount of data transferred before measuring performance",
+        apply: |s, v| {
+            let n = v.size()?;
+            // fio's minval: ramp_size=0 is refused, not read as "none".
+            if n == 0 {
+                return Err(format!("'{}' is below the minimum of 1", v.text));
+            }
+            s.spec.ramp_size = n;
+            Ok(())
+        },
+        ..TIME
+    },
+    OptionDef {
         name: "startdelay",
         kind: Kind::TimeRange,
         default: "0",

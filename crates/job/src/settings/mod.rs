@@ -89,6 +89,7 @@ impl Settings {
                 time_based: false,
                 runtime: None,
                 ramp_time: Duration::ZERO,
+                ramp_size: 0,
                 startdelay: (Duration::ZERO, Duration::ZERO),
                 loops: 0,
                 norandommap: false,

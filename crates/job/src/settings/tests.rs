@@ -481,6 +481,20 @@ fn faulty_engine_options() {
 }
 
 #[test]
+fn ramp_size_is_a_size_of_at_least_one_byte() {
+    let mut s = Settings::defaults();
+    assert_eq!(s.spec.ramp_size, 0);
+    set(&mut s, "ramp_size", "1m").unwrap();
+    assert_eq!(s.spec.ramp_size, 1 << 20);
+    set(&mut s, "kb_base", "1000").unwrap();
+    set(&mut s, "ramp_size", "4k").unwrap();
+    assert_eq!(s.spec.ramp_size, 4000);
+    // fio's minval is 1: 0 does not mean "no ramp".
+    assert!(set(&mut s, "ramp_size", "0").is_err());
+    assert!(set(&mut s, "ramp_size", "10%").is_err());
+}
+
+#[test]
 fn times_default_to_seconds() {
     let mut s = Settings::defaults();
     set(&mut s, "runtime", "1m").unwrap();

@@ -28,6 +28,7 @@ use ioscope_workload::{BufferFiller, Workload};
 use crate::file_lock::WorkerLocks;
 use crate::files::WorkerFile;
 use crate::progress::WorkerProgress;
+use crate::ramp::RampSize;
 use crate::signal;
 use crate::start_gate::Ticket;
 use crate::trace::IoTrace;
@@ -99,6 +100,9 @@ pub(crate) struct IoLoop<'a> {
     pub locks: WorkerLocks,
     /// The worker's files, whose cached pages `invalidate` drops.
     pub files: &'a [WorkerFile],
+    /// `ramp_size`: the bytes that end the ramp; None when the ramp, if
+    /// any, is `ramp_time`'s.
+    pub ramp_size: Option<RampSize<'a>>,
 }
 
 impl QueueUser for IoLoop<'_> {
@@ -205,8 +209,11 @@ impl IoLoop<'_> {
         };
         ledger.stats.prio = self.prio.as_ref().and_then(PerIoPrio::tally);
         let ramp_end = start + cfg.ramp_ticks;
-        let mut ramping = cfg.ramp_ticks > 0;
-        let mut deadline = cfg.runtime_ticks.map(|r| ramp_end + r);
+        // Whether the job ramps (ramp_time or ramp_size) is decided where
+        // the worker's progress is made, which shows it to the others.
+        let mut ramping = self.progress.ramping.load(Ordering::Relaxed);
+        // The runtime counts from the ramp's end, which sets it.
+        let mut deadline = cfg.runtime_ticks.filter(|_| !ramping).map(|r| start + r);
         // Slots kept free below the depth latency_target's search allows.
         let mut reserve = 0;
 
@@ -264,9 +271,13 @@ impl IoLoop<'_> {
                     break 'main;
                 }
             }
-            if ramping && now >= ramp_end {
+            if ramping && self.ramp_over(now, ramp_end) {
                 ramping = false;
+                self.progress.ramping.store(false, Ordering::Relaxed);
                 cpu_start = self.end_ramp(&mut ledger, now);
+                // As fio restarts the job's epoch: a runtime is measured
+                // from here, however long the ramp took.
+                deadline = cfg.runtime_ticks.map(|r| now + r);
                 if let Some(p) = &mut fill.pacer {
                     p.restart(now);
                 }
@@ -716,6 +727,16 @@ impl IoLoop<'_> {
                 ledger.stats.failure.get_or_insert(failure);
                 false
             }
+        }
+    }
+
+    /// Whether the ramp is over at `now`: ramp_size's bytes completed, or
+    /// else ramp_time's end (tick `ramp_end`) reached.
+    #[inline]
+    fn ramp_over(&self, now: u64, ramp_end: u64) -> bool {
+        match &self.ramp_size {
+            Some(r) => r.reached(),
+            None => now >= ramp_end,
         }
     }
 
