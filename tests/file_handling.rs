@@ -232,16 +232,16 @@ fn file_service_type_and_openfiles_order_io_as_fio() {
     }
 }
 
-/// The fsync(2) calls of a run of `tool` with `args` in `dir`, counted
-/// under strace: every sync of the file that bypasses the engine.
-fn fsync_calls(dir: &Path, tool: &str, args: &[&str]) -> usize {
-    let trace = dir.join(format!("{tool}.strace"));
+/// The lines strace writes for `syscall` in a run of `tool` with `args`
+/// in `dir`.
+fn traced_calls(dir: &Path, tool: &str, args: &[&str], syscall: &str) -> Vec<String> {
+    let trace = dir.join(format!("{tool}.{syscall}"));
     let bin = match tool {
         "fio" => "fio".into(),
         _ => common::bin(),
     };
     let status = Command::new("strace")
-        .args(["-f", "-e", "trace=fsync", "-o"])
+        .args(["-f", "-e", &format!("trace={syscall}"), "-o"])
         .arg(&trace)
         .arg(bin)
         .args(args)
@@ -251,35 +251,32 @@ fn fsync_calls(dir: &Path, tool: &str, args: &[&str]) -> usize {
         .status()
         .unwrap();
     assert!(status.success(), "{tool} {args:?}");
-    let text = fs::read_to_string(&trace).unwrap();
-    text.lines().filter(|l| l.contains("fsync(")).count()
-}
-
-/// The posix_fadvise calls of a run of `tool` with `args` in `dir` that
-/// are fadvise_hint's (invalidate's DONTNEED left out), as strace shows
-/// them, the descriptor left out.
-fn advice_calls(dir: &Path, tool: &str, args: &[&str]) -> Vec<String> {
-    let trace = dir.join(format!("{tool}.fadvise"));
-    let bin = match tool {
-        "fio" => "fio".into(),
-        _ => common::bin(),
-    };
-    let status = Command::new("strace")
-        .args(["-f", "-e", "trace=fadvise64", "-o"])
-        .arg(&trace)
-        .arg(bin)
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success(), "{tool} {args:?}");
+    let call = format!("{syscall}(");
     fs::read_to_string(&trace)
         .unwrap()
         .lines()
-        .filter(|l| l.contains("fadvise64(") && !l.contains("DONTNEED"))
-        .map(|l| l.split_once(", ").map_or(l, |(_, rest)| rest).to_string())
+        .filter(|l| l.contains(&call))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The fsync(2) calls of a run: every sync of the file that bypasses the
+/// engine.
+fn fsync_calls(dir: &Path, tool: &str, args: &[&str]) -> usize {
+    traced_calls(dir, tool, args, "fsync").len()
+}
+
+/// The posix_fadvise calls of a run that are fadvise_hint's (invalidate's
+/// DONTNEED left out), the pid and the descriptor left out.
+fn advice_calls(dir: &Path, tool: &str, args: &[&str]) -> Vec<String> {
+    traced_calls(dir, tool, args, "fadvise64")
+        .into_iter()
+        .filter(|l| !l.contains("DONTNEED"))
+        .map(|l| {
+            l.split_once(", ")
+                .map_or(l.as_str(), |(_, rest)| rest)
+                .to_string()
+        })
         .collect()
 }
 

@@ -547,32 +547,25 @@ fn deprecated_options_are_noted_or_refused_as_fio() {
 #[test]
 fn comm_names_the_jobs_thread() {
     let d = common::tempdir();
-    let file = d.path().join("f");
-    let run = ioscope([
-        "--name=named",
-        "--comm=io-worker-7",
-        "--size=64k",
-        &format!("--filename={}", file.display()),
-        "--rw=read",
-        "--exec_prerun=cat /proc/$PPID/task/*/comm",
-    ])
-    .dir(d.path())
-    .run();
-    run.assert_ok();
-    let names = std::fs::read_to_string(d.path().join("named.prerun.txt")).unwrap();
+    let file = format!("--filename={}", d.path().join("f").display());
+    // The names of the run's threads, as its job `name` finds them.
+    let thread_names = |name: &str, extra: &[&str]| {
+        let job = format!("--name={name}");
+        let mut args = vec![
+            job.as_str(),
+            "--size=64k",
+            file.as_str(),
+            "--rw=read",
+            "--exec_prerun=cat /proc/$PPID/task/*/comm",
+        ];
+        args.extend_from_slice(extra);
+        ioscope(args).dir(d.path()).run().assert_ok();
+        std::fs::read_to_string(d.path().join(format!("{name}.prerun.txt"))).unwrap()
+    };
+    let names = thread_names("named", &["--comm=io-worker-7"]);
     assert!(names.lines().any(|l| l == "io-worker-7"), "{names}");
     // Without comm no thread has that name.
-    let run = ioscope([
-        "--name=plain",
-        "--size=64k",
-        &format!("--filename={}", file.display()),
-        "--rw=read",
-        "--exec_prerun=cat /proc/$PPID/task/*/comm",
-    ])
-    .dir(d.path())
-    .run();
-    run.assert_ok();
-    let names = std::fs::read_to_string(d.path().join("plain.prerun.txt")).unwrap();
+    let names = thread_names("plain", &[]);
     assert!(!names.contains("io-worker"), "{names}");
 }
 
