@@ -479,3 +479,210 @@ fn io_size_larger_than_size() {
         case(&format!("size=1m io_size=3m rw={mode}"), &job, e);
     }
 }
+
+// ------------------------------------------------------------ verify_pattern's bytes
+
+/// A job that writes with verify_pattern: what it adds to the base job,
+/// the verify interval and verify_offset it gives.
+struct PatternJob {
+    args: &'static [&'static str],
+    interval: usize,
+    offset: usize,
+    /// fio 3.33 cannot take it as written: `verify=pattern_hdr` and
+    /// verify_pattern_interval came later, and with verify_offset and a
+    /// pattern without `%o` fio 3.33 reuses a buffer it swapped the header
+    /// into (its own verify of the file fails).
+    after_333: bool,
+}
+
+const PATTERN_JOBS: [PatternJob; 8] = [
+    PatternJob {
+        args: &["--verify_pattern=0xdeadbeef"],
+        interval: 4096,
+        offset: 0,
+        after_333: false,
+    },
+    PatternJob {
+        args: &["--verify=pattern_hdr", "--verify_pattern=0xdeadbeef"],
+        interval: 4096,
+        offset: 0,
+        after_333: true,
+    },
+    PatternJob {
+        args: &["--verify_pattern=0xdeadbeef", "--verify_interval=512"],
+        interval: 512,
+        offset: 0,
+        after_333: false,
+    },
+    PatternJob {
+        args: &["--verify_pattern=0xff%o\"abcd\"-12"],
+        interval: 4096,
+        offset: 0,
+        after_333: false,
+    },
+    PatternJob {
+        args: &["--verify_pattern=%o", "--verify_interval=512"],
+        interval: 512,
+        offset: 0,
+        after_333: false,
+    },
+    PatternJob {
+        args: &[
+            "--verify_pattern=%o0x11",
+            "--verify_interval=512",
+            "--verify_offset=100",
+        ],
+        interval: 512,
+        offset: 100,
+        after_333: false,
+    },
+    PatternJob {
+        args: &[
+            "--verify_pattern=0x0102030405060708090a0b",
+            "--verify_offset=1000",
+        ],
+        interval: 4096,
+        offset: 1000,
+        after_333: true,
+    },
+    PatternJob {
+        args: &[
+            "--verify_pattern=0x99%o",
+            "--verify_pattern_interval=300",
+            "--verify_interval=1024",
+        ],
+        interval: 1024,
+        offset: 0,
+        after_333: true,
+    },
+];
+
+/// The bytes `tool` writes for a 64 KiB sequential write job with `args`.
+fn written(tool: &str, args: &[&str]) -> Vec<u8> {
+    let d = tempdir();
+    let mut all = vec![
+        "--name=w",
+        "--ioengine=psync",
+        "--rw=write",
+        "--bs=4k",
+        "--size=64k",
+        "--filename=data",
+        "--output-format=json",
+    ];
+    all.extend(args);
+    let r = match tool {
+        "fio" => fio(all),
+        _ => ioscope(all),
+    }
+    .dir(d.path())
+    .run();
+    assert!(r.status.success(), "{tool}: {}", r.describe());
+    fs::read(d.path().join("data")).unwrap()
+}
+
+fn le(b: &[u8]) -> u64 {
+    b.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x))
+}
+
+/// verify_pattern without verify= is fio's VERIFY_PATTERN (fio 3.42's
+/// verify=pattern_hdr), as it is `verify=pattern_hdr`: each interval holds
+/// fio's verify header, then the pattern, its phase carried on past the
+/// header. ioscope writes fio 3.42's header (48 bytes; fio 3.33's had 40,
+/// without the version byte):
+///
+/// - everywhere: the header's fields, its crc (fio's crc32c), and the
+///   pattern around it, which is what ioscope's verify=pattern (the
+///   pattern alone) writes there;
+/// - with fio 3.42 installed: every byte as fio's, but the I/O's time,
+///   which no run repeats (ioscope writes 0), and the crc over it;
+/// - with fio 3.33 (CI's): every field fio 3.33's header has in common,
+///   and every byte outside both headers.
+///
+/// Checked by hand against fio 3.42 (PATH=/path/to/fio-3.42:$PATH) for
+/// every job here, for numjobs=2 (the thread field, 1 and 2) and two jobs
+/// in one file; a random writer's write numbers follow its offsets, whose
+/// order in fio 3.42 is not fio 3.33's (ioscope's is 3.33's).
+#[test]
+fn verify_pattern_writes_fios_headers_and_pattern() {
+    let live = part!("verify_pattern's bytes against fio's", fio_installed())
+        .map(|()| common::fio_version());
+    for job in &PATTERN_JOBS {
+        let case = job.args.join(" ");
+        let ours = written("ioscope", job.args);
+        assert_eq!(ours.len(), 64 << 10, "{case}");
+        let plain: Vec<&str> = job
+            .args
+            .iter()
+            .copied()
+            .filter(|a| !a.starts_with("--verify="))
+            .chain(["--verify=pattern"])
+            .collect();
+        let pattern = written("ioscope", &plain);
+        let (iv, vo) = (job.interval, job.offset);
+        for (i, (interval, pat)) in ours.chunks(iv).zip(pattern.chunks(iv)).enumerate() {
+            let at = format!("{case}: interval {i}");
+            let h = &interval[vo..vo + 48];
+            assert_eq!(h[..4], [0xca, 0xac, 0x81, 17], "{at}: magic, version, type");
+            assert_eq!(le(&h[4..8]), iv as u64, "{at}: len");
+            assert_eq!(le(&h[8..16]), 0, "{at}: rand_seed");
+            assert_eq!(le(&h[16..24]), (i * iv) as u64, "{at}: offset");
+            assert_eq!(le(&h[24..32]), 0, "{at}: time");
+            assert_eq!(le(&h[32..40]), (i * iv / 4096) as u64, "{at}: numberio");
+            assert_eq!(le(&h[40..42]), 1, "{at}: thread");
+            assert_eq!(h[42..44], pat[42..44], "{at}: padding");
+            assert_eq!(
+                le(&h[44..48]),
+                u64::from(common::fio_crc32c(&h[..44])),
+                "{at}: crc"
+            );
+            // With verify_offset the header was swapped with the pattern
+            // there (fio's memswp).
+            if vo > 0 {
+                assert_eq!(interval[..48], pat[vo..vo + 48], "{at}: the pattern moved");
+                assert_eq!(interval[48..vo], pat[48..vo], "{at}: the pattern before");
+            }
+            assert_eq!(
+                interval[vo + 48..],
+                pat[vo + 48..],
+                "{at}: the pattern after the header"
+            );
+        }
+        let Some(version) = live else { continue };
+        if version < (3, 42) && job.after_333 {
+            continue;
+        }
+        let theirs = written("fio", job.args);
+        assert_eq!(theirs.len(), ours.len(), "{case}");
+        for (i, (f, o)) in theirs.chunks(iv).zip(ours.chunks(iv)).enumerate() {
+            let at = format!(
+                "{case}: interval {i} against fio {}.{}",
+                version.0, version.1
+            );
+            let (fh, oh) = (&f[vo..], &o[vo..]);
+            if version >= (3, 42) {
+                assert_eq!(fh[..24], oh[..24], "{at}: header up to the time");
+                assert_eq!(fh[32..44], oh[32..44], "{at}: numberio, thread, padding");
+                let rest = |b: &[u8]| [&b[..vo], &b[vo + 48..]].concat();
+                assert!(rest(f) == rest(o), "{at}: the data around the header");
+            } else {
+                // fio 3.33: magic, verify_type (16 bits), len, rand_seed,
+                // offset, time, thread, numberio (16 bits), crc32: 40 bytes.
+                assert_eq!(fh[..2], oh[..2], "{at}: magic");
+                assert_eq!(le(&fh[2..4]), u64::from(oh[3]), "{at}: verify_type");
+                assert_eq!(fh[4..24], oh[4..24], "{at}: len, rand_seed, offset");
+                assert_eq!(fh[32..34], oh[40..42], "{at}: thread");
+                assert_eq!(fh[34..36], oh[32..34], "{at}: numberio");
+                let outside = |b: &[u8]| {
+                    (0..iv)
+                        .filter(|&j| !(vo..vo + 48).contains(&j) && !(40..48).contains(&j))
+                        .map(|j| b[j])
+                        .collect::<Vec<u8>>()
+                };
+                assert!(
+                    outside(f) == outside(o),
+                    "{at}: the data outside both headers"
+                );
+            }
+        }
+    }
+}

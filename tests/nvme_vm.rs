@@ -258,7 +258,8 @@ fn verify_mode_compare_checks_in_the_device() {
 
 /// What `verify_mode=compare` needs is refused before the run, on any
 /// machine: verify=pattern with verify_pattern (fio's HOWTO says so; fio
-/// does not check, and its Compare of a crc32c block fails good blocks),
+/// does not check, and its Compare of a crc32c or pattern_hdr block fails
+/// good blocks),
 /// and ioengine=io_uring_cmd, whose option it is.
 #[test]
 fn verify_mode_compare_is_refused_without_a_pattern_or_passthrough() {
@@ -317,7 +318,7 @@ fn verify_mode_compare_is_refused_without_a_pattern_or_passthrough() {
         "{err}"
     );
     for pattern in [
-        "--verify_pattern=0xaa",
+        "--verify=pattern --verify_pattern=0xaa",
         "--verify=pattern --verify_pattern=%o",
     ] {
         let mut args: Vec<&str> = base.to_vec();
@@ -325,6 +326,17 @@ fn verify_mode_compare_is_refused_without_a_pattern_or_passthrough() {
         args.extend(pattern.split(' '));
         common::ioscope(&args).dir(dir.path()).run().assert_ok();
     }
+    // A pattern alone is fio's pattern with headers (verify=pattern_hdr),
+    // whose Compare fio fills with headers made anew: refused.
+    let err = common::refusal(
+        dir.path(),
+        &base,
+        &[uring_cmd, "--verify_pattern=0xaa", compare],
+    );
+    assert!(
+        err.contains("verify=pattern_hdr (what verify_pattern without verify means, as in fio) puts a header in each block"),
+        "{err}"
+    );
 }
 
 /// zonemode=zbd on the guest's zoned namespaces against fio there

@@ -6,10 +6,10 @@ mod common;
 
 use std::path::Path;
 
-use common::{ioscope, job, tempdir, u, Zram};
-use ioscope_testutil::require;
+use common::{fio, ioscope, job, tempdir, u, Zram};
+use ioscope_testutil::{fio as fio_installed, part, require};
 
-const METHODS: [&str; 18] = [
+const METHODS: [&str; 19] = [
     "crc32c",
     "crc32c-intel",
     "crc32",
@@ -26,6 +26,7 @@ const METHODS: [&str; 18] = [
     "sha3-512",
     "xxhash",
     "pattern",
+    "pattern_hdr",
     "meta",
     "null",
 ];
@@ -89,7 +90,7 @@ fn expect(method: &str, fault: &str) -> Expect {
 
 fn verify_args(method: &str) -> Vec<String> {
     let mut a = vec![format!("--verify={method}")];
-    if method == "pattern" {
+    if method.starts_with("pattern") {
         a.push("--verify_pattern=0xa5%o\"ioscope\"".into());
     }
     a
@@ -567,4 +568,140 @@ fn verify_only_runs_under_readonly() {
         .assert_ok();
     let run = ioscope(args(&["--readonly"])).dir(dir.path()).run();
     assert!(run.assert_refused().contains("--readonly"));
+}
+
+/// A copy of `file` with the bits `mask` of the byte at `at` flipped.
+fn damaged(file: &Path, at: usize, mask: u8) -> std::path::PathBuf {
+    let mut bytes = std::fs::read(file).unwrap();
+    bytes[at] ^= mask;
+    let copy = file.with_extension(format!("bad{at}"));
+    std::fs::write(&copy, bytes).unwrap();
+    copy
+}
+
+/// verify_pattern without verify= writes fio's headers and the pattern
+/// around them (fio's VERIFY_PATTERN, verify=pattern_hdr in fio 3.42), and
+/// a verify_only run, or a read job, checks both: one damaged byte of the
+/// pattern and one of a header (its offset field) are named. Where fio
+/// 3.42 is installed each tool checks what the other wrote, and each finds
+/// the damage in the other's; a fio 3.33 block (its header had no version
+/// byte) is refused by name, as fio 3.42 refuses it. Checked against fio
+/// 3.42 so (PATH=/path/to/fio-3.42:$PATH).
+#[test]
+fn pattern_hdr_blocks_check_both_ways_with_fio() {
+    let dir = tempdir();
+    let job_args = |rw: &str, file: &Path, extra: &[&str]| -> Vec<String> {
+        let mut a: Vec<String> = [
+            "--name=p",
+            "--ioengine=psync",
+            "--bs=4k",
+            "--size=256k",
+            "--verify_pattern=0xdeadbeef%o",
+            "--verify_interval=1k",
+            "--verify_offset=100",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        a.push(format!("--rw={rw}"));
+        a.push(format!("--filename={}", file.display()));
+        a.extend(extra.iter().map(|s| s.to_string()));
+        a
+    };
+    let ours = dir.path().join("ours");
+    ioscope(job_args("write", &ours, &["--do_verify=0"]))
+        .dir(dir.path())
+        .run()
+        .assert_ok();
+    // The header of the interval at 9216 lies at 9316; byte 17 of it is
+    // in its offset field. 11192 is in the pattern.
+    let (in_pattern, in_header) = (8192 + 3000, 9216 + 100 + 17);
+    let check = |file: &Path, rw: &str| {
+        let extra: &[&str] = if rw == "write" {
+            &["--verify_only"]
+        } else {
+            &[]
+        };
+        ioscope(job_args(rw, file, extra)).dir(dir.path()).run()
+    };
+    for rw in ["write", "read"] {
+        let run = check(&ours, rw);
+        run.assert_ok();
+        assert!(
+            run.stdout.contains("checked=64, bad=0"),
+            "{}",
+            run.describe()
+        );
+    }
+    let bad_of = |file: &Path| {
+        for (at, what) in [(in_pattern, "pattern"), (in_header, "header")] {
+            let run = check(&damaged(file, at, 0x01), "write");
+            let err = run.assert_refused();
+            assert!(
+                err.contains("verify failed") && err.contains(&format!("bit flip at offset {at}")),
+                "a damaged {what} byte: {}",
+                run.describe()
+            );
+        }
+    };
+    bad_of(&ours);
+
+    let Some(()) = part!(
+        "checking blocks fio wrote, and fio checking ioscope's",
+        fio_installed()
+    ) else {
+        return;
+    };
+    let theirs = dir.path().join("theirs");
+    let r = fio(job_args("write", &theirs, &["--do_verify=0"]))
+        .dir(dir.path())
+        .run();
+    assert!(r.status.success(), "{}", r.describe());
+    if common::fio_version() < (3, 42) {
+        let run = check(&theirs, "write");
+        let err = run.assert_refused();
+        assert!(
+            err.contains("written with other verify options")
+                && err.contains("holds the verify header of a fio before 3.42"),
+            "{}",
+            run.describe()
+        );
+        return;
+    }
+    for rw in ["write", "read"] {
+        let run = check(&theirs, rw);
+        run.assert_ok();
+        assert!(
+            run.stdout.contains("checked=64, bad=0"),
+            "{}",
+            run.describe()
+        );
+    }
+    bad_of(&theirs);
+    let fio_check = |file: &Path| {
+        fio(job_args("write", file, &["--verify_only"]))
+            .dir(dir.path())
+            .run()
+    };
+    let r = fio_check(&ours);
+    assert!(
+        r.status.success() && !r.stderr.contains("verify"),
+        "fio 3.42 checks what ioscope wrote: {}",
+        r.describe()
+    );
+    // fio 3.42 names both. It fails the job for the header only: its
+    // verify_io_u goes on to a block's next interval, whose verdict
+    // replaces a bad pattern's (ioscope fails the job either way).
+    for (at, said) in [
+        (in_pattern, "bad pattern block offset 952"),
+        (in_header, "bad header offset"),
+    ] {
+        let r = fio_check(&damaged(&ours, at, 0x01));
+        assert!(
+            format!("{}{}", r.stdout, r.stderr).contains(said)
+                && (at == in_pattern || !r.status.success()),
+            "fio 3.42 finds the damage in ioscope's block: {}",
+            r.describe()
+        );
+    }
 }

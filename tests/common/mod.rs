@@ -489,3 +489,25 @@ pub fn io_order(log: &Path) -> Vec<String> {
         })
         .collect()
 }
+
+/// The installed fio's version, `fio --version` read as (major, minor):
+/// (3, 33) for Debian's fio in CI.
+pub fn fio_version() -> (u32, u32) {
+    let run = fio(["--version"]).run();
+    let v = run.stdout.trim().trim_start_matches("fio-");
+    let mut parts = v.split(['.', '-']).map(|p| p.parse().unwrap_or(0));
+    (parts.next().unwrap_or(0), parts.next().unwrap_or(0))
+}
+
+/// fio's crc32c (crc/crc32c.c, which every fio header's crc32 is): CRC-32C
+/// from all ones, not inverted at the end.
+pub fn fio_crc32c(data: &[u8]) -> u32 {
+    let mut crc = !0u32;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = (crc >> 1) ^ (0x82f6_3b78 & 0u32.wrapping_sub(crc & 1));
+        }
+    }
+    crc
+}

@@ -61,7 +61,7 @@ refused sep-bad-guard "Guard Check Error" /dev/ng0n2 $SEP --rw=read --size=64k -
 refused sep-md-too-small "md_per_io_size should be at least 128 bytes" /dev/ng0n2 --size=1m --bs=4k --md_per_io_size=64 --rw=read
 ok sep-pract-verify /dev/ng0n2 $SEP --rw=write --verify=crc32c --do_verify=1
 # A Compare would compare the 8 metadata bytes PRACT leaves to the host.
-refused sep-compare-metadata "verify_mode=compare compares data alone, and the namespace's format has 16 bytes" /dev/ng0n2 $SEP --rw=write --verify_pattern=0x3c --verify_mode=compare
+refused sep-compare-metadata "verify_mode=compare compares data alone, and the namespace's format has 16 bytes" /dev/ng0n2 $SEP --rw=write --verify=pattern --verify_pattern=0x3c --verify_mode=compare
 
 # Extended LBAs of 528 bytes: 8 blocks make 4224. Type 3 has no reference
 # tag to check: the controller refuses REFTAG there (Invalid Protection
@@ -80,5 +80,5 @@ ok ext-pract-verify /dev/ng0n3 --size=1m --bs=4k --rw=write --verify=crc32c --do
 # The host moves data alone there, so ioscope sends Compares, with a
 # read's PRINFO as fio 3.42 does; QEMU 7.2 refuses PRACT on a Compare,
 # and fails fio's the same way.
-refused ext-pract-compare "Invalid Protection Information" /dev/ng0n3 --size=1m --bs=4k --rw=randwrite --iodepth=4 --verify_pattern=0x3c --verify_mode=compare
+refused ext-pract-compare "Invalid Protection Information" /dev/ng0n3 --size=1m --bs=4k --rw=randwrite --iodepth=4 --verify=pattern --verify_pattern=0x3c --verify_mode=compare
 echo CHECKS-DONE

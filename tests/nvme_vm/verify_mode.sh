@@ -16,9 +16,10 @@ pass() { echo "CHECK $1 ok"; }
 fail() { echo "CHECK $1 FAIL: $2"; }
 
 # job ARGS...: a passthrough job on the char device, output in out.txt
-# and the exit status in $rc.
+# and the exit status in $rc. verify=pattern: the pattern alone, which a
+# Compare can check (verify_pattern without it is pattern_hdr, as in fio).
 job() {
-    ioscope --name=v --ioengine=io_uring_cmd --filename=$NG "$@" >out.txt 2>&1
+    ioscope --name=v --ioengine=io_uring_cmd --filename=$NG --verify=pattern "$@" >out.txt 2>&1
     rc=$?
 }
 # ok NAME TEXT ARGS...: the job must succeed with err= 0 and print TEXT.

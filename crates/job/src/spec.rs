@@ -355,8 +355,14 @@ pub enum VerifyMethod {
     Sha3_384,
     Sha3_512,
     Xxhash,
-    /// `pattern`: the block holds `verify_pattern` and nothing else.
+    /// `pattern`: the block holds `verify_pattern` and nothing else (fio's
+    /// VERIFY_PATTERN_NO_HDR).
     Pattern,
+    /// `pattern_hdr` (fio's VERIFY_PATTERN, named so in fio 3.42; what
+    /// `verify_pattern` without `verify` selects): each interval starts
+    /// with fio's own verify header, laid out as fio 3.42 lays it, and the
+    /// rest holds `verify_pattern`, its phase carried on past the header.
+    PatternHdr,
     /// `meta`: the header alone (offset, write number, ...), no data checksum.
     Meta,
     /// `null`: headers are written and nothing is checked (measures the cost).
@@ -384,6 +390,7 @@ impl VerifyMethod {
             VerifyMethod::Sha3_512 => "sha3-512",
             VerifyMethod::Xxhash => "xxhash",
             VerifyMethod::Pattern => "pattern",
+            VerifyMethod::PatternHdr => "pattern_hdr",
             VerifyMethod::Meta => "meta",
             VerifyMethod::Null => "null",
         }
@@ -411,8 +418,9 @@ pub struct VerifySpec {
     /// `verify_offset`: the header is swapped with the data at this offset
     /// of each interval before writing, and back before checking.
     pub offset: u64,
-    /// `verify_pattern`; setting it makes `verify=pattern` the method unless
-    /// `verify` was set too (then the pattern fills the data around headers).
+    /// `verify_pattern`; setting it makes `verify=pattern_hdr` the method
+    /// unless `verify` was set too (fio's str_verify_pattern_cb); with any
+    /// method but `pattern` the pattern fills the data around headers.
     pub pattern: Option<Pattern>,
     /// `verify_fatal`: stop the job at the first bad block.
     pub fatal: bool,

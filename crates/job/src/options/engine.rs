@@ -714,8 +714,31 @@ mod verify_mode_tests {
     #[test]
     fn compare_takes_a_pattern_and_read_is_the_default() {
         assert_eq!(parse_cli(&[]), Ok(VerifyMode::Read));
-        let pattern = ["--verify_pattern=0xaa", "--verify_mode=compare"];
+        let pattern = [
+            "--verify=pattern",
+            "--verify_pattern=0xaa",
+            "--verify_mode=compare",
+        ];
         assert_eq!(parse_cli(&pattern), Ok(VerifyMode::Compare));
+        // A pattern alone is fio's pattern with headers (verify=pattern_hdr):
+        // fio's Compare carries headers made anew (the time of the check),
+        // which good blocks fail.
+        for hdr in [
+            &["--verify_pattern=0xaa", "--verify_mode=compare"][..],
+            &[
+                "--verify=pattern_hdr",
+                "--verify_pattern=0xaa",
+                "--verify_mode=compare",
+            ],
+        ] {
+            let err = parse_cli(hdr).unwrap_err();
+            assert!(
+                err.contains("only valid with verify=pattern")
+                    && err.contains("verify=pattern_hdr")
+                    && err.contains("puts a header in each block"),
+                "{err}"
+            );
+        }
         let err = parse_cli(&["--verify=sha256", "--verify_mode=compare"]).unwrap_err();
         assert!(
             err.contains("only valid with verify=pattern")

@@ -33,6 +33,7 @@ const VERIFY_VALUES: &[(&str, &str)] = &[
     ("sha3-512", "Use sha3-512 checksums for verification"),
     ("xxhash", "Use xxhash checksums for verification"),
     ("pattern", "Verify strict pattern"),
+    ("pattern_hdr", "Verify pattern with header"),
     ("meta", "Use io information (the header alone)"),
     ("null", "Pretend to verify"),
 ];
@@ -120,7 +121,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "verify_pattern",
         help: "Fill pattern for IO buffers: 0xhex, decimal, \"string\", %o (block offset)",
-        // Given without verify, it means verify=pattern (the resolve step).
+        // Given without verify, it means verify=pattern_hdr (the resolve
+        // step), as fio's str_verify_pattern_cb sets VERIFY_PATTERN.
         apply: |s, v| {
             s.spec.verify.pattern = Some(pattern::parse(v.text)?);
             Ok(())
@@ -294,6 +296,7 @@ fn verify_method(text: &str) -> Option<VerifyMethod> {
         "sha3-512" => VerifyMethod::Sha3_512,
         "xxhash" => VerifyMethod::Xxhash,
         "pattern" => VerifyMethod::Pattern,
+        "pattern_hdr" => VerifyMethod::PatternHdr,
         "meta" => VerifyMethod::Meta,
         "null" => VerifyMethod::Null,
         _ => return None,

@@ -144,12 +144,17 @@ impl Settings {
             spec.refill_buffers = true;
         }
         let v = &mut spec.verify;
-        // fio: a verify_pattern without verify means verify=pattern.
+        // fio: a verify_pattern without verify means VERIFY_PATTERN, the
+        // pattern with headers (str_verify_pattern_cb; fio 3.42 calls it
+        // verify=pattern_hdr), not verify=pattern.
         if v.pattern.is_some() && !self.given("verify") {
-            v.method = VerifyMethod::Pattern;
+            v.method = VerifyMethod::PatternHdr;
         }
-        if v.method == VerifyMethod::Pattern && v.pattern.is_none() {
-            return Err("verify=pattern needs verify_pattern".to_string());
+        if matches!(v.method, VerifyMethod::Pattern | VerifyMethod::PatternHdr)
+            && v.pattern.is_none()
+        {
+            // fio 3.42 aborts on an assertion when it checks such a block.
+            return Err(format!("verify={} needs verify_pattern", v.method.name()));
         }
         // fio's HOWTO says so, and fio does not check: with another method
         // its Compare carries a buffer filled anew (fresh random data and
@@ -157,11 +162,23 @@ impl Settings {
         if spec.engine_options.verify_mode == VerifyMode::Compare
             && v.method != VerifyMethod::Pattern
         {
+            let why = if v.method == VerifyMethod::PatternHdr {
+                format!(
+                    "verify=pattern_hdr{} puts a header in each block, which a Compare with \
+                     the pattern alone fails",
+                    if self.given("verify") {
+                        ""
+                    } else {
+                        " (what verify_pattern without verify means, as in fio)"
+                    }
+                )
+            } else {
+                format!("verify={} has none", v.method.name())
+            };
             return Err(format!(
                 "verify_mode=compare is only valid with verify=pattern and verify_pattern: \
-                 the device compares each block with the pattern, and verify={} has none \
-                 (give verify=pattern with verify_pattern, or leave verify_mode=read)",
-                v.method.name()
+                 the device compares each block with the pattern, and {why} \
+                 (give verify=pattern with verify_pattern, or leave verify_mode=read)"
             ));
         }
         if v.backlog_batch == 0 {

@@ -368,17 +368,26 @@ fn verify_derivations_follow_fio() {
     let v = s.resolve().unwrap().verify;
     assert_eq!(
         v.method,
-        VerifyMethod::Pattern,
-        "fio: a pattern alone means verify=pattern"
+        VerifyMethod::PatternHdr,
+        "fio: a pattern alone means VERIFY_PATTERN, the pattern with headers"
     );
     assert_eq!(v.pattern.unwrap().offsets, [1]);
     set(&mut s, "verify", "md5").unwrap();
     assert_eq!(s.resolve().unwrap().verify.method, VerifyMethod::Md5);
-
-    let mut s = Settings::defaults();
     set(&mut s, "verify", "pattern").unwrap();
-    set(&mut s, "rw", "write").unwrap();
-    assert!(s.resolve().unwrap_err().contains("needs verify_pattern"));
+    assert_eq!(s.resolve().unwrap().verify.method, VerifyMethod::Pattern);
+    set(&mut s, "verify", "pattern_hdr").unwrap();
+    assert_eq!(s.resolve().unwrap().verify.method, VerifyMethod::PatternHdr);
+
+    for method in ["pattern", "pattern_hdr"] {
+        let mut s = Settings::defaults();
+        set(&mut s, "verify", method).unwrap();
+        set(&mut s, "rw", "write").unwrap();
+        assert_eq!(
+            s.resolve().unwrap_err(),
+            format!("verify={method} needs verify_pattern")
+        );
+    }
     let mut s = Settings::defaults();
     set(&mut s, "verify_backlog", "8").unwrap();
     assert!(s

@@ -34,7 +34,11 @@ pub fn len(method: VerifyMethod) -> usize {
         VerifyMethod::Sha256 | VerifyMethod::Sha3_256 => 32,
         VerifyMethod::Sha3_384 => 48,
         VerifyMethod::Sha512 | VerifyMethod::Sha3_512 => 64,
-        VerifyMethod::None | VerifyMethod::Pattern | VerifyMethod::Meta | VerifyMethod::Null => 0,
+        VerifyMethod::None
+        | VerifyMethod::Pattern
+        | VerifyMethod::PatternHdr
+        | VerifyMethod::Meta
+        | VerifyMethod::Null => 0,
     }
 }
 
@@ -59,7 +63,7 @@ pub enum Checksum {
     Sha3_512(sha3::Sha3_512),
     /// xxhash is XXH3-64, several times faster than fio's XXH32.
     Xxh3(Xxh3Default),
-    /// meta and null: the header carries no data checksum.
+    /// meta, null and the patterns: the header carries no data checksum.
     Nothing,
 }
 
@@ -82,6 +86,7 @@ impl Checksum {
             VerifyMethod::Xxhash => Checksum::Xxh3(Xxh3Default::new()),
             VerifyMethod::None
             | VerifyMethod::Pattern
+            | VerifyMethod::PatternHdr
             | VerifyMethod::Meta
             | VerifyMethod::Null => Checksum::Nothing,
         }

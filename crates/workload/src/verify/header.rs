@@ -1,5 +1,6 @@
 //! The header each interval carries: which write the interval holds, and
-//! the checksum of its data.
+//! the checksum of its data. verify=pattern_hdr writes fio's own header
+//! instead (`fio_header`, [`Layout::Fio`]); every other method this one.
 //!
 //! Layout, little endian, `n` the method's checksum length (0 to 64):
 //!
@@ -19,7 +20,7 @@
 
 use ioscope_job::VerifyMethod;
 
-use super::checksum;
+use super::{checksum, fio_header};
 
 pub const MAGIC: [u8; 4] = *b"iosV";
 /// Bumped when the layout changes, so that old blocks read as foreign
@@ -34,7 +35,7 @@ const MAX_LEN: usize = FIXED + checksum::MAX_LEN + CRC_LEN;
 /// Method codes are positions in this list (new methods go at the end, so
 /// blocks written before keep their meaning); crc32c-intel is written as
 /// crc32c, the same checksum.
-const CODES: [VerifyMethod; 18] = [
+const CODES: [VerifyMethod; 19] = [
     VerifyMethod::None,
     VerifyMethod::Crc32c,
     VerifyMethod::Crc32,
@@ -53,6 +54,7 @@ const CODES: [VerifyMethod; 18] = [
     VerifyMethod::Sha3_256,
     VerifyMethod::Sha3_384,
     VerifyMethod::Sha3_512,
+    VerifyMethod::PatternHdr,
 ];
 
 pub fn code(method: VerifyMethod) -> u8 {
@@ -69,6 +71,82 @@ pub fn code(method: VerifyMethod) -> u8 {
 /// fio's name of the method a code stands for.
 pub fn method_name(code: u8) -> &'static str {
     CODES.get(usize::from(code)).map_or("unknown", |m| m.name())
+}
+
+/// The method a code stands for (None for an unknown code).
+pub fn method_of(code: u8) -> VerifyMethod {
+    CODES
+        .get(usize::from(code))
+        .copied()
+        .unwrap_or(VerifyMethod::None)
+}
+
+/// Which header a method writes: ioscope's own (above), or fio 3.42's
+/// `struct verify_header` (verify=pattern_hdr, whose blocks hold fio's
+/// bytes). Both read into a [`Header`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    Ioscope,
+    Fio,
+}
+
+impl Layout {
+    pub fn of(method: VerifyMethod) -> Layout {
+        match method {
+            VerifyMethod::PatternHdr => Layout::Fio,
+            _ => Layout::Ioscope,
+        }
+    }
+
+    /// The header's length for a method.
+    pub fn len(self, method: VerifyMethod) -> usize {
+        match self {
+            Layout::Ioscope => len(method),
+            Layout::Fio => fio_header::LEN,
+        }
+    }
+
+    /// Writes `h` (and the data checksum `sum`) into `interval`, which
+    /// holds the interval's data already, the header at byte `at`
+    /// (verify_offset). `thread` is fio's thread_number, for fio's header.
+    pub fn write(self, h: &Header, interval: &mut [u8], at: usize, sum: &[u8], thread: u16) {
+        match self {
+            Layout::Ioscope => h.write(&mut interval[at..at + usize::from(h.len)], sum),
+            Layout::Fio => fio_header::write(interval, at, h, thread),
+        }
+    }
+
+    /// The whole header at the start of `bytes` (see [`read`]).
+    pub fn read(self, bytes: &[u8]) -> Option<Header> {
+        match self {
+            Layout::Ioscope => read(bytes),
+            Layout::Fio => fio_header::read(bytes),
+        }
+    }
+
+    /// See [`read_unchecked`].
+    pub fn read_unchecked(self, bytes: &[u8]) -> Option<Header> {
+        match self {
+            Layout::Ioscope => read_unchecked(bytes),
+            Layout::Fio => fio_header::read_unchecked(bytes),
+        }
+    }
+
+    /// Whether `bytes` start with the layout's magic.
+    pub fn has_magic(self, bytes: &[u8]) -> bool {
+        match self {
+            Layout::Ioscope => has_magic(bytes),
+            Layout::Fio => fio_header::has_magic(bytes),
+        }
+    }
+
+    /// The header, in words: "an ioscope header", "a fio verify header".
+    pub fn words(self) -> &'static str {
+        match self {
+            Layout::Ioscope => "an ioscope header",
+            Layout::Fio => "a fio verify header",
+        }
+    }
 }
 
 /// The header length for a method.

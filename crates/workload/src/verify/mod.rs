@@ -4,7 +4,9 @@
 //! Each interval of a block (verify_interval bytes) carries a header that
 //! names the write (file, offset, write number, the job's seed) and the
 //! checksum of the interval's data; the data is random bytes keyed by the
-//! same write, or verify_pattern. A good block costs one header read and one
+//! same write, or verify_pattern. verify=pattern_hdr writes fio's own
+//! header and verify_pattern around it, byte for byte as fio 3.42 does;
+//! verify=pattern writes the pattern alone. A good block costs one header read and one
 //! checksum pass per interval. A bad one is compared with the bytes it should
 //! hold, so the user is told what went wrong: a misdirected, stale, lost or
 //! torn write, bit flips, a damaged header, or corrupt data.
@@ -13,6 +15,7 @@ mod block_id;
 mod checksum;
 mod corruption;
 mod diagnosis;
+mod fio_header;
 mod header;
 mod md5;
 mod pattern;

@@ -52,12 +52,6 @@ impl PatternTile {
         })
     }
 
-    /// Whether the pattern starts again within a block
-    /// (verify_pattern_interval), so one paste per block will not do.
-    pub fn restarts(&self) -> bool {
-        self.restart > 0
-    }
-
     /// Fills `out`, which starts at byte `pos` of the `len`-byte block at
     /// file offset `offset`, restarting the pattern every
     /// verify_pattern_interval bytes.
@@ -73,6 +67,19 @@ impl PatternTile {
             self.at(offset + start as u64, chunk).fill(now, pos - start);
             out = later;
             pos += n;
+        }
+    }
+
+    /// The pattern as the `len`-byte block at file offset `offset` holds
+    /// it, to fill or check the block piece by piece.
+    pub fn laid(&self, offset: u64, len: usize) -> Laid<'_> {
+        match self.restart {
+            0 => Laid::Once(self.at(offset, len)),
+            _ => Laid::Restarting {
+                tile: self,
+                offset,
+                len,
+            },
         }
     }
 
@@ -95,13 +102,20 @@ impl PatternTile {
 
     /// The tile for the block at file offset `offset`, cut to the block's
     /// `len` when shorter (a shorter block never wraps around the tile, and
-    /// needs neither the copy nor the `%o`s past its end).
+    /// needs neither the copy nor the `%o`s past its end). A `%o` that the
+    /// end cuts holds the offset's first bytes, as fio's paste_format
+    /// spreads the pasted pattern over the block.
     pub fn at(&self, offset: u64, len: usize) -> Pasted {
         let n = self.bytes.len().min(len);
         let mut bytes = [0u8; TILE_MAX];
         bytes[..n].copy_from_slice(&self.bytes[..n]);
-        for &o in self.offsets.iter().take_while(|&&o| o + 8 <= n) {
-            bytes[o..o + 8].copy_from_slice(&offset.to_ne_bytes());
+        let pasted = offset.to_le_bytes();
+        let whole = self.offsets.partition_point(|&o| o + 8 <= n);
+        for &o in &self.offsets[..whole] {
+            bytes[o..o + 8].copy_from_slice(&pasted);
+        }
+        if let Some(&o) = self.offsets.get(whole).filter(|&&o| o < n) {
+            bytes[o..n].copy_from_slice(&pasted[..n - o]);
         }
         Pasted { bytes, len: n }
     }
@@ -137,6 +151,69 @@ impl Pasted {
     pub fn matches(&self, data: &[u8]) -> bool {
         let tile = self.tile();
         data.chunks(tile.len()).all(|c| c == &tile[..c.len()])
+    }
+
+    /// Whether `data`, which starts at byte `pos` of the block, holds the
+    /// pattern there.
+    pub fn matches_at(&self, data: &[u8], pos: usize) -> bool {
+        let tile = self.tile();
+        let mut phase = pos % tile.len();
+        let mut rest = data;
+        while !rest.is_empty() {
+            let n = rest.len().min(tile.len() - phase);
+            if rest[..n] != tile[phase..phase + n] {
+                return false;
+            }
+            rest = &rest[n..];
+            phase = 0;
+        }
+        true
+    }
+}
+
+/// The pattern as one block holds it: pasted once for the whole block, or
+/// again every verify_pattern_interval bytes.
+// The paste stays on the stack, as `Pasted` does: no allocation per block.
+#[allow(clippy::large_enum_variant)]
+pub enum Laid<'a> {
+    Once(Pasted),
+    Restarting {
+        tile: &'a PatternTile,
+        offset: u64,
+        len: usize,
+    },
+}
+
+impl Laid<'_> {
+    /// Fills `out`, which starts at byte `pos` of the block.
+    pub fn fill(&self, out: &mut [u8], pos: usize) {
+        match self {
+            Laid::Once(p) => p.fill(out, pos),
+            Laid::Restarting { tile, offset, len } => tile.fill_block(out, *offset, *len, pos),
+        }
+    }
+
+    /// Whether `data`, which starts at byte `pos` of the block, holds the
+    /// pattern there.
+    pub fn matches_at(&self, mut data: &[u8], mut pos: usize) -> bool {
+        match self {
+            Laid::Once(p) => p.matches_at(data, pos),
+            Laid::Restarting { tile, offset, len } => {
+                let restart = tile.restart;
+                while !data.is_empty() {
+                    let start = pos - pos % restart;
+                    let chunk = restart.min(len - start);
+                    let n = data.len().min(start + chunk - pos);
+                    let pasted = tile.at(offset + start as u64, chunk);
+                    if !pasted.matches_at(&data[..n], pos - start) {
+                        return false;
+                    }
+                    data = &data[n..];
+                    pos += n;
+                }
+                true
+            }
+        }
     }
 }
 
@@ -181,6 +258,13 @@ mod tests {
         p.fill(&mut block, 0);
         assert_eq!(&block, b"xyzxy");
         assert!(p.matches(&block));
+        // A %o cut by the block's end holds the offset's first bytes (fio
+        // 3.42 wrote them so with verify_pattern_interval=100 and a 9-byte
+        // pattern: the last piece of a 4 KiB block is 96 bytes).
+        let t = tile(&[0x99, 0, 0, 0, 0, 0, 0, 0, 0], &[1]);
+        let mut piece = [0u8; 96];
+        t.at(0xfa0, 96).fill(&mut piece, 0);
+        assert_eq!(piece[90..], [0x99, 0xa0, 0x0f, 0, 0, 0]);
     }
 
     #[test]
@@ -205,6 +289,38 @@ mod tests {
         assert!(!t.matches_block(&block, 2 << 20));
         let once = PatternTile::new(&pattern, 0).unwrap();
         assert!(!once.matches_block(&block, 1 << 20));
+    }
+
+    #[test]
+    fn a_piece_of_a_block_checks_against_its_place_in_it() {
+        let pattern = Pattern {
+            bytes: vec![0xee, 0, 0, 0, 0, 0, 0, 0, 0, 0x17],
+            offsets: vec![1],
+        };
+        for restart in [0, 512] {
+            let t = PatternTile::new(&pattern, restart).unwrap();
+            let mut block = vec![0u8; 2048];
+            t.fill_block(&mut block, 4096, 2048, 0);
+            let laid = t.laid(4096, 2048);
+            let mut again = vec![0u8; 2048];
+            laid.fill(&mut again[..333], 0);
+            laid.fill(&mut again[333..], 333);
+            assert_eq!(again, block, "restart {restart}");
+            for (from, to) in [(0, 2048), (48, 512), (500, 1100), (1031, 2048)] {
+                assert!(
+                    laid.matches_at(&block[from..to], from),
+                    "{restart} {from}..{to}"
+                );
+                assert!(
+                    !laid.matches_at(&block[from..to], from + 1),
+                    "{restart} {from}..{to}"
+                );
+            }
+            let mut bad = block.clone();
+            bad[1500] ^= 1;
+            assert!(!laid.matches_at(&bad[1024..], 1024));
+            assert!(laid.matches_at(&bad[..1500], 0));
+        }
     }
 
     #[test]

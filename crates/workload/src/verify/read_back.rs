@@ -8,9 +8,10 @@
 //! named as for a remembered write.
 
 use super::diagnosis;
-use super::header::{self, Header};
+use super::header::{self, Header, Layout};
+use super::verifier::Place;
 use super::zeroes::is_zero;
-use super::{BlockId, Corruption, CorruptionKind, Verifier};
+use super::{fio_header, BlockId, Corruption, CorruptionKind, Verifier};
 use ioscope_job::VerifyMethod;
 
 impl Verifier {
@@ -36,14 +37,22 @@ impl Verifier {
         }
         // The writer's interval may be a fraction of this job's (a block
         // written 4 KiB at a time, read 64 KiB at a time): a whole header
-        // says how far its interval runs.
+        // says how far its interval runs. A pattern is checked as this
+        // read's block holds it, as fio checks it.
+        let laid = self.laid_to_check(offset, buf.len());
         let mut pos = 0;
         while pos < buf.len() {
             let rest = &buf[pos..];
             let len = self
                 .writers_interval(rest)
                 .unwrap_or(self.interval.min(rest.len()));
-            self.check_interval(&rest[..len], offset + pos as u64, None)?;
+            let place = Place {
+                block_offset: offset,
+                block_len: buf.len(),
+                pos,
+                laid: laid.as_ref(),
+            };
+            self.check_interval(&rest[..len], offset + pos as u64, place, None)?;
             pos += len;
         }
         Ok(())
@@ -52,7 +61,7 @@ impl Verifier {
     /// The length of the interval at the start of `rest` as its whole
     /// header gives it, when it is this job's method and fits in `rest`.
     fn writers_interval(&self, rest: &[u8]) -> Option<usize> {
-        let h = header::read(rest.get(self.header_at..)?)?;
+        let h = self.layout.read(rest.get(self.header_at..)?)?;
         let len = h.interval as usize;
         (h.method == header::code(self.method)
             && usize::from(h.len) == self.header_len
@@ -61,18 +70,22 @@ impl Verifier {
         .then_some(len)
     }
 
-    /// Checks one interval at file offset `at` against its own header;
-    /// `seq`, when known, is the write number it must carry. The interval
-    /// may be shorter than this job's (see `check_read`).
+    /// Checks one interval at file offset `at`, at `place` in the block
+    /// checked, against its own header; `seq`, when known, is the write
+    /// number it must carry. The interval may be shorter than this job's
+    /// (see `check_read`).
     pub(super) fn check_interval(
         &self,
         interval: &[u8],
         at: u64,
+        place: Place,
         seq: Option<u64>,
     ) -> Result<(), Corruption> {
-        let found = interval.get(self.header_at..).and_then(header::read);
+        let found = interval
+            .get(self.header_at..)
+            .and_then(|h| self.layout.read(h));
         let Some(found) = found else {
-            return Err(self.headerless(interval, at));
+            return Err(self.headerless(interval, at, place));
         };
         if found.method != header::code(self.method)
             || usize::from(found.len) != self.header_len
@@ -104,15 +117,16 @@ impl Verifier {
             let want = Header { seq, ..found };
             return Err(diagnosis::other_write(&found, &want, at));
         }
-        if self.data_matches(interval) {
+        if self.data_matches(interval, place) {
             return Ok(());
         }
-        Err(self.as_written_by(&found, interval, at))
+        Err(self.as_written_by(&found, interval, at, place))
     }
 
     /// The diagnosis of an interval whose header names its write but whose
-    /// data is not that write's.
-    fn as_written_by(&self, h: &Header, interval: &[u8], at: u64) -> Corruption {
+    /// data is not that write's: compared with what that write put there
+    /// (a pattern at the interval's place in the block checked).
+    fn as_written_by(&self, h: &Header, interval: &[u8], at: u64, place: Place) -> Corruption {
         let writer = Verifier {
             seed: h.seed,
             interval: interval.len(),
@@ -124,11 +138,22 @@ impl Verifier {
             len: interval.len() as u32,
             seq: h.seq,
         };
-        diagnosis::headers(&writer, interval, &block)
+        // A check of a checksum had no need of the pattern; this does.
+        let rebuilt = match place.laid {
+            None => self.laid(place.block_offset, place.block_len),
+            Some(_) => None,
+        };
+        let place = Place {
+            laid: place.laid.or(rebuilt.as_ref()),
+            ..place
+        };
+        let mut exp = vec![0u8; interval.len()];
+        writer.fill_interval(&mut exp, &writer.header(&block, 0), place);
+        diagnosis::headers_against(&writer, interval, exp, &block)
     }
 
     /// An interval with no whole header where this job's options put it.
-    fn headerless(&self, interval: &[u8], at: u64) -> Corruption {
+    fn headerless(&self, interval: &[u8], at: u64, place: Place) -> Corruption {
         if is_zero(interval) {
             return Corruption {
                 kind: CorruptionKind::LostWrite,
@@ -140,14 +165,21 @@ impl Verifier {
         // A damaged header that still reads as one of this layout: the
         // write it names (at this place: a damaged offset field is damage,
         // not a misdirected write) says what the interval should hold.
-        if let Some(h) = header::read_unchecked(head).filter(|h| {
+        if let Some(h) = self.layout.read_unchecked(head).filter(|h| {
             h.method == header::code(self.method)
                 && usize::from(h.len) == self.header_len
                 && h.interval as usize == interval.len()
         }) {
-            return self.as_written_by(&Header { offset: at, ..h }, interval, at);
+            return self.as_written_by(&Header { offset: at, ..h }, interval, at, place);
         }
-        if header::has_magic(head) {
+        if self.layout == Layout::Fio && fio_header::is_older_fio(head) {
+            return Corruption {
+                kind: CorruptionKind::OtherLayout,
+                offset: at,
+                detail: "holds the verify header of a fio before 3.42, laid out otherwise (fio 3.42 refuses it too: \"unsupported header version\"): check it with the fio that wrote it".into(),
+            };
+        }
+        if self.layout.has_magic(head) {
             return Corruption {
                 kind: CorruptionKind::HeaderDamaged,
                 offset: at + self.header_at as u64,
@@ -160,7 +192,8 @@ impl Verifier {
             kind: CorruptionKind::LostWrite,
             offset: at,
             detail: format!(
-                "holds data without an ioscope header{}: no verify job wrote it, or it was written with another verify_offset",
+                "holds data without {}{}: no verify job wrote it, or it was written with another verify_offset",
+                self.layout.words(),
                 if self.header_at > 0 {
                     format!(" at verify_offset={}", self.header_at)
                 } else {

@@ -178,6 +178,50 @@ fn each_method_sees_what_it_can_and_names_it() {
                 Some(Torn),
             ],
         ),
+        // fio's header tells writes apart; the pattern after it does not.
+        (
+            "pattern_hdr".into(),
+            VerifyMethod::PatternHdr,
+            Some(pattern(false)),
+            [
+                Some(BitFlip),
+                Some(BitFlip),
+                Some(Misdirected),
+                Some(Stale),
+                Some(LostWrite),
+                None,
+                Some(Torn),
+            ],
+        ),
+        (
+            "pattern_hdr with %o".into(),
+            VerifyMethod::PatternHdr,
+            Some(pattern(true)),
+            [
+                Some(BitFlip),
+                Some(BitFlip),
+                Some(Misdirected),
+                Some(Stale),
+                Some(LostWrite),
+                None,
+                Some(Torn),
+            ],
+        ),
+        // As fio checks meta: the header, and the pattern around it.
+        (
+            "meta with verify_pattern".into(),
+            VerifyMethod::Meta,
+            Some(pattern(false)),
+            [
+                Some(BitFlip),
+                Some(BitFlip),
+                Some(Misdirected),
+                Some(Stale),
+                Some(LostWrite),
+                None,
+                Some(Torn),
+            ],
+        ),
         // The headers tell writes apart; the data of two writes is the same.
         (
             "crc32c with verify_pattern".into(),
@@ -194,7 +238,7 @@ fn each_method_sees_what_it_can_and_names_it() {
             ],
         ),
     ]);
-    assert_eq!(table.len(), 20);
+    assert_eq!(table.len(), 23);
     for (name, method, pat, seen) in table {
         let v = verifier(method, 4096, |s| s.verify.pattern = pat);
         assert_eq!(v.method(), method);
@@ -628,12 +672,226 @@ fn refuses_options_that_cannot_work() {
     );
     assert!(err(VerifyMethod::None, 4096, |_| {}).contains("verify=0"));
     assert!(err(VerifyMethod::Pattern, 4096, |_| {}).contains("needs verify_pattern"));
+    assert!(err(VerifyMethod::PatternHdr, 4096, |_| {})
+        .starts_with("verify=pattern_hdr needs verify_pattern"));
+    let with_pattern: fn(&mut JobSpec) = |s| s.verify.pattern = Some(pattern(false));
+    assert_eq!(
+        err(VerifyMethod::PatternHdr, 32, with_pattern),
+        "verify_interval=32 is smaller than the 48-byte verify=pattern_hdr header: use at least 48"
+    );
+    assert!(err(VerifyMethod::PatternHdr, 48, with_pattern).contains("use at least 49"));
+    assert!(err(VerifyMethod::PatternHdr, 4096, |s| {
+        s.verify.pattern = Some(pattern(false));
+        s.verify.offset = 16;
+    })
+    .contains("use 0 or at least 48"));
+    assert!(Verifier::new(
+        &job(VerifyMethod::PatternHdr, 4096, |s| {
+            s.verify.pattern = Some(pattern(false));
+            s.verify.offset = 4048;
+        }),
+        0
+    )
+    .is_ok());
     // The header fits exactly; verify=pattern has none to fit.
     assert!(Verifier::new(&job(VerifyMethod::Crc32c, 48, |_| {}), 0).is_ok());
     let tiny = job(VerifyMethod::Pattern, 1, |s| {
         s.verify.pattern = Some(pattern(false))
     });
     assert!(Verifier::new(&tiny, 0).is_ok());
+}
+
+/// verify=pattern_hdr lays each interval out as fio 3.42's VERIFY_PATTERN
+/// does: fio's 48-byte verify header, then the pattern, its phase carried
+/// on past the header (fio fills the block with the pattern and writes the
+/// header over it; the header's two bytes of padding keep the pattern).
+#[test]
+fn pattern_hdr_is_fios_header_then_the_pattern() {
+    let dead = Pattern {
+        bytes: vec![0xde, 0xad, 0xbe, 0xef, 0x01],
+        offsets: Vec::new(),
+    };
+    let v = verifier(VerifyMethod::PatternHdr, 512, |s| {
+        s.verify.pattern = Some(dead)
+    });
+    let block = BlockId {
+        file: 3,
+        offset: 1 << 20,
+        len: 4096,
+        seq: 5,
+    };
+    let buf = filled(&v, &block);
+    let at = |pos: usize| [0xde, 0xad, 0xbe, 0xef, 0x01][pos % 5];
+    for (i, interval) in buf.chunks(512).enumerate() {
+        let mut head = vec![0xca, 0xac, 0x81, 17];
+        head.extend(512u32.to_le_bytes());
+        head.extend(0u64.to_le_bytes()); // rand_seed
+        head.extend((block.offset + 512 * i as u64).to_le_bytes());
+        head.extend([0; 8]); // time
+        head.extend(4u64.to_le_bytes()); // numberio: write #5, fio's 4
+        head.extend(1u16.to_le_bytes()); // thread 1: worker 0
+        head.extend([at(i * 512 + 42), at(i * 512 + 43)]);
+        let crc = !crc32c::crc32c(&head);
+        head.extend(crc.to_le_bytes());
+        assert_eq!(interval[..48], head[..], "interval {i}");
+        for (j, &b) in interval.iter().enumerate().skip(48) {
+            assert_eq!(b, at(i * 512 + j), "interval {i} byte {j}");
+        }
+    }
+    assert_eq!(v.check(&buf, &block), Ok(()));
+
+    // One byte of the pattern area, and one of the header.
+    let mut bad = buf.clone();
+    bad[512 + 300] ^= 0xff;
+    let c = v.check(&bad, &block).unwrap_err();
+    assert_eq!((c.kind, c.offset), (BitFlip, block.offset + 812), "{c}");
+    let mut bad = buf.clone();
+    bad[1024 + 17] ^= 0x01;
+    let c = v.check(&bad, &block).unwrap_err();
+    assert_eq!((c.kind, c.offset), (BitFlip, block.offset + 1041), "{c}");
+    assert!(c.detail.ends_with("(in the header)"), "{c}");
+    // The padding is the pattern under fio's crc: damage there is seen.
+    let mut bad = buf.clone();
+    bad[42] ^= 0x10;
+    assert_eq!(v.check(&bad, &block).unwrap_err().kind, BitFlip);
+
+    // fio's time and thread are not checked, as fio does not.
+    let mut other_time = buf.clone();
+    other_time[24..32].copy_from_slice(&[9, 8, 7, 6, 5, 4, 3, 2]);
+    other_time[40] = 7;
+    let crc = !crc32c::crc32c(&other_time[..44]);
+    other_time[44..48].copy_from_slice(&crc.to_le_bytes());
+    assert_eq!(v.check(&other_time, &block), Ok(()));
+    // ... nor do they count as damage beside damage elsewhere.
+    other_time[100] ^= 4;
+    let c = v.check(&other_time, &block).unwrap_err();
+    assert_eq!((c.kind, c.offset), (BitFlip, block.offset + 100), "{c}");
+    assert!(c.detail.starts_with("1 bit differs"), "{c}");
+    // Such a header with one bit damaged: that bit is what differs.
+    other_time[100] ^= 4;
+    other_time[17] ^= 0x20;
+    let c = v.check(&other_time, &block).unwrap_err();
+    assert_eq!((c.kind, c.offset), (BitFlip, block.offset + 17), "{c}");
+    assert!(c.detail.starts_with("1 bit differs"), "{c}");
+
+    // No ioscope header, nor the other way round.
+    let crc = verifier(VerifyMethod::Crc32c, 512, |_| {});
+    assert!(v.check(&filled(&crc, &block), &block).is_err());
+    assert!(crc.check(&buf, &block).is_err());
+    assert_eq!(v.method(), VerifyMethod::PatternHdr);
+}
+
+#[test]
+fn pattern_hdr_with_verify_offset_swaps_as_fio() {
+    let v = verifier(VerifyMethod::PatternHdr, 4096, |s| {
+        s.verify.offset = 1000;
+        s.verify.pattern = Some(pattern(true));
+    });
+    let good = filled(&v, &BLOCK);
+    // The first 48 bytes hold the pattern from byte 1000 on.
+    let plain = verifier(VerifyMethod::Pattern, 4096, |s| {
+        s.verify.pattern = Some(pattern(true))
+    });
+    let pat = filled(&plain, &BLOCK);
+    assert_eq!(good[..48], pat[1000..1048]);
+    assert_eq!(good[48..1000], pat[48..1000]);
+    assert_eq!(good[1000..1002], [0xca, 0xac]);
+    assert_eq!(good[1042..1044], pat[42..44]);
+    assert_eq!(good[1048..], pat[1048..]);
+    assert_eq!(v.check(&good, &BLOCK), Ok(()));
+    let mut bad = good.clone();
+    bad[10] ^= 2;
+    let c = v.check(&bad, &BLOCK).unwrap_err();
+    assert_eq!((c.kind, c.offset), (BitFlip, BLOCK.offset + 10), "{c}");
+    let mut bad = good.clone();
+    bad[1016] ^= 2;
+    let c = v.check(&bad, &BLOCK).unwrap_err();
+    assert!(c.detail.ends_with("(in the header)"), "{c}");
+    // Checked without the write number and seed (verify_only's way).
+    let relaxed = verifier(VerifyMethod::PatternHdr, 4096, |s| {
+        s.verify.offset = 1000;
+        s.verify.pattern = Some(pattern(true));
+        s.verify.write_sequence = false;
+        s.verify.header_seed = false;
+    });
+    assert_eq!(relaxed.check(&good, &BLOCK), Ok(()));
+    let c = relaxed.check(&bad, &BLOCK).unwrap_err();
+    assert_eq!(c.offset, BLOCK.offset + 1016, "{c}");
+}
+
+/// A read job checks fio-headed blocks as fio does: the header (its seed,
+/// 0 for every pattern writer, when asked), and the pattern as the read's
+/// block holds it.
+#[test]
+fn pattern_hdr_read_back() {
+    let writer = verifier(VerifyMethod::PatternHdr, 4096, |s| {
+        s.verify.pattern = Some(pattern(false))
+    });
+    let mut read_job = job(VerifyMethod::PatternHdr, 4096, |s| {
+        s.rw.kind = RwKind::RandRead;
+        s.verify.pattern = Some(pattern(false));
+    });
+    for seed in [false, true] {
+        read_job.verify.header_seed = seed;
+        let reader = Verifier::new(&read_job, 5).unwrap();
+        let good = filled(&writer, &BLOCK);
+        assert_eq!(
+            reader.check_read(&good, BLOCK.offset),
+            Ok(()),
+            "seed {seed}"
+        );
+        for fault in FAULTS {
+            let mut buf = good.clone();
+            let offset = inject(fault, &writer, &mut buf);
+            let got = reader.check_read(&buf, BLOCK.offset);
+            let want = match fault {
+                Fault::Stale | Fault::TornOlder => None,
+                Fault::DataBit | Fault::HeaderBit => Some(BitFlip),
+                Fault::Misdirected => Some(Misdirected),
+                Fault::Zeroes => Some(LostWrite),
+                Fault::TornZeroes => Some(Torn),
+            };
+            match want {
+                None => assert_eq!(got, Ok(()), "{fault:?}"),
+                Some(kind) => {
+                    let c = got.expect_err(&format!("{fault:?} must be seen"));
+                    assert_eq!((c.kind, c.offset), (kind, offset), "{fault:?}: {c}");
+                }
+            }
+        }
+    }
+    // A fio before 3.42 wrote its header without a version byte.
+    let mut old = filled(&writer, &BLOCK);
+    old[2..4].copy_from_slice(&[17, 0]);
+    read_job.verify.header_seed = false;
+    let reader = Verifier::new(&read_job, 5).unwrap();
+    let c = reader.check_read(&old, BLOCK.offset).unwrap_err();
+    assert_eq!(c.kind, OtherLayout, "{c}");
+    assert!(c.detail.contains("fio before 3.42"), "{c}");
+    // Random data with no header at all.
+    let noise: Vec<u8> = (0..4096).map(|i| (i * 7 % 253) as u8 + 1).collect();
+    let c = reader.check_read(&noise, BLOCK.offset).unwrap_err();
+    assert_eq!(c.kind, LostWrite, "{c}");
+    assert!(c.detail.contains("without a fio verify header"), "{c}");
+}
+
+/// A checksum's check needs no pattern, but a bad block's diagnosis
+/// compares with the pattern the write laid.
+#[test]
+fn a_checksum_over_a_pattern_is_diagnosed_against_it() {
+    let with_pattern = |s: &mut JobSpec| s.verify.pattern = Some(pattern(true));
+    let writer = verifier(VerifyMethod::Crc32c, 1024, with_pattern);
+    let mut read_job = job(VerifyMethod::Crc32c, 1024, |s| {
+        with_pattern(s);
+        s.rw.kind = RwKind::Read;
+    });
+    read_job.verify.header_seed = false;
+    let reader = Verifier::new(&read_job, 2).unwrap();
+    let mut buf = filled(&writer, &BLOCK);
+    assert_eq!(reader.check_read(&buf, BLOCK.offset), Ok(()));
+    buf[2048 + 700] ^= 0x08;
+    let c = reader.check_read(&buf, BLOCK.offset).unwrap_err();
+    assert_eq!((c.kind, c.offset), (BitFlip, BLOCK.offset + 2748), "{c}");
 }
 
 #[test]

@@ -4,10 +4,10 @@
 use ioscope_job::{JobSpec, VerifyMethod};
 
 use super::checksum::{self, Checksum};
-use super::header::{self, Header};
-use super::pattern::{Pasted, PatternTile};
+use super::header::{Header, Layout};
+use super::pattern::{Laid, PatternTile};
 use super::stream::{self, Stream};
-use super::{diagnosis, BlockId, Corruption};
+use super::{diagnosis, fio_header, BlockId, Corruption};
 use crate::rand::job_seeds;
 
 /// fio's `FIO_RAND_VER_OFF`: the slot of `td->rand_seeds` fio's verify
@@ -27,6 +27,8 @@ const _: () = assert!(PIECE.is_multiple_of(stream::ROUND));
 #[derive(Clone)]
 pub struct Verifier {
     pub(super) method: VerifyMethod,
+    /// ioscope's header, or fio's (verify=pattern_hdr).
+    pub(super) layout: Layout,
     /// verify_interval: every this many bytes of a block carry a header.
     pub(super) interval: usize,
     /// verify_offset: where in its interval the header lies.
@@ -42,6 +44,21 @@ pub struct Verifier {
     /// verify_write_sequence: a header must carry the write number the
     /// check names.
     pub(super) check_seq: bool,
+    /// fio's thread_number (the worker's, from 1), which fio's header
+    /// carries.
+    pub(super) thread: u16,
+}
+
+/// Where an interval lies in the block it is filled or checked in (the
+/// block's file offset and length, the interval's first byte in it), and
+/// the pattern as the block holds it: there when the data is the pattern
+/// and not covered by a checksum (a check of the checksum needs none).
+#[derive(Clone, Copy)]
+pub(super) struct Place<'a> {
+    pub block_offset: u64,
+    pub block_len: usize,
+    pub pos: usize,
+    pub laid: Option<&'a Laid<'a>>,
 }
 
 impl Verifier {
@@ -65,14 +82,30 @@ impl Verifier {
             .as_ref()
             .map(|p| PatternTile::new(p, v.pattern_interval as usize))
             .transpose()?;
-        if method == VerifyMethod::Pattern && pattern.is_none() {
-            return Err(
-                "verify=pattern needs verify_pattern, the bytes every block must hold".into(),
-            );
+        if matches!(method, VerifyMethod::Pattern | VerifyMethod::PatternHdr) && pattern.is_none() {
+            return Err(format!(
+                "verify={} needs verify_pattern, the bytes every block must hold",
+                method.name()
+            ));
         }
-        let header_len = header::len(method);
+        let layout = Layout::of(method);
+        let header_len = layout.len(method);
         // verify=pattern writes no header, so any interval does.
         if method != VerifyMethod::Pattern {
+            if layout == Layout::Fio && v.interval == header_len as u64 {
+                return Err(format!(
+                    "verify_interval={} leaves no room for data beside the {header_len}-byte verify={} header (fio fails the job: \"Blocksize too small\"): use at least {}",
+                    v.interval,
+                    method.name(),
+                    header_len + 1
+                ));
+            }
+            if layout == Layout::Fio && v.offset > 0 && v.offset < header_len as u64 {
+                return Err(format!(
+                    "verify_offset={} would move fio's {header_len}-byte verify header onto itself (fio refuses verify_offset below {header_len}): use 0 or at least {header_len}",
+                    v.offset
+                ));
+            }
             if v.interval < header_len as u64 {
                 return Err(format!(
                     "verify_interval={} is smaller than the {header_len}-byte verify={} header: use at least {header_len}",
@@ -96,16 +129,24 @@ impl Verifier {
                 ));
             }
         }
-        let seeds = job_seeds(spec, u64::from(worker) + 1);
+        let seed = match layout {
+            Layout::Ioscope => job_seeds(spec, u64::from(worker) + 1)[VERIFY_SEED_SLOT],
+            // fio draws a verify seed only for random data: with
+            // verify_pattern its header's rand_seed is the 0 the I/O unit
+            // was allocated with, in every job and run.
+            Layout::Fio => 0,
+        };
         Ok(Verifier {
             method,
+            layout,
             interval: v.interval as usize,
             header_at: v.offset as usize,
             header_len,
-            seed: seeds[VERIFY_SEED_SLOT],
+            seed,
             pattern,
             check_seed: v.header_seed,
             check_seq: v.write_sequence,
+            thread: (worker + 1) as u16,
         })
     }
 
@@ -124,40 +165,60 @@ impl Verifier {
             return;
         }
         let len = buf.len();
-        // One paste serves the whole block unless the pattern restarts.
-        let pasted = self
-            .pattern
-            .as_ref()
-            .filter(|p| !p.restarts())
-            .map(|p| p.at(block.offset, len));
+        let laid = self.laid(block.offset, len);
         for (i, interval) in buf.chunks_exact_mut(self.interval).enumerate() {
             let start = i * self.interval;
-            let header = self.header(block, start);
-            let mut source = match (&pasted, &self.pattern) {
-                (Some(tile), _) => Source::Pattern { tile, pos: start },
-                (None, Some(tile)) => Source::Restarting {
-                    tile,
-                    offset: block.offset,
-                    len,
-                    pos: start,
-                },
-                (None, None) => Source::Random(Stream::new(stream::key(
-                    self.seed,
-                    header.file,
-                    header.offset,
-                    header.seq,
-                ))),
+            let place = Place {
+                block_offset: block.offset,
+                block_len: len,
+                pos: start,
+                laid: laid.as_ref(),
             };
-            let mut sum = Checksum::new(self.method);
-            for (p, piece) in interval.chunks_mut(PIECE).enumerate() {
-                source.fill(piece);
-                self.sum_data(&mut sum, piece, p * PIECE);
-            }
-            let n = checksum::len(self.method);
-            let mut digest = [0u8; checksum::MAX_LEN];
-            sum.finish(&mut digest[..n]);
-            let at = self.header_at;
-            header.write(&mut interval[at..at + self.header_len], &digest[..n]);
+            self.fill_interval(interval, &self.header(block, start), place);
+        }
+    }
+
+    /// Fills one interval: its data (the pattern at its place in the
+    /// block, or random bytes keyed by the write `header` names) and the
+    /// header.
+    pub(super) fn fill_interval(&self, interval: &mut [u8], header: &Header, place: Place) {
+        let mut source = match place.laid {
+            Some(laid) => Source::Pattern {
+                laid,
+                pos: place.pos,
+            },
+            None => Source::Random(Stream::new(stream::key(
+                self.seed,
+                header.file,
+                header.offset,
+                header.seq,
+            ))),
+        };
+        let mut sum = Checksum::new(self.method);
+        for (p, piece) in interval.chunks_mut(PIECE).enumerate() {
+            source.fill(piece);
+            self.sum_data(&mut sum, piece, p * PIECE);
+        }
+        let n = checksum::len(self.method);
+        let mut digest = [0u8; checksum::MAX_LEN];
+        sum.finish(&mut digest[..n]);
+        self.layout
+            .write(header, interval, self.header_at, &digest[..n], self.thread);
+    }
+
+    /// The pattern as the block at `offset`, `len` bytes long, holds it
+    /// (None without verify_pattern). One paste serves the whole block
+    /// unless the pattern restarts.
+    pub(super) fn laid(&self, offset: u64, len: usize) -> Option<Laid<'_>> {
+        self.pattern.as_ref().map(|p| p.laid(offset, len))
+    }
+
+    /// [`Verifier::laid`] where a check compares the data with the pattern
+    /// (no checksum covers it), so that a checksum's check pastes nothing.
+    pub(super) fn laid_to_check(&self, offset: u64, len: usize) -> Option<Laid<'_>> {
+        match checksum::len(self.method) {
+            0 => self.laid(offset, len),
+            _ => None,
         }
     }
 
@@ -175,17 +236,26 @@ impl Verifier {
             }
             return Err(diagnosis::pattern(tile, buf, block));
         }
+        let laid = self.laid_to_check(block.offset, buf.len());
+        let place = |pos| Place {
+            block_offset: block.offset,
+            block_len: buf.len(),
+            pos,
+            laid: laid.as_ref(),
+        };
         if !(self.check_seed && self.check_seq) {
             // Some field of the header cannot be known: each interval is
             // checked against what its own header says, as a read-back is.
             let seq = self.check_seq.then_some(block.seq);
             for (i, interval) in buf.chunks_exact(self.interval).enumerate() {
-                self.check_interval(interval, block.offset + (i * self.interval) as u64, seq)?;
+                let pos = i * self.interval;
+                self.check_interval(interval, block.offset + pos as u64, place(pos), seq)?;
             }
             return Ok(());
         }
         for (i, interval) in buf.chunks_exact(self.interval).enumerate() {
-            if !self.holds(interval, &self.header(block, i * self.interval)) {
+            let pos = i * self.interval;
+            if !self.holds(interval, &self.header(block, pos), place(pos)) {
                 return Err(diagnosis::headers(self, buf, block));
             }
         }
@@ -201,10 +271,14 @@ impl Verifier {
     /// The header the interval at byte `start` of the block must carry.
     pub(super) fn header(&self, block: &BlockId, start: usize) -> Header {
         Header {
-            method: header::code(self.method),
+            method: super::header::code(self.method),
             len: self.header_len as u16,
             interval: self.interval as u32,
-            file: block.file,
+            // fio's header names no file.
+            file: match self.layout {
+                Layout::Ioscope => block.file,
+                Layout::Fio => 0,
+            },
             offset: block.offset + start as u64,
             seq: block.seq,
             seed: self.seed,
@@ -245,41 +319,56 @@ impl Verifier {
 
     /// Whether an interval holds the write `want` names: its header (crc
     /// and fields), then its data checksum, without making the data again.
-    fn holds(&self, interval: &[u8], want: &Header) -> bool {
-        header::read(&interval[self.header_at..]) == Some(*want) && self.data_matches(interval)
+    fn holds(&self, interval: &[u8], want: &Header, place: Place) -> bool {
+        self.layout.read(&interval[self.header_at..]) == Some(*want)
+            && self.data_matches(interval, place)
     }
 
-    /// Whether the checksum in an interval's header (read and found whole)
-    /// is that of the interval's data.
-    pub(super) fn data_matches(&self, interval: &[u8]) -> bool {
+    /// Whether the interval's data is what its header (read and found
+    /// whole) says: the checksum in the header is that of the data, or,
+    /// for a header without one, the data is verify_pattern (as fio checks
+    /// pattern_hdr, and meta with a verify_pattern), at its `place`.
+    pub(super) fn data_matches(&self, interval: &[u8], place: Place) -> bool {
         let at = &interval[self.header_at..];
         let n = checksum::len(self.method);
         if n == 0 {
-            // meta: the header is all there is to check.
-            return true;
+            // meta without a pattern: the header is all there is to check.
+            return place.laid.is_none_or(|laid| {
+                self.data_pieces(interval.len())
+                    .into_iter()
+                    .all(|(range, pos)| laid.matches_at(&interval[range], place.pos + pos))
+            });
         }
         let mut sum = Checksum::new(self.method);
         self.sum_data(&mut sum, interval, 0);
         let mut digest = [0u8; checksum::MAX_LEN];
         sum.finish(&mut digest[..n]);
-        digest[..n] == at[header::FIXED..header::FIXED + n]
+        digest[..n] == at[super::header::FIXED..super::header::FIXED + n]
+    }
+
+    /// The data of an interval of `len` bytes, in pieces: the bytes of the
+    /// interval each covers, and where in the interval its data was made
+    /// (fio's header is swapped with the data at verify_offset, which so
+    /// lies at the interval's start).
+    fn data_pieces(&self, len: usize) -> [(std::ops::Range<usize>, usize); 3] {
+        let (at, end) = (self.header_at, self.header_at + self.header_len);
+        match self.layout {
+            Layout::Fio if at > 0 => [
+                (0..fio_header::LEN, at),
+                (fio_header::LEN..at, fio_header::LEN),
+                (end..len, end),
+            ],
+            _ => [(0..at, 0), (end..len, end), (0..0, 0)],
+        }
     }
 }
 
 /// Where an interval's data comes from.
 enum Source<'a> {
-    /// verify_pattern, laid from the block's start; `pos` is where in the
-    /// block the next byte goes.
+    /// verify_pattern as the block holds it; `pos` is where in the block
+    /// the next byte goes.
     Pattern {
-        tile: &'a Pasted,
-        pos: usize,
-    },
-    /// verify_pattern with verify_pattern_interval: laid again every
-    /// interval of the `len`-byte block at file offset `offset`.
-    Restarting {
-        tile: &'a PatternTile,
-        offset: u64,
-        len: usize,
+        laid: &'a Laid<'a>,
         pos: usize,
     },
     Random(Stream),
@@ -288,17 +377,8 @@ enum Source<'a> {
 impl Source<'_> {
     fn fill(&mut self, out: &mut [u8]) {
         match self {
-            Source::Pattern { tile, pos } => {
-                tile.fill(out, *pos);
-                *pos += out.len();
-            }
-            Source::Restarting {
-                tile,
-                offset,
-                len,
-                pos,
-            } => {
-                tile.fill_block(out, *offset, *len, *pos);
+            Source::Pattern { laid, pos } => {
+                laid.fill(out, *pos);
                 *pos += out.len();
             }
             Source::Random(stream) => stream.fill(out),
