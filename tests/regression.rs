@@ -1545,3 +1545,32 @@ fn verify_pattern_without_verify_writes_fios_headers() {
     let bytes = write(&["--verify=pattern"]);
     assert!(bytes.chunks(4).all(|w| w == [0xde, 0xad, 0xbe, 0xef]));
 }
+
+/// A time-based random write with verify failed good blocks: once every
+/// block was written the random map started over, the block was listed
+/// again, and the verify phase checked its first write ("stale data ...
+/// holds write #N, newer than write #1") instead of the last.
+#[test]
+fn a_time_based_random_write_checks_each_block_against_its_last_write() {
+    let dir = tempdir();
+    let file = dir.path().join("tb");
+    let run = ioscope([
+        "--name=tb",
+        &format!("--filename={}", file.display()),
+        "--size=256k",
+        "--bs=4k",
+        "--rw=randwrite",
+        "--verify=crc32c",
+        "--time_based",
+        "--runtime=300ms",
+        "--output-format=json",
+    ])
+    .run();
+    run.assert_ok();
+    let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let j = &json["jobs"][0];
+    // The 64 blocks were written several times over, and each checked once.
+    assert!(u(&j["write"], "total_ios") > 3 * 64, "{}", run.stdout);
+    assert_eq!(u(j, "verify_checked"), 64, "{}", run.stdout);
+    assert_eq!(u(j, "verify_bad"), 0, "{}", run.stdout);
+}

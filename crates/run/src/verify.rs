@@ -349,7 +349,19 @@ impl VerifyLog {
         }
         let mut blocks = std::mem::take(&mut self.written);
         if self.in_write_order {
-            self.due.extend(blocks.into_iter().map(SlotWork::Check));
+            // A time-based run starts the random map over once every block
+            // is written, so a block may be listed again: only its last
+            // write is what it holds.
+            let mut last = std::collections::HashMap::with_capacity(blocks.len());
+            for (i, b) in blocks.iter().enumerate() {
+                last.insert((b.file, b.offset), i);
+            }
+            let kept = blocks
+                .into_iter()
+                .enumerate()
+                .filter(|(i, b)| last[&(b.file, b.offset)] == *i)
+                .map(|(_, b)| SlotWork::Check(b));
+            self.due.extend(kept);
             return;
         }
         blocks.sort_unstable_by_key(|b| (b.file, b.offset, b.seq));
