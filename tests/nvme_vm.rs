@@ -387,6 +387,51 @@ fn zbd_on_a_zoned_namespace_writes_as_fio() {
     assert_eq!(checks.len(), 31, "{checks:#?}");
 }
 
+/// fio 3.42's zonemode=zbd options on the guest's zoned namespaces
+/// (tests/nvme_vm/zbd342.sh): zones whose end a block does not fill are
+/// finished (block device: BLKFINISHZONE; generic char device: Zone
+/// Management Send, where fio 3.42 fails) or, with write_zone_remainder,
+/// written to their end. Where the guest's fio is 3.42 (run with
+/// `NVME_VM_HOST_BINS=/path/to/fio-3.42/fio`), fio runs the same jobs and
+/// leaves the same I/Os and zones; otherwise those comparisons are skipped
+/// and say so.
+#[test]
+fn zbd_zone_remainders_as_fio_3_42() {
+    let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = [(root.join("tests/nvme_vm/zbd342.sh"), "zbd342.sh")];
+    let image = tempfile::NamedTempFile::new().expect("an image for namespace 3");
+    image.as_file().set_len(128 << 20).expect("a 128 MiB image");
+    let zns3 = format!(
+        "-drive file={},if=none,id=zns3,format=raw -device nvme-ns,drive=zns3,bus=nvme0,nsid=3,\
+         zoned=on,zoned.zone_size=4M,zoned.zone_capacity=3M,zoned.max_open=6,zoned.max_active=6",
+        image.path().display()
+    );
+    // The fio the caller names (fio 3.42 for the comparisons), and blkzone.
+    let bins = format!(
+        "{} blkzone",
+        std::env::var("NVME_VM_HOST_BINS").unwrap_or_default()
+    );
+    let env = [
+        ("NVME_VM_ZNS_SIZE", "256M"),
+        ("NVME_VM_ZONE_SIZE", "4M"),
+        ("NVME_VM_HOST_BINS", bins.trim()),
+        ("NVME_VM_QEMU_ARGS", zns3.as_str()),
+    ];
+    let Some(stdout) = in_guest(&script, &files, "sh zbd342.sh", &env) else {
+        return;
+    };
+    let without_fio = stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("CHECK-SKIPPED "))
+        .inspect(|why| ioscope_testutil::report(&test_name(module_path!()), &Missing::soft(*why)))
+        .count()
+        > 0;
+    let checks = passed_checks(&stdout);
+    let want = if without_fio { 2 } else { 9 };
+    assert_eq!(checks.len(), want, "{checks:#?}");
+}
+
 /// The test of `ioscope compare`'s design: the post's six-section job
 /// file (tests/data/xnvme-compare2.fio), each section given the post's
 /// device (the block device for the two block sections, the generic one

@@ -62,6 +62,9 @@ pub(crate) const BLKREPORTZONE: libc::Ioctl = iowr(0x12, 130, 16);
 /// `_IOW(0x12, 131, struct blk_zone_range)`: reset the write pointers of
 /// the zones of a range (start and length in sectors, two u64s).
 pub(crate) const BLKRESETZONE: libc::Ioctl = iow(0x12, 131, 16);
+/// `_IOW(0x12, 136, struct blk_zone_range)`: finish the zones of a range
+/// (Linux 5.5 on).
+pub(crate) const BLKFINISHZONE: libc::Ioctl = iow(0x12, 136, 16);
 
 #[cfg(test)]
 mod tests {
@@ -71,14 +74,22 @@ mod tests {
     #[test]
     fn numbers_match_the_kernel_headers() {
         // The values <linux/fs.h> gives on x86-64.
-        let expected: [libc::Ioctl; 5] = [0x1261, 0x8008_1272, 0x1277, 0xc010_1282, 0x4010_1283];
+        let expected: [libc::Ioctl; 6] = [
+            0x1261,
+            0x8008_1272,
+            0x1277,
+            0xc010_1282,
+            0x4010_1283,
+            0x4010_1288,
+        ];
         assert_eq!(
             [
                 BLKFLSBUF,
                 BLKGETSIZE64,
                 BLKDISCARD,
                 BLKREPORTZONE,
-                BLKRESETZONE
+                BLKRESETZONE,
+                BLKFINISHZONE
             ],
             expected
         );

@@ -244,7 +244,9 @@ pub use xnvme::{
     XnvmeOptions, XnvmeSync,
 };
 pub use xnvme_backend::XnvmeMapping;
-pub use zoned::{max_open_zones, report_zones, reset_zones, zoned_model, Zone, ZonedModel};
+pub use zoned::{
+    finish_zones, max_open_zones, report_zones, reset_zones, zoned_model, Zone, ZonedModel,
+};
 
 pub mod nvme {
     //! NVMe: the passthrough command model ([`Command`] and its builders), the

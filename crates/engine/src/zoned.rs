@@ -1,14 +1,15 @@
 //! Zoned block devices: the kernel's zone model of a block device, read
 //! from `/sys/dev/block/MAJ:MIN/queue/zoned` (fio's
 //! `blkzoned_get_zoned_model`), its open-zone limit, and the zone ioctls
-//! (fio's `blkzoned_report_zones` and `blkzoned_reset_wp`).
+//! (fio's `blkzoned_report_zones`, `blkzoned_reset_wp` and
+//! `blkzoned_finish_zone`).
 
 use std::io;
 use std::os::fd::RawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
-use crate::ioctl::{BLKREPORTZONE, BLKRESETZONE};
+use crate::ioctl::{BLKFINISHZONE, BLKREPORTZONE, BLKRESETZONE};
 
 /// fio's `enum zbd_zoned_model`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -196,9 +197,20 @@ pub fn report_zones(fd: RawFd, size: u64) -> io::Result<Vec<Zone>> {
 /// Resets the write pointers of the zones in `len` bytes at `start` of the
 /// zoned block device open at `fd`.
 pub fn reset_zones(fd: RawFd, start: u64, len: u64) -> io::Result<()> {
+    zone_range_ioctl(fd, BLKRESETZONE, start, len)
+}
+
+/// Finishes the zones in `len` bytes at `start` of the zoned block device
+/// open at `fd`: full, their write pointers at their ends.
+pub fn finish_zones(fd: RawFd, start: u64, len: u64) -> io::Result<()> {
+    zone_range_ioctl(fd, BLKFINISHZONE, start, len)
+}
+
+/// A zone ioctl that takes a `struct blk_zone_range`.
+fn zone_range_ioctl(fd: RawFd, request: libc::Ioctl, start: u64, len: u64) -> io::Result<()> {
     let range = [start / 512, len / 512];
     // SAFETY: `range` is the struct blk_zone_range the ioctl reads.
-    if unsafe { libc::ioctl(fd, BLKRESETZONE, range.as_ptr()) } == -1 {
+    if unsafe { libc::ioctl(fd, request, range.as_ptr()) } == -1 {
         return Err(io::Error::last_os_error());
     }
     Ok(())
@@ -231,5 +243,6 @@ mod tests {
         use std::os::fd::AsRawFd;
         assert!(report_zones(f.as_raw_fd(), 4096).is_err());
         assert!(reset_zones(f.as_raw_fd(), 0, 4096).is_err());
+        assert!(finish_zones(f.as_raw_fd(), 0, 4096).is_err());
     }
 }

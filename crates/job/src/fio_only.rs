@@ -14,7 +14,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "plid_select",
     "plids",
     "recover_zbd_write_error",
-    "write_zone_remainder",
 ];
 
 /// Why some of [`FIO_ONLY_OPTIONS`] are refused, where there is more to

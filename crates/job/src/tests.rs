@@ -978,3 +978,24 @@ fn protection_options_set_the_engine_options() {
     let err = parse_text("[j]\nioengine=psync\npi_act=0\n").unwrap_err();
     assert!(err.message.contains("io_uring_cmd"), "{}", err.message);
 }
+
+/// fio 3.42's fixup: write_zone_remainder with zonemode=zbd turns the
+/// random map off unless norandommap was given, and refuses it given off;
+/// without zonemode=zbd it changes nothing.
+#[test]
+fn write_zone_remainder_turns_the_random_map_off_in_zbd_mode() {
+    let zbd = "[j]\nrw=randwrite\nzonemode=zbd\nzonesize=1m\nwrite_zone_remainder=1\n";
+    let job = &parse_text(zbd).unwrap().jobs[0];
+    assert!(job.norandommap && job.zones.write_remainder);
+    let err = parse_text(&format!("{zbd}norandommap=0\n"))
+        .unwrap_err()
+        .message;
+    assert!(
+        err.contains("write_zone_remainder=1 requires norandommap=1"),
+        "{err}"
+    );
+    let job = &parse_text("[j]\nrw=randwrite\nwrite_zone_remainder=1\n")
+        .unwrap()
+        .jobs[0];
+    assert!(!job.norandommap);
+}

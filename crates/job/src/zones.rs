@@ -72,6 +72,10 @@ pub struct ZoneSpec {
     pub reset_threshold: Option<f64>,
     /// `zone_reset_frequency`, a fraction; None when not given.
     pub reset_frequency: Option<f64>,
+    /// `write_zone_remainder` (fio 3.42), default false: the end of a zone
+    /// too small for a block is written with a smaller write, not
+    /// finished with a Zone Finish.
+    pub write_remainder: bool,
     /// Values given in zones that still await a zone size: only zbd on a
     /// real zoned device without `zonesize` leaves any here.
     pub counts: ZoneCounts,
@@ -92,6 +96,7 @@ impl ZoneSpec {
             ignore_zone_limits: false,
             reset_threshold: None,
             reset_frequency: None,
+            write_remainder: false,
             counts: ZoneCounts::default(),
         }
     }

@@ -6,14 +6,15 @@
 //! opened targets.
 //! On a zoned block device, or a zoned namespace's NVMe generic char
 //! device, the zones are the device's, read once for the run, and a reset
-//! is the device's reset.
+//! or a finish is the device's.
 
 use ioscope_engine::nvme::ZonedNamespaceIo;
 use ioscope_engine::{
-    max_open_zones, report_zones, reset_zones, zoned_model, NvmeIdentity, Target, Zone, ZonedModel,
+    finish_zones, max_open_zones, report_zones, reset_zones, zoned_model, NvmeIdentity, Target,
+    Zone, ZonedModel,
 };
 use ioscope_job::{JobSpec, VerifyMethod, ZoneMode};
-use ioscope_workload::{DeviceZone, DeviceZones, ZoneBook, ZoneReset};
+use ioscope_workload::{DeviceZone, DeviceZones, ZoneBook, ZoneDevice};
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -63,16 +64,6 @@ fn check_sizes(spec: &JobSpec, size: u64) -> Result<(), String> {
             "trim block size {} is not the zone size {size}",
             spec.bs.trim.min()
         ));
-    }
-    if spec.verify.method != VerifyMethod::None {
-        // A verifying job's blocks tile each zone whole, as written.
-        let bs = [&spec.bs.read, &spec.bs.write, &spec.bs.trim];
-        if let Some(b) = bs.iter().find(|b| !size.is_multiple_of(b.min())) {
-            return Err(format!(
-                "block size {} is not a divisor of the zone size {size}",
-                b.min()
-            ));
-        }
     }
     if size < 512 {
         return Err(format!(
@@ -278,13 +269,14 @@ fn read_device(spec: &JobSpec, target: &Target, source: Source) -> Result<Device
         // cache.
         return Err("Using direct I/O is mandatory for writing to ZBD drives".to_string());
     }
-    // A descriptor of the run's own: the reset needs one open for writing.
+    // A descriptor of the run's own: resets and finishes need one open
+    // for writing.
     let dev = OpenOptions::new()
         .read(true)
         .write(true)
         .open(path)
         .map_err(|e| format!("{name}: cannot open it to reset zones: {e}"))?;
-    let (reported, device_limit, reset): (_, _, Arc<dyn ZoneReset>) = match source {
+    let (reported, device_limit, device): (_, _, Arc<dyn ZoneDevice>) = match source {
         Source::Namespace(id) => {
             let block = id
                 .geometry(spec.engine_options.pi.pi_act)
@@ -304,23 +296,23 @@ fn read_device(spec: &JobSpec, target: &Target, source: Source) -> Result<Device
                 .report_zones(target.size())
                 .map_err(|e| format!("{name}: report zones failed: {e}"))?;
             let limit = id.zoned.as_ref().map_or(0, |z| z.max_open_zones());
-            let reset = Arc::new(NamespaceResetter {
+            let device = Arc::new(NamespaceZones {
                 path: path.to_path_buf(),
                 io,
                 _dev: dev,
             });
-            (zones, limit, reset)
+            (zones, limit, device)
         }
         _ => {
             let zones = report_zones(dev.as_raw_fd(), target.size())
                 .map_err(|e| format!("{name}: report zones failed: {e}"))?;
             let limit = max_open_zones(path)
                 .map_err(|e| format!("{name}: get max open zones failed: {e}"))?;
-            let reset = Arc::new(BlockResetter {
+            let device = Arc::new(BlockZones {
                 path: path.to_path_buf(),
                 dev,
             });
-            (zones, limit, reset)
+            (zones, limit, device)
         }
     };
     let Some(first) = reported.first() else {
@@ -369,7 +361,7 @@ fn read_device(spec: &JobSpec, target: &Target, source: Source) -> Result<Device
         zones,
         zone_size,
         max_open,
-        reset,
+        device,
     })
 }
 
@@ -401,15 +393,15 @@ fn open_limit(spec: &JobSpec, device: Option<u32>) -> Result<u32, String> {
     Ok(limit)
 }
 
-/// A zoned block device's zone resets, on a descriptor of its own kept
-/// for the run (the reset ioctl needs one open for writing).
+/// A zoned block device's zone resets and finishes, on a descriptor of
+/// its own kept for the run (the zone ioctls need one open for writing).
 #[derive(Debug)]
-struct BlockResetter {
+struct BlockZones {
     path: PathBuf,
     dev: File,
 }
 
-impl ZoneReset for BlockResetter {
+impl ZoneDevice for BlockZones {
     fn reset(&self, start: u64, len: u64) -> Result<(), String> {
         reset_zones(self.dev.as_raw_fd(), start, len).map_err(|e| {
             format!(
@@ -420,25 +412,44 @@ impl ZoneReset for BlockResetter {
             )
         })
     }
+
+    fn finish(&self, start: u64, len: u64) -> Result<(), String> {
+        finish_zones(self.dev.as_raw_fd(), start, len).map_err(|e| {
+            format!(
+                "{}: finish zone at sector {} failed: {e}",
+                self.path.display(),
+                start / 512
+            )
+        })
+    }
 }
 
-/// A zoned namespace's zone resets (Zone Management Send), on a
-/// descriptor of its own kept for the run.
+/// A zoned namespace's zone resets and finishes (Zone Management Send),
+/// on a descriptor of its own kept for the run.
 #[derive(Debug)]
-struct NamespaceResetter {
+struct NamespaceZones {
     path: PathBuf,
     /// Sends on `_dev`'s descriptor.
     io: ZonedNamespaceIo,
     _dev: File,
 }
 
-impl ZoneReset for NamespaceResetter {
+impl ZoneDevice for NamespaceZones {
     fn reset(&self, start: u64, len: u64) -> Result<(), String> {
         self.io.reset_zones(start, len).map_err(|e| {
             format!(
                 "{}: resetting wp for {} bytes at {start} failed: {e}",
                 self.path.display(),
                 len
+            )
+        })
+    }
+
+    fn finish(&self, start: u64, len: u64) -> Result<(), String> {
+        self.io.finish_zones(start, len).map_err(|e| {
+            format!(
+                "{}: finish zone at {start} failed: {e}",
+                self.path.display()
             )
         })
     }

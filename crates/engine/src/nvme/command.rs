@@ -41,8 +41,9 @@ pub mod csi {
     pub const ZONED: u32 = 2;
 }
 
-/// Zone Management Send's action (cdw13 bits 7:0): reset the zone's write
-/// pointer.
+/// Zone Management Send's actions (cdw13 bits 7:0): finish the zone (full,
+/// whatever it holds); reset its write pointer.
+pub const ZSA_FINISH: u32 = 0x02;
 pub const ZSA_RESET: u32 = 0x04;
 /// Zone Management Receive's cdw13: action Report Zones (bits 7:0 zero),
 /// every zone (bits 15:8 zero), Partial Report (bit 16), so the count in
@@ -259,14 +260,15 @@ pub fn report_zones(nsid: u32, slba: u64, addr: u64, len: u32) -> Command {
     }
 }
 
-/// Reset the write pointer of the zone that starts at `zslba`.
-pub fn reset_zone(nsid: u32, zslba: u64) -> Command {
+/// Zone Management Send of `action` (`ZSA_*`) to the zone that starts at
+/// `zslba`.
+pub fn zone_send(nsid: u32, zslba: u64, action: u32) -> Command {
     Command {
         opcode: opcode::ZONE_MANAGEMENT_SEND,
         nsid,
         cdw10: zslba as u32,
         cdw11: (zslba >> 32) as u32,
-        cdw13: ZSA_RESET,
+        cdw13: action,
         ..Default::default()
     }
 }
@@ -356,8 +358,9 @@ mod tests {
         assert_eq!((r.cdw10, r.cdw11), (0x800, 1));
         assert_eq!(r.cdw12, (64 + 64 * 16) / 4 - 1, "dwords, 0-based");
         assert_eq!(r.cdw13, 1 << 16, "Report Zones, all zones, partial");
-        let s = reset_zone(2, 0x2_0000_1000);
+        let s = zone_send(2, 0x2_0000_1000, ZSA_RESET);
         assert_eq!((s.opcode, s.cdw10, s.cdw11, s.cdw13), (0x79, 0x1000, 2, 4));
         assert_eq!((s.addr, s.data_len), (0, 0));
+        assert_eq!(zone_send(2, 0, ZSA_FINISH).cdw13, 2);
     }
 }

@@ -1,12 +1,14 @@
 //! A zoned namespace's zones through NVMe commands on its generic char
 //! device (/dev/ngXnY), which has no block layer and so no zone ioctls:
 //! Zone Management Receive to report them and Zone Management Send to
-//! reset them (fio's `fio_nvme_report_zones` and `fio_nvme_reset_wp`).
+//! reset and finish them (fio's `fio_nvme_report_zones` and
+//! `fio_nvme_reset_wp`; fio 3.42 has no NVMe finish, see
+//! [`ZonedNamespaceIo::finish_zones`]).
 
 use std::os::fd::RawFd;
 
 use super::admin::{io_command, AdminError};
-use super::command::{report_zones as report_command, reset_zone};
+use super::command::{report_zones as report_command, zone_send, ZSA_FINISH, ZSA_RESET};
 use crate::buffer::AlignedBuffer;
 use crate::zoned::Zone;
 
@@ -81,13 +83,32 @@ impl ZonedNamespaceIo {
     /// Resets the write pointer of each zone in `len` bytes at `start` (a
     /// zone start), one command per zone as fio sends them.
     pub fn reset_zones(&self, start: u64, len: u64) -> Result<(), AdminError> {
+        self.send(start, len, ZSA_RESET, "Zone Management Send (Reset Zone)")
+    }
+
+    /// Finishes each zone in `len` bytes at `start` (a zone start), one
+    /// command per zone. (fio 3.42 asks a generic char device for a finish
+    /// with the block layer's ioctl, which the char device refuses.)
+    pub fn finish_zones(&self, start: u64, len: u64) -> Result<(), AdminError> {
+        self.send(start, len, ZSA_FINISH, "Zone Management Send (Finish Zone)")
+    }
+
+    /// Zone Management Send of `action` to each zone in `len` bytes at
+    /// `start`.
+    fn send(
+        &self,
+        start: u64,
+        len: u64,
+        action: u32,
+        name: &'static str,
+    ) -> Result<(), AdminError> {
         let zone_bytes = self.zone_blocks * self.block;
         let first = start / self.block;
         for i in 0..len.div_ceil(zone_bytes) {
             io_command(
                 self.fd,
-                "Zone Management Send (Reset Zone)",
-                reset_zone(self.nsid, first + i * self.zone_blocks),
+                name,
+                zone_send(self.nsid, first + i * self.zone_blocks, action),
                 &mut [],
             )?;
         }
@@ -148,6 +169,14 @@ mod tests {
         let err = z.report_zones(4096 * 4).unwrap_err().to_string();
         assert!(err.starts_with("Zone Management Receive"), "{err}");
         let err = z.reset_zones(0, 4096).unwrap_err().to_string();
-        assert!(err.starts_with("Zone Management Send"), "{err}");
+        assert!(
+            err.starts_with("Zone Management Send (Reset Zone)"),
+            "{err}"
+        );
+        let err = z.finish_zones(0, 4096).unwrap_err().to_string();
+        assert!(
+            err.starts_with("Zone Management Send (Finish Zone)"),
+            "{err}"
+        );
     }
 }

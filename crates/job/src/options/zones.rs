@@ -174,4 +174,15 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         },
         ..ZONES
     },
+    OptionDef {
+        name: "write_zone_remainder",
+        kind: Kind::Bool,
+        default: "0",
+        help: "When block size is unaligned, zones have small remainder write areas at ends. Fill them by write instead of zone finish operations for better performance.",
+        apply: |s, v| {
+            s.spec.zones.write_remainder = v.bool()?;
+            Ok(())
+        },
+        ..ZONES
+    },
 ];

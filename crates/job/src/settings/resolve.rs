@@ -6,6 +6,7 @@
 use super::Settings;
 use crate::spec::*;
 use crate::values;
+use crate::zones::ZoneMode;
 
 /// fio's `__NON_FATAL_ERR`: the errors continue_on_error goes on after
 /// unless ignore_error names others.
@@ -58,6 +59,17 @@ impl Settings {
         for list in &mut spec.errors.ignore {
             if list.is_empty() {
                 *list = DEFAULT_IGNORED.to_vec();
+            }
+        }
+        // fio 3.42 (init.c): the smaller writes of zone remainders would
+        // leave blocks of a random map half marked, so the map goes, as
+        // silently as fio turns it off, unless it was asked for. Before
+        // the verify defaults, which depend on the map, as in fio.
+        if spec.zones.mode == ZoneMode::Zbd && spec.zones.write_remainder {
+            if !self.given("norandommap") {
+                spec.norandommap = true;
+            } else if !spec.norandommap {
+                return Err("write_zone_remainder=1 requires norandommap=1".into());
             }
         }
         self.resolve_data(&mut spec)?;

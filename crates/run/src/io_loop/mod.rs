@@ -50,7 +50,7 @@ mod results;
 mod serialize;
 mod stream_end;
 mod syncs;
-mod zone_resets;
+mod zone_commands;
 
 pub(crate) use cmdprio::PerIoPrio;
 pub(crate) use config::{LoopConfig, Tracking};
@@ -352,6 +352,31 @@ impl IoLoop<'_> {
                         file_events::drop_caches(self.files, drop, ledger.trace.as_mut());
                     }
                 }
+                // The zone commands of the choice, made whatever it gave: a
+                // zone finished as the pass ends is finished on the device.
+                if let Some(commands) = EXTRAS.then(|| self.workload.take_zone_commands()).flatten()
+                {
+                    let io = Batches {
+                        pending: &mut pending,
+                        slots: &mut slots,
+                        free: &mut free,
+                        reaped: &mut reaped,
+                    };
+                    let go_on = zone_commands::make(
+                        commands,
+                        &mut q,
+                        &mut ledger,
+                        &mut self.workload,
+                        io,
+                        stamp,
+                    )?;
+                    if !go_on {
+                        free.push(slot);
+                        break 'main;
+                    }
+                    now = clock.now();
+                    t_start = now;
+                }
                 let (req, work) = match next {
                     Next::Issue(req, work) => (req, work),
                     Next::Skip => {
@@ -373,28 +398,6 @@ impl IoLoop<'_> {
                         break;
                     }
                 };
-                if let Some(resets) = EXTRAS.then(|| self.workload.take_zone_resets()).flatten() {
-                    let io = Batches {
-                        pending: &mut pending,
-                        slots: &mut slots,
-                        free: &mut free,
-                        reaped: &mut reaped,
-                    };
-                    let go_on = zone_resets::make(
-                        resets,
-                        &mut q,
-                        &mut ledger,
-                        &mut self.workload,
-                        io,
-                        stamp,
-                    )?;
-                    if !go_on {
-                        free.push(slot);
-                        break 'main;
-                    }
-                    now = clock.now();
-                    t_start = now;
-                }
                 // fio takes the lock in td_io_prep, before the issue time.
                 let lock = EXTRAS.then(|| self.locks.take(req.file, req.op)).flatten();
                 ledger.stats.issued[dir_index(req.op).unwrap_or(0)] += u64::from(!req.op.is_sync());

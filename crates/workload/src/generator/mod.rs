@@ -614,19 +614,19 @@ impl Workload {
         self.zbd.as_ref()?.zone_start(file as usize, offset)
     }
 
-    /// `zonemode=zbd`: the device's zone resets the workload decided on
-    /// since the last call, which the runner makes once its I/O in flight
-    /// has completed; an empty list when it must only wait for that I/O
-    /// (fio's `io_u_quiesce`) before issuing the I/O just chosen; None
-    /// when there is nothing to wait for.
+    /// `zonemode=zbd`: the device's zone resets and finishes the workload
+    /// decided on since the last call, which the runner makes once its
+    /// I/O in flight has completed; an empty list when it must only wait
+    /// for that I/O (fio's `io_u_quiesce`) before issuing the I/O just
+    /// chosen; None when there is nothing to wait for.
     #[inline]
-    pub fn take_zone_resets(&mut self) -> Option<Vec<crate::zones::DeviceReset>> {
-        self.zbd.as_mut()?.take_resets()
+    pub fn take_zone_commands(&mut self) -> Option<Vec<crate::zones::ZoneCommand>> {
+        self.zbd.as_mut()?.take_commands()
     }
 
-    /// A device's zone reset failed: the job fails with `why` and its
-    /// pass ends, as fio's does.
-    pub fn zone_reset_failed(&mut self, why: String) {
+    /// A device's zone reset or finish failed: the job fails with `why`
+    /// and its pass ends, as fio's does.
+    pub fn zone_command_failed(&mut self, why: String) {
         if let Some(z) = &mut self.zbd {
             z.fail(why);
         }
@@ -837,7 +837,7 @@ impl Workload {
     /// - With `zonemode=zbd`, a zone a write fills closes as that write
     ///   completes ([`Workload::zone_writes_done`]), not as it is issued;
     ///   a write that finds the open zones at their limit waits for the
-    ///   writes in flight ([`Workload::take_zone_resets`] asks for that).
+    ///   writes in flight ([`Workload::take_zone_commands`] asks for that).
     pub fn engine_queues(&mut self) {
         self.pass_limit = self.pass_bytes;
         if let Some(z) = &mut self.zbd {

@@ -495,6 +495,23 @@ fn several_headers_per_block() {
     );
 }
 
+/// A block shorter than verify_interval (the end of a zone that
+/// write_zone_remainder writes with a smaller write) carries one header
+/// whose interval is the block, as fio's `get_hdr_inc` makes it.
+#[test]
+fn a_block_shorter_than_the_interval_is_one_interval() {
+    let v = verifier(VerifyMethod::Crc32c, 8192, |_| {});
+    let block = BlockId { len: 2048, ..BLOCK };
+    let good = filled(&v, &block);
+    let header = header::read(&good).expect("a header at the start");
+    assert_eq!((header.interval, header.offset), (2048, block.offset));
+    assert_eq!(v.check(&good, &block), Ok(()));
+    let mut bad = good.clone();
+    bad[1000] ^= 0x10;
+    let c = v.check(&bad, &block).unwrap_err();
+    assert_eq!((c.kind, c.offset), (BitFlip, block.offset + 1000));
+}
+
 #[test]
 fn verify_offset_moves_the_header() {
     let v = verifier(VerifyMethod::Crc32c, 4096, |s| s.verify.offset = 1000);

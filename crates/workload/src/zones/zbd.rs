@@ -7,7 +7,10 @@
 //! only moves the write pointer back: fio issues nothing for a zone model
 //! of "none"), and `max_open_zones` / `job_max_open_zones` bound the open
 //! zones. The state lives for the whole job: zones written in one loop are
-//! still written in the next, as in fio.
+//! still written in the next, as in fio. The end of a zone that a block
+//! does not fill is fio 3.42's: the zone is finished, or with
+//! `write_zone_remainder` written with a smaller write (fio 3.33 reset
+//! the zone and wrote it again).
 //!
 //! fio changes a zone's state when an I/O is queued, and closes a zone
 //! that a write filled when it completes; ioscope does both when the I/O
@@ -47,6 +50,13 @@ impl Zone {
     fn capacity_end(&self) -> u64 {
         self.start + self.capacity
     }
+
+    /// The bytes still writable before the zone is full (fio 3.42's
+    /// `zbd_zone_remainder`): none past a write pointer that a finish
+    /// moved to the zone's end.
+    fn remainder(&self) -> u64 {
+        self.capacity_end().saturating_sub(self.wp)
+    }
 }
 
 /// The zones of one file (fio's `zoned_block_device_info`): one per file
@@ -73,31 +83,48 @@ pub(crate) struct ZonedFile {
     wp_with_data: u64,
     /// Writes left before the next threshold reset (fio's `write_cnt`).
     write_cnt: u32,
-    /// A zoned block device's own zone resets; None on a file, where a
-    /// reset only moves the write pointer back.
-    device: Option<Arc<dyn ZoneReset>>,
+    /// A zoned device's own zone commands; None on a file, where a reset
+    /// only moves the write pointer back and a finish moves it to the
+    /// zone's end.
+    device: Option<Arc<dyn ZoneDevice>>,
 }
 
-/// Resets the write pointers of a zoned block device's zones (the run
-/// layer's, with the device's ioctl): `len` bytes at `start`.
-pub trait ZoneReset: Send + Sync + std::fmt::Debug {
+/// What zonemode=zbd asks of a zoned device beside its I/O (the run
+/// layer's, with the device's ioctls or NVMe commands), each for the
+/// zones in `len` bytes at `start`.
+pub trait ZoneDevice: Send + Sync + std::fmt::Debug {
+    /// Resets the zones' write pointers: empty.
     fn reset(&self, start: u64, len: u64) -> Result<(), String>;
+    /// Finishes the zones (Zone Finish): full, whatever they hold.
+    fn finish(&self, start: u64, len: u64) -> Result<(), String>;
 }
 
-/// A zone reset the device is still to make: the zone's state already
-/// says it is empty, and the runner makes the device's reset once the
-/// worker's I/O in flight has completed (fio's `io_u_quiesce` before
-/// `zbd_reset_zone`), so no write queued before the reset lands after it.
+/// What a [`ZoneCommand`] does to its zone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ZoneOp {
+    Reset,
+    Finish,
+}
+
+/// A zone reset or finish the device is still to make: the zone's state
+/// already says it is empty (or full), and the runner makes the device's
+/// command once the worker's I/O in flight has completed (fio's
+/// `io_u_quiesce` before `zbd_reset_zone` and `zbd_finish_zone`), so no
+/// write queued before it lands after it.
 #[derive(Debug)]
-pub struct DeviceReset {
-    dev: Arc<dyn ZoneReset>,
+pub struct ZoneCommand {
+    dev: Arc<dyn ZoneDevice>,
+    op: ZoneOp,
     start: u64,
     len: u64,
 }
 
-impl DeviceReset {
+impl ZoneCommand {
     pub fn apply(&self) -> Result<(), String> {
-        self.dev.reset(self.start, self.len)
+        match self.op {
+            ZoneOp::Reset => self.dev.reset(self.start, self.len),
+            ZoneOp::Finish => self.dev.finish(self.start, self.len),
+        }
     }
 }
 
@@ -127,7 +154,7 @@ pub struct DeviceZones {
     /// The open-zone limit the jobs use (fio's `zbd_set_max_open_zones`:
     /// the user's, within the device's).
     pub max_open: u32,
-    pub reset: Arc<dyn ZoneReset>,
+    pub device: Arc<dyn ZoneDevice>,
 }
 
 /// A file's zones as several workers hold them.
@@ -169,11 +196,11 @@ pub(crate) struct JobZones {
     zone_bytes: u64,
     /// Zones reset so far (fio's `nr_zone_resets`).
     resets: u64,
-    /// Why a device's zone reset failed, which ended the job's pass
-    /// (fio's `td_verror` in `zbd_reset_wp`).
+    /// Why a device's zone reset or finish failed, which ended the job's
+    /// pass (fio's `td_verror` in `zbd_reset_wp` and `zbd_finish_zone`).
     failed: Option<String>,
-    /// Device resets the runner is still to make, in order.
-    pending: Vec<DeviceReset>,
+    /// Device commands the runner is still to make, in order.
+    pending: Vec<ZoneCommand>,
     /// The engine queues its writes (fio's FIO_Q_QUEUED): a zone a write
     /// fills closes as that write completes, not as it is issued.
     closes_at_completion: bool,
@@ -187,6 +214,9 @@ pub(crate) struct JobZones {
     /// writes and a full zone is never reset while it runs, so no write
     /// is lost before it is checked.
     verify: bool,
+    /// `write_zone_remainder`: the end of a zone too small for a block
+    /// takes a smaller write instead of a finish.
+    write_remainder: bool,
     min_bs: [u64; 3],
 }
 
@@ -280,6 +310,7 @@ impl Zbd {
                 closing: Vec::new(),
                 quiesce: false,
                 verify: spec.verify.method != ioscope_job::VerifyMethod::None,
+                write_remainder: z.write_remainder,
                 min_bs: [spec.bs.read.min(), spec.bs.write.min(), spec.bs.trim.min()],
             },
         })
@@ -415,10 +446,10 @@ impl Zbd {
         zf.reset_write_cnt(frequency);
     }
 
-    /// The device resets made since the last call, for the runner to make
-    /// once nothing is in flight (see [`DeviceReset`]).
+    /// The device resets and finishes made since the last call, for the
+    /// runner to make once nothing is in flight (see [`ZoneCommand`]).
     #[inline]
-    pub(crate) fn take_resets(&mut self) -> Option<Vec<DeviceReset>> {
+    pub(crate) fn take_commands(&mut self) -> Option<Vec<ZoneCommand>> {
         if self.job.pending.is_empty() && !self.job.quiesce {
             return None;
         }
@@ -525,7 +556,7 @@ impl ZonedFile {
             with_data: 0,
             wp_with_data: 0,
             write_cnt: 0,
-            device: Some(dev.reset),
+            device: Some(dev.device),
         };
         for (i, z) in dev.zones.iter().enumerate().filter(|(_, z)| z.open) {
             if zf.max_open == 0 {
@@ -709,11 +740,20 @@ impl Held<'_> {
         Some((offset, len))
     }
 
+    /// fio 3.42's `zbd_adjust_block` for a write: to the write pointer of
+    /// a zone that can take it, a full zone reset first; shortened to the
+    /// zone's capacity in whole blocks (or, with `write_zone_remainder`,
+    /// to what is left of it).
     fn adjust_write(&mut self, e: &Extent, offset: u64, len: u64) -> Adjusted {
         let min_bs = self.job.min_bs[1];
-        let mut zb = self.zf.idx(offset);
-        if !self.open_zone(zb) {
-            zb = self.convert_to_open_zone(e, offset, min_bs)?;
+        let (mut zb, mut offset) = (self.zf.idx(offset), offset);
+        // The zone found may itself end in a remainder too small for a
+        // block (a device's zone, or one left so): it is finished in turn.
+        loop {
+            (zb, offset) = self.convert_to_write_zone(e, offset, zb, min_bs)?;
+            if !self.small_remainder(zb, min_bs) {
+                break;
+            }
         }
         let frequency = self.job.reset_frequency;
         let zf = &mut *self.zf;
@@ -721,8 +761,7 @@ impl Held<'_> {
         if frequency != 0.0 && zf.wp_with_data as f64 >= e.len as f64 * self.job.reset_threshold {
             reset = zf.dec_and_reset_write_cnt(frequency);
         }
-        let z = &zf.zones[zb];
-        if reset || z.wp + min_bs > z.capacity_end() {
+        if reset || self.zone_full(zb, min_bs) {
             // fio completes the writes in flight before a reset.
             self.quiesce();
             self.reset_zone(zb);
@@ -733,8 +772,33 @@ impl Held<'_> {
         if offset.wrapping_sub(e.start) >= e.len {
             return None;
         }
-        let new_len = len.min(z.capacity_end() - offset) / min_bs * min_bs;
-        (new_len >= min_bs).then_some((offset, new_len))
+        let mut new_len = len.min(z.capacity_end() - offset);
+        // A remainder at most one block long is written whole; a longer
+        // one in whole blocks, the rest of it by the next write.
+        if !self.job.write_remainder || new_len > min_bs {
+            new_len = new_len / min_bs * min_bs;
+        }
+        (self.job.write_remainder || new_len >= min_bs).then_some((offset, new_len))
+    }
+
+    /// Whether zone `i` ends in fewer bytes than a block, which fio 3.42
+    /// finishes unless `write_zone_remainder` writes them.
+    fn small_remainder(&self, i: usize, min_bs: u64) -> bool {
+        let left = self.zf.zones[i].remainder();
+        !self.job.write_remainder && left > 0 && left < min_bs
+    }
+
+    /// fio 3.42's `zbd_zone_full`: no room for a block in zone `i` (with
+    /// `write_zone_remainder`, no room at all).
+    fn zone_full(&self, i: usize, min_bs: u64) -> bool {
+        let z = &self.zf.zones[i];
+        if !z.has_wp {
+            return false;
+        }
+        match self.job.write_remainder {
+            true => z.remainder() == 0,
+            false => z.remainder() < min_bs,
+        }
     }
 
     /// fio's `zbd_queue_io` and `zbd_end_zone_io` for a write issued at
@@ -802,16 +866,16 @@ impl Held<'_> {
         self.job.pending.extend(device);
     }
 
-    /// fio's `zbd_open_zone`.
+    /// fio's `zbd_open_zone` (3.42's `zbd_write_zone_get`).
     fn open_zone(&mut self, i: usize) -> bool {
+        if self.job.verify && self.zone_full(i, self.job.min_bs[1]) {
+            // A full zone would be reset, and its writes lost before they
+            // are checked.
+            return false;
+        }
         let zf = &mut *self.zf;
         let z = &zf.zones[i];
         if z.offline {
-            return false;
-        }
-        if self.job.verify && z.wp + self.job.min_bs[1] > z.capacity_end() {
-            // A full zone would be reset, and its writes lost before they
-            // are checked.
             return false;
         }
         if zf.max_open == 0 {
@@ -855,9 +919,59 @@ impl Held<'_> {
         self.job.job_open = self.job.job_open.saturating_sub(1);
     }
 
-    /// fio's `zbd_convert_to_open_zone`: the zone a write that cannot go
-    /// to its own zone goes to instead (its start; the write pointer is
-    /// applied after). None when no zone can take it.
+    /// fio 3.42's `zbd_convert_to_write_zone` for a write chosen at
+    /// `offset` in zone `zb`: the zone it goes to, and the offset it was
+    /// chosen at (a zone's start where another zone was found; the write
+    /// pointer is applied after). A zone that ends in a remainder too
+    /// small for a block is finished first, and the next zone with a
+    /// write pointer taken instead (none after the last, for sequential
+    /// writes). None when no zone can take the write.
+    fn convert_to_write_zone(
+        &mut self,
+        e: &Extent,
+        offset: u64,
+        zb: usize,
+        min_bs: u64,
+    ) -> Option<(usize, u64)> {
+        let mut zb = zb;
+        if self.small_remainder(zb, min_bs) {
+            self.close_zone(zb);
+            self.quiesce();
+            self.finish_zone(zb);
+            if zb + 1 >= self.max_zone && !self.job.random {
+                return None;
+            }
+            loop {
+                zb += 1;
+                if zb >= self.max_zone {
+                    zb = self.min_zone;
+                }
+                if self.zf.zones[zb].has_wp {
+                    break;
+                }
+            }
+        }
+        if self.open_zone(zb) {
+            return Some((zb, offset));
+        }
+        let z = self.convert_to_open_zone(e, offset, min_bs)?;
+        Some((z, self.zf.zones[z].start))
+    }
+
+    /// fio's `zbd_finish_zone` (3.42): zone `i` is full, its write
+    /// pointer at the zone's end (fio's, past a capacity below the zone
+    /// size), and on a device the device's Zone Finish is left to the
+    /// runner. The bytes with data are left as they were, as fio leaves
+    /// them: a later reset takes the whole zone off them, as fio's does.
+    fn finish_zone(&mut self, i: usize) {
+        let zf = &mut *self.zf;
+        zf.zones[i].wp = zf.zones[i + 1].start;
+        self.job.pending.extend(zf.command(ZoneOp::Finish, i));
+    }
+
+    /// fio's `zbd_convert_to_open_zone` (3.42's second half of
+    /// `zbd_convert_to_write_zone`): the zone a write that cannot go to
+    /// its own zone goes to instead. None when no zone can take it.
     fn convert_to_open_zone(&mut self, e: &Extent, offset: u64, min_bs: u64) -> Option<usize> {
         let (min_zone, max_zone) = (self.min_zone, self.max_zone);
         let zf = &self.zf;
@@ -879,34 +993,22 @@ impl Held<'_> {
         } else if zf.num_open == 0 {
             false
         } else {
-            // The first open zone from the picked slot on that lies in the
-            // job's zones.
-            let n = zf.num_open;
-            let found = (0..n)
-                .map(|k| zf.open_zones[(pick + k) % n] as usize)
-                .find(|&z| min_zone <= z && z < max_zone);
-            match found {
-                Some(z) => {
-                    idx = z;
-                    true
-                }
-                None => return None,
-            }
+            idx = self.pick_open_zone(e, offset)?;
+            true
         };
-        if examine {
-            let z = &zf.zones[idx];
-            if z.wp + min_bs <= z.capacity_end() {
-                return Some(idx);
-            }
+        if examine && self.zf.zones[idx].remainder() >= min_bs {
+            return Some(idx);
         }
         // Zone idx is full: another is to be opened. At a limit of open
         // zones, the writes in flight complete first, closing the zones
-        // they filled.
+        // they filled (not with write_zone_remainder in fio 3.42, whose
+        // zones fill without a finish to wait for).
         let zf = &self.zf;
         let count = (e.len / zf.zone_size) as usize;
-        let wait_zone_close = zf.num_open == max_zone - min_zone
-            || (zf.max_open > 0 && zf.num_open == zf.max_open as usize)
-            || (self.job.job_max_open > 0 && self.job.job_open == self.job.job_max_open);
+        let wait_zone_close = !self.job.write_remainder
+            && (zf.num_open == max_zone - min_zone
+                || (zf.max_open > 0 && zf.num_open == zf.max_open as usize)
+                || (self.job.job_max_open > 0 && self.job.job_open == self.job.job_max_open));
         if wait_zone_close {
             self.quiesce();
         }
@@ -928,15 +1030,23 @@ impl Held<'_> {
                 }
             }
             // A write may still fit in a zone already open (by this
-            // worker or another).
+            // worker or another): a block, or with write_zone_remainder
+            // any of it.
             let zf = &self.zf;
+            let fits = |z: &Zone| match self.job.write_remainder {
+                true => z.remainder() > 0,
+                false => z.remainder() >= min_bs,
+            };
             let open = zf.open_zones[..zf.num_open]
                 .iter()
                 .map(|&z| z as usize)
                 .filter(|&z| min_zone <= z && z < max_zone)
-                .find(|&z| zf.zones[z].wp + min_bs <= zf.zones[z].capacity_end());
-            if open.is_some() || retried {
+                .find(|&z| fits(&zf.zones[z]));
+            if open.is_some() {
                 return open;
+            }
+            if retried {
+                break;
             }
             // fio waits for the writes in flight, which may close zones,
             // and tries once more (again while other workers' writes are
@@ -944,6 +1054,28 @@ impl Held<'_> {
             self.quiesce();
             retried = true;
         }
+        // fio 3.42: every open zone of a random writer ends in a remainder
+        // too small for a block, so one of them is finished and taken (to
+        // be reset); not while verifying, which a reset would spoil.
+        if !self.job.random || self.job.verify || self.job.write_remainder {
+            return None;
+        }
+        let z = self.pick_open_zone(e, offset)?;
+        self.quiesce();
+        self.finish_zone(z);
+        Some(z)
+    }
+
+    /// fio's `zbd_pick_write_zone`: the first open zone in the job's zones
+    /// from the slot that the offset's place in the extent picks (fio's
+    /// `pick_random_zone_idx`) on.
+    fn pick_open_zone(&self, e: &Extent, offset: u64) -> Option<usize> {
+        let zf = &self.zf;
+        let n = zf.num_open;
+        let pick = ((u128::from(offset - e.start) * n as u128) / u128::from(e.len.max(1))) as usize;
+        (0..n)
+            .map(|k| zf.open_zones[(pick + k) % n] as usize)
+            .find(|&z| self.min_zone <= z && z < self.max_zone)
     }
 
     /// fio's `zbd_find_zone`: the nearest zone after `zb` (and, for random
@@ -988,21 +1120,28 @@ impl ZonedFile {
     /// without data alone): whether it had data, and on a device the
     /// device's reset, still to make (on a file a reset only moves the
     /// write pointer back).
-    fn reset_zone(&mut self, i: usize) -> (bool, Option<DeviceReset>) {
+    fn reset_zone(&mut self, i: usize) -> (bool, Option<ZoneCommand>) {
         let z = &self.zones[i];
         let data = z.wp - z.start;
         if data == 0 {
             return (false, None);
         }
-        let device = self.device.as_ref().map(|dev| DeviceReset {
-            dev: Arc::clone(dev),
-            start: z.start,
-            len: self.zones[i + 1].start - z.start,
-        });
+        let device = self.command(ZoneOp::Reset, i);
         self.with_data = self.with_data.saturating_sub(data);
         self.wp_with_data = self.wp_with_data.saturating_sub(data);
         self.zones[i].wp = self.zones[i].start;
         (true, device)
+    }
+
+    /// The device's command `op` on zone `i`, None on a file.
+    fn command(&self, op: ZoneOp, i: usize) -> Option<ZoneCommand> {
+        let start = self.zones[i].start;
+        self.device.as_ref().map(|dev| ZoneCommand {
+            dev: Arc::clone(dev),
+            op,
+            start,
+            len: self.zones[i + 1].start - start,
+        })
     }
 
     fn reset_write_cnt(&mut self, frequency: f64) {
@@ -1094,6 +1233,89 @@ mod tests {
         let r = z.hold(0).adjust(DataDir::Read, &ALL, 200 << 10, 4096);
         assert!(matches!(r, Some((o, 4096)) if o < 8192), "{r:?}");
     }
+
+    /// fio 3.42: a zone left with fewer bytes than a block is finished
+    /// (its write pointer at its end) and the write goes to the next zone;
+    /// after the last zone a sequential job's pass ends.
+    #[test]
+    fn a_remainder_smaller_than_a_block_is_finished() {
+        let bs = 24 << 10;
+        let mut z = zbd(|s| {
+            s.rw.kind = ioscope_job::RwKind::Write;
+            s.bs.write = ioscope_job::BlockSize::Fixed(bs);
+        });
+        assert_eq!(write(&mut z, 0, bs), Some((0, bs)));
+        assert_eq!(write(&mut z, bs, bs), Some((bs, bs)));
+        // 16 KiB left in zone 0: finished, and the write goes to zone 1.
+        assert_eq!(write(&mut z, 2 * bs, bs), Some((64 << 10, bs)));
+        assert_eq!(z.hold(0).zf.zones[0].wp, 64 << 10);
+        assert!(z.take_commands().is_none(), "nothing for a file");
+        // The last zone's remainder ends a sequential pass.
+        let last = 3 * (64 << 10);
+        assert_eq!(write(&mut z, last, bs), Some((last, bs)));
+        assert_eq!(write(&mut z, last + bs, bs), Some((last + bs, bs)));
+        assert_eq!(write(&mut z, last + 2 * bs, bs), None);
+        assert_eq!(z.hold(0).zf.zones[3].wp, 256 << 10);
+    }
+
+    /// write_zone_remainder: the remainder takes a write of its own size,
+    /// and the zone fills and closes with it.
+    #[test]
+    fn write_zone_remainder_writes_the_rest_of_the_zone() {
+        let bs = 24 << 10;
+        let mut z = zbd(|s| {
+            s.rw.kind = ioscope_job::RwKind::Write;
+            s.bs.write = ioscope_job::BlockSize::Fixed(bs);
+            s.zones.write_remainder = true;
+            s.zones.max_open_zones = 1;
+        });
+        write(&mut z, 0, bs);
+        write(&mut z, bs, bs);
+        assert_eq!(write(&mut z, 2 * bs, bs), Some((2 * bs, 16 << 10)));
+        let held = z.hold(0);
+        assert_eq!((held.zf.zones[0].wp, held.zf.num_open), (64 << 10, 0));
+        drop(held);
+        // A remainder longer than the smallest block is written in whole
+        // blocks, the last part of it whole.
+        let mut z = zbd(|s| {
+            s.rw.kind = ioscope_job::RwKind::Write;
+            s.bs.write = ioscope_job::BlockSize::Range {
+                min: 16 << 10,
+                max: 48 << 10,
+            };
+            s.zones.write_remainder = true;
+            s.zones.capacity = 60 << 10;
+        });
+        assert_eq!(write(&mut z, 0, 16 << 10), Some((0, 16 << 10)));
+        assert_eq!(write(&mut z, 0, 48 << 10), Some((16 << 10, 32 << 10)));
+        assert_eq!(write(&mut z, 0, 48 << 10), Some((48 << 10, 12 << 10)));
+    }
+
+    /// fio 3.42: when every open zone of a random writer ends in less than
+    /// a block and no other zone can open, one of them is finished and
+    /// taken, and so reset; write_zone_remainder writes the remainder.
+    #[test]
+    fn random_writes_finish_an_open_zone_when_none_has_room() {
+        for write_remainder in [false, true] {
+            let mut z = zbd(|s| {
+                s.rw.kind = ioscope_job::RwKind::RandWrite;
+                s.bs.write = ioscope_job::BlockSize::Fixed(24 << 10);
+                s.zones.max_open_zones = 1;
+                s.zones.write_remainder = write_remainder;
+            });
+            let bs = 24 << 10;
+            write(&mut z, 0, bs);
+            write(&mut z, 0, bs);
+            // Zone 2 cannot open; open zone 0 has 16 KiB left.
+            let got = write(&mut z, 130 << 10, bs);
+            let want = match write_remainder {
+                true => (2 * bs, 16 << 10),
+                false => (0, bs),
+            };
+            assert_eq!(got, Some(want), "write_zone_remainder={write_remainder}");
+            assert_eq!(z.resets(), u64::from(!write_remainder));
+        }
+    }
 }
 
 #[cfg(test)]
@@ -1101,13 +1323,18 @@ mod device_tests {
     use super::*;
     use std::sync::Mutex as StdMutex;
 
-    /// A device that records the resets made on it.
+    /// A device that records the resets and finishes made on it.
     #[derive(Debug, Default)]
-    struct Recorder(StdMutex<Vec<(u64, u64)>>);
+    struct Recorder(StdMutex<Vec<(ZoneOp, u64, u64)>>);
 
-    impl ZoneReset for Recorder {
+    impl ZoneDevice for Recorder {
         fn reset(&self, start: u64, len: u64) -> Result<(), String> {
-            self.0.lock().unwrap().push((start, len));
+            self.0.lock().unwrap().push((ZoneOp::Reset, start, len));
+            Ok(())
+        }
+
+        fn finish(&self, start: u64, len: u64) -> Result<(), String> {
+            self.0.lock().unwrap().push((ZoneOp::Finish, start, len));
             Ok(())
         }
     }
@@ -1131,7 +1358,7 @@ mod device_tests {
                 .collect(),
             zone_size: 64 << 10,
             max_open: 0,
-            reset: dev.clone(),
+            device: dev.clone(),
         };
         let mut spec = JobSpec::fio_defaults("z");
         spec.zones.mode = ZoneMode::Zbd;
@@ -1156,12 +1383,63 @@ mod device_tests {
         );
         drop(held);
         assert!(dev.0.lock().unwrap().is_empty(), "no reset made yet");
-        let due = z.take_resets().unwrap();
+        let due = z.take_commands().unwrap();
         assert_eq!(due.len(), 1);
         due[0].apply().unwrap();
-        assert_eq!(*dev.0.lock().unwrap(), [(64 << 10, 64 << 10)]);
+        assert_eq!(
+            *dev.0.lock().unwrap(),
+            [(ZoneOp::Reset, 64 << 10, 64 << 10)]
+        );
         assert_eq!(z.resets(), 1);
-        assert!(z.take_resets().is_none());
+        assert!(z.take_commands().is_none());
+    }
+
+    /// A device's zone that ends in less than a block is finished with
+    /// the device's Zone Finish, which the runner makes after the I/O in
+    /// flight, as it makes resets.
+    #[test]
+    fn a_device_zone_is_finished_by_the_runner() {
+        let dev = Arc::new(Recorder::default());
+        let zones = DeviceZones {
+            zones: (0..4)
+                .map(|i| DeviceZone {
+                    start: i * Z,
+                    capacity: Z,
+                    // Zone 0 holds 48 KiB.
+                    wp: if i == 0 { 48 << 10 } else { i * Z },
+                    open: false,
+                    has_wp: true,
+                    offline: false,
+                })
+                .collect(),
+            zone_size: Z,
+            max_open: 0,
+            device: dev.clone(),
+        };
+        let mut spec = JobSpec::fio_defaults("z");
+        spec.zones.mode = ZoneMode::Zbd;
+        spec.zones.size = Z;
+        spec.rw.kind = ioscope_job::RwKind::Write;
+        spec.bs.write = ioscope_job::BlockSize::Fixed(24 << 10);
+        let mut z = Zbd::of(&spec, &[4 * Z]).unwrap();
+        z.close_at_completion();
+        z.share(
+            0,
+            Arc::new(Mutex::new(ZonedFile::of_device(zones).unwrap())),
+        );
+        let e = Extent {
+            start: 0,
+            len: 4 * Z,
+            real: 4 * Z,
+        };
+        z.align(0, e, false);
+        let got = z.hold(0).adjust(DataDir::Write, &e, 48 << 10, 24 << 10);
+        assert_eq!(got, Some((Z, 24 << 10)), "written in zone 1");
+        assert!(dev.0.lock().unwrap().is_empty(), "no finish made yet");
+        for command in z.take_commands().unwrap() {
+            command.apply().unwrap();
+        }
+        assert_eq!(*dev.0.lock().unwrap(), [(ZoneOp::Finish, 0, Z)]);
     }
 
     const Z: u64 = 64 << 10;
@@ -1186,7 +1464,7 @@ mod device_tests {
                 .collect(),
             zone_size: Z,
             max_open: 0,
-            reset: Arc::new(Recorder::default()),
+            device: Arc::new(Recorder::default()),
         };
         let mut spec = JobSpec::fio_defaults("z");
         spec.zones.mode = ZoneMode::Zbd;

@@ -1,24 +1,26 @@
-//! `zonemode=zbd`: the zone resets the workload decided on (on a zoned
-//! device) are made once the worker's I/O in flight has completed (fio's
-//! `io_u_quiesce` before `zbd_reset_zone`), so that a write queued before
-//! a reset cannot land after it, at any iodepth. The workload may also ask
-//! for that wait alone, with no reset (fio's `io_u_quiesce` when the open
-//! zones are at their limit).
+//! `zonemode=zbd`: the zone resets and finishes the workload decided on
+//! (on a zoned device) are made once the worker's I/O in flight has
+//! completed (fio's `io_u_quiesce` before `zbd_reset_zone` and
+//! `zbd_finish_zone`), so that a write queued before one cannot land after
+//! it, at any iodepth. The workload may also ask for that wait alone, with
+//! no command (fio's `io_u_quiesce` when the open zones are at their
+//! limit).
 
 use std::io;
 
 use ioscope_engine::Queue;
-use ioscope_workload::{DeviceReset, Workload};
+use ioscope_workload::{Workload, ZoneCommand};
 
 use super::file_events::Batches;
 use super::fill::commit;
 use super::ledger::Ledger;
 
 /// Commits what is pending, reaps everything in flight, then makes the
-/// device resets in order. False when the worker must stop: a completion
-/// said so, or a reset failed (the workload keeps why, the job's error).
+/// device commands in order. False when the worker must stop: a
+/// completion said so, or a command failed (the workload keeps why, the
+/// job's error).
 pub(super) fn make<Q: Queue>(
-    resets: Vec<DeviceReset>,
+    commands: Vec<ZoneCommand>,
     q: &mut Q,
     ledger: &mut Ledger,
     workload: &mut Workload,
@@ -42,9 +44,9 @@ pub(super) fn make<Q: Queue>(
             return Ok(false);
         }
     }
-    for reset in &resets {
-        if let Err(why) = reset.apply() {
-            workload.zone_reset_failed(why);
+    for command in &commands {
+        if let Err(why) = command.apply() {
+            workload.zone_command_failed(why);
             return Ok(false);
         }
     }
