@@ -391,12 +391,17 @@ fn zbd_on_a_zoned_namespace_writes_as_fio() {
 /// (tests/nvme_vm/zbd342.sh): zones whose end a block does not fill are
 /// finished (block device: BLKFINISHZONE; generic char device: Zone
 /// Management Send, where fio 3.42 fails) or, with write_zone_remainder,
-/// written to their end. Where the guest's fio is 3.42 (run with
+/// written to their end; a write that fails because the write pointer
+/// moved behind the job's back is recovered with recover_zbd_write_error
+/// (the device's write pointer moved with the write's bytes, or zeroes at
+/// depth; an NVMe Write on the char device, where fio 3.42 fails), and
+/// without it each later write fails at the same place, as fio's. Where
+/// the guest's fio is 3.42 (run with
 /// `NVME_VM_HOST_BINS=/path/to/fio-3.42/fio`), fio runs the same jobs and
-/// leaves the same I/Os and zones; otherwise those comparisons are skipped
-/// and say so.
+/// leaves the same I/Os, zones and error counts; otherwise those
+/// comparisons are skipped and say so.
 #[test]
-fn zbd_zone_remainders_as_fio_3_42() {
+fn zbd_zone_remainders_and_write_recovery_as_fio_3_42() {
     let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let files = [(root.join("tests/nvme_vm/zbd342.sh"), "zbd342.sh")];
@@ -428,7 +433,7 @@ fn zbd_zone_remainders_as_fio_3_42() {
         .count()
         > 0;
     let checks = passed_checks(&stdout);
-    let want = if without_fio { 2 } else { 9 };
+    let want = if without_fio { 3 } else { 13 };
     assert_eq!(checks.len(), want, "{checks:#?}");
 }
 

@@ -245,7 +245,8 @@ pub use xnvme::{
 };
 pub use xnvme_backend::XnvmeMapping;
 pub use zoned::{
-    finish_zones, max_open_zones, report_zones, reset_zones, zoned_model, Zone, ZonedModel,
+    finish_zones, max_open_zones, move_write_pointer, report_zone, report_zones, reset_zones,
+    zoned_model, Zone, ZonedModel,
 };
 
 pub mod nvme {

@@ -2,13 +2,15 @@
 //! from `/sys/dev/block/MAJ:MIN/queue/zoned` (fio's
 //! `blkzoned_get_zoned_model`), its open-zone limit, and the zone ioctls
 //! (fio's `blkzoned_report_zones`, `blkzoned_reset_wp` and
-//! `blkzoned_finish_zone`).
+//! `blkzoned_finish_zone`), and the write that moves a write pointer after
+//! a failed write (`blkzoned_move_zone_wp`).
 
 use std::io;
-use std::os::fd::RawFd;
-use std::os::unix::fs::{FileTypeExt, MetadataExt};
+use std::os::fd::{AsRawFd, RawFd};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
+use crate::buffer::AlignedBuffer;
 use crate::ioctl::{BLKFINISHZONE, BLKREPORTZONE, BLKRESETZONE};
 
 /// fio's `enum zbd_zoned_model`.
@@ -148,50 +150,113 @@ const PER_REPORT: usize = 8192;
 /// Every zone of the zoned block device open at `fd`, whose size is
 /// `size` bytes, in order.
 pub fn report_zones(fd: RawFd, size: u64) -> io::Result<Vec<Zone>> {
-    // The header (sector, nr_zones, flags: 16 bytes), then the zones, in
-    // a buffer of u64s so the zones are aligned.
-    let words = 2 + PER_REPORT * std::mem::size_of::<BlkZone>() / 8;
-    let mut buf = vec![0u64; words];
     let mut zones = Vec::new();
     let mut sector = 0u64;
     while sector * 512 < size {
-        buf.fill(0);
-        buf[0] = sector;
-        buf[1] = PER_REPORT as u64; // nr_zones in the low half, flags 0
-                                    // SAFETY: the buffer holds the header and PER_REPORT zones, as
-                                    // nr_zones tells the kernel.
-        if unsafe { libc::ioctl(fd, BLKREPORTZONE, buf.as_mut_ptr()) } == -1 {
-            return Err(io::Error::last_os_error());
-        }
-        let nr = (buf[1] & 0xffff_ffff) as usize;
-        let flags = (buf[1] >> 32) as u32;
-        if nr == 0 {
-            break;
-        }
-        // SAFETY: the kernel filled `nr` (at most PER_REPORT) zones after
-        // the header; BlkZone is plain data, 8-byte aligned like `buf`.
-        let reported = unsafe {
-            std::slice::from_raw_parts(buf.as_ptr().add(2).cast::<BlkZone>(), nr.min(PER_REPORT))
-        };
-        for z in reported {
+        let batch = report_from(fd, sector, PER_REPORT)?;
+        let Some(last) = batch.last() else { break };
+        sector = (last.start + last.len) / 512;
+        zones.extend(batch);
+    }
+    Ok(zones)
+}
+
+/// The zone that starts at `start` of the zoned block device open at
+/// `fd`, as the device reports it now (fio's `zbd_report_zones` of one
+/// zone, which its write error recovery asks for).
+pub fn report_zone(fd: RawFd, start: u64) -> io::Result<Zone> {
+    report_from(fd, start / 512, 1)?
+        .pop()
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "the zone report is empty"))
+}
+
+/// At most `max` zones from the one holding `sector` on; fewer (or none)
+/// past the device's end.
+fn report_from(fd: RawFd, sector: u64, max: usize) -> io::Result<Vec<Zone>> {
+    // The header (sector, nr_zones, flags: 16 bytes), then the zones, in
+    // a buffer of u64s so the zones are aligned.
+    let words = 2 + max * std::mem::size_of::<BlkZone>() / 8;
+    let mut buf = vec![0u64; words];
+    buf[0] = sector;
+    buf[1] = max as u64; // nr_zones in the low half, flags 0
+                         // SAFETY: the buffer holds the header and `max` zones, as nr_zones
+                         // tells the kernel.
+    if unsafe { libc::ioctl(fd, BLKREPORTZONE, buf.as_mut_ptr()) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    let nr = ((buf[1] & 0xffff_ffff) as usize).min(max);
+    let flags = (buf[1] >> 32) as u32;
+    // SAFETY: the kernel filled `nr` (at most `max`) zones after the
+    // header; BlkZone is plain data, 8-byte aligned like `buf`.
+    let reported = unsafe { std::slice::from_raw_parts(buf.as_ptr().add(2).cast::<BlkZone>(), nr) };
+    Ok(reported
+        .iter()
+        .map(|z| {
             let capacity = if flags & REP_CAPACITY != 0 {
                 z.capacity
             } else {
                 z.len
             };
-            zones.push(Zone {
+            Zone {
                 start: z.start * 512,
                 len: z.len * 512,
                 capacity: capacity * 512,
                 wp: z.wp * 512,
                 kind: z.kind,
                 cond: z.cond,
-            });
+            }
+        })
+        .collect())
+}
+
+/// Moves the write pointer of a zone of the zoned block device at `path`
+/// from `wp` by `len` bytes (fio's `blkzoned_move_zone_wp`): writes `data`
+/// there, or zeroes where there is none (`FALLOC_FL_ZERO_RANGE`), through
+/// a descriptor of its own opened with O_DIRECT.
+pub fn move_write_pointer(path: &Path, wp: u64, len: u64, data: Option<&[u8]>) -> io::Result<()> {
+    let dev = std::fs::OpenOptions::new()
+        .write(true)
+        .custom_flags(libc::O_DIRECT)
+        .open(path)?;
+    let fd = dev.as_raw_fd();
+    let Some(data) = data else {
+        // SAFETY: a plain syscall on a descriptor this function holds.
+        let r = unsafe {
+            libc::fallocate(
+                fd,
+                libc::FALLOC_FL_ZERO_RANGE,
+                wp as libc::off_t,
+                len as libc::off_t,
+            )
+        };
+        return if r == 0 {
+            Ok(())
+        } else {
+            Err(io::Error::last_os_error())
+        };
+    };
+    // O_DIRECT wants the memory aligned.
+    let mut buf = AlignedBuffer::new(data.len(), 4096);
+    buf.as_mut_slice().copy_from_slice(data);
+    let mut done = 0;
+    while done < data.len() {
+        let rest = &buf.as_slice()[done..];
+        // SAFETY: `rest` is valid for its length for the call.
+        let n = unsafe {
+            libc::pwrite(
+                fd,
+                rest.as_ptr().cast(),
+                rest.len(),
+                (wp + done as u64) as libc::off_t,
+            )
+        };
+        match n {
+            n if n > 0 => done += n as usize,
+            0 => return Err(io::Error::from(io::ErrorKind::WriteZero)),
+            _ => return Err(io::Error::last_os_error()),
         }
-        let last = reported[reported.len() - 1];
-        sector = last.start + last.len;
     }
-    Ok(zones)
+    Ok(())
 }
 
 /// Resets the write pointers of the zones in `len` bytes at `start` of the
@@ -244,5 +309,6 @@ mod tests {
         assert!(report_zones(f.as_raw_fd(), 4096).is_err());
         assert!(reset_zones(f.as_raw_fd(), 0, 4096).is_err());
         assert!(finish_zones(f.as_raw_fd(), 0, 4096).is_err());
+        assert!(report_zone(f.as_raw_fd(), 0).is_err());
     }
 }

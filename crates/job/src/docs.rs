@@ -64,7 +64,8 @@ Some are newer than Debian's fio 3.33, which the tests run beside:
 `steadystate_check_interval` with the `lat` and `lat_slope` criteria
 (see [job-control.md](job-control.md)), `filetype`,
 `fadvise_hint=noreuse`, `verify=pattern_hdr`,
-`write_zone_remainder` (see [zones.md](zones.md)), io_uring_cmd's `verify_mode` and protection
+`write_zone_remainder` and `recover_zbd_write_error` (see
+[zones.md](zones.md)), io_uring_cmd's `verify_mode` and protection
 information options (`md_per_io_size`, `pi_act`, `pi_chk`, `apptag`,
 `apptag_mask`: see [engines.md](engines.md)), `protocol=vsock`, and
 `sprandom` with its `spr_*` options (see

@@ -13,7 +13,6 @@ pub(crate) const FIO_ONLY_OPTIONS: &[&str] = &[
     "gpu_dev_id",
     "plid_select",
     "plids",
-    "recover_zbd_write_error",
 ];
 
 /// Why some of [`FIO_ONLY_OPTIONS`] are refused, where there is more to

@@ -76,6 +76,10 @@ pub struct ZoneSpec {
     /// too small for a block is written with a smaller write, not
     /// finished with a Zone Finish.
     pub write_remainder: bool,
+    /// `recover_zbd_write_error` (fio 3.42), default false: after a failed
+    /// write to a zone with a write pointer, the device's write pointer is
+    /// moved to where the job's later writes expect it.
+    pub recover_write_error: bool,
     /// Values given in zones that still await a zone size: only zbd on a
     /// real zoned device without `zonesize` leaves any here.
     pub counts: ZoneCounts,
@@ -97,6 +101,7 @@ impl ZoneSpec {
             reset_threshold: None,
             reset_frequency: None,
             write_remainder: false,
+            recover_write_error: false,
             counts: ZoneCounts::default(),
         }
     }

@@ -145,6 +145,7 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock, now: &Now) -> Job
         };
         fill_from_loop(&mut result, stats, clock);
         result.zone_resets = stats.zone_resets;
+        result.zone_unrecovered = stats.zone_unrecovered.clone();
         result.block_life = stats.block_life.clone();
         // fio reports the depth latency_target's search ended at.
         if let (Some(lp), Some(d)) = (&mut result.header.latency_profile, stats.latency_depth) {

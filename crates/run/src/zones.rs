@@ -10,8 +10,8 @@
 
 use ioscope_engine::nvme::ZonedNamespaceIo;
 use ioscope_engine::{
-    finish_zones, max_open_zones, report_zones, reset_zones, zoned_model, NvmeIdentity, Target,
-    Zone, ZonedModel,
+    finish_zones, max_open_zones, move_write_pointer, report_zone, report_zones, reset_zones,
+    zoned_model, NvmeIdentity, Target, Zone, ZonedModel,
 };
 use ioscope_job::{JobSpec, VerifyMethod, ZoneMode};
 use ioscope_workload::{DeviceZone, DeviceZones, ZoneBook, ZoneDevice};
@@ -94,9 +94,26 @@ fn check_sizes(spec: &JobSpec, size: u64) -> Result<(), String> {
 }
 
 /// What ioscope's zbd mode does not do yet, whatever the zones, what a
-/// trim (a zone reset) needs, and what verify cannot have with zones.
+/// trim (a zone reset) needs, what verify cannot have with zones, and what
+/// recover_zbd_write_error needs.
 fn check_ops(spec: &JobSpec) -> Result<(), String> {
     let kind = spec.rw.kind;
+    if spec.zones.recover_write_error && kind.writes() {
+        // fio 3.42's zbd_setup_files, in its words: without
+        // continue_on_error the first failed write ends the job.
+        if !spec.errors.any() {
+            return Err(
+                "recover_zbd_write_error works only when continue_on_error is set".to_string(),
+            );
+        }
+        // With writes in flight a write pointer is moved with zeroes,
+        // which would fail the blocks verify checks.
+        if spec.verify.method != VerifyMethod::None && !crate::plan::backend(spec).is_sync() {
+            return Err(
+                "recover_zbd_write_error for async IO engines does not support verify".to_string(),
+            );
+        }
+    }
     if kind.trims() && kind.writes() {
         // fio moves the trim through its zone rules as a trim and then the
         // write as a write; ioscope's pairs take one offset for both.
@@ -422,6 +439,23 @@ impl ZoneDevice for BlockZones {
             )
         })
     }
+
+    fn write_pointer(&self, start: u64) -> Result<u64, String> {
+        report_zone(self.dev.as_raw_fd(), start)
+            .map(|z| z.wp)
+            .map_err(|e| format!("{}: report zone failed: {e}", self.path.display()))
+    }
+
+    fn move_write_pointer(&self, wp: u64, len: u64, data: Option<&[u8]>) -> Result<(), String> {
+        move_write_pointer(&self.path, wp, len, data).map_err(|e| {
+            format!(
+                "{}: moving wp for {} sectors at sector {} failed: {e}",
+                self.path.display(),
+                len / 512,
+                wp / 512
+            )
+        })
+    }
 }
 
 /// A zoned namespace's zone resets and finishes (Zone Management Send),
@@ -453,6 +487,22 @@ impl ZoneDevice for NamespaceZones {
             )
         })
     }
+
+    fn write_pointer(&self, start: u64) -> Result<u64, String> {
+        self.io
+            .report_zone(start)
+            .map(|z| z.wp)
+            .map_err(|e| format!("{}: report zone failed: {e}", self.path.display()))
+    }
+
+    fn move_write_pointer(&self, wp: u64, len: u64, data: Option<&[u8]>) -> Result<(), String> {
+        self.io.write_at(wp, len, data).map_err(|e| {
+            format!(
+                "{}: moving wp for {len} bytes at {wp} failed: {e}",
+                self.path.display()
+            )
+        })
+    }
 }
 
 #[cfg(test)]
@@ -478,6 +528,32 @@ mod tests {
         spec.zones.max_open_zones = 4;
         assert!(check(&spec).is_ok());
         spec.numjobs = 2;
+        assert!(check(&spec).is_ok());
+    }
+
+    /// fio 3.42's refusals of recover_zbd_write_error, for jobs that
+    /// write: without continue_on_error, and with verify on an engine
+    /// whose writes are in flight together.
+    #[test]
+    fn write_error_recovery_needs_continue_on_error_and_no_async_verify() {
+        let mut spec = JobSpec::fio_defaults("z");
+        spec.zones.mode = ZoneMode::Zbd;
+        spec.zones.size = 1 << 20;
+        spec.zones.recover_write_error = true;
+        assert!(check(&spec).is_ok(), "a reader");
+        spec.rw.kind = ioscope_job::RwKind::Write;
+        let err = check(&spec).unwrap_err();
+        assert!(err.contains("works only when continue_on_error"), "{err}");
+        spec.errors.continue_on[1] = true;
+        spec.verify.method = VerifyMethod::Crc32c;
+        assert!(check(&spec).is_ok(), "psync verifies");
+        spec.ioengine = ioscope_engine::Backend::IoUring;
+        let err = check(&spec).unwrap_err();
+        assert!(
+            err.contains("async IO engines does not support verify"),
+            "{err}"
+        );
+        spec.verify.method = VerifyMethod::None;
         assert!(check(&spec).is_ok());
     }
 

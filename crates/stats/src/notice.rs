@@ -142,6 +142,18 @@ pub enum Notice {
         /// Where the top bucket starts, in ns.
         floor_ns: u64,
     },
+    /// recover_zbd_write_error could not move the write pointer of a zone
+    /// after failed writes to it (fio's "unexpected write pointer
+    /// position on error" and its other `log_info` lines): later writes
+    /// to the zone may fail as well.
+    ZoneWritesNotRecovered {
+        job: String,
+        path: String,
+        /// How many failed writes were left so.
+        writes: u64,
+        /// Why, the first time.
+        why: String,
+    },
 }
 
 impl Notice {
@@ -169,6 +181,7 @@ impl Notice {
             Notice::VirtualMachine { .. } => "virtual_machine",
             Notice::DatalessWriteWithBuffers { .. } => "dataless_write_with_buffers",
             Notice::LatencyAtTopBucket { .. } => "latency_at_top_bucket",
+            Notice::ZoneWritesNotRecovered { .. } => "zone_writes_not_recovered",
         }
     }
 
@@ -201,6 +214,7 @@ impl Notice {
             // The percentiles cannot be mended; the per-I/O log has the
             // real values.
             Notice::LatencyAtTopBucket { .. } => Some("write_lat_log"),
+            Notice::ZoneWritesNotRecovered { .. } => Some("recover_zbd_write_error"),
         }
     }
 
@@ -374,6 +388,17 @@ impl fmt::Display for Notice {
                  floor, not a value; write_lat_log records each I/O's latency",
                 *floor_ns as f64 / 1e9
             ),
+            Notice::ZoneWritesNotRecovered {
+                job,
+                path,
+                writes,
+                why,
+            } => write!(
+                f,
+                "job '{job}': recover_zbd_write_error did not move the write pointer after \
+                 {writes} failed write(s) to {path} ({why}); later writes to those zones may \
+                 fail as well"
+            ),
         }
     }
 }
@@ -483,6 +508,12 @@ mod tests {
                 ios: 2,
                 floor_ns: 17_179_869_184,
             },
+            Notice::ZoneWritesNotRecovered {
+                job: "j".into(),
+                path: "/dev/nvme0n2".into(),
+                writes: 3,
+                why: "unexpected write pointer position on error: wp=4259840".into(),
+            },
         ]
     }
 
@@ -543,6 +574,11 @@ mod tests {
         let top = by_kind("latency_at_top_bucket");
         assert!(top.contains("2 read I/O(s) took 17.2 s or longer"), "{top}");
         assert!(top.contains("is a floor"), "{top}");
+        let zones = by_kind("zone_writes_not_recovered");
+        assert!(
+            zones.contains("after 3 failed write(s) to /dev/nvme0n2 (unexpected write pointer"),
+            "{zones}"
+        );
         // No whole: the share is 0, not NaN.
         let none = Notice::IoWqPunts {
             job: "j".into(),

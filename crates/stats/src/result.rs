@@ -192,6 +192,9 @@ pub struct JobResult {
     pub faults_injected: Option<u64>,
     /// Zones reset by `zonemode=zbd` (fio's `nr_zone_resets`).
     pub zone_resets: u64,
+    /// Failed writes whose zone's write pointer recover_zbd_write_error
+    /// could not move: the file's path and why, one each.
+    pub zone_unrecovered: Vec<(String, String)>,
     /// Milliseconds from start to finish of the job, ramp time excluded.
     pub runtime_ms: u64,
     /// Milliseconds from start to finish, ramp time included.
@@ -337,6 +340,8 @@ impl JobResult {
             self.steadystate = other.steadystate.clone();
         }
         self.zone_resets += other.zone_resets;
+        self.zone_unrecovered
+            .extend(other.zone_unrecovered.iter().cloned());
         self.faults_injected = match (self.faults_injected, other.faults_injected) {
             (Some(a), Some(b)) => Some(a + b),
             (a, b) => a.or(b),

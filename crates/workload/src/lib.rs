@@ -25,7 +25,7 @@ pub use iolog::{merge_blktraces, Iolog, IologSummary, LoggedDir, LoggedIo, Repla
 pub use layout::{min_bs, plan_files, FilePlan};
 pub use rand::{fio_seeds, job_seeds, seed_slot, FioRand};
 pub use verify::{check_zeroes, BlockId, Corruption, CorruptionKind, Verifier};
-pub use zones::{DeviceZone, DeviceZones, ZoneBook, ZoneCommand, ZoneDevice, ZoneOp};
+pub use zones::{DeviceZone, DeviceZones, ZoneBook, ZoneCommand, ZoneDevice, ZoneOp, ZoneWrite};
 #[cfg(test)]
 mod fio_cases;
 #[cfg(test)]

@@ -3,12 +3,16 @@
 //! Zone Management Receive to report them and Zone Management Send to
 //! reset and finish them (fio's `fio_nvme_report_zones` and
 //! `fio_nvme_reset_wp`; fio 3.42 has no NVMe finish, see
-//! [`ZonedNamespaceIo::finish_zones`]).
+//! [`ZonedNamespaceIo::finish_zones`]), and Write or Write Zeroes to move
+//! a write pointer after a failed write ([`ZonedNamespaceIo::write_at`]).
 
 use std::os::fd::RawFd;
 
 use super::admin::{io_command, AdminError};
-use super::command::{report_zones as report_command, zone_send, ZSA_FINISH, ZSA_RESET};
+use super::command::{
+    report_zones as report_command, write, write_zeroes, zone_send, MAX_BLOCKS, ZSA_FINISH,
+    ZSA_RESET,
+};
 use crate::buffer::AlignedBuffer;
 use crate::zoned::Zone;
 
@@ -62,6 +66,48 @@ impl ZonedNamespaceIo {
             }
         }
         Ok(zones)
+    }
+
+    /// The zone that starts at byte `start`, as the namespace reports it
+    /// now.
+    pub fn report_zone(&self, start: u64) -> Result<Zone, AdminError> {
+        let mut buf = AlignedBuffer::new(2 * ENTRY, 4096);
+        let data = buf.as_mut_slice();
+        io_command(
+            self.fd,
+            "Zone Management Receive (Report Zones)",
+            report_command(self.nsid, start / self.block, 0, data.len() as u32),
+            data,
+        )?;
+        Ok(self.zone_of(&data[ENTRY..]))
+    }
+
+    /// Writes `data` at byte `at`, or zeroes `len` bytes there where there
+    /// is none: fio's move of a write pointer after a failed write, which
+    /// fio 3.42 tries with pwrite and fallocate, which a generic char
+    /// device does not take. The data is at most a block of the job's,
+    /// which fits one Write as the job's writes do; zeroes go 65536
+    /// blocks a command.
+    pub fn write_at(&self, at: u64, len: u64, data: Option<&[u8]>) -> Result<(), AdminError> {
+        let slba = at / self.block;
+        let Some(data) = data else {
+            let mut blocks = len / self.block;
+            let mut lba = slba;
+            while blocks > 0 {
+                let n = blocks.min(u64::from(MAX_BLOCKS)) as u32;
+                let cmd = write_zeroes(self.nsid, lba, n, false, false);
+                io_command(self.fd, "Write Zeroes", cmd, &mut [])?;
+                blocks -= u64::from(n);
+                lba += u64::from(n);
+            }
+            return Ok(());
+        };
+        let mut buf = AlignedBuffer::new(data.len(), 4096);
+        buf.as_mut_slice().copy_from_slice(data);
+        let blocks = (data.len() as u64 / self.block) as u32;
+        let cmd = write(self.nsid, slba, blocks, 0, 0, false);
+        io_command(self.fd, "Write", cmd, buf.as_mut_slice())?;
+        Ok(())
     }
 
     /// One Zone Descriptor, in bytes.
@@ -178,5 +224,11 @@ mod tests {
             err.starts_with("Zone Management Send (Finish Zone)"),
             "{err}"
         );
+        let err = z.report_zone(0).unwrap_err().to_string();
+        assert!(err.starts_with("Zone Management Receive"), "{err}");
+        let err = z.write_at(0, 512, Some(&[0u8; 512])).unwrap_err();
+        assert!(err.to_string().starts_with("Write"), "{err}");
+        let err = z.write_at(0, 512, None).unwrap_err().to_string();
+        assert!(err.starts_with("Write Zeroes"), "{err}");
     }
 }

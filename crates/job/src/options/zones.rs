@@ -185,4 +185,15 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         },
         ..ZONES
     },
+    OptionDef {
+        name: "recover_zbd_write_error",
+        kind: Kind::Bool,
+        default: "0",
+        help: "Continue writes for sequential write required zones after recovering write errors with care for partial write pointer move",
+        apply: |s, v| {
+            s.spec.zones.recover_write_error = v.bool()?;
+            Ok(())
+        },
+        ..ZONES
+    },
 ];

@@ -114,6 +114,30 @@ pub fn top_bucket(job: &JobResult) -> Vec<Notice> {
         .collect()
 }
 
+/// Failed writes whose write pointer recover_zbd_write_error did not
+/// move, one notice per file: how many, and why the first time.
+pub fn unrecovered_zone_writes(job: &JobResult) -> Vec<Notice> {
+    let mut found: Vec<Notice> = Vec::new();
+    for (path, why) in &job.zone_unrecovered {
+        let known = found.iter_mut().find_map(|n| match n {
+            Notice::ZoneWritesNotRecovered {
+                path: p, writes, ..
+            } if p == path => Some(writes),
+            _ => None,
+        });
+        match known {
+            Some(writes) => *writes += 1,
+            None => found.push(Notice::ZoneWritesNotRecovered {
+                job: job.header.name.clone(),
+                path: path.clone(),
+                writes: 1,
+                why: why.clone(),
+            }),
+        }
+    }
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::fixture::spec;
@@ -224,5 +248,35 @@ mod tests {
         below.add(16_000_000_000);
         j.dirs[1].clat.histogram = Some(below);
         assert!(top_bucket(&j).is_empty());
+    }
+
+    /// One notice per file, counting its writes, with the first reason.
+    #[test]
+    fn unrecovered_zone_writes_are_counted_per_file() {
+        let mut j = result(3, Punts::Counted(0));
+        assert!(unrecovered_zone_writes(&j).is_empty());
+        j.zone_unrecovered = vec![
+            ("/dev/a".into(), "first".into()),
+            ("/dev/b".into(), "other".into()),
+            ("/dev/a".into(), "second".into()),
+        ];
+        let found = unrecovered_zone_writes(&j);
+        assert_eq!(
+            found,
+            [
+                Notice::ZoneWritesNotRecovered {
+                    job: "j".into(),
+                    path: "/dev/a".into(),
+                    writes: 2,
+                    why: "first".into(),
+                },
+                Notice::ZoneWritesNotRecovered {
+                    job: "j".into(),
+                    path: "/dev/b".into(),
+                    writes: 1,
+                    why: "other".into(),
+                },
+            ]
+        );
     }
 }

@@ -133,7 +133,8 @@ pub(crate) fn latency_job(spec: &JobSpec, path: &Path, kind: TargetKind, found: 
 }
 
 /// The notices about what the jobs asked for and what they measured:
-/// buffer options on data-less writes, io-wq punts, the top bucket.
+/// buffer options on data-less writes, io-wq punts, the top bucket, zone
+/// write pointers recover_zbd_write_error did not move.
 pub(crate) fn after_run(parsed: &Parsed, result: &RunResult) -> Vec<Notice> {
     let mut found: Vec<Notice> = parsed
         .jobs
@@ -143,6 +144,7 @@ pub(crate) fn after_run(parsed: &Parsed, result: &RunResult) -> Vec<Notice> {
     for j in &result.jobs {
         found.extend(job::punted(j));
         found.extend(job::top_bucket(j));
+        found.extend(job::unrecovered_zone_writes(j));
     }
     found
 }

@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering;
 use ioscope_engine::{Completion, Op, Queue};
 use ioscope_job::ErrorClass;
 use ioscope_stats::{Clock, IoRecord};
+use ioscope_workload::ZoneWrite;
 
 use super::config::LoopConfig;
 use super::fill::{dir_index, Slot};
@@ -33,10 +34,14 @@ pub(super) struct Ledger<'a> {
     pub(super) trace: Option<IoTrace>,
     /// `latency_target`'s search, when the job has a target.
     pub(super) lat_target: Option<super::latency_target::LatTarget>,
-    /// `zonemode=zbd` on an engine that queues: the writes completed since
-    /// the workload last saw them (file, end of the bytes), which close
-    /// the zones they filled.
-    pub(super) zone_writes: Option<Vec<(u32, u64)>>,
+    /// `zonemode=zbd` on an engine that queues, or a job that goes on
+    /// after failed writes: the writes completed since the workload last
+    /// saw them, which close the zones they filled, and where they failed
+    /// are undone or recovered.
+    pub(super) zone_writes: Option<Vec<ZoneWrite>>,
+    /// A failed write in `zone_writes` carries its bytes
+    /// (recover_zbd_write_error moves a write pointer with them).
+    pub(super) zone_write_bytes: bool,
     /// Submission latencies are measured: `slat` is tracked and the loop
     /// reads the clock as it submits (not at iodepth 1 on a queue that
     /// submits and waits in one call).
@@ -168,8 +173,18 @@ impl Ledger<'_> {
         }
         if let Some(done) = &mut self.zone_writes {
             if slot.op.and_then(dir_index) == Some(1) {
-                // Failed or not, as fio's zbd_put_io.
-                done.push((slot.file, slot.offset + u64::from(slot.len)));
+                // Failed or not, as fio's zbd_put_io. (A failed write is
+                // rare: its bytes are copied out, not its slot held.)
+                let failed = (result < 0).then(|| match self.zone_write_bytes {
+                    true => q.buffer(slot_id)[..slot.len as usize].to_vec(),
+                    false => Vec::new(),
+                });
+                done.push(ZoneWrite {
+                    file: slot.file,
+                    offset: slot.offset,
+                    len: slot.len,
+                    failed,
+                });
             }
         }
         if let Some(go_on) = self.stream_ended(q, slot, result, t_done) {

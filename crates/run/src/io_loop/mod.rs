@@ -204,6 +204,7 @@ impl IoLoop<'_> {
                 .latency_target
                 .map(|p| latency_target::LatTarget::new(p, start)),
             zone_writes: self.workload.wants_zone_writes().then(Vec::new),
+            zone_write_bytes: self.workload.wants_failed_zone_write_bytes(),
             slat: cfg.tracking.slat && stamp,
             clat_shown: (0, 0),
         };
@@ -684,6 +685,15 @@ impl IoLoop<'_> {
         ledger.stats.loop_start = start;
         ledger.stats.faults_injected = q.faults_injected();
         ledger.stats.zone_resets = self.workload.zone_resets();
+        ledger.stats.zone_unrecovered = self
+            .workload
+            .zone_writes_unrecovered()
+            .iter()
+            .map(|(f, why)| {
+                let path = ledger::file_path(&ledger.paths, *f);
+                (path.display().to_string(), why.clone())
+            })
+            .collect();
         if let Some(m) = self.workload.zone_failure() {
             ledger
                 .stats

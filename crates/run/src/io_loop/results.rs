@@ -144,6 +144,9 @@ pub(crate) struct LoopStats {
     pub faults_injected: u64,
     /// Zones reset by `zonemode=zbd`.
     pub zone_resets: u64,
+    /// Failed writes whose zone's write pointer recover_zbd_write_error
+    /// could not move: the file's path and why.
+    pub zone_unrecovered: Vec<(String, String)>,
     /// Ticks when measuring began (after the ramp) and when the loop ended.
     pub measure_start: u64,
     pub end: u64,
@@ -194,6 +197,7 @@ impl LoopStats {
             phase_switches: Vec::new(),
             faults_injected: 0,
             zone_resets: 0,
+            zone_unrecovered: Vec::new(),
             measure_start: now,
             end: now,
             loop_start: now,

@@ -44,6 +44,11 @@ pub(super) fn make<Q: Queue>(
             return Ok(false);
         }
     }
+    // The completed writes count now, as fio's completions do within its
+    // wait: a failed write's zone is recovered before the I/O chosen goes.
+    if let Some(done) = ledger.zone_writes.as_mut() {
+        workload.zone_writes_done(done);
+    }
     for command in &commands {
         if let Err(why) = command.apply() {
             workload.zone_command_failed(why);

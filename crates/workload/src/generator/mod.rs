@@ -848,17 +848,29 @@ impl Workload {
     /// Whether the runner is to hand the workload its completed writes
     /// ([`Workload::zone_writes_done`]).
     pub fn wants_zone_writes(&self) -> bool {
-        self.zbd.as_ref().is_some_and(Zbd::closes_at_completion)
+        self.zbd.as_ref().is_some_and(Zbd::wants_writes)
     }
 
-    /// Writes that completed, each as its file and the end of its bytes,
-    /// in completion order (emptied): `zonemode=zbd` closes the zones
-    /// they filled (fio's `zbd_put_io`).
-    pub fn zone_writes_done(&mut self, done: &mut Vec<(u32, u64)>) {
+    /// Whether a failed write comes back with the bytes it carried
+    /// (`recover_zbd_write_error` writes them).
+    pub fn wants_failed_zone_write_bytes(&self) -> bool {
+        self.zbd.as_ref().is_some_and(Zbd::wants_failed_bytes)
+    }
+
+    /// Writes that completed, failed or not, in completion order
+    /// (emptied): `zonemode=zbd` closes the zones they filled (fio's
+    /// `zbd_put_io`), and undoes or recovers the failed ones.
+    pub fn zone_writes_done(&mut self, done: &mut Vec<crate::zones::ZoneWrite>) {
         if let Some(z) = &mut self.zbd {
             z.writes_done(done);
         }
         done.clear();
+    }
+
+    /// Failed writes whose zone's write pointer recover_zbd_write_error
+    /// could not move: the file (the worker's index) and why.
+    pub fn zone_writes_unrecovered(&self) -> &[(u32, String)] {
+        self.zbd.as_ref().map_or(&[], Zbd::unrecovered)
     }
 
     /// Stop at the end of each pass that may be followed by another (a

@@ -8,5 +8,5 @@ mod zbd;
 
 pub use shared::ZoneBook;
 pub(crate) use strided::{Strided, ZoneView};
-pub use zbd::{DeviceZone, DeviceZones, ZoneCommand, ZoneDevice, ZoneOp};
+pub use zbd::{DeviceZone, DeviceZones, ZoneCommand, ZoneDevice, ZoneOp, ZoneWrite};
 pub(crate) use zbd::{Extent, Held, Zbd};

@@ -10,7 +10,8 @@
 //! still written in the next, as in fio. The end of a zone that a block
 //! does not fill is fio 3.42's: the zone is finished, or with
 //! `write_zone_remainder` written with a smaller write (fio 3.33 reset
-//! the zone and wrote it again).
+//! the zone and wrote it again). A failed write is as fio 3.42 leaves it,
+//! or mends it with `recover_zbd_write_error` (see [`Zbd::writes_done`]).
 //!
 //! fio changes a zone's state when an I/O is queued, and closes a zone
 //! that a write filled when it completes; ioscope does both when the I/O
@@ -32,7 +33,7 @@ use crate::generator::DataDir;
 /// fio's `ZBD_MAX_OPEN_ZONES`: the size of its open-zone array.
 const MAX_OPEN: usize = 4096;
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 struct Zone {
     start: u64,
     /// `start + capacity` for a zone without a write pointer (fio's
@@ -44,6 +45,19 @@ struct Zone {
     has_wp: bool,
     /// Offline or read-only (fio's `ZBD_ZONE_COND_OFFLINE`).
     offline: bool,
+    /// With recover_zbd_write_error: the zone's writes issued and not yet
+    /// completed (fio's `writes_in_flight`).
+    in_flight: u32,
+    /// Writes chosen while the zone is `fixing`, which the runner issues
+    /// once its writes in flight are done: in flight from then on (fio
+    /// counts them as it accepts them, after its wait).
+    waiting: u32,
+    /// A failed write is being recovered: no write goes to the zone until
+    /// its writes in flight are done (fio's `fixing_zone_wp`).
+    fixing: bool,
+    /// The end of the furthest failed write, from the zone's start (fio's
+    /// `max_write_error_offset`), while `fixing`.
+    error_end: u64,
 }
 
 impl Zone {
@@ -97,6 +111,12 @@ pub trait ZoneDevice: Send + Sync + std::fmt::Debug {
     fn reset(&self, start: u64, len: u64) -> Result<(), String>;
     /// Finishes the zones (Zone Finish): full, whatever they hold.
     fn finish(&self, start: u64, len: u64) -> Result<(), String>;
+    /// The write pointer of the zone at `start`, as the device reports it
+    /// now.
+    fn write_pointer(&self, start: u64) -> Result<u64, String>;
+    /// Moves a zone's write pointer from `wp` by `len` bytes, writing
+    /// `data` there, or zeroes where there is none.
+    fn move_write_pointer(&self, wp: u64, len: u64, data: Option<&[u8]>) -> Result<(), String>;
 }
 
 /// What a [`ZoneCommand`] does to its zone.
@@ -196,8 +216,9 @@ pub(crate) struct JobZones {
     zone_bytes: u64,
     /// Zones reset so far (fio's `nr_zone_resets`).
     resets: u64,
-    /// Why a device's zone reset or finish failed, which ended the job's
-    /// pass (fio's `td_verror` in `zbd_reset_wp` and `zbd_finish_zone`).
+    /// Why a device's zone reset, finish or write pointer move failed,
+    /// which ended the job's pass (fio's `td_verror` in `zbd_reset_wp`,
+    /// `zbd_finish_zone` and `zbd_move_zone_wp`).
     failed: Option<String>,
     /// Device commands the runner is still to make, in order.
     pending: Vec<ZoneCommand>,
@@ -217,7 +238,29 @@ pub(crate) struct JobZones {
     /// `write_zone_remainder`: the end of a zone too small for a block
     /// takes a smaller write instead of a finish.
     write_remainder: bool,
+    /// The job goes on after a failed write (continue_on_error): the
+    /// runner hands back each completed write, failed or not, so that a
+    /// failed one is undone or recovered.
+    writes_may_fail: bool,
+    /// `recover_zbd_write_error`.
+    recover: bool,
+    /// Failed writes whose zone's write pointer recover_zbd_write_error
+    /// could not move, by file, and why (fio's `log_info` lines).
+    unrecovered: Vec<(u32, String)>,
     min_bs: [u64; 3],
+}
+
+/// A write to a file with zones that completed, as the runner hands it
+/// back (see [`Zbd::writes_done`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ZoneWrite {
+    /// Which of the worker's files.
+    pub file: u32,
+    pub offset: u64,
+    pub len: u32,
+    /// The write failed: with recover_zbd_write_error, the bytes it was to
+    /// write (the write pointer moves with them), empty otherwise.
+    pub failed: Option<Vec<u8>>,
 }
 
 /// One worker's zones, file by file.
@@ -263,9 +306,8 @@ impl Zbd {
                         start: i * z.size,
                         wp: i * z.size,
                         capacity,
-                        open: false,
                         has_wp: true,
-                        offline: false,
+                        ..Zone::default()
                     })
                     .collect();
                 // The sentinel holds no data.
@@ -311,6 +353,9 @@ impl Zbd {
                 quiesce: false,
                 verify: spec.verify.method != ioscope_job::VerifyMethod::None,
                 write_remainder: z.write_remainder,
+                writes_may_fail: spec.errors.continue_on[ioscope_job::ErrorClass::Write as usize],
+                recover: z.recover_write_error,
+                unrecovered: Vec::new(),
                 min_bs: [spec.bs.read.min(), spec.bs.write.min(), spec.bs.trim.min()],
             },
         })
@@ -462,33 +507,52 @@ impl Zbd {
         self.job.closes_at_completion = true;
     }
 
-    pub(crate) fn closes_at_completion(&self) -> bool {
-        self.job.closes_at_completion
+    /// Whether the runner is to hand back the completed writes: a zone a
+    /// write fills closes as it completes, or a failed write is undone or
+    /// recovered.
+    pub(crate) fn wants_writes(&self) -> bool {
+        self.job.closes_at_completion || self.job.writes_may_fail
     }
 
-    /// fio's `zbd_put_io` for writes that completed, each given by its
-    /// file and the end of its bytes: a zone one filled closes.
-    pub(crate) fn writes_done(&mut self, done: &[(u32, u64)]) {
-        for &(f, end) in done {
-            let job = &mut self.job;
-            let Some(k) = job
+    /// Whether a failed write comes back with its bytes
+    /// (recover_zbd_write_error writes them).
+    pub(crate) fn wants_failed_bytes(&self) -> bool {
+        self.job.recover
+    }
+
+    /// fio's `zbd_put_io` for writes that completed, in completion order:
+    /// a zone one filled closes; one that failed is recovered (fio's
+    /// `zbd_recover_write_error`), and on a synchronous engine, unless
+    /// recovered, undone (fio moves no write pointer for a synchronous
+    /// write that failed).
+    pub(crate) fn writes_done(&mut self, done: &[ZoneWrite]) {
+        for w in done {
+            let f = w.file as usize;
+            let end = w.offset + u64::from(w.len);
+            let closing = self
+                .job
                 .closing
                 .iter()
-                .position(|&(cf, _, e)| cf == f as usize && e == end)
-            else {
-                continue;
-            };
-            let (_, zone, _) = job.closing.remove(k);
-            let jf = &self.files[f as usize];
+                .position(|&(cf, _, e)| cf == f && e == end);
+            let closing = closing.map(|k| self.job.closing.remove(k).1);
+            let jf = &self.files[f];
             let mut held = Held {
                 job: &mut self.job,
-                file: f as usize,
+                file: f,
                 min_zone: jf.min_zone,
                 max_zone: jf.max_zone,
                 zf: lock(&jf.zones),
             };
-            held.close_zone(zone);
+            if let Some(zone) = closing {
+                held.close_zone(zone);
+            }
+            held.write_done(w);
         }
+    }
+
+    /// Failed writes whose write pointer was not moved, by file, and why.
+    pub(crate) fn unrecovered(&self) -> &[(u32, String)] {
+        &self.job.unrecovered
     }
 
     /// A device's zone reset failed: the job's error, and its end.
@@ -534,18 +598,15 @@ impl ZonedFile {
                 start: z.start,
                 wp: z.wp,
                 capacity: z.capacity,
-                open: false,
                 has_wp: z.has_wp,
                 offline: z.offline,
+                ..Zone::default()
             })
             .collect();
         zones.push(Zone {
             start: end,
             wp: end,
-            capacity: 0,
-            open: false,
-            has_wp: false,
-            offline: false,
+            ..Zone::default()
         });
         let mut zf = ZonedFile {
             zones,
@@ -654,8 +715,17 @@ impl Held<'_> {
             return None;
         }
         let zb = self.zf.idx(offset);
-        if !self.zf.zones[zb].has_wp {
+        let z = &self.zf.zones[zb];
+        if !z.has_wp {
             return Some(self.adjust_conventional(dir, zb, offset, len));
+        }
+        let beyond_wp = dir == DataDir::Read && self.job.read_beyond_wp && !z.offline;
+        if z.fixing && self.job.closes_at_completion && !beyond_wp {
+            // fio 3.42: a failed write of the zone is recovered once the
+            // zone's writes in flight are done, and this I/O waits for
+            // them. (fio chooses it again after; here it was chosen on
+            // the write pointer the recovery moves the zone to.)
+            self.quiesce();
         }
         match dir {
             DataDir::Read => self.adjust_read(offset, len),
@@ -817,6 +887,12 @@ impl Held<'_> {
             // fio's zbd_queue_io is for zones with a write pointer.
             return;
         }
+        if self.job.recover {
+            match z.fixing && self.job.closes_at_completion {
+                true => z.waiting += 1,
+                false => z.in_flight += 1,
+            }
+        }
         let end = (offset + len).min(z.capacity_end());
         if z.wp <= end {
             zf.with_data += end - z.wp;
@@ -830,6 +906,114 @@ impl Held<'_> {
             } else {
                 self.close_zone(i);
             }
+        }
+    }
+
+    /// Write `w` of this file completed (see [`Zbd::writes_done`]).
+    fn write_done(&mut self, w: &ZoneWrite) {
+        let i = self.zf.idx(w.offset);
+        if !self.zf.zones[i].has_wp {
+            return;
+        }
+        let recovered = match &w.failed {
+            Some(bytes) if self.job.recover => self.recover_write(i, w, bytes),
+            _ => false,
+        };
+        if w.failed.is_some() && !self.job.closes_at_completion {
+            self.undo_write(i, w, recovered);
+        }
+        if !self.job.recover {
+            return;
+        }
+        let z = &mut self.zf.zones[i];
+        z.in_flight = z.in_flight.saturating_sub(1);
+        if z.in_flight == 0 && z.fixing {
+            // fio keeps the furthest failure's end for good, so a later
+            // failure in the zone (after a reset) would move its write
+            // pointer that far; it starts over here.
+            z.fixing = false;
+            z.error_end = 0;
+            z.in_flight = std::mem::take(&mut z.waiting);
+        }
+    }
+
+    /// fio 3.42's `zbd_recover_write_error` for write `w` that failed in
+    /// zone `i`, carrying `bytes`: once the zone has no other write in
+    /// flight, the device's write pointer is moved from where the device
+    /// reports it to the end of the furthest failed write, with the
+    /// write's bytes from there, or zeroes where the write pointer lies
+    /// before the write (or the write's bytes would not reach: fio reads
+    /// past its buffer there). Whether the write pointer was moved. A
+    /// zone that cannot be recovered is noted; a move the device refuses
+    /// ends the job, as in fio.
+    fn recover_write(&mut self, i: usize, w: &ZoneWrite, bytes: &[u8]) -> bool {
+        let z = &mut self.zf.zones[i];
+        let (start, end) = (z.start, w.offset + u64::from(w.len));
+        z.fixing = true;
+        z.error_end = z.error_end.max(end - start);
+        if z.in_flight > 1 {
+            // The last of the zone's writes in flight recovers.
+            return false;
+        }
+        let limit = start + z.error_end;
+        let file = self.file as u32;
+        let Some(dev) = self.zf.device.clone() else {
+            // fio asks a file for a zone report, which it cannot give.
+            let why = "the zones are emulated on a file, which has no write pointer to report";
+            self.job.unrecovered.push((file, why.to_string()));
+            return false;
+        };
+        let wp = match dev.write_pointer(start) {
+            Ok(wp) => wp,
+            Err(e) => {
+                let why = format!("report zone for write recovery failed: {e}");
+                self.job.unrecovered.push((file, why));
+                return false;
+            }
+        };
+        if wp < start || wp > limit {
+            let why = format!("unexpected write pointer position on error: wp={wp}");
+            self.job.unrecovered.push((file, why));
+            return false;
+        }
+        let data = (wp >= w.offset && limit <= end)
+            .then(|| &bytes[(wp - w.offset) as usize..(limit - w.offset) as usize]);
+        if limit > wp {
+            if let Err(e) = dev.move_write_pointer(wp, limit - wp, data) {
+                self.job.failed.get_or_insert(e);
+                return false;
+            }
+        }
+        // Writes chosen after the failure was seen already follow it.
+        let z = &mut self.zf.zones[i];
+        z.wp = z.wp.max(limit);
+        true
+    }
+
+    /// A synchronous write `w` to zone `i` failed: the zone is as fio
+    /// leaves it, whose write pointer moves only for a write that
+    /// succeeded (or was `recovered`) and which keeps a zone open that
+    /// such a write would have filled. ioscope moved the write pointer and
+    /// closed the zone as the write was issued: both are undone (the
+    /// write pointer only where nothing has moved it since, the zone
+    /// reopened where the open-zone limit leaves room).
+    fn undo_write(&mut self, i: usize, w: &ZoneWrite, recovered: bool) {
+        let zf = &mut *self.zf;
+        let z = &zf.zones[i];
+        let end = (w.offset + u64::from(w.len)).min(z.capacity_end());
+        if !recovered && z.wp == end && w.offset < end {
+            let moved = end - w.offset;
+            zf.with_data = zf.with_data.saturating_sub(moved);
+            zf.wp_with_data = zf.wp_with_data.saturating_sub(moved);
+            zf.zones[i].wp = w.offset;
+        }
+        let z = &zf.zones[i];
+        let filled = w.offset + u64::from(w.len) >= z.capacity_end();
+        if filled && !z.open && zf.max_open > 0 && zf.num_open < zf.max_open as usize {
+            zf.open_zones[zf.num_open] = i as u32;
+            zf.num_open += 1;
+            zf.zones[i].open = true;
+            self.job.job_open += 1;
         }
     }
 
@@ -1323,18 +1507,38 @@ mod device_tests {
     use super::*;
     use std::sync::Mutex as StdMutex;
 
-    /// A device that records the resets and finishes made on it.
+    /// A write pointer move: from where, how far, and the bytes (None:
+    /// zeroes).
+    type Move = (u64, u64, Option<Vec<u8>>);
+
+    /// A device that records the resets, finishes and write pointer moves
+    /// made on it, and reports a write pointer it is given.
     #[derive(Debug, Default)]
-    struct Recorder(StdMutex<Vec<(ZoneOp, u64, u64)>>);
+    struct Recorder {
+        ops: StdMutex<Vec<(ZoneOp, u64, u64)>>,
+        moves: StdMutex<Vec<Move>>,
+        /// What the device reports as any zone's write pointer.
+        wp: StdMutex<u64>,
+    }
 
     impl ZoneDevice for Recorder {
         fn reset(&self, start: u64, len: u64) -> Result<(), String> {
-            self.0.lock().unwrap().push((ZoneOp::Reset, start, len));
+            self.ops.lock().unwrap().push((ZoneOp::Reset, start, len));
             Ok(())
         }
 
         fn finish(&self, start: u64, len: u64) -> Result<(), String> {
-            self.0.lock().unwrap().push((ZoneOp::Finish, start, len));
+            self.ops.lock().unwrap().push((ZoneOp::Finish, start, len));
+            Ok(())
+        }
+
+        fn write_pointer(&self, _start: u64) -> Result<u64, String> {
+            Ok(*self.wp.lock().unwrap())
+        }
+
+        fn move_write_pointer(&self, wp: u64, len: u64, data: Option<&[u8]>) -> Result<(), String> {
+            let data = data.map(<[u8]>::to_vec);
+            self.moves.lock().unwrap().push((wp, len, data));
             Ok(())
         }
     }
@@ -1382,12 +1586,12 @@ mod device_tests {
             "written at the emptied zone's start"
         );
         drop(held);
-        assert!(dev.0.lock().unwrap().is_empty(), "no reset made yet");
+        assert!(dev.ops.lock().unwrap().is_empty(), "no reset made yet");
         let due = z.take_commands().unwrap();
         assert_eq!(due.len(), 1);
         due[0].apply().unwrap();
         assert_eq!(
-            *dev.0.lock().unwrap(),
+            *dev.ops.lock().unwrap(),
             [(ZoneOp::Reset, 64 << 10, 64 << 10)]
         );
         assert_eq!(z.resets(), 1);
@@ -1435,11 +1639,11 @@ mod device_tests {
         z.align(0, e, false);
         let got = z.hold(0).adjust(DataDir::Write, &e, 48 << 10, 24 << 10);
         assert_eq!(got, Some((Z, 24 << 10)), "written in zone 1");
-        assert!(dev.0.lock().unwrap().is_empty(), "no finish made yet");
+        assert!(dev.ops.lock().unwrap().is_empty(), "no finish made yet");
         for command in z.take_commands().unwrap() {
             command.apply().unwrap();
         }
-        assert_eq!(*dev.0.lock().unwrap(), [(ZoneOp::Finish, 0, Z)]);
+        assert_eq!(*dev.ops.lock().unwrap(), [(ZoneOp::Finish, 0, Z)]);
     }
 
     const Z: u64 = 64 << 10;
@@ -1557,5 +1761,163 @@ mod device_tests {
         };
         let got = z.align(0, across, false);
         assert_eq!((got.start, got.len), (2 * Z, Z));
+    }
+
+    /// A sequential writer of 16 KiB blocks with continue_on_error=write
+    /// on four empty 64 KiB zones of `dev` (None: of a file), recovering
+    /// failed writes when `recover`, its writes in flight together when
+    /// `queued`.
+    fn failing_writer(dev: Option<Arc<Recorder>>, recover: bool, queued: bool) -> (Zbd, Extent) {
+        let mut spec = JobSpec::fio_defaults("z");
+        spec.zones.mode = ZoneMode::Zbd;
+        spec.zones.size = Z;
+        spec.zones.recover_write_error = recover;
+        spec.rw.kind = ioscope_job::RwKind::Write;
+        spec.bs.write = ioscope_job::BlockSize::Fixed(16 << 10);
+        spec.errors.continue_on[1] = true;
+        let mut z = Zbd::of(&spec, &[4 * Z]).unwrap();
+        if queued {
+            z.close_at_completion();
+        }
+        if let Some(dev) = dev {
+            let zones = DeviceZones {
+                zones: (0..4)
+                    .map(|i| DeviceZone {
+                        start: i * Z,
+                        capacity: Z,
+                        wp: i * Z,
+                        open: false,
+                        has_wp: true,
+                        offline: false,
+                    })
+                    .collect(),
+                zone_size: Z,
+                max_open: 0,
+                device: dev,
+            };
+            let zf = ZonedFile::of_device(zones).unwrap();
+            z.share(0, Arc::new(Mutex::new(zf)));
+        }
+        let e = Extent {
+            start: 0,
+            len: 4 * Z,
+            real: 4 * Z,
+        };
+        let e = z.align(0, e, false);
+        assert!(z.wants_writes());
+        assert_eq!(z.wants_failed_bytes(), recover);
+        (z, e)
+    }
+
+    /// Issues the 16 KiB write chosen at `offset`; returns where it went.
+    fn issue(z: &mut Zbd, e: &Extent, offset: u64) -> (u64, u64) {
+        let mut held = z.hold(0);
+        let (o, l) = held.adjust(DataDir::Write, e, offset, 16 << 10).unwrap();
+        held.issued(DataDir::Write, o, l);
+        (o, l)
+    }
+
+    fn failed(offset: u64, bytes: Vec<u8>) -> ZoneWrite {
+        ZoneWrite {
+            file: 0,
+            offset,
+            len: 16 << 10,
+            failed: Some(bytes),
+        }
+    }
+
+    /// fio 3.42's recovery of a synchronous write that failed because
+    /// something wrote 4 KiB at the zone's write pointer behind the
+    /// job's back: the device's write pointer moves to the write's end
+    /// with the write's last 12 KiB, and the next write follows it.
+    #[test]
+    fn a_failed_write_moves_the_write_pointer_with_its_bytes() {
+        let dev = Arc::new(Recorder::default());
+        *dev.wp.lock().unwrap() = 4 << 10;
+        let (mut z, e) = failing_writer(Some(dev.clone()), true, false);
+        assert_eq!(issue(&mut z, &e, 0), (0, 16 << 10));
+        let bytes: Vec<u8> = (0..16 << 10).map(|i| (i / 1024) as u8).collect();
+        z.writes_done(&[failed(0, bytes.clone())]);
+        assert_eq!(
+            *dev.moves.lock().unwrap(),
+            [(4 << 10, 12 << 10, Some(bytes[4 << 10..].to_vec()))]
+        );
+        assert!(z.unrecovered().is_empty());
+        assert_eq!(issue(&mut z, &e, 16 << 10), (16 << 10, 16 << 10));
+        let held = z.hold(0);
+        assert!(!held.zf.zones[0].fixing && held.zf.zones[0].in_flight == 1);
+    }
+
+    /// A write pointer the device reports past the failed write is not
+    /// moved (fio's "unexpected write pointer position on error"): noted,
+    /// and, the engine being synchronous, the write is undone, so the next
+    /// write goes where it went (fio moves no write pointer for it). A
+    /// file has no write pointer to report; without recovery a failed
+    /// synchronous write is undone all the same.
+    #[test]
+    fn a_write_pointer_that_cannot_be_moved_is_noted_and_the_write_undone() {
+        let dev = Arc::new(Recorder::default());
+        *dev.wp.lock().unwrap() = 20 << 10;
+        let (mut z, e) = failing_writer(Some(dev.clone()), true, false);
+        issue(&mut z, &e, 0);
+        z.writes_done(&[failed(0, vec![7; 16 << 10])]);
+        assert!(dev.moves.lock().unwrap().is_empty());
+        assert_eq!(
+            z.unrecovered(),
+            [(
+                0,
+                "unexpected write pointer position on error: wp=20480".to_string()
+            )]
+        );
+        assert_eq!(issue(&mut z, &e, 16 << 10), (0, 16 << 10));
+
+        let (mut z, e) = failing_writer(None, true, false);
+        issue(&mut z, &e, 0);
+        z.writes_done(&[failed(0, vec![7; 16 << 10])]);
+        assert!(z.unrecovered()[0].1.contains("emulated on a file"));
+        assert_eq!(issue(&mut z, &e, 16 << 10), (0, 16 << 10));
+
+        let (mut z, e) = failing_writer(None, false, false);
+        issue(&mut z, &e, 0);
+        z.writes_done(&[failed(0, Vec::new())]);
+        assert!(z.unrecovered().is_empty());
+        assert_eq!(issue(&mut z, &e, 16 << 10), (0, 16 << 10));
+    }
+
+    /// Writes in flight together: the zone is recovered when the last of
+    /// its writes in flight completes, from the device's write pointer
+    /// (before the last write, so with zeroes) to the end of the furthest
+    /// failed write; meanwhile a write to the zone waits for the writes in
+    /// flight (the runner quiesces), and goes on from there.
+    #[test]
+    fn writes_in_flight_recover_once_the_last_is_done() {
+        let dev = Arc::new(Recorder::default());
+        *dev.wp.lock().unwrap() = 4 << 10;
+        let (mut z, e) = failing_writer(Some(dev.clone()), true, true);
+        issue(&mut z, &e, 0);
+        issue(&mut z, &e, 16 << 10);
+        z.writes_done(&[failed(0, vec![1; 16 << 10])]);
+        assert!(dev.moves.lock().unwrap().is_empty(), "one still in flight");
+        assert!(z.hold(0).zf.zones[0].fixing);
+        assert_eq!(issue(&mut z, &e, 32 << 10), (32 << 10, 16 << 10));
+        assert!(z.take_commands().is_some(), "the runner waits first");
+        z.writes_done(&[failed(16 << 10, vec![2; 16 << 10])]);
+        assert_eq!(*dev.moves.lock().unwrap(), [(4 << 10, 28 << 10, None)]);
+        // Fixed: the write that waited is in flight now.
+        let held = z.hold(0);
+        let zone = &held.zf.zones[0];
+        assert_eq!((zone.wp, zone.fixing, zone.in_flight), (48 << 10, false, 1));
+        drop(held);
+        z.writes_done(&[ZoneWrite {
+            file: 0,
+            offset: 32 << 10,
+            len: 16 << 10,
+            failed: None,
+        }]);
+        let held = z.hold(0);
+        assert_eq!(
+            (held.zf.zones[0].in_flight, held.zf.zones[0].fixing),
+            (0, false)
+        );
     }
 }
