@@ -251,7 +251,7 @@ pub(crate) struct JobZones {
 }
 
 /// A write to a file with zones that completed, as the runner hands it
-/// back (see [`Zbd::writes_done`]).
+/// back (to `Zbd::writes_done`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ZoneWrite {
     /// Which of the worker's files.
