@@ -96,17 +96,6 @@ const CASES: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// The reads, writes and trims of a version 3 log: direction, offset, length.
-fn ios(log: &str) -> Vec<String> {
-    log.lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            matches!(f.get(2), Some(&("read" | "write" | "trim")))
-                .then(|| format!("{} {} {}", f[2], f[3], f[4]))
-        })
-        .collect()
-}
-
 #[test]
 fn zone_remainders_are_finished_or_written_as_fio_3_42() {
     let reference = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/zbd342");
@@ -134,7 +123,7 @@ fn zone_remainders_are_finished_or_written_as_fio_3_42() {
         for doc in run.json()["jobs"].as_array().unwrap() {
             assert_eq!(doc["error"], 0, "{name}");
         }
-        let ours = ios(&fs::read_to_string(d.path().join("log")).unwrap());
+        let ours = common::log_ios(&fs::read_to_string(d.path().join("log")).unwrap());
         let theirs: Vec<String> = fs::read_to_string(reference.join(format!("{name}.txt")))
             .unwrap()
             .lines()

@@ -14,17 +14,6 @@ use std::path::Path;
 use common::{fio, ioscope, refusal, tempdir, u};
 use ioscope_testutil::{fio as fio_installed, require};
 
-/// The reads, writes and trims of a version 3 log: direction, offset, length.
-fn ios(log: &str) -> Vec<String> {
-    log.lines()
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split_whitespace().collect();
-            matches!(f.get(2), Some(&("read" | "write" | "trim")))
-                .then(|| format!("{} {} {}", f[2], f[3], f[4]))
-        })
-        .collect()
-}
-
 /// Runs `args` in `dir` with `tool` ("fio" or ioscope), which must succeed.
 fn run_ok<I, S>(tool: &str, args: I, dir: &Path) -> common::Run
 where
@@ -73,7 +62,7 @@ fn both_on(dir: &Path, args: &[&str], len: Option<u64>) -> (Vec<String>, Vec<Str
                 "--output-format=json".into(),
             ]);
         run_ok(tool, job, dir);
-        seqs.push(ios(&fs::read_to_string(dir.join(log)).unwrap()));
+        seqs.push(common::log_ios(&fs::read_to_string(dir.join(log)).unwrap()));
     }
     let ours = seqs.pop().unwrap();
     (seqs.pop().unwrap(), ours)
@@ -283,7 +272,9 @@ fn disk_zone_profile_example_reads_what_fio_reads() {
         let run = run_ok(tool, args, d.path());
         let read = &run.json()["jobs"][0]["read"];
         assert_eq!(u(read, "io_bytes"), 1536 << 20, "{tool}");
-        seqs.push(ios(&fs::read_to_string(d.path().join(log)).unwrap()));
+        seqs.push(common::log_ios(
+            &fs::read_to_string(d.path().join(log)).unwrap(),
+        ));
         // write_bw_log with log_offset=1: the offset column is there.
         let bw = fs::read_to_string(d.path().join("disk-zone-profile_bw.1.log")).unwrap();
         let first = bw.lines().next().expect("a bandwidth sample");
@@ -638,7 +629,9 @@ fn zbd_trims_reset_zones_as_fio() {
             let run = run_ok(tool, args, d.path());
             let j = run.json();
             assert_eq!(u(&j["jobs"][2]["read"], "io_bytes"), 0, "{tool} {kind}");
-            seqs.push(ios(&fs::read_to_string(d.path().join("log")).unwrap()));
+            seqs.push(common::log_ios(
+                &fs::read_to_string(d.path().join("log")).unwrap(),
+            ));
         }
         let trims = seqs[1].iter().filter(|l| l.starts_with("trim")).count();
         // Three zones hold the writes (max_open_zones=3): a random trim

@@ -490,6 +490,18 @@ pub fn io_order(log: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The reads, writes and trims of a version 3 iolog's text: direction,
+/// offset, length.
+pub fn log_ios(log: &str) -> Vec<String> {
+    log.lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            matches!(f.get(2), Some(&("read" | "write" | "trim")))
+                .then(|| format!("{} {} {}", f[2], f[3], f[4]))
+        })
+        .collect()
+}
+
 /// The installed fio's version, `fio --version` read as (major, minor):
 /// (3, 33) for Debian's fio in CI.
 pub fn fio_version() -> (u32, u32) {
