@@ -26,7 +26,6 @@ pub(crate) static CPUIO: EngineDesc = EngineDesc {
     ring: false,
     carries: counted,
     options: &["cpuload", "cpumode", "cpuchunks", "exit_on_io_done"],
-    not_yet: &[],
     check: any_shape,
 };
 

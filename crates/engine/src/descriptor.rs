@@ -53,9 +53,6 @@ pub struct EngineDesc {
     pub carries: fn(Op) -> bool,
     /// The job options this engine takes (its rows of the option table).
     pub options: &'static [&'static str],
-    /// Options fio's engine of this name has that ioscope's does not honour
-    /// yet: refused as "not supported yet", not as another engine's.
-    pub not_yet: &'static [&'static str],
     /// Refuses, before any target is opened, what the engine cannot do for
     /// a job of this shape.
     pub check: fn(&Shape) -> Result<(), EngineError>,

@@ -31,7 +31,6 @@ pub(crate) static E4DEFRAG: EngineDesc = EngineDesc {
     ring: false,
     carries: moves,
     options: &["donorname", "inplace"],
-    not_yet: &[],
     check: any_shape,
 };
 

@@ -30,7 +30,6 @@ pub(crate) static EXEC: EngineDesc = EngineDesc {
     ring: false,
     carries: counted,
     options: &["program", "arguments", "grace_time", "std_redirect"],
-    not_yet: &[],
     check: any_shape,
 };
 

@@ -19,7 +19,6 @@ pub(crate) static FALLOC: EngineDesc = EngineDesc {
     ring: false,
     carries: data_ops,
     options: &[],
-    not_yet: &[],
     check: any_shape,
 };
 

@@ -41,7 +41,6 @@ pub(crate) static FILECREATE: EngineDesc = EngineDesc {
     ring: false,
     carries: counted,
     options: &[],
-    not_yet: &[],
     check: any_shape,
 };
 

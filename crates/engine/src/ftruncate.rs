@@ -19,7 +19,6 @@ pub(crate) static FTRUNCATE: EngineDesc = EngineDesc {
     ring: false,
     carries: truncates,
     options: &[],
-    not_yet: &[],
     check: any_shape,
 };
 

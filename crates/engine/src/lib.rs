@@ -161,6 +161,7 @@ mod cpuio;
 mod cq_ring;
 mod descriptor;
 mod device_report;
+mod dontcache;
 mod e4defrag;
 mod engine_options;
 mod error;
@@ -222,7 +223,7 @@ pub use posixaio::PosixAioQueue;
 pub use pvsync::PreadvPwritev;
 pub use queue::{Queue, QueueUser, Submitted};
 pub use queue_config::{
-    AioOptions, FaultConfig, FaultKind, NvmeOptions, QueueConfig, UringOptions,
+    AioOptions, FaultConfig, FaultKind, NvmeOptions, Pvsync2Options, QueueConfig, UringOptions,
 };
 pub use registry::Backend;
 pub use request::{

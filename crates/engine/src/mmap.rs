@@ -24,7 +24,6 @@ pub(crate) static MMAP: EngineDesc = EngineDesc {
     ring: false,
     carries: data_ops,
     options: &["thp"],
-    not_yet: &[],
     check: any_shape,
 };
 

@@ -23,7 +23,6 @@ pub(crate) static NOP: EngineDesc = EngineDesc {
     ring: true,
     carries: every_op,
     options: &[],
-    not_yet: &[],
     check: any_shape,
 };
 

@@ -19,7 +19,6 @@ pub(crate) static NULL: EngineDesc = EngineDesc {
     ring: false,
     carries: every_op,
     options: &[],
-    not_yet: &[],
     check: any_shape,
 };
 

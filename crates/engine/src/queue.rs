@@ -207,6 +207,13 @@ pub trait QueueUser {
     fn run<Q: Queue>(self, queue: Q) -> Self::Output;
 }
 
+/// The path behind a descriptor, for messages.
+pub(crate) fn fd_name(fd: std::os::fd::RawFd) -> String {
+    std::fs::read_link(format!("/proc/self/fd/{fd}"))
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| format!("file descriptor {fd}"))
+}
+
 /// What every queue over files checks of the descriptors it is built
 /// over: at least one, and none negative (a target left unopened).
 pub(crate) fn check_fds(engine: &str, fds: &[std::os::fd::RawFd]) -> Result<(), EngineError> {

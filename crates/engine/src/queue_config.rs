@@ -16,6 +16,8 @@ pub struct QueueConfig {
     pub hipri: bool,
     /// Options of the libaio backend.
     pub aio: AioOptions,
+    /// Options of the pvsync2 backend beyond `hipri`.
+    pub pvsync2: Pvsync2Options,
     /// Options of the io_uring backend (the NOP backend uses its SQPOLL and
     /// ring registration ones).
     pub uring: UringOptions,
@@ -50,6 +52,20 @@ pub struct QueueConfig {
     pub stop: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
     /// The mmap engine's `thp`: private mappings advised MADV_HUGEPAGE.
     pub thp: bool,
+}
+
+/// Options of the pvsync2 backend, named after fio's pvsync2 engine
+/// options: flags that every preadv2/pwritev2 carries.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pvsync2Options {
+    /// fio `nowait`: RWF_NOWAIT. A transfer that would block fails with
+    /// EAGAIN (a buffered write on ext4, which cannot honour it, with
+    /// EOPNOTSUPP): the I/O's error, as in fio.
+    pub nowait: bool,
+    /// fio `uncached`: RWF_DONTCACHE (Linux 6.14), as io_uring's
+    /// [`UringOptions::uncached`]; refused at queue creation where the
+    /// kernel or the filesystem lacks it.
+    pub uncached: bool,
 }
 
 /// Options of the libaio backend, named after fio's libaio engine options.

@@ -132,9 +132,14 @@ impl SyncCalls for Preadv2Pwritev2 {
     }
 
     fn new(config: &QueueConfig) -> Self {
-        Preadv2Pwritev2 {
-            flags: if config.hipri { libc::RWF_HIPRI } else { 0 },
+        let mut flags = if config.hipri { libc::RWF_HIPRI } else { 0 };
+        if config.pvsync2.nowait {
+            flags |= libc::RWF_NOWAIT;
         }
+        if config.pvsync2.uncached {
+            flags |= crate::dontcache::RWF_DONTCACHE;
+        }
+        Preadv2Pwritev2 { flags }
     }
 
     #[inline]
@@ -169,7 +174,6 @@ pub(crate) static SYNC: EngineDesc = EngineDesc {
     ring: false,
     carries: data_ops,
     options: &[],
-    not_yet: &[],
     check: any_shape,
 };
 
@@ -182,8 +186,7 @@ pub(crate) static PSYNC: EngineDesc = EngineDesc {
 pub(crate) static PVSYNC2: EngineDesc = EngineDesc {
     name: "pvsync2",
     help: "preadv2/pwritev2, with RWF_HIPRI when hipri is set",
-    options: &["hipri", "hipri_percentage"],
-    not_yet: &["nowait", "uncached"],
+    options: &["hipri", "hipri_percentage", "nowait", "uncached"],
     ..SYNC
 };
 
@@ -218,6 +221,9 @@ impl<C: SyncCalls> SyncQueue<C> {
     /// [`Preadv2Pwritev2`], as fio's `hipri` option belongs to pvsync2.
     pub fn new(config: &QueueConfig, fds: &[RawFd]) -> Result<SyncQueue<C>, EngineError> {
         crate::queue::check_fds(C::NAME, fds)?;
+        if config.pvsync2.uncached {
+            crate::dontcache::check_uncached(fds)?;
+        }
         let positions = if C::SEEKS {
             vec![UNKNOWN_POSITION; fds.len()].into_boxed_slice()
         } else {

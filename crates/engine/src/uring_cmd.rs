@@ -61,7 +61,6 @@ pub(crate) static IO_URING_CMD: EngineDesc = EngineDesc {
         "apptag",
         "apptag_mask",
     ],
-    not_yet: &[],
     check: crate::descriptor::any_shape,
 };
 
@@ -345,7 +344,7 @@ fn namespace_geometry(
     pi_act: bool,
     zone_append: bool,
 ) -> Result<NamespaceGeometry, EngineError> {
-    let name = crate::uring::fd_name(fd);
+    let name = crate::queue::fd_name(fd);
     let nsid = namespace_id(fd).map_err(|e| {
         EngineError::Setup(format!(
             "{name}: not an NVMe namespace (NVME_IOCTL_ID: {e}); io_uring_cmd needs /dev/ngXnY"
@@ -414,7 +413,7 @@ fn append_zone_blocks(
 /// Polled passthrough completes only on a poll queue; without one the
 /// driver would wait on an interrupt that never comes for a polled request.
 fn check_poll_queues(fd: RawFd) -> Result<(), EngineError> {
-    let name = crate::uring::fd_name(fd);
+    let name = crate::queue::fd_name(fd);
     let (_, block) = nvme_names(std::path::Path::new(&name), TargetKind::CharDevice);
     let disk = block
         .as_ref()

@@ -26,7 +26,6 @@ pub(crate) static VSYNC: EngineDesc = EngineDesc {
     ring: false,
     carries: data_ops,
     options: &[],
-    not_yet: &[],
     check: any_shape,
 };
 

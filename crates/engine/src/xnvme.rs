@@ -35,7 +35,6 @@ pub(crate) static XNVME: EngineDesc = EngineDesc {
         "xnvme_mem",
         "xnvme_be",
     ],
-    not_yet: &[],
     check: any_shape,
 };
 

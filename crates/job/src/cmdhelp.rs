@@ -35,15 +35,6 @@ pub(crate) fn cmdhelp(name: &str) -> Result<String, ParseError> {
             options::engine_names(&o.engines())
         );
     }
-    let not_yet = o.not_yet_with();
-    if !not_yet.is_empty() {
-        let _ = writeln!(
-            out,
-            "{:>20}: fio also has it with ioengine={}",
-            "not supported yet",
-            options::engine_names(&not_yet)
-        );
-    }
     for (i, (value, help)) in o.kind.values().iter().enumerate() {
         let label = if i == 0 { "valid values" } else { "" };
         let _ = writeln!(out, "{label:>20}: {value:<13} {help}");
@@ -89,21 +80,15 @@ mod tests {
         assert!(text.contains("integer value"), "{text}");
         let text = cmdhelp("nowait").unwrap();
         assert!(
-            text.contains("only with ioengine=libaio or io_uring\n"),
+            text.contains("only with ioengine=pvsync2, libaio or io_uring\n"),
             "{text}"
         );
-        assert!(
-            text.contains("   not supported yet: fio also has it with ioengine=pvsync2\n"),
-            "{text}"
-        );
-        for name in ["force_async", "uncached"] {
-            assert!(
-                cmdhelp(name)
-                    .unwrap()
-                    .contains("only with ioengine=io_uring\n"),
-                "{name}"
-            );
-        }
+        assert!(cmdhelp("uncached")
+            .unwrap()
+            .contains("only with ioengine=pvsync2 or io_uring\n"));
+        assert!(cmdhelp("force_async")
+            .unwrap()
+            .contains("only with ioengine=io_uring\n"));
         for name in ["sqthread_poll_cpu", "fixedbufs", "registerfiles"] {
             assert!(
                 cmdhelp(name)

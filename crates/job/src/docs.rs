@@ -153,9 +153,9 @@ more to say than `yet`; `ioscope --cmdhelp=NAME` says the same. The list lives i
 
 {}
 
-Engine options of other engines are refused too: a `pvsync2` job with
-`nowait` or `uncached` (which fio's pvsync2 takes) is refused as not
-supported yet; see the engines column above. The options of fio's engines
+Engine options of other engines are refused too, as fio refuses them: a
+`psync` job with `nowait` is refused, naming the engines that take it (the
+engines column above). The options of fio's engines
 that ioscope does not have (`verb` of `rdma`, `sg_write_mode` of `sg`...)
 are refused naming their engine; they are listed in
 `crates/job/src/fio_only.rs` (`FIO_ENGINE_OPTIONS`).
@@ -208,20 +208,11 @@ fn default_cell(def: &OptionDef) -> String {
 }
 
 fn engines_cell(def: &OptionDef) -> String {
-    let mut text = if def.is_engine_option() {
+    if def.is_engine_option() {
         engine_names(&def.engines())
     } else {
         "any".to_string()
-    };
-    let not_yet = def.not_yet_with();
-    if !not_yet.is_empty() {
-        let _ = write!(
-            text,
-            " (fio also takes it with {}; ioscope refuses that as not supported yet)",
-            engine_names(&not_yet)
-        );
     }
-    text
 }
 
 /// "`a`, `b`, `c`" wrapped at spaces into lines of at most 76 columns.

@@ -235,9 +235,9 @@ pub struct EngineOptions {
     pub nonvectored: Option<bool>,
     /// io_uring `force_async=N`: IOSQE_ASYNC on every Nth request; 0 never.
     pub force_async: u32,
-    /// io_uring and libaio `nowait`: RWF_NOWAIT on every transfer.
+    /// io_uring, libaio and pvsync2 `nowait`: RWF_NOWAIT on every transfer.
     pub nowait: bool,
-    /// io_uring `uncached` (fio 3.33 takes a number; any but 0 sets it):
+    /// io_uring and pvsync2 `uncached` (fio 3.33 takes a number; any but 0 sets it):
     /// buffered transfers drop their pages from the page cache.
     pub uncached: bool,
     /// `count_punts` (ioscope's): count the requests io_uring hands to

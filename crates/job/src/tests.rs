@@ -703,17 +703,9 @@ fn engine_options_of_another_engine_are_refused() {
         "{err}"
     );
     let err = refused("mmap", "nowait=1");
-    assert!(err.ends_with("'nowait' is an option of ioengine=libaio or io_uring, but ioengine=mmap is in effect here"), "{err}");
+    assert!(err.ends_with("'nowait' is an option of ioengine=pvsync2, libaio or io_uring, but ioengine=mmap is in effect here"), "{err}");
     let err = refused("nop", "sqthread_poll");
     assert!(err.contains("but ioengine=nop is in effect here"), "{err}");
-    // fio's pvsync2 has these; ioscope's does not honour them yet.
-    let err = refused("pvsync2", "nowait=1");
-    assert!(
-        err.ends_with("'nowait' with ioengine=pvsync2 is not supported by ioscope yet (only with ioengine=libaio or io_uring)"),
-        "{err}"
-    );
-    let err = refused("pvsync2", "uncached=1");
-    assert!(err.ends_with("'uncached' with ioengine=pvsync2 is not supported by ioscope yet (only with ioengine=io_uring)"), "{err}");
 }
 
 #[test]

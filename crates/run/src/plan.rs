@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use ioscope_engine::{
     xnvme_check_target_name, AioOptions, Backend, CpuBurn, Donor, EngineKind, ExecProgram,
-    NvmeOptions, Op, QueueConfig, Shape, TrimRange, UringOptions, XnvmeMapping, MAX_TRIM_RANGES,
+    NvmeOptions, Op, Pvsync2Options, QueueConfig, Shape, TrimRange, UringOptions, XnvmeMapping,
+    MAX_TRIM_RANGES,
 };
 use ioscope_job::{JobSpec, Parsed, VerifyMethod, WriteMode, ZoneMode};
 use ioscope_stats::Clock;
@@ -242,6 +243,10 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             userspace_reap: e.userspace_reap,
             vectored: e.vectored,
             nowait: e.nowait,
+        },
+        pvsync2: Pvsync2Options {
+            nowait: e.nowait,
+            uncached: e.uncached,
         },
         net: crate::net::queue_options(spec),
         fault: None,

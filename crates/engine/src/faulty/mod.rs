@@ -21,7 +21,6 @@ pub(crate) static FAULTY: EngineDesc = EngineDesc {
     ring: false,
     carries: data_ops,
     options: &["fault", "fault_rate", "fault_engine"],
-    not_yet: &[],
     check: any_shape,
 };
 

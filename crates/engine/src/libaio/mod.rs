@@ -54,7 +54,6 @@ pub(crate) static LIBAIO: EngineDesc = EngineDesc {
         "cmdprio_hint",
         "cmdprio_bssplit",
     ],
-    not_yet: &[],
     check: any_shape,
 };
 

@@ -76,7 +76,6 @@ pub(crate) static NET: EngineDesc = EngineDesc {
     ring: false,
     carries: stream_ops,
     options: OPTIONS,
-    not_yet: &[],
     check,
 };
 

@@ -52,7 +52,6 @@ pub(crate) static POSIXAIO: EngineDesc = EngineDesc {
     ring: false,
     carries: data_ops,
     options: &[],
-    not_yet: &[],
     check: any_shape,
 };
 

@@ -1,13 +1,13 @@
 //! What is checked before a run: O_DIRECT and poll queues for IOPOLL,
-//! RWF_DONTCACHE for `uncached`, and the poll queues warning.
+//! and the poll queues warning.
 
 use std::io;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::RawFd;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::Path;
 
-use super::queue::RWF_DONTCACHE;
 use crate::error::{EngineError, NoPolling};
+use crate::queue::fd_name;
 
 /// IOPOLL needs O_DIRECT (on a buffered file the kernel fails every request
 /// with EOPNOTSUPP) and a device with poll queues (see
@@ -38,57 +38,6 @@ pub(super) fn check_iopoll_files(fds: &[RawFd]) -> Result<(), EngineError> {
         }
     }
     Ok(())
-}
-
-/// RWF_DONTCACHE depends on the kernel (6.14) and on the filesystem, and an
-/// unsupported one fails each transfer with EOPNOTSUPP. A one-byte buffered
-/// read with the flag, through a second read-only descriptor of the same
-/// file (the first may be write-only or O_DIRECT), finds out before the run.
-pub(super) fn check_uncached(fds: &[RawFd]) -> Result<(), EngineError> {
-    for &fd in fds {
-        let name = fd_name(fd);
-        let probe = std::fs::File::open(format!("/proc/self/fd/{fd}")).map_err(|e| {
-            EngineError::Setup(format!(
-                "uncached: cannot reopen {name} to check RWF_DONTCACHE: {e}"
-            ))
-        })?;
-        let mut byte = 0u8;
-        let iov = libc::iovec {
-            iov_base: (&mut byte as *mut u8).cast(),
-            iov_len: 1,
-        };
-        // SAFETY: the iovec names one byte on this stack frame.
-        let r = unsafe { libc::preadv2(probe.as_raw_fd(), &iov, 1, 0, RWF_DONTCACHE) };
-        if r < 0 {
-            let e = io::Error::last_os_error();
-            let why = if e.raw_os_error() == Some(libc::EOPNOTSUPP) {
-                let block_device = probe
-                    .metadata()
-                    .is_ok_and(|m| m.file_type().is_block_device());
-                if block_device {
-                    "block devices do not support RWF_DONTCACHE (Linux 6.18 has it for \
-                     some filesystems only)"
-                        .to_string()
-                } else {
-                    "the kernel (before 6.14) or the filesystem does not support RWF_DONTCACHE"
-                        .to_string()
-                }
-            } else {
-                format!("the check read failed: {e}")
-            };
-            return Err(EngineError::Setup(format!(
-                "uncached cannot work on {name}: {why}; drop uncached"
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// The path behind a descriptor, for messages.
-pub(crate) fn fd_name(fd: RawFd) -> String {
-    std::fs::read_link(format!("/proc/self/fd/{fd}"))
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| format!("file descriptor {fd}"))
 }
 
 /// Whether the device under a file can poll for completions.

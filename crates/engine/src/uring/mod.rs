@@ -21,7 +21,6 @@ mod setup_flags;
 #[cfg(test)]
 pub(crate) mod tests;
 
-pub(crate) use checks::fd_name;
 pub use checks::{cannot_poll, poll_queue_warning};
 pub use queue::UringQueue;
 pub(crate) use ring::Ring;
@@ -59,7 +58,6 @@ pub(crate) static IO_URING: EngineDesc = EngineDesc {
         "cmdprio_hint",
         "cmdprio_bssplit",
     ],
-    not_yet: &[],
     check,
 };
 

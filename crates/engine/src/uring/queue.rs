@@ -6,22 +6,17 @@ use std::os::fd::RawFd;
 
 use io_uring::{opcode, squeue, types};
 
-use super::checks::{check_iopoll_files, check_uncached};
+use super::checks::check_iopoll_files;
 use super::ring::{Ring, MAX_FIXED_BUFFERS};
 use super::setup_flags::RingMode;
 use crate::buffer::SlotBuffers;
+use crate::dontcache::{check_uncached, RWF_DONTCACHE};
 use crate::error::{Advice, EngineError, Knob};
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
 use crate::request::{bad_request, Completion, Op, Request};
 use crate::syscall::io_result;
 use crate::trim::{trim, TrimMethod};
-
-/// RWF_DONTCACHE from include/uapi/linux/fs.h (Linux 6.14). Older kernels
-/// and filesystems without FOP_DONTCACHE fail it with EOPNOTSUPP. (fio 3.33's
-/// RWF_UNCACHED was 0x40, from a patch set that never went upstream; on
-/// Linux 6.9 and later 0x40 is RWF_NOAPPEND, so it must not be used.)
-pub(super) const RWF_DONTCACHE: i32 = 0x80;
 
 #[cold]
 pub(super) fn queue_full(depth: u32) -> io::Error {

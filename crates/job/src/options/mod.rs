@@ -178,17 +178,6 @@ impl OptionDef {
             .collect()
     }
 
-    /// Engines whose fio version has this option, but ioscope's does not
-    /// honour it yet: refused as "not supported yet" rather than as an
-    /// option of another engine.
-    pub(crate) fn not_yet_with(&self) -> Vec<Backend> {
-        Backend::ALL
-            .iter()
-            .copied()
-            .filter(|b| b.desc().not_yet.contains(&self.name))
-            .collect()
-    }
-
     pub(crate) fn is_engine_option(&self) -> bool {
         !self.engines().is_empty()
     }
@@ -202,13 +191,6 @@ impl OptionDef {
             return Ok(());
         }
         let with = engine_names(&engines);
-        if self.not_yet_with().contains(&engine) {
-            return Err(format!(
-                "'{}' with ioengine={} is not supported by ioscope yet (only with ioengine={with})",
-                self.name,
-                engine.name()
-            ));
-        }
         Err(format!(
             "'{}' is an option of ioengine={with}, but ioengine={} is in effect here",
             self.name,
