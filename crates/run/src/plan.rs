@@ -14,7 +14,7 @@ use ioscope_engine::{
     NvmeOptions, Op, Pvsync2Options, QueueConfig, Shape, TrimRange, UringOptions, XnvmeMapping,
     MAX_TRIM_RANGES,
 };
-use ioscope_job::{JobSpec, Parsed, VerifyMethod, WriteMode, ZoneMode};
+use ioscope_job::{JobSpec, Parsed, RwKind, VerifyMethod, WriteMode, ZoneMode};
 use ioscope_stats::Clock;
 use ioscope_workload::{Iolog, IologSummary};
 
@@ -347,12 +347,17 @@ fn buffer_size(spec: &JobSpec, looping: &LoopConfig) -> u64 {
     if spec.rw.kind.reads() {
         max_bs = spec.bs.read.max();
     }
+    // randtrimwrite writes each block it trimmed, at the trim's length.
+    let max_write = match spec.rw.kind {
+        RwKind::RandTrimWrite => spec.bs.trim.max(),
+        _ => spec.bs.write.max(),
+    };
     if spec.rw.kind.writes() && looping.write_op.carries_data() {
-        max_bs = max_bs.max(spec.bs.write.max());
+        max_bs = max_bs.max(max_write);
     }
     if spec.verify.method != VerifyMethod::None {
         // Written blocks are read back into the same buffers.
-        max_bs = max_bs.max(spec.bs.write.max());
+        max_bs = max_bs.max(max_write);
     }
     if spec.placement.bs_is_seq_rand {
         // Sizes follow randomness, not direction: either size may come.

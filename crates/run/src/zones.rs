@@ -114,14 +114,6 @@ fn check_ops(spec: &JobSpec) -> Result<(), String> {
             );
         }
     }
-    if kind.trims() && kind.writes() {
-        // fio moves the trim through its zone rules as a trim and then the
-        // write as a write; ioscope's pairs take one offset for both.
-        return Err(format!(
-            "rw={} with zonemode=zbd is not supported by ioscope yet (rw=trim and randtrim are)",
-            kind.name()
-        ));
-    }
     if kind.trims() && spec.bs.trim.min() != spec.bs.trim.max() {
         // fio's zbd_verify_bs: a trim is a zone reset, one zone each.
         return Err("bsrange and bssplit are not allowed for trim with zonemode=zbd".to_string());

@@ -1,6 +1,6 @@
 //! The sequence of I/Os of one worker.
 
-use ioscope_job::{JobSpec, RandomGenerator, RwKind, RwSequencer};
+use ioscope_job::{JobSpec, RandomGenerator, RwKind, RwSequencer, VerifyMethod};
 
 use crate::block_size::BlockSizer;
 use crate::distribution::{jhash, FileDist};
@@ -135,12 +135,25 @@ struct Seeded {
 impl Seeded {
     fn new(spec: &JobSpec, seeds: &[u64; seed_slot::COUNT]) -> Seeded {
         let use64 = spec.random_generator == RandomGenerator::Tausworthe64;
+        // fio's td_fill_rand_seeds_internal: with verify, writes draw their
+        // sizes as reads do, and a trimwrite's trims as its writes, so
+        // that a block size range gives reads (trims) of the written
+        // (to be written) blocks' sizes.
+        let read = seeds[seed_slot::BS_READ];
+        let write = match spec.verify.method {
+            VerifyMethod::None => seeds[seed_slot::BS_WRITE],
+            _ => read,
+        };
+        let trim = match spec.rw.kind.trims() && spec.rw.kind.writes() {
+            true => write,
+            false => seeds[seed_slot::BS_TRIM],
+        };
         Seeded {
             offset: FioRand::new(seeds[seed_slot::BLOCK], use64),
             bs: [
-                FioRand::new(seeds[seed_slot::BS_READ], use64),
-                FioRand::new(seeds[seed_slot::BS_WRITE], use64),
-                FioRand::new(seeds[seed_slot::BS_TRIM], use64),
+                FioRand::new(read, use64),
+                FioRand::new(write, use64),
+                FioRand::new(trim, use64),
             ],
             // fio draws the mix from a 32-bit generator whatever the job's.
             mix: FioRand::new(seeds[seed_slot::MIX], false),
@@ -175,6 +188,19 @@ enum LoopBreak {
     Paused,
 }
 
+/// How a job that trims and writes takes turns (fio's trimwrite and
+/// randtrimwrite, which differ in more than the offsets).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TrimWrite {
+    /// randtrimwrite: a random trim, then a write of the same offset and
+    /// length (fio 3.33's get_next_offset and get_next_buflen copy the
+    /// trim's for the write, and leave the random map alone).
+    Pairs,
+    /// trimwrite: trims and writes each go sequentially with their own
+    /// block size, taking turns as fio's set_rw_ddir decides.
+    Cursors,
+}
+
 pub struct Workload {
     files: Vec<FileState>,
     rngs: Rngs,
@@ -182,11 +208,19 @@ pub struct Workload {
     randrepeat: bool,
     /// The direction of a job that does not mix.
     only_dir: DataDir,
-    /// `rw=trimwrite`: every block is trimmed, then written.
-    trim_first: bool,
-    /// The write that follows the trim just issued.
+    /// How `rw=trimwrite` or `randtrimwrite` takes turns between trims
+    /// and writes; None for every other job.
+    trimwrite: Option<TrimWrite>,
+    /// randtrimwrite: the write that follows the trim just issued.
     pending_write: Option<IoUnit>,
+    /// trimwrite and randtrimwrite: the bytes trimmed. Only the writes
+    /// count towards `io_size` (fio's io_bytes_exceeded looks at the write
+    /// direction of a job that writes), but trims and writes together
+    /// decide whether another pass follows.
+    trimmed: u64,
     random: bool,
+    /// The random map's block (fio's rw_min_bs).
+    map_bs: u64,
     lfsr: bool,
     /// `rw=randread:N`: a new random offset every N I/Os, sequential between.
     seq_nr: u32,
@@ -294,17 +328,22 @@ impl Workload {
         let random = kind.is_random();
         let lfsr = random && spec.random_generator == RandomGenerator::Lfsr;
         let (min_r, min_w) = (spec.bs.read.min(), spec.bs.write.min());
-        // trimwrite picks each block as a write would (fio 3.33 trims and
-        // then writes with the write block size) and trims it first.
-        let trim_first = kind.trims() && kind.writes();
-        let map_bs = match (kind.reads(), kind.writes()) {
-            _ if kind.trims() && !trim_first => spec.bs.trim.min(),
-            (true, false) => min_r,
-            (false, true) => min_w,
-            _ => min_r.min(min_w),
+        let trimwrite = match kind {
+            _ if !(kind.trims() && kind.writes()) => None,
+            _ if random => Some(TrimWrite::Pairs),
+            _ => Some(TrimWrite::Cursors),
         };
+        // fio's random map counts blocks of its rw_min_bs, the smallest
+        // block size of the three directions whichever the job uses,
+        // while each I/O marks it at its own direction's smallest size
+        // (mark_random_map). A job whose block is larger than another
+        // direction's default therefore finds the map's upper part out
+        // of reach and ends its pass early (fio 3.33: randread bs=8k,4k
+        // reads 6 of a 64k file's 8 blocks); so does ioscope.
+        let map_bs = min_r.min(min_w).min(spec.bs.trim.min());
         let max_bs = match (kind.reads(), kind.writes()) {
-            _ if kind.trims() && !trim_first => spec.bs.trim.max(),
+            _ if kind.trims() && trimwrite != Some(TrimWrite::Cursors) => spec.bs.trim.max(),
+            _ if kind.trims() => spec.bs.trim.max().max(spec.bs.write.max()),
             (true, false) => spec.bs.read.max(),
             (false, true) => spec.bs.write.max(),
             _ => spec.bs.read.max().max(spec.bs.write.max()),
@@ -394,16 +433,18 @@ impl Workload {
             rngs,
             seeded,
             randrepeat: spec.randrepeat,
-            only_dir: if kind.trims() && !trim_first {
+            only_dir: if kind.trims() {
                 DataDir::Trim
             } else if kind.reads() {
                 DataDir::Read
             } else {
                 DataDir::Write
             },
-            trim_first,
+            trimwrite,
             pending_write: None,
+            trimmed: 0,
             random,
+            map_bs,
             lfsr,
             seq_nr,
             // fio starts the countdown at 1 so the first I/O is random.
@@ -430,7 +471,7 @@ impl Workload {
             // larger; a trimwrite's trims and writes and verify_backlog's
             // reads come on top, which a pass reaching its end first
             // never needs.
-            pass_bytes: if trim_first || spec.verify.backlog > 0 {
+            pass_bytes: if trimwrite.is_some() || spec.verify.backlog > 0 {
                 u64::MAX
             } else if random && kind.writes() && spec.norandommap {
                 total.max(io_size)
@@ -486,9 +527,13 @@ impl Workload {
         self.files.len() == 1
             && self.files[0].dist.is_none()
             && self.replay.is_none()
-            && !self.trim_first
+            && self.trimwrite.is_none()
             && self.rngs.mix.is_none()
             && self.rngs.bs[d].is_fixed()
+            // A map of smaller blocks than the job's has free blocks past
+            // the last one an I/O may start at, which the general steps
+            // refuse (see `map_bs`).
+            && (!self.random || self.map_bs == self.rngs.bs[d].min())
             && self.zbd.is_none()
             && self.strided.is_none()
             && self.zoned.is_none()
@@ -779,7 +824,10 @@ impl Workload {
         }
         // A trimmed block is written whatever the limits say since.
         if let (false, Some(write)) = (SIMPLE, self.pending_write.take()) {
-            return Some(write);
+            return match self.zbd.is_some() {
+                true => self.zoned_pair_write(write),
+                false => Some(write),
+            };
         }
         loop {
             if self.finished {
@@ -796,17 +844,13 @@ impl Workload {
                 && (self.issued >= self.limit || self.pass_issued >= self.pass_limit);
             if !spent {
                 if let Some(io) = self.next_io::<SIMPLE>(&mut steer) {
+                    if let (false, Some(tw)) = (SIMPLE, self.trimwrite) {
+                        return Some(self.trim_or_write(tw, io));
+                    }
                     self.issued += u64::from(io.len);
                     self.pass_issued += u64::from(io.len);
                     if let (false, Some(m)) = (SIMPLE, &mut self.rngs.mix) {
                         m.issued(io.dir);
-                    }
-                    if !SIMPLE && self.trim_first {
-                        self.pending_write = Some(io);
-                        return Some(IoUnit {
-                            dir: DataDir::Trim,
-                            ..io
-                        });
                     }
                     return Some(io);
                 }
@@ -821,6 +865,63 @@ impl Workload {
                 self.finished = true;
             }
         }
+    }
+
+    /// A trimwrite's I/O: the trims are counted apart from the writes, and
+    /// a randtrimwrite's trim is followed by a write of its block.
+    #[cold]
+    fn trim_or_write(&mut self, tw: TrimWrite, io: IoUnit) -> IoUnit {
+        let len = u64::from(io.len);
+        if io.dir == DataDir::Trim {
+            self.trimmed += len;
+            if tw == TrimWrite::Pairs {
+                self.pending_write = Some(IoUnit {
+                    dir: DataDir::Write,
+                    ..io
+                });
+                // The pair's write is counted now: once the trim is out,
+                // the write follows whatever the limits say.
+                self.issued += len;
+                self.pass_issued += len;
+            }
+        } else {
+            self.issued += len;
+            self.pass_issued += len;
+        }
+        io
+    }
+
+    /// randtrimwrite's write with zonemode=zbd: fio takes it through
+    /// zbd_adjust_block and zbd_queue_io as any write, so it moves the
+    /// zone's write pointer (and a later random trim may find the zone
+    /// again). None ends the pass, as fio's io_u_eof.
+    #[cold]
+    fn zoned_pair_write(&mut self, io: IoUnit) -> Option<IoUnit> {
+        let mut zbd = self.zbd.take()?;
+        let f = io.file as usize;
+        let file = &self.files[f];
+        let extent = Extent {
+            start: file.start,
+            len: file.len,
+            real: file.real,
+        };
+        let mut held = zbd.hold(f);
+        let write = held
+            .adjust(DataDir::Write, &extent, io.offset, u64::from(io.len))
+            .map(|(offset, len)| {
+                held.issued(DataDir::Write, offset, len);
+                IoUnit {
+                    offset,
+                    len: len as u32,
+                    ..io
+                }
+            });
+        drop(held);
+        self.zbd = Some(zbd);
+        if write.is_none() {
+            self.files.iter_mut().for_each(|f| f.done = true);
+        }
+        write
     }
 
     /// The engine queues its I/Os (fio's FIO_Q_QUEUED), which changes two
@@ -924,15 +1025,11 @@ impl Workload {
         if self.time_based || self.loops_left > 0 {
             return true;
         }
-        // fio limits each direction of a trimwrite to io_size within a
-        // pass, but adds trims and writes together when it asks whether
-        // io_size calls for another pass (fio 3.33: size=64k io_size=96k
-        // trims and writes 64k each, io_size=160k 128k each).
-        let done = moved.unwrap_or(if self.trim_first {
-            self.issued.saturating_mul(2)
-        } else {
-            self.issued
-        });
+        // fio counts a trimwrite's writes against io_size within a pass,
+        // but adds trims and writes together when it asks whether io_size
+        // calls for another pass (fio 3.33: size=64k io_size=96k trims and
+        // writes 64k each, io_size=160k 128k each).
+        let done = moved.unwrap_or(self.issued + self.trimmed);
         let all_done = || self.files.iter().all(|f| f.done);
         done < self.io_size
             && (self.io_size_set || !all_done())
@@ -992,6 +1089,20 @@ impl Workload {
             let f = self.service.next(|f| files[f].done)?;
             let dir = match &mut self.rngs.mix {
                 Some(m) if !SIMPLE => m.steer(steer),
+                // fio's set_rw_ddir for trimwrite: a trim when the last
+                // write began where the last trim did (at the start, and
+                // after each write of a trimmed block of the same size),
+                // a write otherwise. Each direction has its own block
+                // size and sequential position, so with a trim block
+                // larger than the write's the trims run ahead.
+                _ if !SIMPLE && self.trimwrite == Some(TrimWrite::Cursors) => {
+                    let last = &self.files[f].last_start;
+                    if last[DataDir::Write as usize] == last[DataDir::Trim as usize] {
+                        DataDir::Trim
+                    } else {
+                        DataDir::Write
+                    }
+                }
                 _ => self.only_dir,
             };
             let io = match SIMPLE {

@@ -76,13 +76,21 @@ fn trimwrite_trims_each_block_then_writes_it() {
     let ios = all(&s, 0);
     let want: Vec<(u64, u32)> = (0..16).map(|i| (i * 4096, 4096)).collect();
     assert_eq!(trimwrite_pairs(&ios), want);
-    // The write block size sets both halves, whatever the trim's
-    // (fio 3.33 draws the length from the write sizes, then repeats it).
+    // Trims and writes each go with their own block size, a trim coming
+    // when the last write began where the last trim did (fio 3.33 and
+    // 3.42, --ioengine=null --bs=4k,16k,512 --rw=trimwrite --size=64k).
     let mut s = spec(RwKind::TrimWrite, 64 << 10, 4096);
     s.bs.write = BlockSize::Fixed(16384);
     s.bs.trim = BlockSize::Fixed(512);
-    let want: Vec<(u64, u32)> = (0..4).map(|i| (i * 16384, 16384)).collect();
-    assert_eq!(trimwrite_pairs(&all(&s, 0)), want);
+    let want: [(char, u64, u32); 6] = [
+        ('t', 0, 512),
+        ('w', 0, 16384),
+        ('t', 512, 512),
+        ('w', 16384, 16384),
+        ('w', 32768, 16384),
+        ('w', 49152, 16384),
+    ];
+    assert_eq!(steps(&all(&s, 0)), want);
 }
 
 #[test]
