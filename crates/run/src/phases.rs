@@ -260,10 +260,22 @@ pub(crate) fn run_all(
                 let job_plan = &plan.jobs[*j];
                 let shared = &shared;
                 let ticket = gate.ticket();
+                let (stop, control, gate) = (&stop, &control, &gate);
                 let handle = std::thread::Builder::new()
                     .name(format!("{}.{}", spec.name, w.clone))
                     .spawn_scoped(s, move || {
-                        run_worker(spec, job_plan, *w, files, shared, progress, ticket)
+                        let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                            run_worker(spec, job_plan, *w, files, shared, progress, ticket)
+                        }));
+                        if ran.is_err() {
+                            // A bug: the panic's message is on stderr.
+                            // The other workers stop rather than wait for
+                            // this one, and the run fails.
+                            stop.store(true, Ordering::Relaxed);
+                            control.stop_all();
+                            gate.open();
+                        }
+                        ran.is_ok()
                     })
                     .map_err(|e| {
                         // The run is refused: those already started stop
@@ -329,8 +341,16 @@ pub(crate) fn run_all(
             };
             let (timer, report, done) = (&mut timer, &mut *report, &done);
             let status = s.spawn(move || view.watch(done, timer, report));
+            let mut all_ran = true;
             for h in handles {
-                h.join().expect("worker threads do not panic");
+                all_ran &= h.join().unwrap_or(false);
+            }
+            if !all_ran {
+                // The helpers end with `done`, and the scope waits for them.
+                done.store(true, Ordering::Relaxed);
+                return Err(RunError::Other(
+                    "a worker thread panicked (a bug in ioscope; its message is above)".into(),
+                ));
             }
             let outcomes: Vec<_> = progresses
                 .iter()
