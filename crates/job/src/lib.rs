@@ -19,7 +19,6 @@
 //! - `--section` filters every job file (fio forgets it after the first).
 //! - A section skipped by `--section` on the command line takes the options
 //!   after its `--name` with it (fio applies them to the global defaults).
-//! - Sequential `rw=read:N` offsets are not supported yet.
 //! - A job that sets `verify_backlog`, `verify_only`, `trim_percentage` or
 //!   the like without `verify` is an error (fio checks nothing then), and
 //!   so is `verify` on a job that writes nothing without `verify_only`.

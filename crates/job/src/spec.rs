@@ -529,8 +529,9 @@ pub struct JobSpec {
     pub filesize: Option<(u64, u64)>,
     /// `offset`.
     pub offset: SizeSpec,
-    /// `offset_increment`: clone N of the job starts at offset + N * this.
-    pub offset_increment: u64,
+    /// `offset_increment`: clone N of the job starts at offset + N * this
+    /// (bytes, or a percentage of the file's size as fio 3.33 allows).
+    pub offset_increment: SizeSpec,
     /// `io_size` (alias `io_limit`); None when not set.
     pub io_size: Option<u64>,
     /// `nrfiles`, default 1.

@@ -176,8 +176,9 @@ pub(crate) fn resolve(spec: &mut JobSpec) -> Result<(), String> {
         spec.offset = SizeSpec::Bytes(b);
     }
     if counts.offset_increment > 0 {
-        spec.offset_increment = bytes(counts.offset_increment)
+        let b = bytes(counts.offset_increment)
             .ok_or_else(|| overflow("offset_increment", counts.offset_increment))?;
+        spec.offset_increment = SizeSpec::Bytes(b);
     }
     if counts.skip > 0 {
         spec.zones.skip = bytes(counts.skip).ok_or_else(|| overflow("zoneskip", counts.skip))?;

@@ -13,7 +13,7 @@ use ioscope_engine::{
 
 use crate::credentials::Credentials;
 use crate::file_setup::{self, Layout};
-use ioscope_job::{FadviseHint, FileType, JobSpec, SizeSpec, VerifyMethod, VerifyMode, WriteMode};
+use ioscope_job::{FadviseHint, FileType, JobSpec, VerifyMethod, VerifyMode, WriteMode};
 use ioscope_stats::Notice;
 use ioscope_workload::FileExtent;
 
@@ -152,17 +152,6 @@ pub(crate) fn prepare(
     let polled = plan.queue.hipri;
     let unbounded = file_setup::sized(spec);
     let spec = unbounded.as_ref().unwrap_or(spec);
-    // offset_increment: each clone starts further into the target.
-    let shifted;
-    let spec = match spec.offset {
-        SizeSpec::Bytes(b) if spec.offset_increment > 0 => {
-            let mut s = spec.clone();
-            s.offset = SizeSpec::Bytes(b + u64::from(worker) * spec.offset_increment);
-            shifted = s;
-            &shifted
-        }
-        _ => spec,
-    };
     let replay = plan.replay(worker).map(|log| (log, log.summary()));
     if backend.is_network() {
         return crate::net::prepare(spec, worker);
@@ -172,7 +161,7 @@ pub(crate) fn prepare(
             // Nothing to size: the log's offsets are taken as they are.
             return Ok(log.files.iter().map(|_| replay_file()).collect());
         }
-        let plans = ioscope_workload::plan_files(spec, &[None])
+        let plans = ioscope_workload::plan_files(spec, &[None], worker)
             .map_err(|m| RunError::job(&spec.name, m))?;
         return Ok(plans
             .into_iter()
@@ -232,9 +221,8 @@ pub(crate) fn prepare(
         // fio lays out nothing for a replay: the files are used as they
         // are, and one that does not exist is created empty.
         Some(_) => existing.iter().map(|&size| replay_plan(size)).collect(),
-        None => {
-            ioscope_workload::plan_files(spec, sizes).map_err(|m| RunError::job(&spec.name, m))?
-        }
+        None => ioscope_workload::plan_files(spec, sizes, worker)
+            .map_err(|m| RunError::job(&spec.name, m))?,
     };
     for (path, size) in paths.iter().zip(&existing) {
         file_setup::may_create(spec, path, size.is_some())?;

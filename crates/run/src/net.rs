@@ -103,8 +103,8 @@ pub(crate) fn queue_options(spec: &JobSpec) -> NetOptions {
 /// without one), sized by the job's `size`, with its socket bound or its
 /// peer resolved.
 pub(crate) fn prepare(spec: &JobSpec, clone: u32) -> Result<Vec<WorkerFile>, RunError> {
-    let plans =
-        ioscope_workload::plan_files(spec, &[None]).map_err(|m| RunError::job(&spec.name, m))?;
+    let plans = ioscope_workload::plan_files(spec, &[None], clone)
+        .map_err(|m| RunError::job(&spec.name, m))?;
     let link = endpoint(spec, clone)
         .prepare()
         .map_err(|e| RunError::job(&spec.name, e.to_string()))?;

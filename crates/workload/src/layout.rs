@@ -28,7 +28,13 @@ pub struct FilePlan {
 /// `filesize`, that size for files outside the range (a random size in the
 /// range, drawn like fio from thread 1's seed). `offset` as a percentage is
 /// of the file's current size, rounded up to the minimum block size.
-pub fn plan_files(spec: &JobSpec, existing: &[Option<u64>]) -> Result<Vec<FilePlan>, String> {
+/// `clone` is the job's clone number (0 to numjobs-1), which
+/// `offset_increment` shifts the start by.
+pub fn plan_files(
+    spec: &JobSpec,
+    existing: &[Option<u64>],
+    clone: u32,
+) -> Result<Vec<FilePlan>, String> {
     let nr = existing.len() as u64;
     if nr == 0 {
         return Err("no files to do I/O to".to_string());
@@ -65,7 +71,7 @@ pub fn plan_files(spec: &JobSpec, existing: &[Option<u64>]) -> Result<Vec<FilePl
     let mut plans = Vec::with_capacity(existing.len());
     for (i, &real) in real.iter().enumerate() {
         let align = spec.placement.offset_align.unwrap_or(min_bs);
-        let start = start_offset(spec, real, align);
+        let start = start_offset(spec, real, align, clone);
         let offset_error = || {
             format!(
                 "you need to specify valid offset= (offset {start} is beyond the end of file {i}, {real} bytes)"
@@ -122,16 +128,29 @@ pub fn min_bs(spec: &JobSpec) -> u64 {
     }
 }
 
-/// fio's `get_start_offset`: a percentage is of the file's current size,
-/// rounded up to a multiple of `offset_align` (default the minimum block
-/// size).
-fn start_offset(spec: &JobSpec, real: u64, min_bs: u64) -> u64 {
-    match spec.offset {
+/// fio's `get_start_offset`: `offset` plus the clone's share of
+/// `offset_increment` (clone N starts N increments further), where either
+/// may be a percentage of the file's current size; with a percentage the
+/// sum is rounded up to a multiple of `align` (`offset_align`, default the
+/// minimum block size).
+fn start_offset(spec: &JobSpec, real: u64, align: u64, clone: u32) -> u64 {
+    let percent = |p: f64| (real as f64 * p / 100.0) as u64;
+    let (increment, mut aligned) = match spec.offset_increment {
+        SizeSpec::Bytes(b) => (b, false),
+        SizeSpec::Percent(p) => (percent(p), true),
+    };
+    let shift = u64::from(clone).saturating_mul(increment);
+    let start = match spec.offset {
         SizeSpec::Bytes(b) => b,
         SizeSpec::Percent(p) => {
-            let off = (real as f64 * p / 100.0) as u64;
-            off.div_ceil(min_bs) * min_bs
+            aligned = true;
+            percent(p)
         }
+    }
+    .saturating_add(shift);
+    match aligned {
+        true => start.div_ceil(align).saturating_mul(align),
+        false => start,
     }
 }
 
@@ -146,7 +165,7 @@ mod tests {
     fn plan(f: impl Fn(&mut JobSpec), existing: &[Option<u64>]) -> Result<Vec<FilePlan>, String> {
         let mut s = spec(RwKind::Read, 10 * MIB, 4096);
         f(&mut s);
-        plan_files(&s, existing)
+        plan_files(&s, existing, 0)
     }
 
     fn extent(offset: u64, len: u64) -> FileExtent {

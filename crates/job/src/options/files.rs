@@ -120,17 +120,17 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     },
     OptionDef {
         name: "offset_increment",
-        kind: Kind::Size,
+        kind: Kind::SizeOrPercent,
         default: "0",
         help: "What is the increment from one offset to the next (clone N starts at offset + N * this)",
         apply: |s, v| {
             s.spec.zones.counts.offset_increment = 0;
             if let Some(n) = zone_count(v.text) {
                 s.spec.zones.counts.offset_increment = n?;
-                s.spec.offset_increment = 0;
+                s.spec.offset_increment = SizeSpec::Bytes(0);
                 return Ok(());
             }
-            s.spec.offset_increment = v.size()?;
+            s.spec.offset_increment = values::size_or_percent(v.text, v.kb)?;
             Ok(())
         },
         ..FILES

@@ -65,7 +65,7 @@ impl Settings {
                 filesize: None,
                 offset: SizeSpec::Bytes(0),
                 io_size: None,
-                offset_increment: 0,
+                offset_increment: SizeSpec::Bytes(0),
                 nrfiles: 0,
                 unlink: false,
                 rw: RwMode {

@@ -74,11 +74,6 @@ impl Settings {
         }
         self.resolve_data(&mut spec)?;
         crate::zones::resolve(&mut spec)?;
-        if spec.offset_increment > 0 && matches!(spec.offset, SizeSpec::Percent(_)) {
-            return Err(
-                "offset_increment with offset given as a percentage is not supported yet".into(),
-            );
-        }
         let engine = &spec.engine_options;
         if let (Some(cpu), false) = (engine.sqthread_poll_cpu, engine.sqthread_poll) {
             // fio ignores the CPU without an SQ thread; ioscope's engine
@@ -262,7 +257,10 @@ impl Settings {
 /// `offset_increment`), and a sum past it would wrap around to the start of
 /// the target.
 fn check_extent(spec: &JobSpec) -> Result<(), String> {
-    let SizeSpec::Bytes(offset) = spec.offset else {
+    // With a percentage in either, the region depends on the file's size.
+    let (SizeSpec::Bytes(offset), SizeSpec::Bytes(increment)) =
+        (spec.offset, spec.offset_increment)
+    else {
         return Ok(());
     };
     let max = values::MAX_NUMBER;
@@ -272,22 +270,18 @@ fn check_extent(spec: &JobSpec) -> Result<(), String> {
         ))
     };
     let clones = u64::from(spec.numjobs.saturating_sub(1));
-    let Some(last_offset) = spec
-        .offset_increment
+    let Some(last_offset) = increment
         .checked_mul(clones)
         .and_then(|shift| shift.checked_add(offset))
         .filter(|&o| o <= max)
     else {
         return too_large(format!(
-            "offset={offset} plus offset_increment={} for each of {clones} more clones (numjobs={})",
-            spec.offset_increment, spec.numjobs
+            "offset={offset} plus offset_increment={increment} for each of {clones} more clones (numjobs={})",
+            spec.numjobs
         ));
     };
-    let shifted = if clones > 0 && spec.offset_increment > 0 {
-        format!(
-            " (the last clone's: offset={offset} + {clones} * offset_increment={})",
-            spec.offset_increment
-        )
+    let shifted = if clones > 0 && increment > 0 {
+        format!(" (the last clone's: offset={offset} + {clones} * offset_increment={increment})")
     } else {
         String::new()
     };
