@@ -1621,3 +1621,23 @@ fn block_sizes_and_random_map_blocks_follow_fio() {
         assert_eq!(ours, theirs, "{case:?}");
     }
 }
+
+/// On an engine without files (null), `offset=10%` started at 0: the
+/// percentage was of a file size of 0, where fio takes the job's size
+/// (`size=64k` starts at 8k, rounded up to the block).
+#[test]
+fn a_percentage_offset_on_the_null_engine_is_of_the_jobs_size() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let args = [
+        "--ioengine=null",
+        "--rw=read",
+        "--bs=4k",
+        "--size=64k",
+        "--offset=10%",
+    ];
+    let [theirs, ours] = both_ios(dir.path(), &args);
+    assert_eq!(ours.first().map(String::as_str), Some("read 8192 4096"));
+    assert_eq!(ours.len(), 16);
+    assert_eq!(ours, theirs);
+}

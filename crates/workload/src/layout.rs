@@ -119,6 +119,16 @@ pub fn plan_files(
     Ok(plans)
 }
 
+/// The one file of an engine that has none (null, nop, cpuio...): fio
+/// takes the job's `size` for its size, which a percentage `offset` is of
+/// (fio 3.33: `offset=10% size=64k` on the null engine starts at 8k).
+pub fn diskless_file(spec: &JobSpec) -> [Option<u64>; 1] {
+    match spec.size {
+        Some(SizeSpec::Bytes(b)) if b > 0 => [Some(b)],
+        _ => [None],
+    }
+}
+
 /// fio's `td_min_bs`: the smallest block of the directions the job uses.
 pub fn min_bs(spec: &JobSpec) -> u64 {
     match (spec.rw.kind.reads(), spec.rw.kind.writes()) {
