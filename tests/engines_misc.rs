@@ -379,6 +379,54 @@ fn cpuio_burns_at_the_load_fio_does() {
     assert!(err.contains("cpuload"), "{err}");
 }
 
+/// cpuio's exit_on_io_done (refused as "not supported yet" until this
+/// test): a burn job set to run 30 s ends once the run's I/O job (about
+/// 1 s, rate-limited) is done, as in fio; a later phase's I/O job counts
+/// as still to come, so a burn alone in its phase runs its course.
+#[test]
+fn cpuio_exit_on_io_done_ends_with_the_io_jobs_as_fio() {
+    require!(ioscope_testutil::fio());
+    let opts = [
+        "--name=burn",
+        "--ioengine=cpuio",
+        "--cpuload=20",
+        "--cpuchunks=10000",
+        "--exit_on_io_done=1",
+        "--time_based",
+        "--runtime=30",
+        "--name=io",
+        "--ioengine=psync",
+        "--filename=f",
+        "--size=4m",
+        "--rw=write",
+        "--rate=4m",
+    ];
+    let (fd, id) = (tempdir(), tempdir());
+    let (f, i) = both(fd.path(), id.path(), &opts);
+    for (tool, v) in [("fio", &f), ("ioscope", &i)] {
+        let burn = u(job(v, "burn"), "job_runtime");
+        assert!((900..5000).contains(&burn), "{tool}: burn ran {burn} ms");
+        assert_eq!(u(job(v, "burn"), "error"), 0, "{tool}");
+    }
+    // The I/O job in a later phase: the burn runs its 1 s.
+    let v = ioscope([
+        "--name=burn",
+        "--ioengine=cpuio",
+        "--cpuload=20",
+        "--exit_on_io_done=1",
+        "--time_based",
+        "--runtime=1",
+        "--name=io",
+        "--stonewall",
+        "--ioengine=null",
+        "--size=1m",
+        "--output-format=json",
+    ])
+    .run()
+    .ok_json();
+    assert!(u(job(&v, "burn"), "job_runtime") >= 990, "{v}");
+}
+
 /// exec runs its program with %n and %r replaced, output to NAME.stdout
 /// in the working directory, and counts a check every 100 ms, as fio.
 #[test]

@@ -30,6 +30,8 @@ pub struct EnginesMisc {
     pub donorname: Option<String>,
     /// e4defrag `inplace`.
     pub inplace: bool,
+    /// cpuio `exit_on_io_done`: the job ends once the run's I/O jobs have.
+    pub exit_on_io_done: bool,
 }
 
 impl EnginesMisc {

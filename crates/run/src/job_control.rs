@@ -84,6 +84,11 @@ pub(crate) struct Control<'a> {
     /// The run's stop: `exit_what=all` sets it so later phases do not start.
     run_stop: &'a AtomicBool,
     steady: Mutex<Vec<SteadyUnit>>,
+    /// cpuio's `exit_on_io_done`: the members that end when the I/O
+    /// members are done (empty when none, or when a later phase has I/O
+    /// jobs still to come, which fio counts as pending), and those.
+    exit_on_io_done: Vec<usize>,
+    io_members: Vec<usize>,
 }
 
 /// fio's checks of `wait_for` (init.c wait_for_ok): the waitee must be
@@ -140,10 +145,12 @@ pub(crate) fn check_steadystate(jobs: &[JobSpec], groups: &[u32]) -> Result<(), 
 }
 
 impl<'a> Control<'a> {
+    /// `later_io`: whether a later phase has jobs that do I/O.
     pub(crate) fn new(
         parsed: &'a Parsed,
         members: Vec<Member<'a>>,
         run_stop: &'a AtomicBool,
+        later_io: bool,
     ) -> Control<'a> {
         let mut units: Vec<SteadyUnit> = Vec::new();
         let mut last_group: Option<u32> = None;
@@ -170,12 +177,27 @@ impl<'a> Control<'a> {
                 seen: vec![None],
             });
         }
+        // fio's fio_running_or_pending_io_threads: the jobs whose engine
+        // does I/O (not cpuio or exec, fio's FIO_NOIO); with none at all
+        // a cpuio job runs its course.
+        let does_io = |m: &Member| !crate::plan::backend(&parsed.jobs[m.job]).moves_no_data();
+        let io_members: Vec<usize> = (0..members.len())
+            .filter(|&i| does_io(&members[i]))
+            .collect();
+        let exit_on_io_done = match later_io || io_members.is_empty() {
+            true => Vec::new(),
+            false => (0..members.len())
+                .filter(|&i| parsed.jobs[members[i].job].engines_misc.exit_on_io_done)
+                .collect(),
+        };
         Control {
             parsed,
             exitall: parsed.jobs.iter().any(|j| j.exitall),
             members,
             run_stop,
             steady: Mutex::new(units),
+            exit_on_io_done,
+            io_members,
         }
     }
 
@@ -273,8 +295,23 @@ impl<'a> Control<'a> {
                 self.note_starts(now);
                 self.sample(now);
             }
+            if !self.exit_on_io_done.is_empty() && self.io_done() {
+                for &i in &self.exit_on_io_done {
+                    self.members[i]
+                        .progress
+                        .terminate
+                        .store(true, Ordering::Relaxed);
+                }
+            }
             std::thread::sleep(Duration::from_millis(10));
         }
+    }
+
+    /// Whether every member that does I/O has finished.
+    fn io_done(&self) -> bool {
+        self.io_members
+            .iter()
+            .all(|&i| self.members[i].progress.phase() == Phase::Done)
     }
 
     /// Marks when each worker was first seen running: its epoch, from

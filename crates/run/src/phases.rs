@@ -238,7 +238,11 @@ pub(crate) fn run_all(
                 progress,
             })
             .collect();
-        let control = Control::new(parsed, members, &stop);
+        let later_io = all_phases[k + 1..]
+            .iter()
+            .flatten()
+            .any(|&j| !crate::plan::backend(&parsed.jobs[j]).moves_no_data());
+        let control = Control::new(parsed, members, &stop, later_io);
         let flows = crate::pacing::Flows::default();
         let file_locks = crate::file_lock::FileLocks::default();
         let shared = Shared {

@@ -70,13 +70,8 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         kind: Kind::Bool,
         default: "0",
         help: "Exit when IO threads finish",
-        apply: |_, v| {
-            if v.bool()? {
-                return Err(
-                    "exit_on_io_done=1 is not supported by ioscope yet (cpuio runs for its runtime)"
-                        .into(),
-                );
-            }
+        apply: |s, v| {
+            s.spec.engines_misc.exit_on_io_done = v.bool()?;
             Ok(())
         },
         ..ENGINE
