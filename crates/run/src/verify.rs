@@ -169,12 +169,15 @@ pub(crate) struct VerifyLog {
 
 impl VerifyLog {
     /// The verify state of worker `number` (clone `clone` of its job), or
-    /// None when the job does not verify. `replay` makes the workload anew
-    /// from its start, for experimental_verify.
+    /// None when the job does not verify. `writes`: whether the job writes
+    /// (a replayed log's writes, whatever `rw` says); one that does not
+    /// checks what it reads. `replay` makes the workload anew from its
+    /// start, for experimental_verify.
     pub(crate) fn new(
         spec: &JobSpec,
         number: u32,
         clone: u32,
+        writes: bool,
         aux_path: Option<&Path>,
         replay: impl FnOnce() -> Result<Workload, String>,
     ) -> Result<Option<Self>, String> {
@@ -207,7 +210,7 @@ impl VerifyLog {
             next_seq: 1,
             phase_seq: 1,
             only: v.only,
-            reads_back: !spec.rw.kind.writes(),
+            reads_back: !writes,
             compare: spec.engine_options.verify_mode == VerifyMode::Compare,
             in_write_order: spec.rw.kind.is_random()
                 && !spec.norandommap
@@ -635,9 +638,11 @@ mod tests {
             ..Default::default()
         };
         let spec = ioscope_job::parse(&input).unwrap().jobs.remove(0);
-        VerifyLog::new(&spec, 0, 0, None, || Err("no replay".into()))
-            .unwrap()
-            .unwrap()
+        VerifyLog::new(&spec, 0, 0, spec.rw.kind.writes(), None, || {
+            Err("no replay".into())
+        })
+        .unwrap()
+        .unwrap()
     }
 
     fn checked_offsets(v: &mut VerifyLog) -> Vec<u64> {

@@ -241,7 +241,11 @@ fn run_inner(
     };
     let filler = BufferFiller::with_peers(spec, id.number, plan.dedupe_peers.as_ref());
     let replay = workload_of;
-    let verify = match VerifyLog::new(spec, id.number, id.clone, shared.aux_path, replay) {
+    let writes = match plan.replay(id.clone) {
+        Some(log) => log.summary().ios[1] > 0,
+        None => spec.rw.kind.writes(),
+    };
+    let verify = match VerifyLog::new(spec, id.number, id.clone, writes, shared.aux_path, replay) {
         Ok(v) => v,
         Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
     };
