@@ -593,6 +593,36 @@ fn zbd_verify_reads_back_what_the_zones_hold_as_fio() {
     }
 }
 
+/// Runs a job file with fio and then with ioscope, each on a fresh 4 MiB
+/// file `f` of 1 MiB emulated zones: random writes in three zones, then
+/// the job `then` (its options after `[t]`, on `engine`), then a read of
+/// everything. Returns each tool's JSON and I/Os (`write_iolog`).
+fn after_random_writes(
+    dir: &Path,
+    engine: &str,
+    then: &str,
+) -> Vec<(serde_json::Value, Vec<String>)> {
+    ["fio", "ioscope"]
+        .into_iter()
+        .map(|tool| {
+            let _ = fs::remove_file(dir.join("log"));
+            fs::File::create(dir.join("f"))
+                .unwrap()
+                .set_len(4 << 20)
+                .unwrap();
+            let job = format!(
+                "[global]\nfilename=f\nsize=4m\nzonemode=zbd\nzonesize=1m\nioengine={engine}\n\
+                 write_iolog=log\n[w]\nrw=randwrite\nbs=4k\nio_size=2m\nmax_open_zones=3\n\
+                 [t]\nstonewall\n{then}\n[r]\nstonewall\nrw=read\nbs=64k\n"
+            );
+            fs::write(dir.join("z.fio"), job).unwrap();
+            let run = run_ok(tool, ["z.fio", "--output-format=json"], dir);
+            let ios = common::log_ios(&fs::read_to_string(dir.join("log")).unwrap());
+            (run.json(), ios)
+        })
+        .collect()
+}
+
 /// Trims with zonemode=zbd are zone resets, as fio's: after random writes
 /// in one job, a sequential or random trim job (a zone each) gives the
 /// same I/Os as fio and empties the zones; a random trim skips zones
@@ -602,32 +632,15 @@ fn zbd_trims_reset_zones_as_fio() {
     require!(fio_installed());
     let d = tempdir();
     for kind in ["trim", "randtrim"] {
-        let mut seqs = Vec::new();
-        for tool in ["fio", "ioscope"] {
-            let _ = fs::remove_file(d.path().join("log"));
-            fs::File::create(d.path().join("f"))
-                .unwrap()
-                .set_len(4 << 20)
-                .unwrap();
-            let job = format!(
-                "[global]\nfilename=f\nsize=4m\nzonemode=zbd\nzonesize=1m\nioengine=psync\n\
-                 write_iolog=log\n[w]\nrw=randwrite\nbs=4k\nio_size=2m\nmax_open_zones=3\n\
-                 [t]\nstonewall\nrw={kind}\nbs=1m\n[r]\nstonewall\nrw=read\nbs=64k\n"
-            );
-            fs::write(d.path().join("z.fio"), job).unwrap();
-            let args = ["z.fio", "--output-format=json"];
-            let run = run_ok(tool, args, d.path());
-            let j = run.json();
-            assert_eq!(u(&j["jobs"][2]["read"], "io_bytes"), 0, "{tool} {kind}");
-            seqs.push(common::log_ios(
-                &fs::read_to_string(d.path().join("log")).unwrap(),
-            ));
+        let runs = after_random_writes(d.path(), "psync", &format!("rw={kind}\nbs=1m"));
+        for (j, _) in &runs {
+            assert_eq!(u(&j["jobs"][2]["read"], "io_bytes"), 0, "{kind}");
         }
-        let trims = seqs[1].iter().filter(|l| l.starts_with("trim")).count();
+        let trims = runs[1].1.iter().filter(|l| l.starts_with("trim")).count();
         // Three zones hold the writes (max_open_zones=3): a random trim
         // finds those, a sequential one trims all four.
         assert_eq!(trims, if kind == "trim" { 4 } else { 3 }, "{kind}");
-        assert_eq!(seqs[1], seqs[0], "{kind}");
+        assert_eq!(runs[1].1, runs[0].1, "{kind}");
     }
 }
 
@@ -648,29 +661,13 @@ fn zbd_trimwrite_resets_zones_and_writes_them_as_fio() {
         ("randtrimwrite", "1m", "psync"),
         ("randtrimwrite", "64k,64k,1m", "io_uring\niodepth=4"),
     ] {
-        let mut seqs = Vec::new();
-        for tool in ["fio", "ioscope"] {
-            let _ = fs::remove_file(d.path().join("log"));
-            fs::File::create(d.path().join("f"))
-                .unwrap()
-                .set_len(4 << 20)
-                .unwrap();
-            let job = format!(
-                "[global]\nfilename=f\nsize=4m\nzonemode=zbd\nzonesize=1m\nioengine={engine}\n\
-                 write_iolog=log\n[w]\nrw=randwrite\nbs=4k\nio_size=2m\nmax_open_zones=3\n\
-                 [t]\nstonewall\nrw={kind}\nbs={bs}\n[r]\nstonewall\nrw=read\nbs=64k\n"
-            );
-            fs::write(d.path().join("z.fio"), job).unwrap();
-            run_ok(tool, ["z.fio", "--output-format=json"], d.path());
-            seqs.push(common::log_ios(
-                &fs::read_to_string(d.path().join("log")).unwrap(),
-            ));
-        }
+        let runs = after_random_writes(d.path(), engine, &format!("rw={kind}\nbs={bs}"));
         let case = format!("{kind} bs={bs} {engine}");
-        let count = |what: &str| seqs[1].iter().filter(|l| l.starts_with(what)).count();
-        assert!(count("trim ") >= 3, "{case}: {:?}", seqs[1]);
+        let ours = &runs[1].1;
+        let count = |what: &str| ours.iter().filter(|l| l.starts_with(what)).count();
+        assert!(count("trim ") >= 3, "{case}: {ours:?}");
         assert!(count("write ") > 512 + 3, "{case}");
-        assert_eq!(seqs[1], seqs[0], "{case}");
+        assert_eq!(*ours, runs[0].1, "{case}");
     }
 }
 
