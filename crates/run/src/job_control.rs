@@ -178,11 +178,9 @@ impl<'a> Control<'a> {
             });
         }
         // fio's fio_running_or_pending_io_threads: the jobs whose engine
-        // does I/O (not cpuio or exec, fio's FIO_NOIO); with none at all
-        // a cpuio job runs its course.
-        let does_io = |m: &Member| !crate::plan::backend(&parsed.jobs[m.job]).moves_no_data();
+        // does I/O; with none at all a cpuio job runs its course.
         let io_members: Vec<usize> = (0..members.len())
-            .filter(|&i| does_io(&members[i]))
+            .filter(|&i| crate::plan::does_io(&parsed.jobs[members[i].job]))
             .collect();
         let exit_on_io_done = match later_io || io_members.is_empty() {
             true => Vec::new(),

@@ -241,7 +241,7 @@ pub(crate) fn run_all(
         let later_io = all_phases[k + 1..]
             .iter()
             .flatten()
-            .any(|&j| !crate::plan::backend(&parsed.jobs[j]).moves_no_data());
+            .any(|&j| crate::plan::does_io(&parsed.jobs[j]));
         let control = Control::new(parsed, members, &stop, later_io);
         let flows = crate::pacing::Flows::default();
         let file_locks = crate::file_lock::FileLocks::default();
@@ -353,7 +353,7 @@ pub(crate) fn run_all(
                 // The helpers end with `done`, and the scope waits for them.
                 done.store(true, Ordering::Relaxed);
                 return Err(RunError::Other(
-                    "a worker thread panicked (a bug in ioscope; its message is above)".into(),
+                    "a worker thread panicked: a bug in ioscope (its message is above); please report it with the job file and that message".into(),
                 ));
             }
             let outcomes: Vec<_> = progresses

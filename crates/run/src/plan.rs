@@ -511,6 +511,12 @@ pub(crate) fn queues(backend: Backend, depth: u32) -> bool {
     }
 }
 
+/// Whether the job's engine does I/O: not cpuio or exec (fio's
+/// FIO_NOIO), which cpuio's `exit_on_io_done` waits for.
+pub(crate) fn does_io(spec: &JobSpec) -> bool {
+    !backend(spec).moves_no_data()
+}
+
 /// The engine crate's backend for the job's ioengine.
 pub(crate) fn backend(spec: &JobSpec) -> Backend {
     match spec.ioengine {

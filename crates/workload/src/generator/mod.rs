@@ -100,6 +100,15 @@ impl FileState {
         self.origin + self.len
     }
 
+    /// The region the zones adjust an I/O within.
+    fn extent(&self) -> Extent {
+        Extent {
+            start: self.start,
+            len: self.len,
+            real: self.real,
+        }
+    }
+
     /// fio's `fio_file_reset`.
     fn reset(&mut self) {
         self.last_pos = [self.start; 3];
@@ -899,12 +908,7 @@ impl Workload {
     fn zoned_pair_write(&mut self, io: IoUnit) -> Option<IoUnit> {
         let mut zbd = self.zbd.take()?;
         let f = io.file as usize;
-        let file = &self.files[f];
-        let extent = Extent {
-            start: file.start,
-            len: file.len,
-            real: file.real,
-        };
+        let extent = self.files[f].extent();
         let mut held = zbd.hold(f);
         let write = held
             .adjust(DataDir::Write, &extent, io.offset, u64::from(io.len))
@@ -1241,12 +1245,7 @@ impl Workload {
             return None;
         }
         if let (false, Some(z)) = (SIMPLE, &mut held) {
-            let extent = Extent {
-                start: file.start,
-                len: file.len,
-                real: file.real,
-            };
-            let Some((o, l)) = z.adjust(dir, &extent, offset, len) else {
+            let Some((o, l)) = z.adjust(dir, &file.extent(), offset, len) else {
                 // fio's io_u_eof: the pass ends for every file.
                 self.files.iter_mut().for_each(|f| f.done = true);
                 return None;
