@@ -159,7 +159,7 @@ fn nop_and_null_at_depth_128_batch_32_move_the_expected_ios() {
     for engine in ["nop", "null"] {
         for rw in ["randread", "write"] {
             let v = ioscope([
-                "--output-format=json".to_string(),
+                "--output-format=json+".to_string(),
                 "--name=n".into(),
                 format!("--ioengine={engine}"),
                 format!("--rw={rw}"),
@@ -168,6 +168,8 @@ fn nop_and_null_at_depth_128_batch_32_move_the_expected_ios() {
                 "--iodepth=128".into(),
                 "--iodepth_batch_submit=32".into(),
                 "--iodepth_batch_complete_min=32".into(),
+                "--lat_percentiles=1".into(),
+                "--slat_percentiles=1".into(),
             ])
             .dir(d.path())
             .run()
@@ -177,6 +179,22 @@ fn nop_and_null_at_depth_128_batch_32_move_the_expected_ios() {
             let j = job(&v, "n");
             assert_eq!(bucket(j, "iodepth_submit", "32"), 100.0, "{what}: {j:#}");
             assert_eq!(bucket(j, "iodepth_complete", "32"), 100.0, "{what}: {j:#}");
+            // A batch's equal latencies are added together: each I/O
+            // still counts once in every latency and histogram.
+            let dir = &j[dir_of(rw)];
+            for lat in ["slat_ns", "clat_ns", "lat_ns"] {
+                let l = &dir[lat];
+                assert_eq!(u(l, "N"), 16384, "{what}: {lat}: {l:#}");
+                let bins = l["bins"].as_object().expect("json+ bins");
+                let binned: u64 = bins.values().map(|c| c.as_u64().unwrap()).sum();
+                assert_eq!(binned, 16384, "{what}: {lat} bins: {l:#}");
+                let (min, max) = (u(l, "min"), u(l, "max"));
+                let mean = l["mean"].as_f64().unwrap();
+                assert!(
+                    min as f64 <= mean && mean <= max as f64,
+                    "{what}: {lat}: {l:#}"
+                );
+            }
         }
         // nop and null need no file and make none.
         let left: Vec<_> = std::fs::read_dir(d.path()).unwrap().collect();

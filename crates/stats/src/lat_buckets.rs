@@ -28,12 +28,18 @@ impl LatencyBuckets {
     /// below 1 us in ns, below 1 ms in whole us, else in whole ms.
     #[inline]
     pub fn add(&mut self, ns: u64) {
+        self.add_n(ns, 1);
+    }
+
+    /// Counts `count` latencies of the same value.
+    #[inline]
+    pub fn add_n(&mut self, ns: u64, count: u64) {
         if ns < 1_000 {
-            self.nsec[step(ns)] += 1;
+            self.nsec[step(ns)] += count;
         } else if ns < 1_000_000 {
-            self.usec[step(ns / 1_000)] += 1;
+            self.usec[step(ns / 1_000)] += count;
         } else {
-            self.msec[step(ns / 1_000_000)] += 1;
+            self.msec[step(ns / 1_000_000)] += count;
         }
     }
 

@@ -12,6 +12,7 @@ use ioscope_workload::ZoneWrite;
 
 use super::config::LoopConfig;
 use super::fill::{dir_index, Slot};
+use super::latencies::{Run, Timer, Times};
 use super::results::{IoFailure, LoopStats};
 use crate::progress::WorkerProgress;
 use crate::trace::IoTrace;
@@ -49,6 +50,8 @@ pub(super) struct Ledger<'a> {
     /// With [`LoopConfig::clat_sums`]: the completion latencies summed
     /// and counted so far (what the progress counters publish).
     pub(super) clat_shown: (u64, u64),
+    /// The plain loop's completions whose latencies are still to be added.
+    pub(super) run: Run,
 }
 
 impl Ledger<'_> {
@@ -132,21 +135,24 @@ impl Ledger<'_> {
         let mut ok = true;
         for c in reaped.iter() {
             let slot = &slots[c.slot as usize];
-            let (settled, held) = self.settle_as::<Q, EXTRAS>(q, c.slot, slot, c.result, t_done);
+            let (settled, held) =
+                self.settle_as::<Q, EXTRAS, true>(q, c.slot, slot, c.result, t_done);
             ok &= settled;
             if !held {
                 free.push(c.slot);
             }
         }
+        self.add_held_latencies();
         Ok((n, ok, t_done))
     }
 
     /// Accounts one completion and does what verify needs done with it.
     /// Returns false when the worker must stop, and whether the slot is
     /// held (its block handed to a verify_async checker). Without the
-    /// steps of the per-I/O options unless `EXTRAS`.
+    /// steps of the per-I/O options unless `EXTRAS`; `BATCH`: one of a
+    /// reaped batch, whose latencies may wait for the batch's end.
     #[inline]
-    pub(super) fn settle_as<Q: Queue, const EXTRAS: bool>(
+    pub(super) fn settle_as<Q: Queue, const EXTRAS: bool, const BATCH: bool>(
         &mut self,
         q: &mut Q,
         slot_id: u32,
@@ -158,7 +164,7 @@ impl Ledger<'_> {
             if let Some(go_on) = self.stream_ended(q, slot, result, t_done) {
                 return (go_on, false);
             }
-            return (self.finish_as::<false>(slot, result, t_done), false);
+            return (self.finish_as::<false, BATCH>(slot, result, t_done), false);
         }
         if let (Some(t), Some(op)) = (&mut self.trace, slot.op) {
             let path = self.paths.get(slot.file as usize);
@@ -308,13 +314,13 @@ impl Ledger<'_> {
     /// I/O error that continue_on_error does not cover: fio's default is to
     /// end the job on the first one).
     pub(super) fn finish(&mut self, slot: &Slot, result: i64, t_done: u64) -> bool {
-        self.finish_as::<true>(slot, result, t_done)
+        self.finish_as::<true, false>(slot, result, t_done)
     }
 
     /// [`Ledger::finish`], without the steps of the per-I/O options
-    /// unless `EXTRAS`.
+    /// unless `EXTRAS`; `BATCH` as for [`Ledger::settle_as`].
     #[inline]
-    pub(super) fn finish_as<const EXTRAS: bool>(
+    pub(super) fn finish_as<const EXTRAS: bool, const BATCH: bool>(
         &mut self,
         slot: &Slot,
         result: i64,
@@ -330,6 +336,7 @@ impl Ledger<'_> {
             lat_target,
             verify,
             slat,
+            run,
             ..
         } = self;
         let Some(op) = slot.op else { return true };
@@ -353,13 +360,13 @@ impl Ledger<'_> {
             return failed(stats, cfg, paths, slot, op, result, short);
         }
         let t = &cfg.tracking;
-        let lat_ns = clock.to_ns(t_done.saturating_sub(slot.start));
         let Some(d) = dir_index(op) else {
             // fio counts fsyncs alone in its issued syncs (its total_io_u
             // has no slot for fdatasync or sync_file_range); the latencies
             // take them all.
             stats.sync_ios += u64::from(op == Op::Fsync);
             if t.lat {
+                let lat_ns = clock.to_ns(t_done.saturating_sub(slot.start));
                 stats.sync_lat.add(lat_ns);
                 if let Some(h) = &mut stats.sync_hist {
                     h.add(lat_ns);
@@ -374,34 +381,35 @@ impl Ledger<'_> {
         if bytes < u64::from(slot.len) {
             dir.short += 1;
         }
+        let timer = Timer {
+            clock,
+            tracking: t,
+            slat: *slat,
+        };
+        let times = Times::of(slot, d);
+        if !EXTRAS {
+            if BATCH {
+                // The plain loop adds a batch's equal latencies together
+                // (see `latencies`); nothing reads them before its end.
+                let buckets = &mut stats.lat_buckets;
+                run.push(times, t_done, &timer, &mut stats.dirs, buckets);
+            } else {
+                timer.add(dir, &mut stats.lat_buckets, times, t_done, 1);
+            }
+            let dir = &mut stats.dirs[d];
+            dir.rate.tick(t_done, dir.bytes, dir.ios);
+            show(&mut shown[d], progress, d, bytes);
+            return true;
+        }
         // A request of several ranges counts at its first, as in fio.
-        if EXTRAS && matches!(op, Op::Trim | Op::TrimRanges { .. }) {
+        if matches!(op, Op::Trim | Op::TrimRanges { .. }) {
             if let Some(b) = &mut stats.block_life {
                 b.trimmed(slot.offset);
             }
         }
-        // fio's coarse buckets count completion latency (submission to
-        // completion), not the total.
-        let clat_ns = clock.to_ns(t_done.saturating_sub(slot.issue));
-        if t.clat {
-            dir.clat.add(clat_ns);
-            if let Some(h) = &mut dir.clat_hist {
-                h.add(clat_ns);
-            }
-        }
-        if *slat && slot.queued {
-            let v = clock.to_ns(slot.issue - slot.start);
-            dir.slat.add(v);
-            if let Some(h) = &mut dir.slat_hist {
-                h.add(v);
-            }
-        }
+        let (lat_ns, clat_ns) = timer.add(dir, &mut stats.lat_buckets, times, t_done, 1);
         if t.lat {
-            dir.lat.add(lat_ns);
-            if let Some(h) = &mut dir.lat_hist {
-                h.add(lat_ns);
-            }
-            if EXTRAS && cfg.max_latency_ns[d] != 0 && lat_ns > cfg.max_latency_ns[d] {
+            if cfg.max_latency_ns[d] != 0 && lat_ns > cfg.max_latency_ns[d] {
                 let path = file_path(paths, slot.file);
                 stats.failure.get_or_insert(super::pace::too_late(
                     slot,
@@ -412,7 +420,7 @@ impl Ledger<'_> {
                 ));
                 return false;
             }
-            if let Some(act) = stats.act.as_mut().filter(|_| EXTRAS) {
+            if let Some(act) = stats.act.as_mut() {
                 if let Err(m) = act.add(lat_ns / 1000, t_done) {
                     // fio fails the I/O that closed the slice (its hook
                     // returns 1, EPERM) and so the job.
@@ -429,16 +437,16 @@ impl Ledger<'_> {
                 }
             }
         }
-        if let Some(p) = stats.prio.as_mut().filter(|_| EXTRAS) {
+        if let Some(p) = stats.prio.as_mut() {
             p.add(d, slot.prio, clat_ns, lat_ns);
         }
-        if EXTRAS && cfg.clat_sums {
+        if cfg.clat_sums {
             let c = &mut self.clat_shown;
             *c = (c.0 + clat_ns, c.1 + 1);
             progress.clat[0].store(c.0, Ordering::Relaxed);
             progress.clat[1].store(c.1, Ordering::Relaxed);
         }
-        if let Some(lt) = lat_target.as_mut().filter(|_| EXTRAS) {
+        if let Some(lt) = lat_target.as_mut() {
             if !lt.completed(t.lat.then_some(lat_ns)) {
                 let path = file_path(paths, slot.file);
                 let target = cfg.latency_target.map_or(0, |p| p.target_ns);
@@ -447,7 +455,7 @@ impl Ledger<'_> {
                 return false;
             }
         }
-        if let Some(logs) = stats.logs.as_mut().filter(|_| EXTRAS) {
+        if let Some(logs) = stats.logs.as_mut() {
             let slat = (*slat && slot.queued).then(|| clock.to_ns(slot.issue - slot.start));
             let record = IoRecord {
                 start: slot.start,
@@ -461,17 +469,35 @@ impl Ledger<'_> {
             };
             logs.record(record, slat, clat_ns, lat_ns);
         }
-        if t.slat || t.clat || t.lat {
-            stats.lat_buckets.add(clat_ns);
-        }
+        let dir = &mut stats.dirs[d];
         dir.rate.tick(t_done, dir.bytes, dir.ios);
-        let s = &mut shown[d];
-        s.0 += bytes;
-        s.1 += 1;
-        progress.bytes[d].store(s.0, Ordering::Relaxed);
-        progress.ios[d].store(s.1, Ordering::Relaxed);
+        show(&mut shown[d], progress, d, bytes);
         true
     }
+
+    /// Adds the latencies the plain loop holds back (see `latencies`):
+    /// after each batch of completions.
+    #[inline]
+    pub(super) fn add_held_latencies(&mut self) {
+        let timer = Timer {
+            clock: &self.clock,
+            tracking: &self.cfg.tracking,
+            slat: self.slat,
+        };
+        let stats = &mut self.stats;
+        self.run
+            .add(&timer, &mut stats.dirs, &mut stats.lat_buckets);
+    }
+}
+
+/// The bytes and I/Os of direction `d` the status line shows, one I/O of
+/// `bytes` more.
+#[inline]
+fn show(shown: &mut (u64, u64), progress: &WorkerProgress, d: usize, bytes: u64) {
+    shown.0 += bytes;
+    shown.1 += 1;
+    progress.bytes[d].store(shown.0, Ordering::Relaxed);
+    progress.ios[d].store(shown.1, Ordering::Relaxed);
 }
 
 /// A failed or short transfer: counted and let pass where the job's error

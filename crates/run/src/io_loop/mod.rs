@@ -42,6 +42,7 @@ mod engine_timed;
 mod file_events;
 mod fill;
 mod iolog;
+mod latencies;
 mod latency_target;
 mod ledger;
 mod pace;
@@ -58,6 +59,7 @@ pub(crate) use engine_timed::EngineTimed;
 use file_events::Batches;
 use fill::{commit, commit_and_wait, dir_index, Fill, Next, Pace, Slot};
 pub(crate) use iolog::IologWriter;
+use latencies::Run;
 pub(crate) use latency_target::Params as LatencyTarget;
 use ledger::{job_failure, Ledger};
 pub(crate) use pass_end::EndSync;
@@ -207,6 +209,7 @@ impl IoLoop<'_> {
             zone_write_bytes: self.workload.wants_failed_zone_write_bytes(),
             slat: cfg.tracking.slat && stamp,
             clat_shown: (0, 0),
+            run: Run::default(),
         };
         ledger.stats.prio = self.prio.as_ref().and_then(PerIoPrio::tally);
         let ramp_end = start + cfg.ramp_ticks;
@@ -485,7 +488,7 @@ impl IoLoop<'_> {
                         ledger.stats.complete.add_batch(1);
                         let s = &slots[slot as usize];
                         let (ok, held) =
-                            ledger.settle_as::<Q, EXTRAS>(&mut q, slot, s, result, t_done);
+                            ledger.settle_as::<Q, EXTRAS, false>(&mut q, slot, s, result, t_done);
                         if !held {
                             free.push(slot);
                         }
