@@ -2,8 +2,9 @@
 # ioscope against fio's own t/io_uring, built from the source of the
 # installed fio, in one run: io_uring NOPs at QD1 and at depth 128 (32 per
 # submit, 32 per reap), and 4k random reads on /dev/zram0 at the same two
-# depths. Each row runs t/io_uring, `ioscope peak` (the minimal loop) and an
-# ioscope job (latency, histograms and bandwidth tracked as by default),
+# depths. Each row runs t/io_uring (as it comes, which measures nothing,
+# and with -t1, its latency histogram), `ioscope peak` (the minimal loop)
+# and an ioscope job (latency, histograms and bandwidth tracked as by default),
 # plus the raw kernel NOP loop on the NOP rows, taking turns PAIRS times,
 # every one pinned to one CPU. Prints each tool's median IOPS, its cost per
 # I/O in ns (1e9 / IOPS) and the difference from t/io_uring in ns per I/O:
@@ -74,7 +75,7 @@ run_tool() {
     if "$@" > "$out" 2> "$err"; then
         case $tool in
             # t/io_uring prints a line a second; the mean of them is its rate.
-            t_io_uring) v=$(awk -F'[=,]' '/^IOPS=/ {
+            t_io_uring | t_io_uring_lat) v=$(awk -F'[=,]' '/^IOPS=/ {
                     x = $2; m = 1
                     if (x ~ /M$/) m = 1e6; else if (x ~ /K$/) m = 1e3
                     sub(/[MK]$/, "", x); s += x * m; n++ }
@@ -125,6 +126,7 @@ row() {
     local round
     for round in $(seq "$PAIRS"); do
         run_tool "$name" t_io_uring "$round" "${pin[@]}" "${tio[@]}"
+        run_tool "$name" t_io_uring_lat "$round" "${pin[@]}" "${tio[@]}" -t1
         run_tool "$name" peak "$round" "${pin[@]}" "${peak[@]}"
         run_tool "$name" job "$round" "${pin[@]}" "${job[@]}"
         if [ -z "$file" ]; then
@@ -162,6 +164,7 @@ report() {
         local what
         case $tool in
             t_io_uring) what="t/io_uring (fio $("$FIO" --version | sed 's/^fio-//'))"; d="-"; r="-" ;;
+            t_io_uring_lat) what="t/io_uring -t1 (latency histogram)" ;;
             peak) what="ioscope peak" ;;
             job) what="ioscope job (latency tracked)" ;;
             raw) what="raw kernel NOP loop (examples/raw_nop)" ;;
@@ -183,13 +186,13 @@ fi
 zram_release
 
 echo "(medians of $PAIRS rounds; '- t/io_uring ns': the median of the rounds' differences in ns per I/O, negative is cheaper than t/io_uring)"
-report nop-qd1 "io_uring NOP, QD1" peak job raw
-report nop-d128 "io_uring NOP, depth 128, 32 per submit and per reap" peak job raw
+report nop-qd1 "io_uring NOP, QD1" t_io_uring_lat peak job raw
+report nop-d128 "io_uring NOP, depth 128, 32 per submit and per reap" t_io_uring_lat peak job raw
 if [ -n "$zram_skip" ]; then
     echo "== zram rows skipped: $zram_skip"
 else
-    report zram-qd1 "io_uring 4k randread /dev/zram0, QD1, O_DIRECT, fixed buffers, registered file" peak job
-    report zram-d128 "io_uring 4k randread /dev/zram0, depth 128, 32/32, O_DIRECT, fixed buffers, registered file" peak job
+    report zram-qd1 "io_uring 4k randread /dev/zram0, QD1, O_DIRECT, fixed buffers, registered file" t_io_uring_lat peak job
+    report zram-d128 "io_uring 4k randread /dev/zram0, depth 128, 32/32, O_DIRECT, fixed buffers, registered file" t_io_uring_lat peak job
 fi
 [ "$KEEP" = 0 ] || echo "outputs kept in $work"
 exit "$failed"

@@ -319,7 +319,7 @@ impl Ledger<'_> {
 
     /// [`Ledger::finish`], without the steps of the per-I/O options
     /// unless `EXTRAS`; `BATCH` as for [`Ledger::settle_as`].
-    #[inline]
+    #[inline(always)]
     pub(super) fn finish_as<const EXTRAS: bool, const BATCH: bool>(
         &mut self,
         slot: &Slot,
