@@ -1641,3 +1641,53 @@ fn a_percentage_offset_on_the_null_engine_is_of_the_jobs_size() {
     assert_eq!(ours.len(), 16);
     assert_eq!(ours, theirs);
 }
+
+/// The null engine did every I/O on its first file: `nrfiles=3
+/// filesize=64k` moved 64 KiB where fio moves 192 KiB over three files,
+/// and `size=` was all spent on file 0. fio sizes each file it would name
+/// as one it cannot stat: `size` / nrfiles, or `filesize`.
+#[test]
+fn the_null_engine_spreads_its_ios_over_its_files_as_fio() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let cases: [&[&str]; 4] = [
+        &["--size=192k", "--nrfiles=3"],
+        &["--filesize=64k-256k", "--nrfiles=3"],
+        &["--size=1m", "--nrfiles=4", "--offset=10%", "--rw=read"],
+        &["--size=256k", "--filename=a:b", "--rw=write"],
+    ];
+    for case in cases {
+        let common = [
+            "--name=z",
+            "--ioengine=null",
+            "--rw=randread",
+            "--bs=4k",
+            "--write_iolog=log",
+        ];
+        let args = [&common[..], case].concat();
+        let [theirs, ours] = [true, false].map(|fio| {
+            let _ = std::fs::remove_file(dir.path().join("log"));
+            let run = match fio {
+                true => common::fio(&args),
+                false => ioscope(&args),
+            }
+            .dir(dir.path())
+            .run();
+            assert!(run.status.success(), "{case:?}: {}", run.describe());
+            // The file, what was done and where: fio's lines less the time.
+            let log = std::fs::read_to_string(dir.path().join("log")).unwrap();
+            log.lines()
+                .skip(1)
+                .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
+                .filter(|l| !l.ends_with(" close"))
+                .collect::<Vec<_>>()
+        });
+        let files: std::collections::BTreeSet<_> = ours
+            .iter()
+            .filter(|l| l.contains(" read ") || l.contains(" write "))
+            .filter_map(|l| l.split(' ').next())
+            .collect();
+        assert!(files.len() > 1, "{case:?}: one file: {ours:?}");
+        assert_eq!(ours, theirs, "{case:?}");
+    }
+}

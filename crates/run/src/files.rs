@@ -161,9 +161,10 @@ pub(crate) fn prepare(
             // Nothing to size: the log's offsets are taken as they are.
             return Ok(log.files.iter().map(|_| replay_file()).collect());
         }
-        let plans =
-            ioscope_workload::plan_files(spec, &ioscope_workload::diskless_file(spec), worker)
-                .map_err(|m| RunError::job(&spec.name, m))?;
+        // Sized as fio sizes the files it would name.
+        let sizes = ioscope_workload::diskless_files(spec, file_paths(spec, worker).len());
+        let plans = ioscope_workload::plan_files(spec, &sizes, worker)
+            .map_err(|m| RunError::job(&spec.name, m))?;
         return Ok(plans
             .into_iter()
             .map(|p| WorkerFile {

@@ -459,7 +459,8 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
     backend.check(&shape).map_err(|e| e.to_string())?;
     if backend.is_diskless() && spec.iolog.read.is_empty() {
         // No target to size the workload by: the job's own size must do.
-        ioscope_workload::plan_files(spec, &ioscope_workload::diskless_file(spec), 0).map(drop)?;
+        let sizes = ioscope_workload::diskless_files(spec, crate::files::file_paths(spec, 0).len());
+        ioscope_workload::plan_files(spec, &sizes, 0).map(drop)?;
     }
     Ok(())
 }

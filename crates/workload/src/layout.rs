@@ -119,14 +119,17 @@ pub fn plan_files(
     Ok(plans)
 }
 
-/// The one file of an engine that has none (null, nop, cpuio...): fio
-/// takes the job's `size` for its size, which a percentage `offset` is of
-/// (fio 3.33: `offset=10% size=64k` on the null engine starts at 8k).
-pub fn diskless_file(spec: &JobSpec) -> [Option<u64>; 1] {
-    match spec.size {
-        Some(SizeSpec::Bytes(b)) if b > 0 => [Some(b)],
-        _ => [None],
-    }
+/// The `count` files of an engine that opens none (null, nop, cpuio...),
+/// as fio sizes them: a file it cannot stat is `size` / nrfiles big
+/// (`get_file_sizes`), or of no known size without `size`. A percentage
+/// `offset` is of that (fio 3.33: `offset=10% size=64k` on the null engine
+/// starts at 8k), and `filesize` sizes them as files that do not exist yet.
+pub fn diskless_files(spec: &JobSpec, count: usize) -> Vec<Option<u64>> {
+    let each = match spec.size {
+        Some(SizeSpec::Bytes(b)) if b > 0 => Some(b / count.max(1) as u64),
+        _ => None,
+    };
+    vec![each; count]
 }
 
 /// fio's `td_min_bs`: the smallest block of the directions the job uses.
