@@ -1665,29 +1665,94 @@ fn the_null_engine_spreads_its_ios_over_its_files_as_fio() {
             "--write_iolog=log",
         ];
         let args = [&common[..], case].concat();
-        let [theirs, ours] = [true, false].map(|fio| {
-            let _ = std::fs::remove_file(dir.path().join("log"));
-            let run = match fio {
-                true => common::fio(&args),
-                false => ioscope(&args),
-            }
-            .dir(dir.path())
-            .run();
-            assert!(run.status.success(), "{case:?}: {}", run.describe());
-            // The file, what was done and where: fio's lines less the time.
-            let log = std::fs::read_to_string(dir.path().join("log")).unwrap();
-            log.lines()
-                .skip(1)
-                .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
-                .filter(|l| !l.ends_with(" close"))
-                .collect::<Vec<_>>()
-        });
+        let [theirs, ours] = both_logs(dir.path(), &args);
         let files: std::collections::BTreeSet<_> = ours
             .iter()
             .filter(|l| l.contains(" read ") || l.contains(" write "))
             .filter_map(|l| l.split(' ').next())
             .collect();
         assert!(files.len() > 1, "{case:?}: one file: {ours:?}");
+        assert_eq!(ours, theirs, "{case:?}");
+    }
+}
+
+/// Every line of the `write_iolog` named `log` that fio and then ioscope
+/// write running `args` in `dir` (each run succeeding, the log and any
+/// file `f` removed first), less its time: the file, what was done and
+/// where, opens, closes and syncs included.
+fn both_logs(dir: &Path, args: &[&str]) -> [Vec<String>; 2] {
+    [true, false].map(|fio| {
+        for stale in ["f", "log"] {
+            let _ = std::fs::remove_file(dir.join(stale));
+        }
+        let run = match fio {
+            true => common::fio(args),
+            false => ioscope(args),
+        }
+        .dir(dir)
+        .run();
+        assert!(run.status.success(), "{args:?}: {}", run.describe());
+        let log = std::fs::read_to_string(dir.join("log")).unwrap();
+        log.lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().skip(1).collect::<Vec<_>>().join(" "))
+            .collect()
+    })
+}
+
+/// verify_backlog checked a batch every `verify_backlog` writes, counted
+/// as they completed. fio starts a batch on its way to the workload's next
+/// I/O, before a sync that is due, whenever the writes not yet checked
+/// are a multiple of the backlog and the last I/O was no read, so a batch
+/// smaller than the backlog comes every batch's worth of writes; without
+/// a random map it takes the lowest offset first and drops overlapped
+/// blocks; and at the job's end (not a pass's) the rest is the verify
+/// phase's. With `bs=4k size=256k verify_backlog=16
+/// verify_backlog_batch=4`, 12 blocks were checked before the last write
+/// where fio checks 48.
+#[test]
+fn verify_backlog_checks_when_fio_does() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let cases: [&[&str]; 5] = [
+        &[
+            "--rw=write",
+            "--verify_backlog=16",
+            "--verify_backlog_batch=4",
+        ],
+        &[
+            "--rw=randwrite",
+            "--norandommap=1",
+            "--verify_backlog=6",
+            "--verify_backlog_batch=2",
+        ],
+        &[
+            "--rw=write",
+            "--verify_backlog=16",
+            "--fsync=4",
+            "--loops=2",
+        ],
+        &[
+            "--rw=randrw",
+            "--rwmixread=30",
+            "--verify_backlog=8",
+            "--verify_backlog_batch=3",
+        ],
+        &["--rw=randwrite", "--io_size=1m", "--verify_backlog=8"],
+    ];
+    for case in cases {
+        let common = [
+            "--name=v",
+            "--filename=f",
+            "--bs=4k",
+            "--size=256k",
+            "--verify=crc32c",
+            "--write_iolog=log",
+        ];
+        let args = [&common[..], case].concat();
+        let [theirs, ours] = both_logs(dir.path(), &args);
+        let reads = ours.iter().filter(|l| l.contains(" read ")).count();
+        assert!(reads >= 40, "{case:?}: {reads} reads: {ours:?}");
         assert_eq!(ours, theirs, "{case:?}");
     }
 }

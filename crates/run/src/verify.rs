@@ -150,7 +150,11 @@ pub(crate) struct VerifyLog {
     pub limit: Option<u64>,
     backlog: u64,
     backlog_batch: u64,
-    since_backlog: u64,
+    /// Checks of the backlog batch under way still to issue.
+    batch_left: u64,
+    /// The last read, write or trim to complete was a read (fio's
+    /// `last_ddir`): no backlog batch starts right after one.
+    pub last_read: bool,
     trim_percent: u32,
     trim_zero: bool,
     trim_backlog: u64,
@@ -218,7 +222,8 @@ impl VerifyLog {
             limit,
             backlog: v.backlog,
             backlog_batch: v.backlog_batch.max(1),
-            since_backlog: 0,
+            batch_left: 0,
+            last_read: false,
             trim_percent: t.percentage,
             trim_zero: t.verify_zero,
             trim_backlog: t.backlog,
@@ -291,6 +296,12 @@ impl VerifyLog {
             // The verify phase replays the workload: no list to keep.
             return;
         }
+        if self.backlog > 0 && !self.in_write_order {
+            // fio's tree of writes to check drops the older of two
+            // overlapping blocks as it goes, which its backlog counts
+            // (the verify phase drops them from the whole list).
+            self.written.retain(|b| !overlaps(b, &block));
+        }
         // fio lists a write as it is issued: where it checks in the order
         // written, a write that completed before an earlier one still
         // goes after it (completions at depth come in any order).
@@ -307,15 +318,38 @@ impl VerifyLog {
             false => self.written.len(),
         };
         self.written.insert(at, block);
-        if self.backlog > 0 {
-            self.since_backlog += 1;
-            if self.since_backlog >= self.backlog {
-                self.since_backlog = 0;
-                let n = (self.backlog_batch as usize).min(self.written.len());
-                self.due
-                    .extend(self.written.drain(..n).map(SlotWork::Check));
-            }
+    }
+
+    /// Whether [`VerifyLog::backlog_check`] has a check to give.
+    #[inline]
+    pub(crate) fn backlog_due(&self) -> bool {
+        self.backlog > 0
+            && !self.written.is_empty()
+            && (self.batch_left > 0
+                || (self.written.len() as u64).is_multiple_of(self.backlog) && !self.last_read)
+    }
+
+    /// fio's `check_get_verify`, on its way to the workload's next I/O:
+    /// with `verify_backlog`, a batch of `verify_backlog_batch` checks
+    /// starts whenever the writes waiting to be checked are a multiple of
+    /// the backlog and the last I/O to complete was not a read; the
+    /// check to issue first, if one is due. The blocks go in the order
+    /// the verify phase takes them: as written, or by offset.
+    pub(crate) fn backlog_check(&mut self) -> Option<SlotWork> {
+        if !self.backlog_due() {
+            return None;
         }
+        if self.batch_left == 0 {
+            self.batch_left = self.backlog_batch;
+        }
+        self.batch_left -= 1;
+        let next = match self.in_write_order {
+            true => 0,
+            false => (0..self.written.len())
+                .min_by_key(|&i| (self.written[i].file, self.written[i].offset))
+                .unwrap_or(0),
+        };
+        Some(SlotWork::Check(self.written.remove(next)))
     }
 
     fn choose_trim(&mut self) -> bool {
@@ -554,6 +588,13 @@ impl VerifyLog {
 
 /// What a failure says: the block, the write that should be there, what
 /// was found instead.
+/// Two blocks of one file share a byte.
+fn overlaps(a: &BlockId, b: &BlockId) -> bool {
+    a.file == b.file
+        && a.offset < b.offset + u64::from(b.len)
+        && b.offset < a.offset + u64::from(a.len)
+}
+
 fn describe_bad(work: SlotWork, block: &BlockId, path: &Path, what: &Corruption) -> String {
     let which = match work {
         SlotWork::ReadBack(_) => String::new(),

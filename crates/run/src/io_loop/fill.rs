@@ -227,6 +227,18 @@ impl Fill {
         if EXTRAS {
             self.note_loops(workload);
         }
+        if let Some(v) = verify.as_deref_mut().filter(|v| EXTRAS && v.backlog_due()) {
+            // fio looks for a backlog check first on its way to the
+            // workload's next I/O (check_get_verify, before a sync is
+            // due), so only while the job has I/O to do: at its end the
+            // rest is the verify phase's. (A pass's end with another to
+            // come is not the job's.)
+            if self.held.is_some() || (self.writing && workload.io_left()) {
+                if let Some(due) = v.backlog_check() {
+                    return issue_check(q, v, due, slot);
+                }
+            }
+        }
         if EXTRAS && cfg.syncs.any() {
             if let Some((file, op, range)) = self.syncs.due(&cfg.syncs, || {
                 // fio asks for a sync on its way to the next I/O, whose
@@ -247,13 +259,7 @@ impl Fill {
         }
         if let Some(v) = verify.as_deref_mut().filter(|_| EXTRAS) {
             if let Some(due) = v.next_due() {
-                let req = check_request(due, slot);
-                let work = if v.compare {
-                    compare_in_device(q, v, req, due)
-                } else {
-                    due
-                };
-                return Next::Issue(req, work);
+                return issue_check(q, v, due, slot);
             }
         }
         if !self.writing {
@@ -378,6 +384,17 @@ impl Fill {
         };
         Next::Issue(req, work)
     }
+}
+
+/// The check `due` as the request for `slot`.
+fn issue_check<Q: Queue>(q: &mut Q, v: &VerifyLog, due: SlotWork, slot: u32) -> Next {
+    let req = check_request(due, slot);
+    let work = if v.compare {
+        compare_in_device(q, v, req, due)
+    } else {
+        due
+    };
+    Next::Issue(req, work)
 }
 
 /// `verify_mode=compare`: the check `due` of `req` goes to the device as a

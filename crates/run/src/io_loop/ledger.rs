@@ -215,6 +215,11 @@ impl Ledger<'_> {
         if !self.finish(slot, result, t_done) {
             return (false, false);
         }
+        if let (Some(v), Some(op)) = (self.verify.as_mut(), slot.op) {
+            if !op.is_sync() {
+                v.last_read = op == Op::Read;
+            }
+        }
         // A failed or short transfer was an error (counted, or the end of
         // the job): there is nothing to check or log.
         if slot.work == SlotWork::Plain || result < 0 || is_short(slot, result) {

@@ -998,6 +998,13 @@ impl Workload {
         self.loops_begun
     }
 
+    /// Whether the job has I/O left to issue, in this pass or a later one
+    /// (fio's do_io loop condition: a time-based job, or bytes issued
+    /// short of the job's total), without drawing it.
+    pub fn io_left(&self) -> bool {
+        !self.finished && (self.time_based || self.issued < self.limit)
+    }
+
     /// Whether the workload is stopped at the end of a pass, with another
     /// to come unless what verify read back makes up `io_size`.
     pub fn paused_at_loop(&self) -> bool {
