@@ -152,6 +152,9 @@ pub(crate) struct VerifyLog {
     backlog_batch: u64,
     /// Checks of the backlog batch under way still to issue.
     batch_left: u64,
+    /// With `verify_backlog`: writes issued and not completed, which
+    /// fio's list holds (and counts) from their issue.
+    in_flight: Vec<BlockId>,
     /// The last read, write or trim to complete was a read (fio's
     /// `last_ddir`): no backlog batch starts right after one.
     pub last_read: bool,
@@ -223,6 +226,7 @@ impl VerifyLog {
             backlog: v.backlog,
             backlog_batch: v.backlog_batch.max(1),
             batch_left: 0,
+            in_flight: Vec::new(),
             last_read: false,
             trim_percent: t.percentage,
             trim_zero: t.verify_zero,
@@ -268,12 +272,29 @@ impl VerifyLog {
         }
         let seq = self.next_seq;
         self.next_seq += 1;
-        Some(BlockId {
+        let block = BlockId {
             file,
             offset,
             len,
             seq,
-        })
+        };
+        if self.backlog > 0 && !self.only {
+            // fio lists a write as it issues it, and its tree (without a
+            // random map) drops an older overlapped one then, in flight
+            // or not.
+            if !self.in_write_order {
+                self.written.retain(|b| !overlaps(b, &block));
+                self.in_flight.retain(|b| !overlaps(b, &block));
+            }
+            self.in_flight.push(block);
+        }
+        Some(block)
+    }
+
+    /// A write that failed, or moved fewer bytes than asked: fio takes it
+    /// off its list.
+    pub(crate) fn write_failed(&mut self, block: BlockId) {
+        self.in_flight.retain(|b| b.seq != block.seq);
     }
 
     /// Fills a write's buffer with what the block must hold.
@@ -284,6 +305,13 @@ impl VerifyLog {
 
     /// A write completed: the block is to be checked (or trimmed).
     pub(crate) fn written(&mut self, block: BlockId) {
+        if self.backlog > 0 && !self.only {
+            let Some(i) = self.in_flight.iter().position(|b| b.seq == block.seq) else {
+                // A later write overlapped it while it was in flight.
+                return;
+            };
+            self.in_flight.swap_remove(i);
+        }
         if self.trim_percent > 0 && self.choose_trim() {
             self.to_trim.push(block);
             if self.trim_backlog > 0 && self.to_trim.len() as u64 >= self.trim_backlog {
@@ -296,10 +324,11 @@ impl VerifyLog {
             // The verify phase replays the workload: no list to keep.
             return;
         }
-        if self.backlog > 0 && !self.in_write_order {
-            // fio's tree of writes to check drops the older of two
-            // overlapping blocks as it goes, which its backlog counts
-            // (the verify phase drops them from the whole list).
+        if self.backlog > 0 && !self.in_write_order && self.only {
+            // verify_only lists the writes it does not issue: fio's tree
+            // drops the older of two overlapping blocks as it goes, which
+            // its backlog counts (the verify phase drops them from the
+            // whole list).
             self.written.retain(|b| !overlaps(b, &block));
         }
         // fio lists a write as it is issued: where it checks in the order
@@ -320,13 +349,15 @@ impl VerifyLog {
         self.written.insert(at, block);
     }
 
-    /// Whether [`VerifyLog::backlog_check`] has a check to give.
+    /// Whether [`VerifyLog::backlog_check`] may have a check to give:
+    /// fio's list (written blocks and writes in flight) is not empty, and
+    /// a batch is under way or one starts.
     #[inline]
     pub(crate) fn backlog_due(&self) -> bool {
+        let listed = (self.written.len() + self.in_flight.len()) as u64;
         self.backlog > 0
-            && !self.written.is_empty()
-            && (self.batch_left > 0
-                || (self.written.len() as u64).is_multiple_of(self.backlog) && !self.last_read)
+            && listed > 0
+            && (self.batch_left > 0 || listed.is_multiple_of(self.backlog) && !self.last_read)
     }
 
     /// fio's `check_get_verify`, on its way to the workload's next I/O:
@@ -342,13 +373,22 @@ impl VerifyLog {
         if self.batch_left == 0 {
             self.batch_left = self.backlog_batch;
         }
-        self.batch_left -= 1;
+        // fio takes the first block of its list, or none while that one
+        // is in flight (the batch waits: the workload's I/O goes).
         let next = match self.in_write_order {
-            true => 0,
+            true => (!self.written.is_empty()).then_some(0),
             false => (0..self.written.len())
-                .min_by_key(|&i| (self.written[i].file, self.written[i].offset))
-                .unwrap_or(0),
+                .min_by_key(|&i| (self.written[i].file, self.written[i].offset)),
+        }?;
+        let first = &self.written[next];
+        let ahead = |b: &BlockId| match self.in_write_order {
+            true => b.seq < first.seq,
+            false => (b.file, b.offset) < (first.file, first.offset),
         };
+        if self.in_flight.iter().any(ahead) {
+            return None;
+        }
+        self.batch_left -= 1;
         Some(SlotWork::Check(self.written.remove(next)))
     }
 

@@ -223,6 +223,9 @@ impl Ledger<'_> {
         // A failed or short transfer was an error (counted, or the end of
         // the job): there is nothing to check or log.
         if slot.work == SlotWork::Plain || result < 0 || is_short(slot, result) {
+            if let (SlotWork::Write(block), Some(v)) = (slot.work, self.verify.as_mut()) {
+                v.write_failed(block);
+            }
             return (true, false);
         }
         let Some(v) = self.verify.as_mut() else {
