@@ -132,18 +132,39 @@ impl Ledger<'_> {
         }
         let t_done = self.clock.now();
         self.stats.complete.add_batch(n);
+        // One completion (QD1) has no run to gather.
+        let ok = if n == 1 {
+            self.settle_all::<Q, EXTRAS, false>(q, reaped, slots, free, t_done)
+        } else {
+            let ok = self.settle_all::<Q, EXTRAS, true>(q, reaped, slots, free, t_done);
+            self.add_held_latencies();
+            ok
+        };
+        Ok((n, ok, t_done))
+    }
+
+    /// Settles the `reaped` completions and frees their slots (those not
+    /// held). Returns false when the worker must stop.
+    #[inline(always)]
+    fn settle_all<Q: Queue, const EXTRAS: bool, const BATCH: bool>(
+        &mut self,
+        q: &mut Q,
+        reaped: &[Completion],
+        slots: &[Slot],
+        free: &mut Vec<u32>,
+        t_done: u64,
+    ) -> bool {
         let mut ok = true;
-        for c in reaped.iter() {
+        for c in reaped {
             let slot = &slots[c.slot as usize];
             let (settled, held) =
-                self.settle_as::<Q, EXTRAS, true>(q, c.slot, slot, c.result, t_done);
+                self.settle_as::<Q, EXTRAS, BATCH>(q, c.slot, slot, c.result, t_done);
             ok &= settled;
             if !held {
                 free.push(c.slot);
             }
         }
-        self.add_held_latencies();
-        Ok((n, ok, t_done))
+        ok
     }
 
     /// Accounts one completion and does what verify needs done with it.
