@@ -1790,3 +1790,64 @@ fn verify_backlog_at_depth_does_not_check_a_block_being_overwritten() {
         assert!((30..64).contains(&checked), "{checked} checks: {j:#}");
     }
 }
+
+/// zonemode=strided was dropped for any job of several files. fio drops
+/// it only where `openfiles` is set above 1 (it tests the option before
+/// it defaults to nrfiles); otherwise its files share one count of zone
+/// bytes, and the file whose turn comes when a zone's bytes are done
+/// jumps to its next zone.
+#[test]
+fn strided_zones_stay_on_with_several_files_as_in_fio() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let cases: [&[&str]; 3] = [
+        &["--rw=read", "--nrfiles=2"],
+        &["--rw=randread", "--nrfiles=2", "--file_service_type=random"],
+        &["--rw=read", "--nrfiles=2", "--openfiles=2"],
+    ];
+    for case in cases {
+        let common = [
+            "--name=z",
+            "--ioengine=null",
+            "--bs=4k",
+            "--size=256k",
+            "--zonemode=strided",
+            "--zonesize=16k",
+            "--zonerange=64k",
+            "--write_iolog=log",
+        ];
+        let args = [&common[..], case].concat();
+        let [theirs, ours] = both_logs(dir.path(), &args);
+        assert!(ours.len() > 64, "{case:?}: {ours:?}");
+        assert_eq!(ours, theirs, "{case:?}");
+    }
+    // The first file jumps to its second zone after 8k of its own.
+    let [_, ours] = both_logs(
+        dir.path(),
+        &[
+            "--name=z",
+            "--ioengine=null",
+            "--bs=4k",
+            "--size=256k",
+            "--zonemode=strided",
+            "--zonesize=16k",
+            "--zonerange=64k",
+            "--write_iolog=log",
+            "--rw=read",
+            "--nrfiles=2",
+        ],
+    );
+    let first: Vec<_> = ours
+        .iter()
+        .filter(|l| l.starts_with("z.0.0 read"))
+        .take(3)
+        .collect();
+    assert_eq!(
+        first,
+        [
+            "z.0.0 read 0 4096",
+            "z.0.0 read 4096 4096",
+            "z.0.0 read 65536 4096"
+        ]
+    );
+}

@@ -110,9 +110,10 @@ impl ZoneSpec {
 /// fio's zone fixups (init.c `fixup_options`, zbd.c
 /// `zbd_recalc_options_with_zone_granularity`): the checks between
 /// `zonemode` and `zonesize`, `zonerange`'s default, strided mode turned
-/// off for a job of several files, and values in zones turned into bytes.
+/// off for a job of several open files, and values in zones turned into
+/// bytes.
 pub(crate) fn resolve(spec: &mut JobSpec) -> Result<(), String> {
-    let files = spec.filenames.len().max(spec.nrfiles as usize);
+    let open_files = spec.file_handling.openfiles;
     let z = &mut spec.zones;
     match z.mode {
         ZoneMode::None if z.size > 0 => {
@@ -125,8 +126,11 @@ pub(crate) fn resolve(spec: &mut JobSpec) -> Result<(), String> {
             return Err("zonemode=strided needs zonesize".to_string());
         }
         // fio: "Strided zone mode only really works with 1 file", and
-        // runs such a job without zones.
-        ZoneMode::Strided if files > 1 => z.mode = ZoneMode::None,
+        // runs a job without zones where `openfiles` is set above 1. It
+        // tests the option as given, before it defaults to `nrfiles`:
+        // several files without it keep their zones (one count of zone
+        // bytes for them all).
+        ZoneMode::Strided if open_files > 1 => z.mode = ZoneMode::None,
         _ => {}
     }
     if z.mode == ZoneMode::Strided && z.range == 0 {
@@ -224,8 +228,15 @@ mod tests {
         assert_eq!(s.size, Some(SizeSpec::Bytes(8 << 20)));
         assert_eq!(s.offset, SizeSpec::Bytes(1 << 20));
         assert_eq!(s.zones.skip, 2 << 20);
-        // fio drops strided mode for a job of several files.
+        // fio drops strided mode where openfiles is set above 1, and
+        // keeps it for several files without it.
         let s = strided(|s| s.nrfiles = 2).unwrap();
+        assert_eq!(s.zones.mode, ZoneMode::Strided);
+        let s = strided(|s| {
+            s.nrfiles = 2;
+            s.file_handling.openfiles = 2;
+        })
+        .unwrap();
         assert_eq!(s.zones.mode, ZoneMode::None);
         assert!(strided(|s| s.zones.size = 0).is_err());
         let err = strided(|s| {
