@@ -1656,24 +1656,34 @@ fn the_null_engine_spreads_its_ios_over_its_files_as_fio() {
         &["--size=1m", "--nrfiles=4", "--offset=10%", "--rw=read"],
         &["--size=256k", "--filename=a:b", "--rw=write"],
     ];
-    for case in cases {
-        let common = [
-            "--name=z",
-            "--ioengine=null",
-            "--rw=randread",
-            "--bs=4k",
-            "--write_iolog=log",
-        ];
-        let args = [&common[..], case].concat();
-        let [theirs, ours] = both_logs(dir.path(), &args);
+    let common = [
+        "--name=z",
+        "--ioengine=null",
+        "--rw=randread",
+        "--bs=4k",
+        "--write_iolog=log",
+    ];
+    for (case, ours) in cases.iter().zip(logs_as_fio(dir.path(), &common, &cases)) {
         let files: std::collections::BTreeSet<_> = ours
             .iter()
             .filter(|l| l.contains(" read ") || l.contains(" write "))
             .filter_map(|l| l.split(' ').next())
             .collect();
         assert!(files.len() > 1, "{case:?}: one file: {ours:?}");
-        assert_eq!(ours, theirs, "{case:?}");
     }
+}
+
+/// For each of `cases` added to `common`: fio's and ioscope's logs (see
+/// [`both_logs`]) are the same. Returns ioscope's, in the cases' order.
+fn logs_as_fio(dir: &Path, common: &[&str], cases: &[&[&str]]) -> Vec<Vec<String>> {
+    cases
+        .iter()
+        .map(|case| {
+            let [theirs, ours] = both_logs(dir, &[common, case].concat());
+            assert_eq!(ours, theirs, "{case:?}");
+            ours
+        })
+        .collect()
 }
 
 /// Every line of the `write_iolog` named `log` that fio and then ioscope
@@ -1740,20 +1750,17 @@ fn verify_backlog_checks_when_fio_does() {
         ],
         &["--rw=randwrite", "--io_size=1m", "--verify_backlog=8"],
     ];
-    for case in cases {
-        let common = [
-            "--name=v",
-            "--filename=f",
-            "--bs=4k",
-            "--size=256k",
-            "--verify=crc32c",
-            "--write_iolog=log",
-        ];
-        let args = [&common[..], case].concat();
-        let [theirs, ours] = both_logs(dir.path(), &args);
+    let common = [
+        "--name=v",
+        "--filename=f",
+        "--bs=4k",
+        "--size=256k",
+        "--verify=crc32c",
+        "--write_iolog=log",
+    ];
+    for (case, ours) in cases.iter().zip(logs_as_fio(dir.path(), &common, &cases)) {
         let reads = ours.iter().filter(|l| l.contains(" read ")).count();
         assert!(reads >= 40, "{case:?}: {reads} reads: {ours:?}");
-        assert_eq!(ours, theirs, "{case:?}");
     }
 }
 
@@ -1805,39 +1812,22 @@ fn strided_zones_stay_on_with_several_files_as_in_fio() {
         &["--rw=randread", "--nrfiles=2", "--file_service_type=random"],
         &["--rw=read", "--nrfiles=2", "--openfiles=2"],
     ];
-    for case in cases {
-        let common = [
-            "--name=z",
-            "--ioengine=null",
-            "--bs=4k",
-            "--size=256k",
-            "--zonemode=strided",
-            "--zonesize=16k",
-            "--zonerange=64k",
-            "--write_iolog=log",
-        ];
-        let args = [&common[..], case].concat();
-        let [theirs, ours] = both_logs(dir.path(), &args);
+    let common = [
+        "--name=z",
+        "--ioengine=null",
+        "--bs=4k",
+        "--size=256k",
+        "--zonemode=strided",
+        "--zonesize=16k",
+        "--zonerange=64k",
+        "--write_iolog=log",
+    ];
+    let logs = logs_as_fio(dir.path(), &common, &cases);
+    for (case, ours) in cases.iter().zip(&logs) {
         assert!(ours.len() > 64, "{case:?}: {ours:?}");
-        assert_eq!(ours, theirs, "{case:?}");
     }
     // The first file jumps to its second zone after 8k of its own.
-    let [_, ours] = both_logs(
-        dir.path(),
-        &[
-            "--name=z",
-            "--ioengine=null",
-            "--bs=4k",
-            "--size=256k",
-            "--zonemode=strided",
-            "--zonesize=16k",
-            "--zonerange=64k",
-            "--write_iolog=log",
-            "--rw=read",
-            "--nrfiles=2",
-        ],
-    );
-    let first: Vec<_> = ours
+    let first: Vec<_> = logs[0]
         .iter()
         .filter(|l| l.starts_with("z.0.0 read"))
         .take(3)
