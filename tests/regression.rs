@@ -1840,3 +1840,40 @@ fn strided_zones_stay_on_with_several_files_as_in_fio() {
         ]
     );
 }
+
+/// Two ways the verify phase's reads were not fio's. A job whose pass
+/// writes less than `size` (`rw=write:8k`, holes between the blocks)
+/// stopped after one pass; fio's verify phase leaves no file done, so it
+/// writes and checks again until the writes and reads make `size` (44
+/// writes where ioscope made 22). And verify_backlog checked blocks with
+/// `do_verify=0` or `experimental_verify=1`, where fio lists no write for
+/// its backlog (64 reads where fio makes none, and 128 where it checks
+/// each of the 64 blocks once).
+#[test]
+fn verify_passes_and_backlogs_follow_fio() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let cases: [&[&str]; 4] = [
+        &["--rw=write:8k"],
+        &["--rw=write:8k", "--verify_backlog=8"],
+        &["--rw=randwrite", "--verify_backlog=8", "--do_verify=0"],
+        &[
+            "--rw=randwrite",
+            "--verify_backlog=8",
+            "--experimental_verify=1",
+        ],
+    ];
+    let common = [
+        "--name=v",
+        "--filename=f",
+        "--bs=4k",
+        "--size=256k",
+        "--verify=crc32c",
+        "--write_iolog=log",
+    ];
+    let logs = logs_as_fio(dir.path(), &common, &cases);
+    let count = |log: &[String], what: &str| log.iter().filter(|l| l.contains(what)).count();
+    assert_eq!(count(&logs[0], " write "), 44, "{:?}", logs[0]);
+    assert_eq!(count(&logs[2], " read "), 0, "{:?}", logs[2]);
+    assert_eq!(count(&logs[3], " read "), 64, "{:?}", logs[3]);
+}

@@ -223,7 +223,13 @@ impl VerifyLog {
                 && !spec.norandommap
                 && spec.random_generator != RandomGenerator::Lfsr,
             limit,
-            backlog: v.backlog,
+            // fio lists the writes its backlog checks only for a verify
+            // phase that reads them back (do_verify, and not
+            // experimental_verify, which replays the workload instead).
+            backlog: match (v.do_verify || v.only) && !v.experimental {
+                true => v.backlog,
+                false => 0,
+            },
             backlog_batch: v.backlog_batch.max(1),
             batch_left: 0,
             in_flight: Vec::new(),
@@ -320,7 +326,7 @@ impl VerifyLog {
             }
             return;
         }
-        if self.replay.is_some() && self.backlog == 0 {
+        if self.replay.is_some() {
             // The verify phase replays the workload: no list to keep.
             return;
         }
@@ -420,8 +426,6 @@ impl VerifyLog {
             // The writes of this loop, replayed.
             replay.left = self.next_seq - self.phase_seq;
             self.phase_seq = self.next_seq;
-            // A backlog checked as it went; the replay checks it again.
-            self.written.clear();
             return;
         }
         let mut blocks = std::mem::take(&mut self.written);

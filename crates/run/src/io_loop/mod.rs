@@ -232,7 +232,7 @@ impl IoLoop<'_> {
         );
         // Every pass's I/O is done before the next begins, as fio's do_io
         // waits for what is in flight at its end; its syncs come then.
-        self.workload.break_between_loops();
+        self.workload.break_between_loops(verify_breaks);
         if fill.wants_closes() {
             self.workload.record_closes();
         }

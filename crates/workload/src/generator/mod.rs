@@ -267,6 +267,8 @@ pub struct Workload {
     finished: bool,
     /// Whether the workload stops between passes for its runner.
     loop_break: LoopBreak,
+    /// A verify phase comes between passes (see `another_pass`).
+    verify_between: bool,
     /// Loops begun after the first.
     loops_begun: u32,
     /// `read_iolog`: the log's I/Os in place of the generated ones.
@@ -495,6 +497,7 @@ impl Workload {
             pass_issued: 0,
             finished: !usable,
             loop_break: LoopBreak::Off,
+            verify_between: false,
             loops_begun: 0,
             replay: None,
             strided,
@@ -986,8 +989,10 @@ impl Workload {
     /// `do_verify`, which checks what the pass wrote; a zoned file's zones
     /// must not be reset for the next pass before that, and a sync due at
     /// the next pass's start takes that pass's first file.
-    pub fn break_between_loops(&mut self) {
+    /// `verify_phase`: a verify phase comes between passes.
+    pub fn break_between_loops(&mut self, verify_phase: bool) {
         self.loop_break = LoopBreak::Armed;
+        self.verify_between = verify_phase;
     }
 
     /// How many passes have begun after the first (loops, or passes
@@ -1040,8 +1045,12 @@ impl Workload {
         // but adds trims and writes together when it asks whether io_size
         // calls for another pass (fio 3.33: size=64k io_size=96k trims and
         // writes 64k each, io_size=160k 128k each).
+        // After a verify phase, whose clear_io_state has fio find no file
+        // done, a pass that wrote less than `size` (the holes of
+        // `rw=write:8k`) has another, until the writes and the reads
+        // together make `size`.
         let done = moved.unwrap_or(self.issued + self.trimmed);
-        let all_done = || self.files.iter().all(|f| f.done);
+        let all_done = || !self.verify_between && self.files.iter().all(|f| f.done);
         done < self.io_size
             && (self.io_size_set || !all_done())
             && self.io_size - done >= self.max_bs

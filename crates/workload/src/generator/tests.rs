@@ -554,7 +554,7 @@ fn a_break_between_loops_stops_each_loop_until_resumed() {
     s.loops = 3;
     let whole = all(&s, 0);
     let mut w = Workload::new(&s, &extents(&s), 0);
-    w.break_between_loops();
+    w.break_between_loops(false);
     let mut got = Vec::new();
     let mut breaks = 0;
     loop {
@@ -580,7 +580,7 @@ fn passes_towards_io_size_break_and_count_what_verify_read() {
     let mut s = spec(RwKind::Write, 16 << 10, 4096);
     s.io_size = Some(48 << 10);
     let mut w = Workload::new(&s, &extents(&s), 0);
-    w.break_between_loops();
+    w.break_between_loops(false);
     assert_eq!(std::iter::from_fn(|| w.next()).count(), 4);
     assert!(w.paused_at_loop());
     assert!(w.resume_loop(Some(32 << 10)));
@@ -595,7 +595,7 @@ fn passes_towards_io_size_break_and_count_what_verify_read() {
     // Without verify the writes make up io_size: three passes, and the
     // last ends the job without a break.
     let mut w = Workload::new(&s, &extents(&s), 0);
-    w.break_between_loops();
+    w.break_between_loops(false);
     let mut passes = 0;
     loop {
         assert_eq!(std::iter::from_fn(|| w.next()).count(), 4);
