@@ -284,15 +284,18 @@ impl VerifyLog {
             len,
             seq,
         };
-        if self.backlog > 0 && !self.only {
+        if self.backlog > 0 {
             // fio lists a write as it issues it, and its tree (without a
             // random map) drops an older overlapped one then, in flight
-            // or not.
+            // or not. (verify_only's writes, never issued, are listed
+            // done at once.)
             if !self.in_write_order {
                 self.written.retain(|b| !overlaps(b, &block));
                 self.in_flight.retain(|b| !overlaps(b, &block));
             }
-            self.in_flight.push(block);
+            if !self.only {
+                self.in_flight.push(block);
+            }
         }
         Some(block)
     }
@@ -329,13 +332,6 @@ impl VerifyLog {
         if self.replay.is_some() {
             // The verify phase replays the workload: no list to keep.
             return;
-        }
-        if self.backlog > 0 && !self.in_write_order && self.only {
-            // verify_only lists the writes it does not issue: fio's tree
-            // drops the older of two overlapping blocks as it goes, which
-            // its backlog counts (the verify phase drops them from the
-            // whole list).
-            self.written.retain(|b| !overlaps(b, &block));
         }
         // fio lists a write as it is issued: where it checks in the order
         // written, a write that completed before an earlier one still
@@ -630,8 +626,6 @@ impl VerifyLog {
     }
 }
 
-/// What a failure says: the block, the write that should be there, what
-/// was found instead.
 /// Two blocks of one file share a byte.
 fn overlaps(a: &BlockId, b: &BlockId) -> bool {
     a.file == b.file
@@ -639,6 +633,8 @@ fn overlaps(a: &BlockId, b: &BlockId) -> bool {
         && b.offset < a.offset + u64::from(a.len)
 }
 
+/// What a failure says: the block, the write that should be there, what
+/// was found instead.
 fn describe_bad(work: SlotWork, block: &BlockId, path: &Path, what: &Corruption) -> String {
     let which = match work {
         SlotWork::ReadBack(_) => String::new(),
