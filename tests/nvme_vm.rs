@@ -256,6 +256,20 @@ fn verify_mode_compare_checks_in_the_device() {
     assert_eq!(checks.len(), want, "{checks:#?}");
 }
 
+/// io_uring_cmd's `write_mode=verify` and `uncor`, and a newer fio's mix
+/// of commands drawn per write: what each leaves on the namespace, and
+/// the mix block for block as fio leaves it (tests/nvme_vm/write_mode.sh).
+#[test]
+fn write_modes_send_their_commands_as_fio() {
+    let script = require!(nvme_guest(env!("CARGO_MANIFEST_DIR")));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let files = [(root.join("tests/nvme_vm/write_mode.sh"), "write_mode.sh")];
+    let Some(stdout) = in_guest(&script, &files, "sh write_mode.sh", &[]) else {
+        return;
+    };
+    assert_eq!(passed_checks(&stdout).len(), 8);
+}
+
 /// What `verify_mode=compare` needs is refused before the run, on any
 /// machine: verify=pattern with verify_pattern (fio's HOWTO says so; fio
 /// does not check, and its Compare of a crc32c or pattern_hdr block fails

@@ -60,6 +60,46 @@ const REFUSED: &[(&[&str], &str)] = &[
     ),
     (
         &[
+            "--ioengine=io_uring_cmd",
+            "--write_mode=uncor",
+            "--rw=write",
+            "--size=1m",
+            "--verify=crc32c",
+        ],
+        "verify with write_mode=uncor: Write Uncorrectable leaves blocks that fail to read",
+    ),
+    (
+        &[
+            "--ioengine=io_uring_cmd",
+            "--write_mode=write/50:verify/50",
+            "--rw=write",
+            "--size=1m",
+            "--verify=crc32c",
+        ],
+        "verify with write_mode=write/50:verify/50: only the Writes of a mix carry data",
+    ),
+    (
+        &[
+            "--ioengine=io_uring_cmd",
+            "--write_mode=write/50:zone_append/50",
+            "--zonemode=zbd",
+            "--zonesize=256k",
+            "--rw=write",
+            "--size=1m",
+        ],
+        "a mix with zone_append is not supported by ioscope",
+    ),
+    (
+        &[
+            "--ioengine=io_uring_cmd",
+            "--write_mode=zeroes",
+            "--rw=randread",
+            "--size=1m",
+        ],
+        "write_mode=zeroes: 'readwrite=|rw=' has no write",
+    ),
+    (
+        &[
             "--rw=randwrite",
             "--size=1m",
             "--verify=md5",

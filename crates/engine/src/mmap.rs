@@ -267,7 +267,10 @@ impl Queue for MmapQueue {
                 };
                 return Ok(Submitted::Completed(r));
             }
-            Op::WriteZeroes { .. } | Op::TrimRanges { .. } => {
+            Op::WriteZeroes { .. }
+            | Op::WriteUncorrectable
+            | Op::DeviceVerify
+            | Op::TrimRanges { .. } => {
                 return Err(bad_request(req, "is not supported by this backend"))
             }
         };

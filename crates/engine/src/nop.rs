@@ -9,7 +9,7 @@ use crate::buffer::SlotBuffers;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
-use crate::request::{Completion, Op, Request};
+use crate::request::{Completion, Request};
 use crate::uring::{Ring, RingMode};
 
 use crate::descriptor::{any_shape, every_op, EngineDesc, EngineKind};
@@ -124,9 +124,10 @@ fn nop_entry(slot: u32, len: u32, inject: bool) -> squeue::Entry {
 /// The result a request's NOP completes with: its length, 0 for an fsync.
 #[inline]
 fn nop_len(req: &Request) -> u32 {
-    match req.op {
-        Op::Read | Op::Write | Op::WriteZeroes { .. } | Op::Trim | Op::TrimRanges { .. } => req.len,
-        Op::Fsync | Op::Fdatasync | Op::SyncFileRange { .. } => 0,
+    if req.op.is_sync() {
+        0
+    } else {
+        req.len
     }
 }
 
@@ -256,6 +257,7 @@ impl Queue for NopQueue {
 mod tests {
     use super::*;
     use crate::uring::tests::config;
+    use crate::Op;
     use crate::UringOptions;
     use ioscope_testutil::{part, require, setup, uring_setup};
 

@@ -6,7 +6,7 @@ use crate::buffer::SlotBuffers;
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
-use crate::request::{Completion, Op, Request};
+use crate::request::{Completion, Request};
 
 use crate::descriptor::{any_shape, every_op, EngineDesc, EngineKind};
 
@@ -70,11 +70,10 @@ impl Queue for NullQueue {
 
     #[inline]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
-        let result = match req.op {
-            Op::Read | Op::Write | Op::WriteZeroes { .. } | Op::Trim | Op::TrimRanges { .. } => {
-                i64::from(req.len)
-            }
-            Op::Fsync | Op::Fdatasync | Op::SyncFileRange { .. } => 0,
+        let result = if req.op.is_sync() {
+            0
+        } else {
+            i64::from(req.len)
         };
         if self.depth == 1 {
             return Ok(Submitted::Completed(result));
@@ -137,6 +136,7 @@ fn queue_full(depth: u32) -> io::Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Op;
 
     fn config(depth: u32) -> QueueConfig {
         QueueConfig {

@@ -24,6 +24,14 @@ pub enum Op {
     WriteZeroes {
         deac: bool,
     },
+    /// Mark the range unreadable without sending data (NVMe Write
+    /// Uncorrectable): reads of it fail until it is written again. Carries
+    /// no buffer.
+    WriteUncorrectable,
+    /// Have the device check that the range can be read, moving no data
+    /// and changing nothing (NVMe Verify). fio counts it as a write, as it
+    /// is what `write_mode=verify` makes of one. Carries no buffer.
+    DeviceVerify,
     /// Deallocate the range (NVMe Dataset Management with the deallocate
     /// attribute; a discard). Carries no user data.
     Trim,
@@ -61,8 +69,27 @@ impl Op {
     pub fn modifies(self) -> bool {
         matches!(
             self,
-            Op::Write | Op::WriteZeroes { .. } | Op::Trim | Op::TrimRanges { .. }
+            Op::Write
+                | Op::WriteZeroes { .. }
+                | Op::WriteUncorrectable
+                | Op::Trim
+                | Op::TrimRanges { .. }
         )
+    }
+
+    /// fio's data direction of the request (`enum fio_ddir`): read 0,
+    /// write 1, trim 2, sync 3, datasync 4, sync_file_range 5. The commands
+    /// without data that `write_mode` makes of a write are writes to fio.
+    #[inline]
+    pub fn fio_ddir(self) -> u8 {
+        match self {
+            Op::Read => 0,
+            Op::Write | Op::WriteZeroes { .. } | Op::WriteUncorrectable | Op::DeviceVerify => 1,
+            Op::Trim | Op::TrimRanges { .. } => 2,
+            Op::Fsync => 3,
+            Op::Fdatasync => 4,
+            Op::SyncFileRange { .. } => 5,
+        }
     }
 
     /// fio's name for the direction or command.
@@ -74,6 +101,8 @@ impl Op {
             Op::Fdatasync => "datasync",
             Op::SyncFileRange { .. } => "sync_file_range",
             Op::WriteZeroes { .. } => "write zeroes",
+            Op::WriteUncorrectable => "write uncorrectable",
+            Op::DeviceVerify => "verify",
             Op::Trim | Op::TrimRanges { .. } => "trim",
         }
     }
@@ -196,6 +225,8 @@ mod tests {
         assert!(describe_error(i64::from(libc::EIO)).contains("Input/output error"));
         assert!(describe_error(NVME_STATUS_BIAS + 0x4001).starts_with("Invalid Command Opcode"));
         assert!(!Op::WriteZeroes { deac: true }.carries_data());
+        assert!(!Op::WriteUncorrectable.carries_data() && Op::WriteUncorrectable.modifies());
+        assert!(!Op::DeviceVerify.carries_data() && !Op::DeviceVerify.modifies());
         assert!(!Op::Trim.carries_data() && Op::Trim.modifies());
         let ranges = Op::TrimRanges { count: 8 };
         assert!(!ranges.carries_data() && ranges.modifies());

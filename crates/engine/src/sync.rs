@@ -311,7 +311,10 @@ impl<C: SyncCalls> Queue for SyncQueue<C> {
                     req.len,
                 )))
             }
-            Op::WriteZeroes { .. } | Op::TrimRanges { .. } => {
+            Op::WriteZeroes { .. }
+            | Op::WriteUncorrectable
+            | Op::DeviceVerify
+            | Op::TrimRanges { .. } => {
                 return Err(bad_request(req, "is not supported by this backend"))
             }
         };

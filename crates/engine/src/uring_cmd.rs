@@ -512,7 +512,7 @@ impl Queue for UringCmdQueue {
         // Below 2^32: a request's length is.
         let blocks = blocks as u32;
         // A Dataset Management range counts its blocks in 32 bits.
-        let counted_in_16_bits = matches!(req.op, Op::Read | Op::Write | Op::WriteZeroes { .. });
+        let counted_in_16_bits = !matches!(req.op, Op::Trim | Op::TrimRanges { .. });
         if counted_in_16_bits && blocks > MAX_BLOCKS {
             return Err(bad_request(req, "covers more than 65536 logical blocks"));
         }
@@ -581,6 +581,8 @@ impl Queue for UringCmdQueue {
             Op::WriteZeroes { deac } => {
                 command::write_zeroes(nsid, slba, blocks, deac, self.writefua)
             }
+            Op::WriteUncorrectable => command::write_uncorrectable(nsid, slba, blocks),
+            Op::DeviceVerify => command::verify(nsid, slba, blocks, self.writefua),
             Op::Trim => {
                 let at = req.slot as usize * DsmRange::BYTES;
                 let entry = &mut self.ranges.as_mut_slice()[at..at + DsmRange::BYTES];
@@ -613,7 +615,10 @@ impl Queue for UringCmdQueue {
         };
         let mut cmd = cmd;
         if let Some((format, _)) = ns.pi {
-            if matches!(req.op, Op::Read | Op::Write | Op::WriteZeroes { .. }) {
+            if matches!(
+                req.op,
+                Op::Read | Op::Write | Op::WriteZeroes { .. } | Op::DeviceVerify
+            ) {
                 // PRINFO and the tags the checks compare against, as fio
                 // sets them on every read and write.
                 let act = if self.pi_act { pi::PRACT } else { 0 };
@@ -754,12 +759,14 @@ mod tests {
 
     /// Every backend trims (the ones without a trim command of their own
     /// punch holes or discard); only passthrough and the backends that do
-    /// no I/O write zeroes.
+    /// no I/O send the write commands without data.
     #[test]
     fn only_passthrough_and_the_no_io_backends_write_zeroes() {
         let zeroes = [
             Op::WriteZeroes { deac: false },
             Op::WriteZeroes { deac: true },
+            Op::WriteUncorrectable,
+            Op::DeviceVerify,
         ];
         let ranges = Op::TrimRanges { count: 2 };
         for b in [

@@ -160,7 +160,10 @@ impl Queue for VsyncQueue {
                 };
                 return Ok(Submitted::Completed(result));
             }
-            Op::WriteZeroes { .. } | Op::TrimRanges { .. } => {
+            Op::WriteZeroes { .. }
+            | Op::WriteUncorrectable
+            | Op::DeviceVerify
+            | Op::TrimRanges { .. } => {
                 return Err(bad_request(req, "is not supported by this backend"))
             }
         };

@@ -250,7 +250,7 @@ pub struct EngineOptions {
     /// PREAD/PWRITE.
     pub vectored: bool,
     /// io_uring_cmd `write_mode`: the NVMe command a write becomes.
-    pub write_mode: WriteMode,
+    pub write_mode: WriteModes,
     /// io_uring_cmd `verify_mode` (fio 3.42): the NVMe command a verify
     /// read becomes.
     pub verify_mode: VerifyMode,
@@ -292,19 +292,117 @@ pub enum InjectedFault {
     WriteEio,
 }
 
-/// io_uring_cmd `write_mode`: which NVMe command a write issues. fio also
-/// has `uncor` (Write Uncorrectable) and `verify` (Verify), which ioscope
-/// refuses as not supported yet.
+/// io_uring_cmd `write_mode`: which NVMe command a write issues.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum WriteMode {
     /// Write, with data (fio's default).
     #[default]
     Write,
+    /// Write Uncorrectable (`uncor`): no data moves, and the blocks read
+    /// back as errors until they are written again.
+    Uncorrectable,
     /// Write Zeroes: no data moves.
     Zeroes,
+    /// NVMe Verify (`verify`): the device checks that the blocks can be
+    /// read; no data moves and nothing is written.
+    Verify,
     /// Zone Append to the zone of each write's offset (a newer fio's),
     /// with `zonemode=zbd` only.
     ZoneAppend,
+}
+
+impl WriteMode {
+    /// fio's name of the mode (`write_mode=uncor`).
+    pub fn name(self) -> &'static str {
+        match self {
+            WriteMode::Write => "write",
+            WriteMode::Uncorrectable => "uncor",
+            WriteMode::Zeroes => "zeroes",
+            WriteMode::Verify => "verify",
+            WriteMode::ZoneAppend => "zone_append",
+        }
+    }
+
+    /// Whether the command sends the write's data to the device.
+    pub fn carries_data(self) -> bool {
+        matches!(self, WriteMode::Write | WriteMode::ZoneAppend)
+    }
+}
+
+/// One share of a `write_mode` mix: `percent` of the writes are `mode`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WriteShare {
+    pub mode: WriteMode,
+    pub percent: u32,
+}
+
+/// io_uring_cmd `write_mode` as a whole: one mode for every write, or a
+/// newer fio's mix (`write/60:zeroes/30:uncor/10`), drawn for each write.
+/// The shares add up to 100; a single mode is one share of 100.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WriteModes {
+    shares: Vec<WriteShare>,
+}
+
+impl Default for WriteModes {
+    fn default() -> WriteModes {
+        WriteModes::single(WriteMode::Write)
+    }
+}
+
+impl WriteModes {
+    pub fn single(mode: WriteMode) -> WriteModes {
+        WriteModes {
+            shares: vec![WriteShare { mode, percent: 100 }],
+        }
+    }
+
+    /// A mix of shares adding up to 100 (the parser checks them).
+    pub fn mix(shares: Vec<WriteShare>) -> WriteModes {
+        WriteModes { shares }
+    }
+
+    /// The shares in the order they were given.
+    pub fn shares(&self) -> &[WriteShare] {
+        &self.shares
+    }
+
+    /// The mode of every write, or None for a mix.
+    pub fn only(&self) -> Option<WriteMode> {
+        match self.shares[..] {
+            [one] => Some(one.mode),
+            _ => None,
+        }
+    }
+
+    /// Whether `mode` is named at all, even with a share of 0%, as fio's
+    /// checks of zone_append look at every entry.
+    pub fn names(&self, mode: WriteMode) -> bool {
+        self.shares.iter().any(|s| s.mode == mode)
+    }
+
+    /// Whether every write is a plain Write.
+    pub fn plain(&self) -> bool {
+        self.only() == Some(WriteMode::Write)
+    }
+
+    /// Whether some write may send data.
+    pub fn some_carry_data(&self) -> bool {
+        self.shares.iter().any(|s| s.mode.carries_data())
+    }
+
+    /// The option's value as fio takes it.
+    pub fn text(&self) -> String {
+        match self.only() {
+            Some(mode) => mode.name().to_string(),
+            None => self
+                .shares
+                .iter()
+                .map(|s| format!("{}/{}", s.mode.name(), s.percent))
+                .collect::<Vec<_>>()
+                .join(":"),
+        }
+    }
 }
 
 /// io_uring_cmd `verify_mode` (fio 3.42): how the verify phase checks a

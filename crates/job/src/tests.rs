@@ -822,11 +822,13 @@ fn errors_name_the_place_option_and_value() {
     assert!(!v.header_seed && !v.write_sequence);
     let v = &parse_text("[j]\nrw=write\nverify=md5\n").unwrap().jobs[0].verify;
     assert!(v.header_seed && v.write_sequence);
-    let err = parse_text("[j]\nioengine=io_uring_cmd\nwrite_mode=uncor\n")
+    let err = parse_text("[j]\nioengine=io_uring_cmd\nwrite_mode=write/50:uncor/40\n")
         .unwrap_err()
         .message;
     assert!(
-        err.contains("write_mode=uncor: write_mode=uncor is not supported by ioscope yet: "),
+        err.ends_with(
+            "job.fio:3: write_mode=write/50:uncor/40: write_mode percentages should add up to 100%"
+        ),
         "{err}"
     );
     let err = parse_text("[j]\nrwmixread=120\n").unwrap_err().message;

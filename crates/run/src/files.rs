@@ -614,13 +614,13 @@ fn check_nvme(spec: &JobSpec, path: &Path, target: &Target, offset: u64) -> Resu
              io_uring_cmd addresses whole logical blocks"
         ));
     }
-    let zeroes = spec.engine_options.write_mode == WriteMode::Zeroes;
+    let modes = &spec.engine_options.write_mode;
     let writes = spec.rw.kind.writes();
     let mut data = 0;
     if spec.rw.kind.reads() {
         data = spec.bs.read.max();
     }
-    if writes && !zeroes {
+    if writes && modes.some_carry_data() {
         data = data.max(spec.bs.write.max());
     }
     if let Some(mdts) = id.controller.max_transfer_bytes(4096) {
@@ -673,25 +673,32 @@ fn check_nvme(spec: &JobSpec, path: &Path, target: &Target, offset: u64) -> Resu
             }
         ));
     }
-    if zeroes && writes {
-        if !id.controller.has_write_zeroes() {
+    // The commands without data that write_mode makes of writes have
+    // limits of their own. Write Zeroes must be in ONCS; Write
+    // Uncorrectable and Verify are sent as fio sends them and the device
+    // answers (QEMU's controller runs Verify without listing it in ONCS).
+    let dataless = modes.shares().iter().map(|s| s.mode).filter(|_| writes);
+    for mode in dataless {
+        let (command, field, limit) = match mode {
+            WriteMode::Zeroes => ("Write Zeroes", "WZSL", id.limits.wzsl),
+            WriteMode::Uncorrectable => ("Write Uncorrectable", "WUSL", id.limits.wusl),
+            WriteMode::Verify => ("Verify", "VSL", id.limits.vsl),
+            WriteMode::Write | WriteMode::ZoneAppend => continue,
+        };
+        if mode == WriteMode::Zeroes && !id.controller.has_write_zeroes() {
             return unsupported("Write Zeroes", Advice::Drop(Knob::WriteZeroes));
         }
-        if spec.bs.write.max() / lba > 65536 {
+        let bs = spec.bs.write.max();
+        if bs / lba > 65536 {
             return refuse(format!(
-                "bs {} is more than the 65536 blocks one Write Zeroes can cover; lower bs",
-                spec.bs.write.max()
+                "bs {bs} is more than the 65536 blocks one {command} can cover; lower bs"
             ));
         }
-        if let Some(max) = id.limits.write_zeroes_max_bytes(4096) {
-            if spec.bs.write.max() > max {
-                return refuse(format!(
-                    "bs {} is more than the {max} bytes one Write Zeroes may cover on this \
-                     device (WZSL {}); lower bs",
-                    spec.bs.write.max(),
-                    id.limits.wzsl
-                ));
-            }
+        if let Some(max) = NvmLimits::max_bytes(limit, 4096).filter(|&max| bs > max) {
+            return refuse(format!(
+                "bs {bs} is more than the {max} bytes one {command} may cover on this \
+                 device ({field} {limit}); lower bs"
+            ));
         }
     }
     Ok(())

@@ -130,14 +130,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         Some(max) => spec.iodepth.clamp(1, max.max(1)),
         None => spec.iodepth.max(1),
     };
-    let write_op =
-        if backend == Backend::IoUringCmd && spec.engine_options.write_mode == WriteMode::Zeroes {
-            Op::WriteZeroes {
-                deac: spec.engine_options.deac,
-            }
-        } else {
-            Op::Write
-        };
+    let writes_data = crate::io_loop::writes_carry_data(spec, backend);
     let reduce = crate::misc_checks::gtod_reduced(spec);
     let end_sync = end_sync(spec, backend, replayed.as_ref().map(|r| r.ios[1] > 0));
     let looping = LoopConfig {
@@ -153,12 +146,12 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         } else {
             crate::io_loop::SyncEvery::of(spec)
         },
-        write_op,
+        write_op: crate::io_loop::write_op(spec, backend),
         // check() refused num_range above 1 where it cannot be sent.
         trim_ranges: spec.num_range.min(u32::from(MAX_TRIM_RANGES)) as u16,
         data_buffers: match &replayed {
             Some(r) => r.ios[0] + r.ios[1] > 0,
-            None => spec.rw.kind.reads() || (spec.rw.kind.writes() && write_op.carries_data()),
+            None => spec.rw.kind.reads() || (spec.rw.kind.writes() && writes_data),
         },
         // These engines time their own operation, not the requests.
         tracking: if backend.works_on_paths() || backend.moves_no_data() {
@@ -213,7 +206,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
         depth,
         buffer_size: match &replayed {
             Some(r) => r.max_len.iter().copied().max().unwrap_or(0).max(1) as usize,
-            None => buffer_size(spec, &looping) as usize,
+            None => buffer_size(spec, backend, &looping) as usize,
         },
         buffer_align: page_size(),
         memory: crate::memory::buffer_memory(spec)?,
@@ -235,7 +228,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
                 pi_chk: e.pi.pi_chk.clone(),
                 apptag: e.pi.apptag,
                 apptag_mask: e.pi.apptag_mask,
-                zone_append: e.write_mode == WriteMode::ZoneAppend,
+                zone_append: e.write_mode.only() == Some(WriteMode::ZoneAppend),
             },
             ..UringOptions::default()
         },
@@ -348,7 +341,7 @@ fn check_replay(
 
 /// The bytes of each buffer slot: the largest block the job moves through
 /// one. Commands without data (Write Zeroes) need no room.
-fn buffer_size(spec: &JobSpec, looping: &LoopConfig) -> u64 {
+fn buffer_size(spec: &JobSpec, backend: Backend, looping: &LoopConfig) -> u64 {
     let mut max_bs = 0;
     if spec.rw.kind.reads() {
         max_bs = spec.bs.read.max();
@@ -358,7 +351,7 @@ fn buffer_size(spec: &JobSpec, looping: &LoopConfig) -> u64 {
         RwKind::RandTrimWrite => spec.bs.trim.max(),
         _ => spec.bs.write.max(),
     };
-    if spec.rw.kind.writes() && looping.write_op.carries_data() {
+    if spec.rw.kind.writes() && crate::io_loop::writes_carry_data(spec, backend) {
         max_bs = max_bs.max(max_write);
     }
     if spec.verify.method != VerifyMethod::None {
@@ -392,17 +385,47 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
             spec.ioengine.name()
         ));
     }
-    if verifies && spec.engine_options.write_mode == WriteMode::Zeroes {
-        return Err(
-            "verify with write_mode=zeroes: Write Zeroes carries no data to check (use \
-             write_mode=write, or rw=write then read the zeroes back with a read job)"
-                .into(),
-        );
+    let modes = &spec.engine_options.write_mode;
+    if verifies && !modes.plain() && modes.only() != Some(WriteMode::ZoneAppend) {
+        return Err(format!(
+            "verify with write_mode={}: {}",
+            modes.text(),
+            match modes.only() {
+                Some(WriteMode::Zeroes) =>
+                    "Write Zeroes carries no data to check (use \
+                     write_mode=write, or rw=write then read the zeroes back with a read job)",
+                Some(WriteMode::Uncorrectable) =>
+                    "Write Uncorrectable leaves blocks that \
+                     fail to read, not data to check (use write_mode=write)",
+                Some(WriteMode::Verify) =>
+                    "an NVMe Verify writes nothing, so there is no \
+                     written data to check (use write_mode=write)",
+                _ =>
+                    "only the Writes of a mix carry data to check, and ioscope checks \
+                     every block a job writes (use write_mode=write)",
+            }
+        ));
     }
-    if spec.engine_options.write_mode == WriteMode::ZoneAppend && spec.zones.mode != ZoneMode::Zbd {
+    if modes.names(WriteMode::ZoneAppend) && spec.zones.mode != ZoneMode::Zbd {
         // fio's words (engines/io_uring.c): an append names a zone, which
         // only zonemode=zbd's writes keep to.
         return Err("io_uring_cmd with write_mode=zone_append requires zonemode=zbd".into());
+    }
+    if !modes.plain() && !spec.rw.kind.writes() && backend == Backend::IoUringCmd {
+        // fio's words (engines/io_uring.c fio_ioring_cmd_open_file): a
+        // write_mode with no writes to make is a mistake it refuses.
+        return Err(format!(
+            "write_mode={}: 'readwrite=|rw=' has no write",
+            modes.text()
+        ));
+    }
+    if modes.names(WriteMode::ZoneAppend) && modes.only().is_none() {
+        return Err(format!(
+            "write_mode={}: a mix with zone_append is not supported by ioscope: it sends \
+             all of a job's writes as Zone Appends or none (run the appends as a job of \
+             their own)",
+            modes.text()
+        ));
     }
     if spec.verify.experimental && spec.trim_verify.percentage > 0 {
         // The replay cannot know which writes were trimmed instead.

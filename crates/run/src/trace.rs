@@ -140,7 +140,7 @@ impl IoTrace {
         len: u32,
         path: Option<&Path>,
     ) {
-        let ddir = ddir(op);
+        let ddir = op.fio_ddir();
         match path.filter(|p| !p.as_os_str().is_empty()) {
             None => {
                 // The diskless engines have no file to name.
@@ -181,19 +181,6 @@ impl IoTrace {
 impl Drop for IoTrace {
     fn drop(&mut self) {
         self.flush();
-    }
-}
-
-/// fio's data direction numbers (`enum fio_ddir`): read 0, write 1, trim 2,
-/// sync 3, datasync 4, sync_file_range 5.
-fn ddir(op: Op) -> u8 {
-    match op {
-        Op::Read => 0,
-        Op::Write | Op::WriteZeroes { .. } => 1,
-        Op::Trim | Op::TrimRanges { .. } => 2,
-        Op::Fsync => 3,
-        Op::Fdatasync => 4,
-        Op::SyncFileRange { .. } => 5,
     }
 }
 

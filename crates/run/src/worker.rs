@@ -314,6 +314,7 @@ fn run_inner(
         trace: crate::trace::IoTrace::for_worker(shared.trace),
         pacer: crate::pacing::Pacer::new(spec, id.number, clock, shared.flows),
         prio: crate::io_loop::PerIoPrio::new(spec, id.number, crate::priority::job_ioprio(spec)),
+        write_mix: crate::io_loop::WriteMix::new(spec, id.number),
         locks: shared.file_locks.for_worker(
             spec.file_handling.lockfile,
             files.iter().map(|f| f.path.as_path()),

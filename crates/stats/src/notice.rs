@@ -118,17 +118,18 @@ pub enum Notice {
         /// What gave it away (`hypervisor flag in /proc/cpuinfo`).
         evidence: String,
     },
-    /// A write that carries no data (Write Zeroes, trim) was given buffer
-    /// options: nothing is filled or sent, so the options change nothing
-    /// here, while fio fills the buffers of Write Zeroes anyway.
+    /// A write that carries no data (Write Zeroes, Write Uncorrectable,
+    /// Verify, trim) was given buffer options: nothing is filled or sent,
+    /// so the options change nothing here, while fio fills the buffers of
+    /// the commands write_mode makes of writes anyway.
     DatalessWriteWithBuffers {
         job: String,
         /// `Write Zeroes (write_mode=zeroes)` or `trim (rw=trim)`.
         what: String,
         /// The buffer options given, first one first.
         options: Vec<&'static str>,
-        /// Whether fio would still fill each buffer (Write Zeroes is a
-        /// write to fio; a trim is not).
+        /// Whether fio would still fill each buffer (a command write_mode
+        /// makes of a write is a write to fio; a trim is not).
         fio_fills: bool,
     },
     /// Latencies landed in the histogram's top bucket (from about 17 s

@@ -164,8 +164,11 @@ pub mod seed_slot {
     pub const PRIO_CMDS: usize = 19;
     /// FIO_RAND_SPRANDOM_OFF (fio 3.41): sprandom's draws.
     pub const SPRANDOM: usize = 22;
-    /// fio's FIO_RAND_NR_OFFS in 3.42; 3.33's 21 slots are the first 21
-    /// of these (a slot's seed depends only on its index).
+    /// FIO_RAND_WMODE_OFF (a newer fio's): io_uring_cmd's `write_mode`
+    /// mix.
+    pub const WRITE_MODE: usize = 23;
+    /// A newer fio's FIO_RAND_NR_OFFS; 3.42's 23 slots and 3.33's 21 are
+    /// the first of these (a slot's seed depends only on its index).
     pub const COUNT: usize = 24;
 }
 

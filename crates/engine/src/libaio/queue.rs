@@ -339,7 +339,10 @@ impl Queue for LibaioQueue {
                 let method = self.trims[req.file as usize];
                 return Ok(Submitted::Completed(trim(fd, method, req.offset, req.len)));
             }
-            Op::WriteZeroes { .. } | Op::TrimRanges { .. } => {
+            Op::WriteZeroes { .. }
+            | Op::WriteUncorrectable
+            | Op::DeviceVerify
+            | Op::TrimRanges { .. } => {
                 return Err(bad_request(req, "is not supported by this backend"))
             }
             Op::Read | Op::Write => {

@@ -168,6 +168,18 @@ pub fn write_zeroes(nsid: u32, slba: u64, blocks: u32, deac: bool, fua: bool) ->
     )
 }
 
+/// Mark `blocks` blocks at `slba` unreadable (Write Uncorrectable). Carries
+/// no data; its dword 12 has no FUA or protection fields.
+pub fn write_uncorrectable(nsid: u32, slba: u64, blocks: u32) -> Command {
+    lba_command(opcode::WRITE_UNCORRECTABLE, nsid, slba, blocks, 0)
+}
+
+/// Have the device check `blocks` blocks at `slba` as a read would, without
+/// returning them (Verify). Carries no data.
+pub fn verify(nsid: u32, slba: u64, blocks: u32, fua: bool) -> Command {
+    lba_command(opcode::VERIFY, nsid, slba, blocks, fua_bit(fua))
+}
+
 /// Deallocate the `count` ranges stored at `addr` (an array of
 /// [`DsmRange`]; 1..=256 of them).
 pub fn deallocate(nsid: u32, ranges_addr: u64, count: u32) -> Command {
@@ -324,6 +336,20 @@ mod tests {
         assert_eq!((c.addr, c.data_len), (0, 0));
         assert_eq!(c.cdw12, 0xffff | (1 << 25));
         assert_eq!(write_zeroes(1, 0, 1, false, true).cdw12, 1 << 30);
+    }
+
+    /// The opcodes of fio's nvme_cmd_write_uncor and nvme_cmd_verify, laid
+    /// out as Write Zeroes without its DEAC bit.
+    #[test]
+    fn write_uncorrectable_and_verify_carry_no_data() {
+        let u = write_uncorrectable(2, 0x1_0000_0010, 16);
+        assert_eq!((u.opcode, u.nsid), (0x04, 2));
+        assert_eq!((u.cdw10, u.cdw11, u.cdw12), (0x10, 0x1, 15));
+        assert_eq!((u.addr, u.data_len), (0, 0));
+        let v = verify(1, 100, 65536, false);
+        assert_eq!(v.opcode, 0x0c);
+        assert_eq!((v.cdw10, v.cdw12, v.addr, v.data_len), (100, 0xffff, 0, 0));
+        assert_eq!(verify(1, 0, 1, true).cdw12, 1 << 30);
     }
 
     #[test]

@@ -95,15 +95,19 @@ impl Controller {
     }
 }
 
-/// The NVM command set's limits on Write Zeroes and Dataset Management
-/// (I/O Command Set specific Identify Controller, CNS 6 with CSI 0, NVMe
+/// The NVM command set's limits on Verify, Write Zeroes, Write
+/// Uncorrectable and Dataset Management (I/O Command Set specific Identify Controller, CNS 6 with CSI 0, NVMe
 /// 2.0; the kernel asks every controller of version 1.2 or later). 0 in
 /// any field means no limit, and controllers that do not answer have none.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NvmLimits {
-    /// Write Zeroes Size Limit: a power of two of the minimum memory page
-    /// size (byte 1).
+    /// Verify Size Limit: a power of two of the minimum memory page size
+    /// (byte 0).
+    pub vsl: u8,
+    /// Write Zeroes Size Limit, as VSL (byte 1).
     pub wzsl: u8,
+    /// Write Uncorrectable Size Limit, as VSL (byte 2).
+    pub wusl: u8,
     /// Dataset Management Ranges Limit: ranges in one command (byte 3).
     pub dmrl: u8,
     /// Dataset Management Range Size Limit: logical blocks in one range
@@ -117,17 +121,25 @@ pub struct NvmLimits {
 impl NvmLimits {
     pub fn parse(data: &[u8]) -> NvmLimits {
         NvmLimits {
+            vsl: data[0],
             wzsl: data[1],
+            wusl: data[2],
             dmrl: data[3],
             dmrsl: le32(data, 4),
             dmsl: le64(data, 8),
         }
     }
 
-    /// The most bytes one Write Zeroes may cover for a memory page size of
-    /// `page_size` (as MDTS), or `None` for no limit.
+    /// The most bytes one command of a size limit `limit` (VSL, WZSL,
+    /// WUSL) may cover for a memory page size of `page_size` (as MDTS), or
+    /// `None` for no limit.
+    pub fn max_bytes(limit: u8, page_size: u64) -> Option<u64> {
+        (limit != 0).then(|| page_size << limit)
+    }
+
+    /// [`NvmLimits::max_bytes`] of Write Zeroes.
     pub fn write_zeroes_max_bytes(&self, page_size: u64) -> Option<u64> {
-        (self.wzsl != 0).then(|| page_size << self.wzsl)
+        NvmLimits::max_bytes(self.wzsl, page_size)
     }
 }
 
@@ -353,8 +365,10 @@ mod tests {
     fn nvm_limits_fields() {
         let mut d = vec![0u8; 4096];
         assert_eq!(NvmLimits::parse(&d), NvmLimits::default());
-        assert_eq!(NvmLimits::default().write_zeroes_max_bytes(4096), None);
+        assert_eq!(NvmLimits::max_bytes(NvmLimits::default().wzsl, 4096), None);
+        d[0] = 7;
         d[1] = 5;
+        d[2] = 6;
         d[3] = 64;
         d[4..8].copy_from_slice(&4_194_303u32.to_le_bytes());
         d[8..16].copy_from_slice(&(1u64 << 33).to_le_bytes());
@@ -362,13 +376,15 @@ mod tests {
         assert_eq!(
             l,
             NvmLimits {
+                vsl: 7,
                 wzsl: 5,
+                wusl: 6,
                 dmrl: 64,
                 dmrsl: 4_194_303,
                 dmsl: 1 << 33
             }
         );
-        assert_eq!(l.write_zeroes_max_bytes(4096), Some(128 * 1024));
+        assert_eq!(NvmLimits::max_bytes(l.wzsl, 4096), Some(128 * 1024));
     }
 
     #[test]

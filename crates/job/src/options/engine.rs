@@ -10,30 +10,91 @@
 use super::{apply_defaults, Kind, OptionDef};
 use ioscope_engine::{Backend, XnvmeAdmin, XnvmeAsync, XnvmeBe, XnvmeMem, XnvmeSync};
 
-use crate::spec::{EngineOptions, InjectedFault, VerifyMode, WriteMode};
+use crate::spec::{EngineOptions, InjectedFault, VerifyMode, WriteMode, WriteModes, WriteShare};
 use crate::values;
 
 const ENGINE: OptionDef = OptionDef::of("I/O engine");
 
-/// Why a `write_mode` that fio (3.33 or newer) takes is refused; None for
-/// a value fio does not take either.
-fn write_mode_refusal(text: &str) -> Option<String> {
-    let why = match text {
-        "uncor" => "Write Uncorrectable marks the blocks unreadable until they are written \
-                    again, and ioscope has no read path that expects that yet"
-            .to_string(),
-        "verify" => "NVMe Verify moves no data, and ioscope has no accounting for a \
-                     write that only checks the medium yet"
-            .to_string(),
-        // A newer fio's mix, `write/40:zeroes/30:uncor/20:verify/10`.
-        mix if mix.contains('/') || mix.contains(':') => format!(
-            "a mix of write commands ({mix}) is a newer fio's; ioscope issues one kind of \
-             write per job (run one job per mode, with size or rate in the mix's ratio)"
-        ),
+/// One `write_mode` command by fio's name.
+fn write_mode(name: &str) -> Option<WriteMode> {
+    Some(match name {
+        "write" => WriteMode::Write,
+        "uncor" => WriteMode::Uncorrectable,
+        "zeroes" => WriteMode::Zeroes,
+        "verify" => WriteMode::Verify,
+        "zone_append" => WriteMode::ZoneAppend,
         _ => return None,
+    })
+}
+
+/// fio's `write_mode` (engines/io_uring.c `str_write_mode_cb`): a command's
+/// name, or a mix of two to five `name/percent` entries joined by `:`. A
+/// blank percent shares what the others leave evenly. fio lets blanks that
+/// do not divide the rest evenly leave a few percent to no command, and
+/// fails each write whose draw lands there; ioscope refuses such a mix.
+fn write_modes(text: &str) -> Result<WriteModes, String> {
+    let named = |name: &str| {
+        write_mode(name).ok_or_else(|| {
+            format!(
+                "invalid write_mode value: {name} (expected {})",
+                WRITE_MODE_VALUES
+                    .iter()
+                    .map(|(v, _)| *v)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        })
     };
-    Some(format!(
-        "write_mode={text} is not supported by ioscope yet: {why} (write, zeroes or zone_append)"
+    if !text.contains(':') {
+        return named(text).map(WriteModes::single);
+    }
+    let mut entries = Vec::new();
+    for entry in text.split(':') {
+        if entries.len() == WRITE_MODE_VALUES.len() {
+            return Err(format!(
+                "write_mode: too many entries (max {})",
+                WRITE_MODE_VALUES.len()
+            ));
+        }
+        let Some((name, percent)) = entry.split_once('/') else {
+            return Err(format!("write_mode: missing '/' in entry: {entry}"));
+        };
+        let mode = named(name)?;
+        let percent = match percent.strip_suffix('%').unwrap_or(percent) {
+            "" => None,
+            digits => Some(digits.parse::<u32>().map_err(|_| {
+                format!("write_mode: {percent} in entry {entry} is not a percentage (0 to 100)")
+            })?),
+        };
+        entries.push((mode, percent));
+    }
+    if entries.len() < 2 {
+        return Err("write_mode needs at least 2 entries".into());
+    }
+    let given: u32 = entries.iter().filter_map(|e| e.1).sum();
+    if given > 100 {
+        return Err("write_mode percentages exceed 100%".into());
+    }
+    let blanks = entries.iter().filter(|e| e.1.is_none()).count() as u32;
+    if blanks == 0 && given != 100 {
+        return Err("write_mode percentages should add up to 100%".into());
+    }
+    let fill = (100 - given).checked_div(blanks).unwrap_or(0);
+    if blanks > 0 && given + fill * blanks != 100 {
+        return Err(format!(
+            "write_mode: the {blanks} entries without a percentage share {}% as {fill}% each,              which leaves {}% of the writes to no command (fio fails those writes); give them              percentages that add up to 100%",
+            100 - given,
+            100 - given - fill * blanks
+        ));
+    }
+    Ok(WriteModes::mix(
+        entries
+            .into_iter()
+            .map(|(mode, percent)| WriteShare {
+                mode,
+                percent: percent.unwrap_or(fill),
+            })
+            .collect(),
     ))
 }
 
@@ -44,17 +105,15 @@ const CMD_TYPE_VALUES: &[(&str, &str)] = &[
         "Issue SCSI commands through /dev/bsg (a newer fio's; not supported yet)",
     ),
 ];
+// fio 3.42's words (engines/io_uring.c); a newer fio also takes a mix.
 const WRITE_MODE_VALUES: &[(&str, &str)] = &[
     ("write", "Issue Write commands for write operations"),
     (
         "uncor",
-        "Issue Write Uncorrectable commands for write operations (not supported yet)",
+        "Issue Write Uncorrectable commands for write operations",
     ),
     ("zeroes", "Issue Write Zeroes commands for write operations"),
-    (
-        "verify",
-        "Issue Verify commands for write operations (not supported yet)",
-    ),
+    ("verify", "Issue Verify commands for write operations"),
     (
         "zone_append",
         "Use zone append commands for write operations. Requires zonemode=zbd",
@@ -276,14 +335,9 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "write_mode",
         kind: Kind::Choice(WRITE_MODE_VALUES),
         default: "write",
-        help: "Issue Write Zeroes commands instead of Write commands (zeroes)",
+        help: "The command of each write, or a mix drawn per write (write/60:zeroes/30:uncor/10)",
         apply: |s, v| {
-            s.spec.engine_options.write_mode = match v.text {
-                "write" => WriteMode::Write,
-                "zeroes" => WriteMode::Zeroes,
-                "zone_append" => WriteMode::ZoneAppend,
-                other => return Err(write_mode_refusal(other).unwrap_or_else(|| v.not_a_choice())),
-            };
+            s.spec.engine_options.write_mode = write_modes(v.text)?;
             Ok(())
         },
         ..ENGINE
@@ -670,20 +724,70 @@ fn tag16(v: &super::Value) -> Result<u16, String> {
 
 #[cfg(test)]
 mod write_mode_tests {
-    use super::write_mode_refusal;
+    use super::write_modes;
+    use crate::spec::{WriteMode, WriteModes, WriteShare};
+
+    fn share(mode: WriteMode, percent: u32) -> WriteShare {
+        WriteShare { mode, percent }
+    }
 
     #[test]
-    fn newer_fios_write_modes_are_refused_with_the_reason() {
-        let mix = write_mode_refusal("write/40:zeroes/30:uncor/20:verify/10").unwrap();
-        assert!(mix.contains("a mix of write commands"), "{mix}");
-        assert!(write_mode_refusal("uncor")
-            .unwrap()
-            .contains("Write Uncorrectable"));
-        assert!(write_mode_refusal("verify")
-            .unwrap()
-            .contains("NVMe Verify"));
-        assert_eq!(write_mode_refusal("zone_append"), None);
-        assert_eq!(write_mode_refusal("bogus"), None);
+    fn single_modes_and_mixes_are_read_as_fio_reads_them() {
+        assert_eq!(
+            write_modes("uncor"),
+            Ok(WriteModes::single(WriteMode::Uncorrectable))
+        );
+        assert_eq!(
+            write_modes("verify"),
+            Ok(WriteModes::single(WriteMode::Verify))
+        );
+        let mix = write_modes("write/40:zeroes/30:uncor/20:verify/10").unwrap();
+        assert_eq!(
+            mix.shares(),
+            [
+                share(WriteMode::Write, 40),
+                share(WriteMode::Zeroes, 30),
+                share(WriteMode::Uncorrectable, 20),
+                share(WriteMode::Verify, 10)
+            ]
+        );
+        assert_eq!(mix.text(), "write/40:zeroes/30:uncor/20:verify/10");
+        // Blanks share the rest evenly, as bssplit's do.
+        let blanks = write_modes("write/50:zeroes/:uncor/").unwrap();
+        assert_eq!(
+            blanks.shares()[1..],
+            [
+                share(WriteMode::Zeroes, 25),
+                share(WriteMode::Uncorrectable, 25)
+            ]
+        );
+        assert_eq!(write_modes("zeroes/100:write/0").unwrap().only(), None);
+    }
+
+    #[test]
+    fn bad_write_modes_are_refused_with_fios_reason() {
+        for (text, why) in [
+            ("bogus", "invalid write_mode value: bogus"),
+            // One entry is a single mode's name, as in fio.
+            ("write/100", "invalid write_mode value: write/100"),
+            ("write/50:bogus/50", "invalid write_mode value: bogus"),
+            ("write/50:zeroes", "missing '/' in entry: zeroes"),
+            ("write/100:", "missing '/' in entry: "),
+            ("write/60:zeroes/60", "percentages exceed 100%"),
+            ("write/60:zeroes/30", "should add up to 100%"),
+            ("write/x:zeroes/", "x in entry write/x is not a percentage"),
+            (
+                "write/1:write/1:write/1:write/1:write/1:write/",
+                "too many entries (max 5)",
+            ),
+            (
+                "write/50:zeroes/:uncor/:verify/",
+                "leaves 2% of the writes to no command",
+            ),
+        ] {
+            let err = write_modes(text).unwrap_err();
+            assert!(err.contains(why), "{text}: {err}");
+        }
     }
 }
 

@@ -62,26 +62,33 @@ fn buffer_options(spec: &JobSpec) -> Vec<&'static str> {
     .collect()
 }
 
-/// Buffer options given to a job whose writes carry no data: Write Zeroes
-/// (io_uring_cmd's write_mode=zeroes) or a trim-only workload.
+/// Buffer options given to a job whose writes carry no data: Write Zeroes,
+/// Write Uncorrectable or Verify (io_uring_cmd's write_mode), or a
+/// trim-only workload.
 pub fn dataless_with_buffers(spec: &JobSpec) -> Option<Notice> {
-    let zeroes = spec.ioengine == Backend::IoUringCmd
-        && spec.engine_options.write_mode == WriteMode::Zeroes
-        && spec.rw.kind.writes();
+    let modes = &spec.engine_options.write_mode;
+    let dataless =
+        (spec.ioengine == Backend::IoUringCmd && !modes.some_carry_data() && spec.rw.kind.writes())
+            .then(|| match modes.only() {
+                Some(WriteMode::Zeroes) => "Write Zeroes".to_string(),
+                Some(WriteMode::Uncorrectable) => "Write Uncorrectable".to_string(),
+                Some(WriteMode::Verify) => "Verify".to_string(),
+                _ => "Commands without data".to_string(),
+            });
     let trims_only = spec.rw.kind.trims() && !spec.rw.kind.writes();
-    let what = match (zeroes, trims_only) {
-        (true, _) => "Write Zeroes (write_mode=zeroes)".to_string(),
-        (false, true) => format!("trim (rw={})", spec.rw.kind.name()),
-        (false, false) => return None,
+    let what = match (dataless, trims_only) {
+        (Some(command), _) => format!("{command} (write_mode={})", modes.text()),
+        (None, true) => format!("trim (rw={})", spec.rw.kind.name()),
+        (None, false) => return None,
     };
     let options = buffer_options(spec);
     (!options.is_empty()).then(|| Notice::DatalessWriteWithBuffers {
         job: spec.name.clone(),
         what,
         options,
-        // A Write Zeroes is a write to fio, which fills its buffer; a trim
-        // is not.
-        fio_fills: zeroes,
+        // A command that write_mode makes of a write is a write to fio,
+        // which fills its buffer; a trim is not.
+        fio_fills: !trims_only,
     })
 }
 
@@ -181,6 +188,22 @@ mod tests {
         ]))
         .expect("a notice");
         assert!(z.message().contains("fio fills each buffer anyway"), "{z}");
+        let mix = dataless_with_buffers(&spec(&[
+            "--ioengine=io_uring_cmd",
+            "--write_mode=uncor/50:verify/50",
+            "--rw=write",
+            "--buffer_pattern=0xaa",
+        ]))
+        .expect("a notice");
+        assert!(
+            mix.message()
+                .contains("Commands without data (write_mode=uncor/50:verify/50)"),
+            "{mix}"
+        );
+        // A mix with Writes sends data.
+        let with_writes = ["--ioengine=io_uring_cmd", "--write_mode=write/50:verify/50"];
+        let with_writes = [&with_writes[..], &["--rw=write", "--buffer_pattern=0xaa"]].concat();
+        assert_eq!(dataless_with_buffers(&spec(&with_writes)), None);
         // scramble_buffers is on by default: only a given one counts.
         assert_eq!(dataless_with_buffers(&spec(&["--rw=trim"])), None);
         // Writes with data use their buffers.

@@ -12,6 +12,7 @@ use super::config::LoopConfig;
 use super::iolog::IologWriter;
 use super::results::LoopStats;
 use super::syncs::SyncState;
+use super::write_mix::WriteMix;
 use crate::pacing::Pacer;
 use crate::verify::{SlotWork, VerifyLog};
 
@@ -63,6 +64,8 @@ pub(super) struct Fill {
     pace: Option<Pace>,
     /// Rate, think time, number_ios and flow; None when the job sets none.
     pub pacer: Option<Pacer>,
+    /// A `write_mode` mix: the command of each write is drawn.
+    write_mix: Option<WriteMix>,
 }
 
 /// The start of a paced replay: a logged I/O is due this long after it.
@@ -158,6 +161,7 @@ impl Fill {
         iolog: Option<IologWriter>,
         pace: Option<Pace>,
         pacer: Option<Pacer>,
+        write_mix: Option<WriteMix>,
         syncs: bool,
         close_fsync: bool,
     ) -> Fill {
@@ -174,6 +178,7 @@ impl Fill {
             loops_seen: 0,
             pace,
             pacer,
+            write_mix,
         }
     }
 
@@ -318,7 +323,10 @@ impl Fill {
         }
         let op = match unit.dir {
             DataDir::Read => Op::Read,
-            DataDir::Write => cfg.write_op,
+            DataDir::Write => match self.write_mix.as_mut().filter(|_| EXTRAS) {
+                Some(mix) => mix.pick(),
+                None => cfg.write_op,
+            },
             DataDir::Trim => Op::Trim,
         };
         let mut work = SlotWork::Plain;
@@ -351,18 +359,18 @@ impl Fill {
                 return Next::Skip;
             }
         }
-        if op.modifies() {
-            // Only a command that sends data gets its buffer filled:
-            // scrambling buffers for Write Zeroes costs time that grows
-            // with the depth and moves nothing.
-            if op.carries_data() && work == SlotWork::Plain {
-                let buf = &mut q.buffer(slot)[..unit.len as usize];
-                filler.prepare_write(buf, unit.offset);
-            }
-            if EXTRAS && unit.dir == DataDir::Write {
-                self.syncs
-                    .wrote(unit.file, unit.offset, unit.len, &cfg.syncs);
-            }
+        // Only a Write gets its buffer filled: scrambling buffers for a
+        // command without data (Write Zeroes) costs time that grows with
+        // the depth and moves nothing.
+        if op == Op::Write && work == SlotWork::Plain {
+            let buf = &mut q.buffer(slot)[..unit.len as usize];
+            filler.prepare_write(buf, unit.offset);
+        }
+        // Every command a write becomes counts towards fsync=, as fio
+        // counts its writes.
+        if EXTRAS && unit.dir == DataDir::Write {
+            self.syncs
+                .wrote(unit.file, unit.offset, unit.len, &cfg.syncs);
         }
         let req = if EXTRAS && op == Op::Trim && cfg.trim_ranges > 1 {
             gather_trims(
@@ -441,12 +449,8 @@ pub(super) fn check_request(work: SlotWork, slot: u32) -> Request {
 
 #[inline]
 pub(super) fn dir_index(op: Op) -> Option<usize> {
-    match op {
-        Op::Read => Some(0),
-        Op::Write | Op::WriteZeroes { .. } => Some(1),
-        Op::Trim | Op::TrimRanges { .. } => Some(2),
-        Op::Fsync | Op::Fdatasync | Op::SyncFileRange { .. } => None,
-    }
+    let d = op.fio_ddir();
+    (d < 3).then_some(usize::from(d))
 }
 
 /// fio's `num_range`: the trim `first` and up to `max - 1` trims the

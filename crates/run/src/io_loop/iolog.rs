@@ -67,14 +67,15 @@ impl IologWriter {
         if self.failed.is_some() {
             return;
         }
-        let action = match req.op {
-            Op::Read => "read",
-            Op::Write | Op::WriteZeroes { .. } => "write",
-            Op::Trim | Op::TrimRanges { .. } => "trim",
-            Op::Fsync => "sync",
-            Op::Fdatasync => "datasync",
-            Op::SyncFileRange { .. } => "sync_file_range",
-        };
+        // fio's io_ddir_name, by direction.
+        let action = [
+            "read",
+            "write",
+            "trim",
+            "sync",
+            "datasync",
+            "sync_file_range",
+        ][usize::from(req.op.fio_ddir())];
         let (offset, len) = match req.op {
             Op::Fsync | Op::Fdatasync | Op::SyncFileRange { .. } => (self.last_offset, 0),
             _ => (req.offset, req.len),

@@ -51,6 +51,7 @@ mod results;
 mod serialize;
 mod stream_end;
 mod syncs;
+mod write_mix;
 mod zone_commands;
 
 pub(crate) use cmdprio::PerIoPrio;
@@ -65,6 +66,7 @@ use ledger::{job_failure, Ledger};
 pub(crate) use pass_end::EndSync;
 pub(crate) use results::{DirStats, IoFailure, LoopStats};
 pub(crate) use syncs::SyncEvery;
+pub(crate) use write_mix::{write_op, writes_carry_data, WriteMix};
 
 /// The loop of one worker, run by the engine with its concrete queue.
 pub(crate) struct IoLoop<'a> {
@@ -98,6 +100,8 @@ pub(crate) struct IoLoop<'a> {
     pub pacer: Option<crate::pacing::Pacer>,
     /// Per-I/O priorities (cmdprio, hipri_percentage); None when unused.
     pub prio: Option<PerIoPrio>,
+    /// A `write_mode` mix: each write's command drawn; None otherwise.
+    pub write_mix: Option<WriteMix>,
     /// `lockfile`: held from each I/O's preparation to its submission.
     pub locks: WorkerLocks,
     /// The worker's files, whose cached pages `invalidate` drops.
@@ -135,6 +139,7 @@ impl IoLoop<'_> {
             && self.trace.is_none()
             && self.pacer.is_none()
             && self.prio.is_none()
+            && self.write_mix.is_none()
             && !self.locks.any()
             && !cfg.syncs.any()
             && cfg.end_sync.is_none()
@@ -227,6 +232,7 @@ impl IoLoop<'_> {
             self.iolog.take(),
             pace,
             self.pacer.take(),
+            self.write_mix.take(),
             cfg.syncs.any(),
             cfg.close_fsync,
         );
