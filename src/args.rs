@@ -27,6 +27,8 @@ pub enum Action {
     Doc(String),
     /// `--inflate-log=FILE`: print a compressed log (`.log.fz`) as text.
     InflateLog(PathBuf),
+    /// `--crctest[=NAMES]`: time the verify checksums.
+    CrcTest(Option<String>),
 }
 
 #[derive(Debug)]
@@ -71,7 +73,6 @@ const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
     "remote-config",
     "idle-prof",
     "trigger-remote",
-    "crctest",
 ];
 
 /// Why some of them are refused, where there is more to say than "not yet".
@@ -126,6 +127,7 @@ Runs fio job files and fio-style command-line jobs.
                          categories are refused by name; --debug=? lists them
   --cmdhelp[=OPTION]     describe a job option, or all of them
   --inflate-log=FILE     print a compressed log (log_store_compressed) as text
+  --crctest[=NAMES]      time the verify checksums (all, or NAMES, comma-separated)
   --bandwidth-log[=NAME] write the bandwidth of all jobs together, every
                          500ms, to NAME-read_bw.log, NAME-write_bw.log and
                          NAME-trim_bw.log (NAME: agg)
@@ -260,6 +262,8 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
                 out.bandwidth_log = Some(value.clone().unwrap_or_else(|| "agg".into()))
             }
             "inflate-log" => out.action = Action::InflateLog(PathBuf::from(value_of(name)?)),
+            // Its value is optional, as in fio: every checksum without one.
+            "crctest" => out.action = Action::CrcTest(value.clone()),
             "version" | "v" => out.action = Action::Version,
             "help" | "h" => out.action = Action::Help,
             // fio refuses it the same way: its logs are job options now.
@@ -332,6 +336,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "cmdhelp",
     "inflate-log",
     "bandwidth-log",
+    "crctest",
     "version",
     "help",
 ];

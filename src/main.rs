@@ -3,6 +3,7 @@
 mod alias;
 mod args;
 mod compare;
+mod crctest;
 mod debug;
 mod doctor;
 mod html;
@@ -84,6 +85,7 @@ fn run() -> anyhow::Result<ExitCode> {
             output::print(&args::doc(page)?)?;
             return Ok(ExitCode::SUCCESS);
         }
+        args::Action::CrcTest(names) => return crctest::run(names.as_deref()),
         args::Action::InflateLog(path) => {
             let data = std::fs::read(path).map_err(|e| {
                 anyhow::anyhow!("--inflate-log: cannot read {}: {e}", path.display())

@@ -433,3 +433,61 @@ fn a_trigger_stops_the_jobs_then_runs_its_command() {
     assert!(d.path().join("local-v-0-verify.state").is_file());
     assert!(start.elapsed().as_secs() < 30);
 }
+
+/// `--crctest` prints fio's lines for ioscope's checksums: the names in
+/// fio's order whatever the order asked, its tabs, its number format, its
+/// exit status; `help` lists fio's names with status 1, as fio does.
+#[test]
+fn crctest_prints_fios_lines() {
+    require!(ioscope_testutil::fio());
+    // Each line as its name and tabs, once its figure is checked to be
+    // fio's %8.2f of a positive number of MiB/s.
+    let shape = |text: &str| -> Vec<String> {
+        text.lines()
+            .map(|l| {
+                let (name, rest) = l.split_once(':').expect("name: figure");
+                let figure = rest.trim_start_matches('\t');
+                let tabs = &rest[..rest.len() - figure.len()];
+                let field = figure.strip_suffix(" MiB/sec").expect("MiB/sec");
+                let mib_s: f64 = field.trim().parse().expect("a number");
+                assert!(mib_s > 0.0 && field == format!("{mib_s:8.2}"), "{l:?}");
+                format!("{name}:{tabs}")
+            })
+            .collect()
+    };
+    let ours = ioscope(["--crctest=crc32c,crc7,md5"]).run();
+    ours.assert_ok();
+    let theirs = fio(["--crctest=crc32c,crc7,md5"]).run();
+    assert_eq!(shape(&ours.stdout), shape(&theirs.stdout));
+    assert_eq!(
+        shape(&ours.stdout),
+        ["md5:\t\t", "crc32c:\t\t", "crc7:\t\t"]
+    );
+    assert_eq!(ours.stderr, "");
+    // A name of 7 characters or more takes one tab (fio's sha3 takes
+    // seconds, so only ioscope's is timed).
+    let long = ioscope(["--crctest=sha3-224"]).run();
+    assert_eq!(shape(&long.assert_ok().stdout), ["sha3-224:\t"]);
+    let ours = ioscope(["--crctest=help"]).run();
+    let theirs = fio(["--crctest=help"]).run();
+    assert_eq!(
+        (ours.status.code(), &ours.stdout),
+        (theirs.status.code(), &theirs.stdout)
+    );
+    assert_eq!(ours.status.code(), Some(1));
+    let bad = ioscope(["--crctest=md5,bogus"]).run();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        bad.stderr.contains("unknown hash `bogus`. Available:"),
+        "{}",
+        bad.stderr
+    );
+    // fio's internal hashes are listed, and refused when asked for.
+    let bad = ioscope(["--crctest=jhash"]).run();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        bad.stderr.contains("not a verify checksum"),
+        "{}",
+        bad.stderr
+    );
+}

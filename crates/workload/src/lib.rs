@@ -24,7 +24,9 @@ pub use generator::{CacheDrop, DataDir, FileEvents, FileExtent, IoUnit, Workload
 pub use iolog::{merge_blktraces, Iolog, IologSummary, LoggedDir, LoggedIo, Replay};
 pub use layout::{diskless_files, min_bs, plan_files, FilePlan};
 pub use rand::{fio_seeds, job_seeds, seed_slot, FioRand};
-pub use verify::{check_zeroes, BlockId, Corruption, CorruptionKind, Verifier};
+pub use verify::{
+    check_zeroes, checksum_len, BlockId, Checksum, Corruption, CorruptionKind, Verifier,
+};
 pub use zones::{DeviceZone, DeviceZones, ZoneBook, ZoneCommand, ZoneDevice, ZoneOp, ZoneWrite};
 #[cfg(test)]
 mod fio_cases;

@@ -25,6 +25,7 @@ mod verifier;
 mod zeroes;
 
 pub use block_id::BlockId;
+pub use checksum::{len as checksum_len, Checksum};
 pub use corruption::{Corruption, CorruptionKind};
 pub use verifier::Verifier;
 pub use zeroes::check_zeroes;
