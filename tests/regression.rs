@@ -1877,3 +1877,33 @@ fn verify_passes_and_backlogs_follow_fio() {
     assert_eq!(count(&logs[2], " read "), 0, "{:?}", logs[2]);
     assert_eq!(count(&logs[3], " read "), 64, "{:?}", logs[3]);
 }
+
+/// number_ios left verify_backlog's reads out of its count, so a job made
+/// 40 writes where fio makes 24 and checks 16 of them; and once number_ios
+/// was reached, a backlog batch and due syncs still went out, where fio's
+/// loop stops before either and leaves the rest to the verify phase.
+#[test]
+fn number_ios_counts_verify_backlog_checks_as_fio() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let cases: [&[&str]; 4] = [
+        &["--rw=write"],
+        &["--rw=randwrite", "--verify_backlog_batch=4"],
+        &["--rw=write", "--fsync=3"],
+        &["--rw=write", "--thinktime=1", "--thinktime_blocks=5"],
+    ];
+    let common = [
+        "--name=v",
+        "--filename=f",
+        "--bs=4k",
+        "--size=256k",
+        "--verify=crc32c",
+        "--verify_backlog=8",
+        "--number_ios=40",
+        "--write_iolog=log",
+    ];
+    for (case, ours) in cases.iter().zip(logs_as_fio(dir.path(), &common, &cases)) {
+        let count = |what: &str| ours.iter().filter(|l| l.contains(what)).count();
+        assert_eq!((count(" write "), count(" read ")), (24, 24), "{case:?}");
+    }
+}

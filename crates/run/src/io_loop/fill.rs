@@ -232,14 +232,23 @@ impl Fill {
         if EXTRAS {
             self.note_loops(workload);
         }
+        let io_left = self.pacer.as_ref().is_none_or(Pacer::io_left);
+        if EXTRAS && !io_left {
+            // number_ios is reached: fio's loop asks that first, so no
+            // backlog check or sync is due after it either.
+            self.writing = false;
+        }
         if let Some(v) = verify.as_deref_mut().filter(|v| EXTRAS && v.backlog_due()) {
             // fio looks for a backlog check first on its way to the
             // workload's next I/O (check_get_verify, before a sync is
             // due), so only while the job has I/O to do: at its end the
             // rest is the verify phase's. (A pass's end with another to
-            // come is not the job's.)
-            if self.held.is_some() || (self.writing && workload.io_left()) {
+            // come is not the job's; number_ios reached is the job's end.)
+            if io_left && (self.held.is_some() || (self.writing && workload.io_left())) {
                 if let Some(due) = v.backlog_check() {
+                    if let Some(p) = &mut self.pacer {
+                        p.checked();
+                    }
                     return issue_check(q, v, due, slot);
                 }
             }

@@ -119,6 +119,10 @@ pub(crate) struct Pacer {
     io_limit: u64,
     /// Reads, writes and trims issued.
     issued: u64,
+    /// verify_backlog's checks issued. fio counts them among its blocks
+    /// done (`io_blocks`: number_ios, thinktime_blocks_type=complete) but
+    /// not among its issues (the rate, thinktime_blocks_type=issue).
+    checks: u64,
     /// `rwmixread` and `rwmixwrite`: a mixed job may switch to a direction
     /// with a share.
     mix: [u32; 2],
@@ -187,6 +191,7 @@ impl Pacer {
             think,
             io_limit,
             issued: 0,
+            checks: 0,
             mix: [spec.rwmixread, 100 - spec.rwmixread.min(100)],
             last_dir: 0,
             flow,
@@ -226,7 +231,7 @@ impl Pacer {
     #[inline]
     pub(crate) fn before_next(&mut self, in_flight: u32) -> bool {
         self.hold = None;
-        if self.io_limit > 0 && self.issued >= self.io_limit {
+        if !self.io_left() {
             return false;
         }
         // fio spins after each read, write or trim is submitted, then
@@ -255,9 +260,9 @@ impl Pacer {
         let blocks = if t.on_issue {
             self.issued
         } else {
-            // Completed reads, writes and trims: those issued less those
-            // still out.
-            self.issued.saturating_sub(u64::from(in_flight))
+            // Completed reads, writes, trims and checks: those issued
+            // less those still out.
+            (self.issued + self.checks).saturating_sub(u64::from(in_flight))
         };
         let mut stall = false;
         let mut now = 0;
@@ -335,6 +340,19 @@ impl Pacer {
                 r.next_us[d] = r.usec_for_io(d);
             }
         }
+    }
+
+    /// Whether `number_ios` leaves I/O to issue (fio's exceeds_number_ios,
+    /// which its loop asks before anything else, a backlog check too).
+    #[inline]
+    pub(crate) fn io_left(&self) -> bool {
+        self.io_limit == 0 || self.issued + self.checks < self.io_limit
+    }
+
+    /// A verify_backlog check is issued.
+    #[inline]
+    pub(crate) fn checked(&mut self) {
+        self.checks += 1;
     }
 
     /// Why the worker is held back, if it is.
@@ -639,6 +657,7 @@ mod tests {
             think: None,
             io_limit: 0,
             issued: 0,
+            checks: 0,
             mix: [50, 50],
             last_dir: 0,
             flow: None,
@@ -698,6 +717,12 @@ mod tests {
         p.issued(0, 4096);
         assert!(p.before_next(0));
         p.issued(0, 4096);
+        assert!(!p.before_next(0));
+        // verify_backlog's checks count too, as fio's io_blocks do.
+        let mut p = pacer(None);
+        p.io_limit = 2;
+        p.issued(1, 4096);
+        p.checked();
         assert!(!p.before_next(0));
     }
 }
