@@ -485,6 +485,35 @@ fn a_malformed_log_is_refused_naming_file_and_line() {
     assert!(run.assert_refused().contains("read_iolog=missing.log"));
 }
 
+/// fio sends a replayed trim with num_range above 1 as a range list it never
+/// filled; ioscope refuses the job and says how to replay it.
+#[test]
+fn num_range_with_a_replay_is_refused_with_the_way_out() {
+    let d = tempdir();
+    data_file(d.path(), "f");
+    write_file(
+        d.path(),
+        "t.log",
+        "fio version 2 iolog\nf add\nf open\nf trim 0 4096\nf close\n",
+    );
+    let run = ioscope([
+        "--name=r",
+        "--filename=f",
+        "--read_iolog=t.log",
+        "--rw=trim",
+        "--ioengine=null",
+        "--num_range=4",
+    ])
+    .dir(d.path())
+    .run();
+    let err = run.assert_refused();
+    assert!(
+        err.contains("num_range=4 with read_iolog: a logged trim names one range")
+            && err.contains("set num_range=1 or leave it out"),
+        "{err}"
+    );
+}
+
 #[test]
 fn an_iolog_that_cannot_be_written_fails_the_job() {
     let d = tempdir();
