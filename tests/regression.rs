@@ -1907,3 +1907,51 @@ fn number_ios_counts_verify_backlog_checks_as_fio() {
         assert_eq!((count(" write "), count(" read ")), (24, 24), "{case:?}");
     }
 }
+
+/// bssplit drew its sizes from the entries in the order given; fio sorts
+/// them by percentage first, so `4k/50:8k/30:16k/20` draws 16k for the
+/// lowest draws, and every block size after the first differed from
+/// fio's. fio also reads a 0% entry as one without a percentage.
+#[test]
+fn bssplit_draws_in_fios_order() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let cases: [&[&str]; 4] = [
+        &["--rw=write", "--bssplit=4k/50:8k/30:16k/20"],
+        &["--rw=randread", "--bssplit=64k/25:4k/25:8k/25:16k/25"],
+        &["--rw=randread", "--bssplit=4k:8k:16k/44:32k/1"],
+        &["--rw=randrw", "--bssplit=4k/60:16k/40,8k/50:4k/0:16k/0"],
+    ];
+    let common = ["--name=b", "--filename=f", "--size=1m", "--write_iolog=log"];
+    logs_as_fio(dir.path(), &common, &cases);
+}
+
+/// With norandommap and several block sizes, a write that a later write
+/// cut into only in part was still checked when a still later write cut
+/// into that one, and failed as stale data ("holds write #17, newer than
+/// write #4"). fio drops every older piece a write overlaps, so it
+/// checks only the blocks no later write touched.
+#[test]
+fn verify_with_overlapping_writes_checks_what_fio_checks() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let cases: [&[&str]; 3] = [
+        &["--bsrange=4k-16k"],
+        &["--bssplit=4k/50:8k/30:16k/20"],
+        &["--bsrange=4k-64k", "--size=1m", "--number_ios=100"],
+    ];
+    let common = [
+        "--name=v",
+        "--filename=f",
+        "--size=256k",
+        "--rw=randwrite",
+        "--norandommap=1",
+        "--number_ios=30",
+        "--verify=md5",
+        "--write_iolog=log",
+    ];
+    for (case, ours) in cases.iter().zip(logs_as_fio(dir.path(), &common, &cases)) {
+        let reads = ours.iter().filter(|l| l.contains(" read ")).count();
+        assert!(reads >= 10, "{case:?}: {reads} checks");
+    }
+}

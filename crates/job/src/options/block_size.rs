@@ -61,15 +61,21 @@ pub(crate) fn block_size(text: &str, kb: u32) -> Result<u64, String> {
     Ok(v)
 }
 
-/// One direction of `bssplit`: `4k/50:64k/:1m/` — sizes with percentages;
-/// entries without one share what is left equally (the last of them takes
-/// the rounding remainder, which is what fio's selection gives it too).
+/// One direction of `bssplit`: `4k/50:64k/:1m/` — sizes with percentages,
+/// in the order fio draws them (options.c `bssplit_ddir`). An entry without
+/// a percentage, or with 0 (fio reads both as missing), shares what the
+/// others leave equally, rounded down; fio's draw gives whatever rounding
+/// leaves to the last entry. fio then sorts the entries by percentage, so
+/// `4k/50:8k/30:16k/20` draws 16k first; the sort keeps the order given
+/// among equal percentages, as glibc's does for such short lists.
+/// Percentages adding up to more or, with none missing, less than 100 are
+/// refused (fio lets the last entry take the difference).
 pub(crate) fn bssplit(text: &str, kb: u32) -> Result<Vec<(u64, u32)>, String> {
     let mut entries: Vec<(u64, Option<u32>)> = Vec::new();
     for part in text.split(':') {
         let (size, perc) = match part.split_once('/') {
             Some((s, p)) if p.trim().is_empty() => (s, None),
-            Some((s, p)) => (s, Some(percent(p, kb)?)),
+            Some((s, p)) => (s, Some(percent(p, kb)?).filter(|&p| p > 0)),
             None => (part, None),
         };
         entries.push((block_size(size, kb)?, perc));
@@ -87,17 +93,10 @@ pub(crate) fn bssplit(text: &str, kb: u32) -> Result<Vec<(u64, u32)>, String> {
         ));
     }
     let share = (100 - given).checked_div(missing).unwrap_or(0);
-    let last_missing = entries.iter().rposition(|e| e.1.is_none());
-    Ok(entries
+    let mut split: Vec<(u64, u32)> = entries
         .iter()
-        .enumerate()
-        .map(|(i, &(size, perc))| {
-            let p = match perc {
-                Some(p) => p,
-                None if Some(i) == last_missing => 100 - given - share * (missing - 1),
-                None => share,
-            };
-            (size, p)
-        })
-        .collect())
+        .map(|&(size, perc)| (size, perc.unwrap_or(share)))
+        .collect();
+    split.sort_by_key(|e| e.1);
+    Ok(split)
 }

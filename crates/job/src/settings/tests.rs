@@ -91,13 +91,24 @@ fn bssplit_fills_missing_percentages() {
         bssplit("4k/50:64k/50", 1024),
         Ok(vec![(4096, 50), (65536, 50)])
     );
+    // fio's order: by percentage, the order given among equal ones.
     assert_eq!(
         bssplit("4k/50:1k/:32k/", 1024),
-        Ok(vec![(4096, 50), (1024, 25), (32768, 25)])
+        Ok(vec![(1024, 25), (32768, 25), (4096, 50)])
     );
     assert_eq!(
+        bssplit("4k/50:8k/30:16k/20", 1024),
+        Ok(vec![(16384, 20), (8192, 30), (4096, 50)])
+    );
+    // Rounded down; the draw gives the last entry what is left.
+    assert_eq!(
         bssplit("4k:8k:16k", 1024),
-        Ok(vec![(4096, 33), (8192, 33), (16384, 34)])
+        Ok(vec![(4096, 33), (8192, 33), (16384, 33)])
+    );
+    // 0 is missing to fio.
+    assert_eq!(
+        bssplit("4k/50:8k/0:16k/0", 1024),
+        Ok(vec![(8192, 25), (16384, 25), (4096, 50)])
     );
     assert_eq!(bssplit("4k", 1024), Ok(vec![(4096, 100)]));
     assert!(bssplit("4k/60:8k/60", 1024)
