@@ -232,8 +232,8 @@ impl Fill {
         if EXTRAS {
             self.note_loops(workload);
         }
-        let io_left = self.pacer.as_ref().is_none_or(Pacer::io_left);
-        if EXTRAS && !io_left {
+        let io_left = !EXTRAS || self.pacer.as_ref().is_none_or(Pacer::io_left);
+        if !io_left {
             // number_ios is reached: fio's loop asks that first, so no
             // backlog check or sync is due after it either.
             self.writing = false;
