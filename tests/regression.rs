@@ -1955,3 +1955,39 @@ fn verify_with_overlapping_writes_checks_what_fio_checks() {
         assert!(reads >= 10, "{case:?}: {reads} checks");
     }
 }
+
+/// verify with bs_unaligned panicked on the first write whose size was not
+/// a multiple of the verify interval ("a 8746-byte block is not a whole
+/// number of 4096-byte verify intervals"); fio makes each such block one
+/// interval of its own length.
+#[test]
+fn verify_with_bs_unaligned_runs_as_fio() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let cases: [&[&str]; 2] = [
+        &["--rw=randwrite"],
+        &["--rw=randwrite", "--norandommap=1", "--number_ios=40"],
+    ];
+    let common = [
+        "--name=v",
+        "--filename=f",
+        "--size=256k",
+        "--bsrange=4k-32k",
+        "--bs_unaligned=1",
+        "--verify=crc32c",
+        "--write_iolog=log",
+    ];
+    for (case, ours) in cases.iter().zip(logs_as_fio(dir.path(), &common, &cases)) {
+        // Checks of blocks whose length is no multiple of 512.
+        let odd = ours
+            .iter()
+            .filter(|l| l.starts_with("f read "))
+            .filter_map(|l| l.rsplit(' ').next()?.parse::<u64>().ok())
+            .filter(|len| len % 512 != 0)
+            .count();
+        assert!(
+            odd > 0,
+            "{case:?}: no check of an unaligned block: {ours:?}"
+        );
+    }
+}

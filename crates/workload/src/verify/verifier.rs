@@ -31,6 +31,9 @@ pub struct Verifier {
     pub(super) layout: Layout,
     /// verify_interval: every this many bytes of a block carry a header.
     pub(super) interval: usize,
+    /// bs_unaligned: every block is one interval, whatever its length, as
+    /// fio's get_hdr_inc makes it (its sizes need not be multiples of one).
+    pub(super) whole_blocks: bool,
     /// verify_offset: where in its interval the header lies.
     pub(super) header_at: usize,
     pub(super) header_len: usize,
@@ -140,6 +143,7 @@ impl Verifier {
             method,
             layout,
             interval: v.interval as usize,
+            whole_blocks: spec.placement.bs_unaligned,
             header_at: v.offset as usize,
             header_len,
             seed,
@@ -298,12 +302,14 @@ impl Verifier {
             .filter(|_| self.method == VerifyMethod::Pattern)
     }
 
-    /// The verify of a block shorter than verify_interval, as fio's
-    /// `get_hdr_inc` makes it: one interval of the block's length (the end
-    /// of a zone that write_zone_remainder writes with a smaller write).
-    /// None for a block of whole intervals.
+    /// The verify of a block laid out as one interval of its length, as
+    /// fio's `get_hdr_inc` makes it: a block shorter than verify_interval
+    /// (the end of a zone that write_zone_remainder writes with a smaller
+    /// write), or any block with bs_unaligned. None for a block of whole
+    /// intervals.
     fn short(&self, len: usize) -> Option<Verifier> {
-        (len < self.interval && self.method != VerifyMethod::Pattern).then(|| Verifier {
+        let one = len < self.interval || (self.whole_blocks && len != self.interval);
+        (one && self.method != VerifyMethod::Pattern).then(|| Verifier {
             interval: len,
             ..self.clone()
         })
