@@ -1,6 +1,6 @@
 //! The report as one JSON object.
 
-use ioscope_engine::nvme::{DeviceReport, ONCS_BITS};
+use ioscope_engine::nvme::{DeviceReport, NvmLimits, ONCS_BITS};
 use serde_json::{json, Value};
 
 pub fn render(r: &DeviceReport) -> String {
@@ -44,8 +44,12 @@ pub fn render(r: &DeviceReport) -> String {
     });
     let limits = r.limits.map(|l| {
         json!({
+            "vsl": l.vsl,
+            "verify_max_bytes": NvmLimits::max_bytes(l.vsl, 4096),
             "wzsl": l.wzsl,
             "write_zeroes_max_bytes": l.write_zeroes_max_bytes(4096),
+            "wusl": l.wusl,
+            "write_uncorrectable_max_bytes": NvmLimits::max_bytes(l.wusl, 4096),
             "dmrl": l.dmrl,
             "dmrsl": l.dmrsl,
             "dmsl": l.dmsl,

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use ioscope_engine::nvme::{DeviceReport, ONCS_BITS};
+use ioscope_engine::nvme::{DeviceReport, NvmLimits, ONCS_BITS};
 
 pub fn render(r: &DeviceReport) -> String {
     let mut out = String::new();
@@ -39,13 +39,21 @@ pub fn render(r: &DeviceReport) -> String {
             line(&format!("  {name}"), has.to_string());
         }
         if let Some(l) = &r.limits {
-            line(
-                "write zeroes limit",
-                match l.write_zeroes_max_bytes(4096) {
-                    Some(b) => format!("{b} bytes (WZSL {})", l.wzsl),
-                    None => "no limit (WZSL 0)".into(),
-                },
-            );
+            // The commands write_mode sends without data, each with a
+            // size limit of its own.
+            for (what, field, value) in [
+                ("verify limit", "VSL", l.vsl),
+                ("write zeroes limit", "WZSL", l.wzsl),
+                ("write uncor limit", "WUSL", l.wusl),
+            ] {
+                line(
+                    what,
+                    match NvmLimits::max_bytes(value, 4096) {
+                        Some(b) => format!("{b} bytes ({field} {value})"),
+                        None => format!("no limit ({field} 0)"),
+                    },
+                );
+            }
             line("dsm ranges", limit(u64::from(l.dmrl), "ranges", "DMRL"));
             line(
                 "dsm range size",

@@ -72,10 +72,11 @@ check info_model grep -q "model: QEMU NVMe Ctrl" info.txt
 check info_names sh -c "grep -q 'char device: /dev/ng0n1' info.txt && grep -q 'block device: /dev/nvme0n1' info.txt"
 check info_size grep -q "size: 1073741824 bytes" info.txt
 # QEMU 7.2 answers the NVM command set's Identify Controller with no range
-# count or Write Zeroes limit and a range size of BDRV_REQUEST_MAX_BYTES
+# count, no Write Zeroes or Write Uncorrectable size limit, a Verify size
+# limit of 2^7 pages (512 KiB), and a range size of BDRV_REQUEST_MAX_BYTES
 # (0x7ffffe00) in blocks.
 check info_dsm_range_size grep -q "dsm range size: $((0x7ffffe00 / LBA)) blocks (DMRSL)" info.txt
-check info_dsm_no_range_limit sh -c "grep -q 'dsm ranges: no limit (DMRL 0)' info.txt && grep -q 'write zeroes limit: no limit (WZSL 0)' info.txt"
+check info_dsm_no_range_limit sh -c "grep -q 'dsm ranges: no limit (DMRL 0)' info.txt && grep -q 'write zeroes limit: no limit (WZSL 0)' info.txt && grep -q 'verify limit: 524288 bytes (VSL 7)' info.txt && grep -q 'write uncor limit: no limit (WUSL 0)' info.txt"
 ioscope info --output-format=json $NG >info.json 2>&1
 check info_json sh -c "grep -q '\"oncs\": 349' info.json && grep -q '\"block_size\": $LBA' info.json"
 ioscope info --admin=block $BLK >block.txt 2>&1
@@ -159,7 +160,7 @@ check trim_256_ranges_commands grep -q "issued rwts: total=0,0,$((MIB / LBA / 25
 # --- refusals before the run ------------------------------------------------
 job_refused unaligned_bs "is not a multiple of the namespace's $LBA-byte LBA size" --rw=randread --bs=$((LBA / 2)) --size=1m
 job_refused bs_over_mdts "MDTS" --rw=read --bs=1m --size=4m
-job_refused write_mode_uncor "write_mode=uncor is not supported" --rw=write --size=1m --write_mode=uncor
+job_refused verify_over_vsl "more than the 524288 bytes one Verify may cover on this device (VSL 7)" --rw=write --bs=1m --size=2m --write_mode=verify
 if ioscope --name=j --ioengine=io_uring_cmd --filename=$BLK --rw=read --size=1m >job.out 2>&1; then
     fail block_device_refused "ran on $BLK"
 elif grep -q "generic char device" job.out; then
