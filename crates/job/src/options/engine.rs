@@ -82,7 +82,9 @@ fn write_modes(text: &str) -> Result<WriteModes, String> {
     let fill = (100 - given).checked_div(blanks).unwrap_or(0);
     if blanks > 0 && given + fill * blanks != 100 {
         return Err(format!(
-            "write_mode: the {blanks} entries without a percentage share {}% as {fill}% each,              which leaves {}% of the writes to no command (fio fails those writes); give them              percentages that add up to 100%",
+            "write_mode: the {blanks} entries without a percentage share {}% as {fill}% each, \
+             which leaves {}% of the writes to no command (fio fails those writes); give \
+             them percentages that add up to 100%",
             100 - given,
             100 - given - fill * blanks
         ));
@@ -782,7 +784,8 @@ mod write_mode_tests {
             ),
             (
                 "write/50:zeroes/:uncor/:verify/",
-                "leaves 2% of the writes to no command",
+                "the 3 entries without a percentage share 50% as 16% each, which leaves 2% of \
+                 the writes to no command",
             ),
         ] {
             let err = write_modes(text).unwrap_err();
