@@ -286,3 +286,36 @@ fn offset_increment_with_percentages_starts_each_clone_where_fio_does() {
         assert_eq!(starts[1], starts[0], "{case:?}");
     }
 }
+
+/// `io_size=N%` moves N percent of each file's bytes per loop, as fio's
+/// io_size_percent does (it was refused as "a percentage is not allowed").
+#[test]
+fn io_size_as_a_percentage_moves_what_fio_moves() {
+    require!(fio_installed());
+    for args in [
+        &["--rw=randread", "--io_size=50%"][..],
+        &["--rw=write", "--io_size=33%", "--loops=2"],
+        &["--rw=randwrite", "--io_size=25%", "--norandommap=1"],
+        &["--rw=randrw", "--io_size=10%", "--offset=1m"],
+    ] {
+        same_as_fio(args);
+    }
+    // fio's percentages are whole, and at most 100.
+    let err = |v: &str| {
+        ioscope([
+            "--name=t",
+            "--size=1m",
+            &format!("--io_size={v}"),
+            "--parse-only",
+        ])
+        .run()
+        .assert_refused()
+        .to_string()
+    };
+    assert!(
+        err("12.5%").contains("not a whole percentage"),
+        "{}",
+        err("12.5%")
+    );
+    assert!(err("150%").contains("at most 100"), "{}", err("150%"));
+}

@@ -145,6 +145,19 @@ impl JobSpec {
             .resolve()
             .expect("fio's defaults are consistent with each other")
     }
+
+    /// The bytes one loop moves over files whose I/O extents are `lens`
+    /// bytes long: `io_size`; `io_size=N%` of each file, rounded down file
+    /// by file as fio's setup_files does; or all of them.
+    pub fn loop_bytes(&self, lens: impl Iterator<Item = u64>) -> u64 {
+        match (self.io_size, self.io_size_percent) {
+            (Some(bytes), _) => bytes,
+            (None, Some(p)) => lens
+                .map(|len| (u128::from(len) * u128::from(p) / 100) as u64)
+                .sum(),
+            (None, None) => lens.sum(),
+        }
+    }
 }
 
 /// Parses job files and command-line jobs into job specifications.

@@ -632,6 +632,9 @@ pub struct JobSpec {
     pub offset_increment: SizeSpec,
     /// `io_size` (alias `io_limit`); None when not set.
     pub io_size: Option<u64>,
+    /// `io_size=N%`: each loop moves N percent of every file's bytes
+    /// (fio's io_size_percent); None when not given as a percentage.
+    pub io_size_percent: Option<u32>,
     /// `nrfiles`, default 1.
     pub nrfiles: u32,
     /// `unlink`, default false.

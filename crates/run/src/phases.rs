@@ -518,9 +518,7 @@ fn shape(spec: &JobSpec, files: &[WorkerFile]) -> WorkerShape {
         RandTrimWrite => 'w',
     };
     let total_bytes = (!spec.time_based).then(|| {
-        let per_loop = spec
-            .io_size
-            .unwrap_or_else(|| files.iter().map(|f| f.extent.len).sum());
+        let per_loop = spec.loop_bytes(files.iter().map(|f| f.extent.len));
         per_loop * u64::from(spec.loops.max(1))
     });
     let duration = spec.runtime.map(|r| r + spec.ramp_time);

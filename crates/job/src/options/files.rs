@@ -138,17 +138,30 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "io_size",
         aliases: &["io_limit"],
-        kind: Kind::Size,
+        kind: Kind::SizeOrPercent,
         help: "Total size of I/O to be performed",
         // fio reads io_size=0 as "not set".
         apply: |s, v| {
             s.spec.zones.counts.io_size = 0;
+            s.spec.io_size_percent = None;
             if let Some(n) = zone_count(v.text) {
                 s.spec.zones.counts.io_size = n?;
                 s.spec.io_size = None;
                 return Ok(());
             }
-            s.spec.io_size = Some(v.size()?).filter(|&b| b > 0);
+            s.spec.io_size = match values::size_or_percent(v.text, v.kb)? {
+                SizeSpec::Bytes(b) => Some(b).filter(|&b| b > 0),
+                // fio keeps a whole percentage (str_io_size_cb).
+                SizeSpec::Percent(p) if p.fract() == 0.0 => {
+                    s.spec.io_size_percent = Some(p as u32).filter(|&p| p < 100);
+                    None
+                }
+                SizeSpec::Percent(p) => {
+                    return Err(format!(
+                        "{p}% is not a whole percentage (fio reads io_size=N% as whole percents)"
+                    ))
+                }
+            };
             Ok(())
         },
         ..FILES

@@ -65,6 +65,7 @@ impl Settings {
                 filesize: None,
                 offset: SizeSpec::Bytes(0),
                 io_size: None,
+                io_size_percent: None,
                 offset_increment: SizeSpec::Bytes(0),
                 nrfiles: 0,
                 unlink: false,

@@ -431,8 +431,13 @@ impl Workload {
                 }
             })
             .collect();
-        let total: u64 = files.iter().map(|f| f.len).sum();
-        let io_size = spec.io_size.unwrap_or(total);
+        let io_size = spec.loop_bytes(files.iter().map(|f| f.len));
+        // fio's `size` after setup_files: the files' bytes, scaled by an
+        // io_size percentage (its total_size) unless io_size is in bytes.
+        let size = match spec.io_size {
+            Some(_) => files.iter().map(|f| f.len).sum(),
+            None => io_size,
+        };
         let loops = spec.loops.max(1);
         let seq_nr = if random { spec.rw.nr.max(1) } else { 1 };
         // fio's `rw=read:N` is a byte count; N = 1 is also what the spec
@@ -485,9 +490,9 @@ impl Workload {
             pass_bytes: if trimwrite.is_some() || spec.verify.backlog > 0 {
                 u64::MAX
             } else if random && kind.writes() && spec.norandommap {
-                total.max(io_size)
+                size.max(io_size)
             } else {
-                total
+                size
             },
             io_size,
             io_size_set: spec.io_size.is_some(),
