@@ -88,7 +88,8 @@ fn choose(names: &str) -> anyhow::Result<Vec<(&'static str, VerifyMethod)>> {
             None => bail!("unknown hash `{name}`. Available:\n{}", list().trim_end()),
             Some((_, None)) => bail!(
                 "--crctest={name}: {name} is one of fio's own hashes (for file names, dedupe \
-                 and its bloom filters), not a verify checksum; ioscope has no {name} to time"
+                 and its bloom filters), not a verify checksum, so ioscope has none to time; \
+                 leave it out to time the others (--crctest=list names them)"
             ),
             Some(_) => {}
         }

@@ -1685,6 +1685,11 @@ fn logs_as_fio(dir: &Path, common: &[&str], cases: &[&[&str]]) -> Vec<Vec<String
         .collect()
 }
 
+/// How many of a log's `lines` hold `what` (" read ", " write ").
+fn lines_with(lines: &[String], what: &str) -> usize {
+    lines.iter().filter(|l| l.contains(what)).count()
+}
+
 /// Every line of the `write_iolog` named `log` that fio and then ioscope
 /// write running `args` in `dir` (each run succeeding, the log and any
 /// file `f` removed first), less its time: the file, what was done and
@@ -1758,7 +1763,7 @@ fn verify_backlog_checks_when_fio_does() {
         "--write_iolog=log",
     ];
     for (case, ours) in cases.iter().zip(logs_as_fio(dir.path(), &common, &cases)) {
-        let reads = ours.iter().filter(|l| l.contains(" read ")).count();
+        let reads = lines_with(&ours, " read ");
         assert!(reads >= 40, "{case:?}: {reads} reads: {ours:?}");
     }
 }
@@ -1903,8 +1908,8 @@ fn number_ios_counts_verify_backlog_checks_as_fio() {
         "--write_iolog=log",
     ];
     for (case, ours) in cases.iter().zip(logs_as_fio(dir.path(), &common, &cases)) {
-        let count = |what: &str| ours.iter().filter(|l| l.contains(what)).count();
-        assert_eq!((count(" write "), count(" read ")), (24, 24), "{case:?}");
+        let counts = (lines_with(&ours, " write "), lines_with(&ours, " read "));
+        assert_eq!(counts, (24, 24), "{case:?}");
     }
 }
 
@@ -1951,7 +1956,7 @@ fn verify_with_overlapping_writes_checks_what_fio_checks() {
         "--write_iolog=log",
     ];
     for (case, ours) in cases.iter().zip(logs_as_fio(dir.path(), &common, &cases)) {
-        let reads = ours.iter().filter(|l| l.contains(" read ")).count();
+        let reads = lines_with(&ours, " read ");
         assert!(reads >= 10, "{case:?}: {reads} checks");
     }
 }

@@ -158,7 +158,9 @@ pub(super) const OPTIONS: &[OptionDef] = &[
                 }
                 SizeSpec::Percent(p) => {
                     return Err(format!(
-                        "{p}% is not a whole percentage (fio reads io_size=N% as whole percents)"
+                        "{p}% is not a whole percentage: fio takes io_size=N% in whole \
+                         percents; give one (io_size={}%) or a size in bytes",
+                        p.round().max(1.0)
                     ))
                 }
             };
