@@ -260,8 +260,12 @@ fn run() -> anyhow::Result<ExitCode> {
     if result.interrupted.is_some() {
         return Ok(ExitCode::from(INTERRUPTED));
     }
-    let failed = fatal || result.aborted.is_some() || result.jobs.iter().any(|j| j.error != 0);
-    Ok(if failed {
+    // fio's status counts the workers that failed (and wraps past 255,
+    // which would read as success: it stops at 255 here).
+    let failed = result.failed_workers.min(255) as u8;
+    Ok(if failed > 0 {
+        ExitCode::from(failed)
+    } else if fatal || result.aborted.is_some() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -1996,3 +1996,97 @@ fn verify_with_bs_unaligned_runs_as_fio() {
         );
     }
 }
+
+/// A job whose file could not be set up ("you need to specify size=")
+/// refused the whole run, or ended it after the phases before, so the
+/// JSON had no entry for it and the other jobs did not run. fio reports
+/// the job with error 22 and nothing done, runs the others, and exits with
+/// the number of workers that failed (3 here; ioscope gave 1 for any).
+#[test]
+fn a_job_whose_file_cannot_be_set_up_is_reported_with_its_error() {
+    require!(ioscope_testutil::fio());
+    let job = "[global]\nioengine=psync\nbs=4k\nsize=256k\n\
+               [a]\nfilename=a.dat\nrw=write\n\
+               [b]\nfilename=missing.dat\nsize=0\nrw=read\nnumjobs=2\n\
+               [c]\nstonewall\nfilename=c.dat\nrw=write\n\
+               [d]\nstonewall\nfilename=missing.dat\nsize=0\nrw=read\n";
+    let summary = |run: &common::Run| -> Vec<(String, u64, u64)> {
+        assert_eq!(run.status.code(), Some(3), "{}", run.describe());
+        assert!(
+            run.stderr.contains("you need to specify size="),
+            "{}",
+            run.describe()
+        );
+        run.json()["jobs"]
+            .as_array()
+            .expect("jobs")
+            .iter()
+            .map(|j| {
+                let name = j["jobname"].as_str().expect("jobname").to_string();
+                (name, u(j, "error"), u(&j["write"], "io_bytes"))
+            })
+            .collect()
+    };
+    let mut seen = Vec::new();
+    for tool in [std::path::PathBuf::from("fio"), bin()] {
+        let dir = tempdir();
+        let path = write_file(dir.path(), "j.fio", job);
+        let run = common::Cmd::new(tool)
+            .args([
+                std::ffi::OsStr::new("--output-format=json"),
+                path.as_os_str(),
+            ])
+            .dir(dir.path())
+            .run();
+        seen.push(summary(&run));
+    }
+    let expected: Vec<(String, u64, u64)> = [
+        ("a", 0, 256 << 10),
+        ("b", 22, 0),
+        ("b", 22, 0),
+        ("c", 0, 256 << 10),
+        ("d", 22, 0),
+    ]
+    .iter()
+    .map(|&(n, e, w)| (n.to_string(), e, w))
+    .collect();
+    assert_eq!(seen[0], expected, "fio");
+    assert_eq!(seen[1], seen[0], "ioscope against fio");
+}
+
+/// The exit status was 1 whatever failed, and 0 when only a `stats=0` job
+/// failed; fio's is the number of workers that ended with an error.
+#[test]
+fn the_exit_status_counts_failed_workers_as_fio() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    // Zeros where md5 headers should be: every reader fails its check.
+    std::fs::write(dir.path().join("z"), vec![0u8; 64 << 10]).expect("write z");
+    let common = [
+        "--name=v",
+        "--filename=z",
+        "--rw=read",
+        "--verify=md5",
+        "--size=64k",
+        "--numjobs=3",
+    ];
+    for extra in [&[][..], &["--group_reporting", "--stats=0"][..]] {
+        let codes: Vec<Option<i32>> = [std::path::PathBuf::from("fio"), bin()]
+            .into_iter()
+            .map(|tool| {
+                common::Cmd::new(tool)
+                    .args(common.iter().chain(extra))
+                    .arg("--output-format=json")
+                    .dir(dir.path())
+                    .run()
+                    .status
+                    .code()
+            })
+            .collect();
+        assert_eq!(
+            codes,
+            [Some(3), Some(3)],
+            "fio, then ioscope, with {extra:?}"
+        );
+    }
+}

@@ -41,6 +41,7 @@ pub(crate) fn build<'a>(
     };
     // Whether the last reported job merges later workers of its group.
     let mut last_merges = false;
+    let mut failed_workers = 0;
     let now = Now::read(clock);
     // act's table has a line per slice whichever workers ran.
     let mut act = parsed.act.map(|a| vec![ActSlice::default(); a.slices]);
@@ -50,6 +51,7 @@ pub(crate) fn build<'a>(
             slices.merge_into(total);
         }
         let spec = &parsed.jobs[f.job];
+        failed_workers += u32::from(f.outcome.errno != 0);
         // stats=0: fio leaves the job out of every report.
         if !spec.misc.stats {
             continue;
@@ -82,6 +84,7 @@ pub(crate) fn build<'a>(
         kb_base: parsed.jobs.first().map_or(1024, |j| j.kb_base),
         cpu,
         aborted: None,
+        failed_workers,
         interrupted: None,
         notices: Vec::new(),
         logs: Vec::new(),

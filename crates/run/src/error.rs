@@ -18,4 +18,17 @@ impl RunError {
             message: message.into(),
         }
     }
+
+    /// The errno fio reports for a job that failed this way: the OS's
+    /// where a call failed, else EINVAL, as fio's setup_files gives a job
+    /// whose files it cannot serve.
+    pub(crate) fn errno(&self) -> i32 {
+        use ioscope_engine::EngineError::{Io, Open};
+        match self {
+            RunError::Engine(Open { source, .. } | Io { source, .. }) => {
+                source.raw_os_error().unwrap_or(libc::EIO)
+            }
+            _ => libc::EINVAL,
+        }
+    }
 }

@@ -174,6 +174,9 @@ pub(crate) fn run_all(
             break;
         }
         let mut workers: Vec<(usize, WorkerId, Vec<WorkerFile>)> = Vec::new();
+        // The workers whose files could not be set up: their place among
+        // the phase's workers, their job, and their error.
+        let mut unready = Vec::new();
         for &j in phase {
             let spec = &parsed.jobs[j];
             for w in 0..spec.numjobs.max(1) {
@@ -202,16 +205,31 @@ pub(crate) fn run_all(
                     // Ctrl-C stopped the layout: report what ran, and the
                     // signal, as for a stop during the I/O.
                     Err(_) if signal::interrupted() => break 'phases,
-                    // Nothing ran yet: refuse the run as a whole.
-                    Err(e) if finished.is_empty() => return Err(e),
-                    // Earlier phases ran: report them, then the refusal.
+                    // As fio's setup_files failing: the worker is reported
+                    // with the error and nothing done, the others run, and
+                    // the run fails.
                     Err(e) => {
-                        aborted = Some(e.to_string());
-                        break 'phases;
+                        warn(format_args!("ioscope: {e}"));
+                        let outcome = crate::worker::WorkerOutcome {
+                            tid: 0,
+                            stats: None,
+                            errno: e.errno(),
+                            message: None,
+                        };
+                        unready.push((workers.len() + unready.len(), j, outcome));
+                        continue;
                     }
                 };
                 workers.push((j, id, files));
             }
+        }
+        if workers.is_empty() {
+            finished.extend(
+                unready
+                    .into_iter()
+                    .map(|(_, j, outcome)| not_set_up(j, groups[j], outcome, 0)),
+            );
+            continue;
         }
         for (j, _, files) in &workers {
             if parsed.jobs[*j].misc.disk_util {
@@ -384,6 +402,7 @@ pub(crate) fn run_all(
         })?;
         let elapsed_ms = phase_start.elapsed().as_millis() as u64;
 
+        let phase_first = finished.len();
         for ((j, id, files), mut outcome) in workers.into_iter().zip(outcomes) {
             let spec = &parsed.jobs[j];
             if let Some(stats) = outcome.stats.as_mut() {
@@ -466,6 +485,11 @@ pub(crate) fn run_all(
                 elapsed_ms,
             });
         }
+        // In worker order, as fio reports its threads.
+        for (place, j, outcome) in unready {
+            let f = not_set_up(j, groups[j], outcome, elapsed_ms);
+            finished.insert(phase_first + place, f);
+        }
     }
     // The jobs have stopped and saved their verify state: now the trigger's
     // command (a power cut, say) may run.
@@ -489,6 +513,23 @@ pub(crate) fn run_all(
     result.logs = logs;
     result.agg_bw = agg_bw.map(|a| a.sampler.log());
     Ok(result)
+}
+
+/// A worker whose files could not be set up: it did nothing.
+fn not_set_up(
+    job: usize,
+    groupid: u32,
+    outcome: crate::worker::WorkerOutcome,
+    elapsed_ms: u64,
+) -> Finished {
+    Finished {
+        job,
+        groupid,
+        outcome,
+        helper_cpu: Default::default(),
+        elapsed_ms,
+        steadystate: None,
+    }
 }
 
 /// Reads the helper threads every 100 ms until the phase is done, so io-wq

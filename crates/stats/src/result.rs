@@ -24,9 +24,12 @@ pub struct RunResult {
     pub kb_base: u32,
     /// Where the process's CPU went.
     pub cpu: CpuAccounting,
-    /// Why the run stopped before its last phase (a job behind a stonewall
-    /// that could not be set up); the jobs that ran are still reported.
+    /// Why the run failed outside its jobs (the trigger's command could
+    /// not run); the jobs are still reported.
     pub aborted: Option<String>,
+    /// The workers (numjobs clones each) that ended with an error, those of
+    /// `stats=0` jobs too: fio's exit status counts them.
+    pub failed_workers: u32,
     /// The signal (SIGINT, SIGTERM) that stopped the run early; the jobs
     /// report what they did until then.
     pub interrupted: Option<i32>,
