@@ -232,6 +232,7 @@ fn replay(doc: &Value, headers: Vec<JobHeader>, kb_base: u32) -> RunResult {
         kb_base,
         cpu: Default::default(),
         aborted: None,
+        failed_workers: 0,
         interrupted: None,
         notices: Vec::new(),
         logs: Vec::new(),

@@ -162,6 +162,7 @@ fn randrw_result() -> RunResult {
         kb_base: 1024,
         cpu: Default::default(),
         aborted: None,
+        failed_workers: 0,
         interrupted: None,
         notices: Vec::new(),
         logs: Vec::new(),
@@ -215,6 +216,7 @@ fn groups_result() -> RunResult {
         kb_base: 1000,
         cpu: Default::default(),
         aborted: None,
+        failed_workers: 0,
         interrupted: None,
         // One notice, so that both renderings show where notices go.
         notices: vec![Notice::ClockFallback {

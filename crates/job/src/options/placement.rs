@@ -150,7 +150,8 @@ pub(crate) fn distribution(text: &str, kb: u32) -> Result<Distribution, String> 
         Ok::<_, String>(PerDir::all(zone_splits(rest, absolute, kb)?))
     };
     match name {
-        "random" if rest.is_none() => return Ok(Distribution::Random),
+        // fio reads no value for random: what follows its ':' is ignored.
+        "random" => return Ok(Distribution::Random),
         "zoned" => return Ok(Distribution::Zoned(zones(false)?)),
         "zoned_abs" => return Ok(Distribution::ZonedAbs(zones(true)?)),
         "zipf" | "pareto" | "normal" => {}
@@ -265,6 +266,7 @@ mod tests {
     #[test]
     fn distributions_as_fio_reads_them() {
         assert_eq!(distribution("random", 1024), Ok(Distribution::Random));
+        assert_eq!(distribution("random:0.5", 1024), Ok(Distribution::Random));
         assert_eq!(
             distribution("zipf", 1024),
             Ok(Distribution::Zipf {
