@@ -29,6 +29,8 @@ pub enum Action {
     InflateLog(PathBuf),
     /// `--crctest[=NAMES]`: time the verify checksums.
     CrcTest(Option<String>),
+    /// `--cpuclock-test`: check that the CPUs' time-stamp counters agree.
+    CpuClockTest,
 }
 
 #[derive(Debug)]
@@ -128,6 +130,7 @@ Runs fio job files and fio-style command-line jobs.
   --cmdhelp[=OPTION]     describe a job option, or all of them
   --inflate-log=FILE     print a compressed log (log_store_compressed) as text
   --crctest[=NAMES]      time the verify checksums (all, or NAMES, comma-separated)
+  --cpuclock-test        check that the time-stamp counters of the CPUs agree
   --bandwidth-log[=NAME] write the bandwidth of all jobs together, every
                          500ms, to NAME-read_bw.log, NAME-write_bw.log and
                          NAME-trim_bw.log (NAME: agg)
@@ -264,6 +267,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             "inflate-log" => out.action = Action::InflateLog(PathBuf::from(value_of(name)?)),
             // Its value is optional, as in fio: every checksum without one.
             "crctest" => out.action = Action::CrcTest(value.clone()),
+            "cpuclock-test" => out.action = Action::CpuClockTest,
             "version" | "v" => out.action = Action::Version,
             "help" | "h" => out.action = Action::Help,
             // fio refuses it the same way: its logs are job options now.
@@ -337,6 +341,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "inflate-log",
     "bandwidth-log",
     "crctest",
+    "cpuclock-test",
     "version",
     "help",
 ];

@@ -3,6 +3,7 @@
 mod alias;
 mod args;
 mod compare;
+mod cpuclock_test;
 mod crctest;
 mod debug;
 mod doctor;
@@ -86,6 +87,7 @@ fn run() -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         args::Action::CrcTest(names) => return crctest::run(names.as_deref()),
+        args::Action::CpuClockTest => return cpuclock_test::run(),
         args::Action::InflateLog(path) => {
             let data = std::fs::read(path).map_err(|e| {
                 anyhow::anyhow!("--inflate-log: cannot read {}: {e}", path.display())

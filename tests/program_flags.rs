@@ -491,3 +491,86 @@ fn crctest_prints_fios_lines() {
         bad.stderr
     );
 }
+
+/// `--cpuclock-test` prints fio's lines, and its verdict follows from the
+/// mismatches it prints: on one CPU there can be none.
+#[test]
+fn cpuclock_test_prints_fios_lines() {
+    require!(ioscope_testutil::fio());
+    // Each line reduced to its shape: digits become `N`.
+    let shape = |l: &str| -> String {
+        let mut out = String::new();
+        for c in l.chars() {
+            if !c.is_ascii_digit() {
+                out.push(c);
+            } else if !out.ends_with('N') {
+                out.push('N');
+            }
+        }
+        out.replace("  N", "N").replace(" N", "N")
+    };
+    let number = |l: &str, key: &str| -> u64 {
+        let at = l.find(key).expect(key) + key.len();
+        let digits: String = l[at..].chars().take_while(char::is_ascii_digit).collect();
+        digits.parse().expect("a number")
+    };
+    let theirs = fio(["--cpuclock-test"]).run();
+    // fio's lines, less its calibration's debug lines ("time  PID ...").
+    let fio_shapes: std::collections::BTreeSet<String> = theirs
+        .stdout
+        .lines()
+        .filter(|l| !l.starts_with("time "))
+        .map(shape)
+        .collect();
+    for cpus in ["0", "0-1"] {
+        let ours = common::Cmd::new("taskset")
+            .args(["-c", cpus])
+            .arg(common::bin())
+            .arg("--cpuclock-test")
+            .run();
+        assert_eq!(ours.stderr, "", "{}", ours.describe());
+        let lines: Vec<&str> = ours.stdout.lines().collect();
+        let tested = if cpus == "0" { 1 } else { 2 };
+        assert!(
+            ["cs: reliable_tsc: yes", "cs: reliable_tsc: no"].contains(&lines[0]),
+            "{lines:?}"
+        );
+        let testing = format!("cs: Testing {tested} CPUs");
+        assert!(lines.contains(&testing.as_str()), "{lines:?}");
+        let seen = lines.iter().filter(|l| l.contains("clocks seen")).count();
+        assert_eq!(seen, tested, "{lines:?}");
+        // Each mismatch: the earlier turn's reading is above the next's.
+        let mismatches: Vec<usize> = (0..lines.len())
+            .filter(|&i| lines[i].starts_with("cs: CPU clock mismatch"))
+            .collect();
+        for &i in &mismatches {
+            let diff = number(lines[i], "diff=");
+            let (a, b) = (lines[i + 1], lines[i + 2]);
+            assert_eq!(number(a, "TSC=") - number(b, "TSC="), diff, "{a} {b}");
+            assert_eq!(number(a, "SEQ=") + 1, number(b, "SEQ="), "{a} {b}");
+        }
+        let verdict = *lines.last().expect("a verdict");
+        if mismatches.is_empty() {
+            assert_eq!(verdict, "cs: Pass!");
+            assert_eq!(ours.status.code(), Some(0));
+        } else {
+            assert_eq!(verdict, format!("cs: Failed: {}", mismatches.len()));
+            assert_eq!(ours.status.code(), Some(1));
+        }
+        if cpus == "0" {
+            assert!(
+                mismatches.is_empty(),
+                "one CPU disagreed with itself: {lines:?}"
+            );
+        }
+        // Every other line but ioscope's own (clocksource=cpu's fallback)
+        // has a shape fio prints, or would print (a pass).
+        for l in lines[1..].iter().filter(|l| !l.contains("clocksource=cpu")) {
+            let s = shape(l);
+            assert!(
+                fio_shapes.contains(&s) || s == "cs: Pass!",
+                "{l:?} ({s:?}) is not among fio's: {fio_shapes:?}"
+            );
+        }
+    }
+}

@@ -17,7 +17,7 @@ pub(crate) fn cpus_for(spec: &JobSpec, worker: u32) -> Vec<u32> {
 }
 
 /// Pins the calling thread to `cpus`.
-pub(crate) fn pin_current_thread(cpus: &[u32]) -> std::io::Result<()> {
+pub fn pin_current_thread(cpus: &[u32]) -> std::io::Result<()> {
     if cpus.is_empty() {
         return Ok(());
     }

@@ -47,6 +47,7 @@ mod verify_async;
 mod worker;
 mod zones;
 
+pub use affinity::pin_current_thread;
 pub use error::RunError;
 pub use phases::headers;
 pub use plan::{plan, JobPlan, Plan};

@@ -129,6 +129,13 @@ impl Clock {
     }
 }
 
+/// The time-stamp counter as `clocksource=cpu` reads it, where the CPU has
+/// one (x86_64): for checks of the counter itself (`--cpuclock-test`);
+/// measurements go through a calibrated `Clock`.
+pub fn tsc_reader() -> Option<fn() -> u64> {
+    cfg!(target_arch = "x86_64").then_some(read_tsc as fn() -> u64)
+}
+
 /// CLOCK_MONOTONIC in nanoseconds (vDSO, no system call on Linux).
 #[inline]
 fn monotonic_ns() -> u64 {

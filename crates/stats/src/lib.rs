@@ -28,7 +28,7 @@ mod summary;
 pub use act::{ActSlice, ActSlices, ACT_CRITERIA, ACT_SLICE_NS};
 pub use agg_bw::{AggBwLog, AggBwSample, AggBwSampler};
 pub use block_life::{BlockLife, STATE_NAMES as BLOCK_STATE_NAMES};
-pub use clock::{Clock, ClockSource};
+pub use clock::{tsc_reader, Clock, ClockSource};
 pub use cpu::ThreadCpu;
 pub use depth::DepthDist;
 pub use diskstats::{DiskSnapshot, DiskUtil};
