@@ -31,6 +31,8 @@ pub enum Action {
     CrcTest(Option<String>),
     /// `--cpuclock-test`: check that the CPUs' time-stamp counters agree.
     CpuClockTest,
+    /// `--idle-prof=calibrate`: time the idle threads' unit of work.
+    IdleCalibrate,
 }
 
 #[derive(Debug)]
@@ -43,6 +45,8 @@ pub struct Args {
     pub status_interval: Option<Duration>,
     /// `--bandwidth-log[=NAME]`: the aggregate bandwidth log's prefix.
     pub bandwidth_log: Option<String>,
+    /// `--idle-prof=system|percpu`.
+    pub idle_prof: Option<ioscope_run::IdleProf>,
     /// `--eta-interval`: how often the status line is redrawn.
     pub eta_interval: Duration,
     /// `--eta-newline`: start a new status line this often.
@@ -73,7 +77,6 @@ const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
     "daemonize",
     "client",
     "remote-config",
-    "idle-prof",
     "trigger-remote",
 ];
 
@@ -83,10 +86,6 @@ fn why_unsupported(name: &str) -> &'static str {
         "trigger-remote" => {
             ": it runs the trigger on a fio server (--client), and ioscope has \
              no client/server mode; --trigger runs a local one"
-        }
-        "idle-prof" => {
-            ": it needs fio's calibrated idle threads on every CPU, which \
-             ioscope does not start"
         }
         _ => " yet",
     }
@@ -131,6 +130,9 @@ Runs fio job files and fio-style command-line jobs.
   --inflate-log=FILE     print a compressed log (log_store_compressed) as text
   --crctest[=NAMES]      time the verify checksums (all, or NAMES, comma-separated)
   --cpuclock-test        check that the time-stamp counters of the CPUs agree
+  --idle-prof=WHAT       how idle the CPUs stay during the run: system (their
+                         mean) or percpu (each too); calibrate only times the
+                         unit of work and runs nothing
   --bandwidth-log[=NAME] write the bandwidth of all jobs together, every
                          500ms, to NAME-read_bw.log, NAME-write_bw.log and
                          NAME-trim_bw.log (NAME: agg)
@@ -168,6 +170,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
         eta: Eta::Auto,
         status_interval: None,
         bandwidth_log: None,
+        idle_prof: None,
         eta_interval: Duration::from_secs(1),
         eta_newline: None,
         show_cmd: false,
@@ -268,6 +271,14 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             // Its value is optional, as in fio: every checksum without one.
             "crctest" => out.action = Action::CrcTest(value.clone()),
             "cpuclock-test" => out.action = Action::CpuClockTest,
+            "idle-prof" => match value_of(name)?.as_str() {
+                "calibrate" => out.action = Action::IdleCalibrate,
+                "system" => out.idle_prof = Some(ioscope_run::IdleProf::System),
+                "percpu" => out.idle_prof = Some(ioscope_run::IdleProf::PerCpu),
+                v => bail!(
+                    "--idle-prof: incorrect option '{v}' (expected calibrate, system or percpu)"
+                ),
+            },
             "version" | "v" => out.action = Action::Version,
             "help" | "h" => out.action = Action::Help,
             // fio refuses it the same way: its logs are job options now.
@@ -342,6 +353,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "bandwidth-log",
     "crctest",
     "cpuclock-test",
+    "idle-prof",
     "version",
     "help",
 ];

@@ -88,6 +88,14 @@ fn run() -> anyhow::Result<ExitCode> {
         }
         args::Action::CrcTest(names) => return crctest::run(names.as_deref()),
         args::Action::CpuClockTest => return cpuclock_test::run(),
+        args::Action::IdleCalibrate => {
+            let profiler = ioscope_run::IdleProfiler::start(ioscope_run::IdleProf::System)
+                .map_err(anyhow::Error::msg)?;
+            let (mean, stddev) = profiler.unit();
+            drop(profiler);
+            output::print(&ioscope_report::idle_calibration(mean, stddev))?;
+            return Ok(ExitCode::SUCCESS);
+        }
         args::Action::InflateLog(path) => {
             let data = std::fs::read(path).map_err(|e| {
                 anyhow::anyhow!("--inflate-log: cannot read {}: {e}", path.display())
@@ -167,6 +175,7 @@ fn run() -> anyhow::Result<ExitCode> {
         stdout_is_data: args.output.is_none() && !normal,
         status_interval: args.status_interval,
         bandwidth_log: args.bandwidth_log.clone(),
+        idle_prof: args.idle_prof,
         trace: (args.debug.file || args.debug.io)
             .then(|| out.second_writer())
             .transpose()?

@@ -218,14 +218,11 @@ fn max_jobs_and_alloc_size_are_taken_as_fio_takes_them() {
         .assert_refused()
         .to_string();
     assert!(e.contains("--alloc-size"), "{e}");
-    let e = ioscope(["--idle-prof=system"])
+    let e = ioscope(["--idle-prof=all"])
         .run()
         .assert_refused()
         .to_string();
-    assert!(
-        e.contains("--idle-prof") && e.contains("not supported"),
-        "{e}"
-    );
+    assert!(e.contains("--idle-prof: incorrect option 'all'"), "{e}");
 }
 
 #[test]
@@ -514,14 +511,24 @@ fn cpuclock_test_prints_fios_lines() {
         let digits: String = l[at..].chars().take_while(char::is_ascii_digit).collect();
         digits.parse().expect("a number")
     };
+    // The shapes of fio's lines (gettime.c's formats); whether its
+    // mismatch lines show depends on the run, so they are checked against
+    // fio's run only when it printed them.
+    let known = [
+        "cs: reliable_tsc: yes",
+        "cs: reliable_tsc: no",
+        "cs: TestingN CPUs",
+        "cs: cpuN:N clocks seen, firstN",
+        "cs: CPU clock mismatch (diff=N):",
+        "\t CPUN: TSC=N, SEQ=N",
+        "cs: Failed:N",
+        "cs: Pass!",
+    ];
     let theirs = fio(["--cpuclock-test"]).run();
     // fio's lines, less its calibration's debug lines ("time  PID ...").
-    let fio_shapes: std::collections::BTreeSet<String> = theirs
-        .stdout
-        .lines()
-        .filter(|l| !l.starts_with("time "))
-        .map(shape)
-        .collect();
+    for l in theirs.stdout.lines().filter(|l| !l.starts_with("time ")) {
+        assert!(known.contains(&shape(l).as_str()), "fio printed {l:?}");
+    }
     for cpus in ["0", "0-1"] {
         let ours = common::Cmd::new("taskset")
             .args(["-c", cpus])
@@ -531,10 +538,7 @@ fn cpuclock_test_prints_fios_lines() {
         assert_eq!(ours.stderr, "", "{}", ours.describe());
         let lines: Vec<&str> = ours.stdout.lines().collect();
         let tested = if cpus == "0" { 1 } else { 2 };
-        assert!(
-            ["cs: reliable_tsc: yes", "cs: reliable_tsc: no"].contains(&lines[0]),
-            "{lines:?}"
-        );
+        assert!(lines[0].starts_with("cs: reliable_tsc: "), "{lines:?}");
         let testing = format!("cs: Testing {tested} CPUs");
         assert!(lines.contains(&testing.as_str()), "{lines:?}");
         let seen = lines.iter().filter(|l| l.contains("clocks seen")).count();
@@ -563,14 +567,93 @@ fn cpuclock_test_prints_fios_lines() {
                 "one CPU disagreed with itself: {lines:?}"
             );
         }
-        // Every other line but ioscope's own (clocksource=cpu's fallback)
-        // has a shape fio prints, or would print (a pass).
-        for l in lines[1..].iter().filter(|l| !l.contains("clocksource=cpu")) {
+        // Every line but ioscope's own (clocksource=cpu's fallback) has
+        // the shape of one of fio's.
+        for l in lines.iter().filter(|l| !l.contains("clocksource=cpu")) {
             let s = shape(l);
-            assert!(
-                fio_shapes.contains(&s) || s == "cs: Pass!",
-                "{l:?} ({s:?}) is not among fio's: {fio_shapes:?}"
-            );
+            assert!(known.contains(&s.as_str()), "{l:?} ({s:?}) is not fio's");
         }
     }
+}
+
+/// `--idle-prof`: fio's block after the disk stats and its JSON object,
+/// with figures that say how idle the CPUs were; `calibrate` runs nothing.
+#[test]
+fn idle_prof_reports_as_fio() {
+    require!(ioscope_testutil::fio());
+    let d = tempdir();
+    let job = [
+        "--name=i",
+        "--ioengine=null",
+        "--size=1g",
+        "--time_based",
+        "--runtime=1",
+        "--idle-prof=percpu",
+        "--output-format=json",
+    ];
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        v["cpu_idleness"]
+            .as_object()
+            .expect("a cpu_idleness object")
+            .keys()
+            .cloned()
+            .collect()
+    };
+    let theirs = fio(job).dir(d.path()).run().ok_json();
+    let ours = ioscope(job).dir(d.path()).run().ok_json();
+    assert_eq!(keys(&ours), keys(&theirs));
+    // The null job keeps one CPU busy: the mean of the CPUs is at least
+    // half a CPU's worth below all idle.
+    let idle = &ours["cpu_idleness"];
+    let cpus = keys(&ours).len() - 3;
+    let system = idle["system"].as_f64().expect("system");
+    let each: Vec<f64> = (0..cpus)
+        .map(|c| idle[format!("cpu-{c}")].as_f64().expect("a CPU"))
+        .collect();
+    let mean = each.iter().sum::<f64>() / cpus as f64;
+    assert!((system - mean).abs() < 1e-6, "{idle}");
+    // (Not above 0: the tests beside this one may take every idle moment.)
+    assert!(
+        system >= 0.0 && system < 100.0 * (cpus as f64 - 0.5) / cpus as f64,
+        "a busy CPU should show: {idle}"
+    );
+    assert!(
+        idle["unit_mean"].as_f64().expect("unit_mean") > 0.0,
+        "{idle}"
+    );
+    // The idle threads' CPU is not the run's: one busy CPU for 1 s.
+    let cpu = &ours["cpu_accounting"];
+    let process_ns = common::u(cpu, "process_usr_ns") + common::u(cpu, "process_sys_ns");
+    assert!(
+        process_ns < 1_600_000_000,
+        "the idle threads were charged to the run: {cpu}"
+    );
+
+    let normal = ioscope([
+        "--name=i",
+        "--ioengine=null",
+        "--size=64m",
+        "--idle-prof=system",
+    ])
+    .dir(d.path())
+    .run();
+    normal.assert_ok();
+    let block: Vec<&str> = normal
+        .stdout
+        .lines()
+        .skip_while(|l| *l != "CPU idleness:")
+        .take(3)
+        .collect();
+    assert_eq!(block.len(), 3, "{}", normal.stdout);
+    assert!(
+        block[1].starts_with("  system: ") && block[1].ends_with('%'),
+        "{block:?}"
+    );
+    assert!(block[2].starts_with("  unit work: mean="), "{block:?}");
+
+    let calibrate = ioscope(["--idle-prof=calibrate"]).run();
+    let theirs = fio(["--idle-prof=calibrate"]).run();
+    let shape = |s: &str| -> String { s.chars().filter(|c| !c.is_ascii_digit()).collect() };
+    assert_eq!(shape(&calibrate.assert_ok().stdout), shape(&theirs.stdout));
+    assert_eq!(calibrate.stdout.lines().count(), 2, "{}", calibrate.stdout);
 }

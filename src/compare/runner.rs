@@ -124,6 +124,7 @@ fn run_once(job: &Job) -> anyhow::Result<(RunMetrics, Value, Vec<Notice>)> {
         stdout_is_data: true,
         status_interval: None,
         bandwidth_log: None,
+        idle_prof: None,
         trace: None,
     };
     let result = ioscope_run::run(&job.parsed, &job.plan, &options, &mut |_| {})

@@ -76,6 +76,9 @@ pub fn document(result: &RunResult, plus: bool, opts: &Options) -> Value {
             Value::Array(result.disks.iter().map(disk::json).collect()),
         );
     }
+    if let Some(idle) = &result.idleness {
+        root.insert("cpu_idleness".into(), crate::idleness::json(idle));
+    }
     root.insert(
         "cpu_accounting".into(),
         crate::helpers::run_json(&result.cpu),

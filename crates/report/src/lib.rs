@@ -15,6 +15,7 @@ mod fio_formatter;
 mod group;
 mod helpers;
 mod html;
+mod idleness;
 mod json;
 mod lat_line;
 mod log_fz;
@@ -34,6 +35,7 @@ use ioscope_stats::{JobHeader, RunResult};
 pub use terse::TerseVersion;
 
 pub use html::{compare_page, document_page, run_page, sweep_page, DocError};
+pub use idleness::calibration as idle_calibration;
 pub use log_fz::inflate_log;
 pub use logs::{write_agg_bw, write_logs};
 

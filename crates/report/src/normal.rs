@@ -26,6 +26,9 @@ pub fn render(result: &RunResult, opts: &Options) -> String {
         out.push_str(&g.lines(result.kb_base));
     }
     out.push_str(&disk::lines(&result.disks));
+    if let Some(idle) = &result.idleness {
+        out.push_str(&crate::idleness::lines(idle));
+    }
     out.push_str(&crate::helpers::run_line(&result.cpu));
     out.push_str(&crate::notices::block(&result.notices));
     out

@@ -238,6 +238,7 @@ fn replay(doc: &Value, headers: Vec<JobHeader>, kb_base: u32) -> RunResult {
         logs: Vec::new(),
         agg_bw: None,
         act: None,
+        idleness: None,
     }
 }
 

@@ -168,6 +168,7 @@ fn randrw_result() -> RunResult {
         logs: Vec::new(),
         agg_bw: None,
         act: None,
+        idleness: None,
     }
 }
 

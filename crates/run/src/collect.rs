@@ -90,6 +90,7 @@ pub(crate) fn build<'a>(
         logs: Vec::new(),
         agg_bw: None,
         act,
+        idleness: None,
     }
 }
 

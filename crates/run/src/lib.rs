@@ -23,6 +23,7 @@ mod file_lock;
 mod file_setup;
 mod file_tuning;
 mod files;
+mod idle_prof;
 mod io_loop;
 mod job_control;
 mod logs;
@@ -49,6 +50,7 @@ mod zones;
 
 pub use affinity::pin_current_thread;
 pub use error::RunError;
+pub use idle_prof::{IdleProf, IdleProfiler};
 pub use phases::headers;
 pub use plan::{plan, JobPlan, Plan};
 pub use progress::Eta;
@@ -86,6 +88,8 @@ pub struct RunOptions {
     pub bandwidth_log: Option<String>,
     /// `--debug=file,io`: what is traced, and where the lines go.
     pub trace: Option<Trace>,
+    /// fio's `--idle-prof`: measure how idle the CPUs stay.
+    pub idle_prof: Option<IdleProf>,
 }
 
 /// Runs every job as `plan` (from [`plan()`] of the same jobs) says and

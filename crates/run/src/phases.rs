@@ -120,6 +120,13 @@ pub(crate) fn run_all(
     signal::install();
     let mut timer = StatusTimer::new(options.status_interval);
     let cpu_start = process_cpu();
+    // fio starts its idle threads before the jobs, and they time their
+    // unit of work before any job starts.
+    let idle = options
+        .idle_prof
+        .map(crate::idle_prof::IdleProfiler::start)
+        .transpose()
+        .map_err(RunError::Other)?;
     let clock = Clock::new(clock_source(&parsed.jobs));
     // What the user should know beside the numbers, in the order found.
     let mut notices: Vec<Notice> = clock.notice().into_iter().collect();
@@ -498,8 +505,12 @@ pub(crate) fn run_all(
             aborted.get_or_insert(e);
         }
     }
-    let process = process_cpu().since(&cpu_start);
+    let (idleness, idle_cpu) = idle.map(|p| p.stop()).unzip();
+    let process = process_cpu()
+        .since(&cpu_start)
+        .since(&idle_cpu.unwrap_or_default());
     let mut result = collect::build(parsed, &finished, disks.so_far(), &clock, process);
+    result.idleness = idleness;
     result.aborted = aborted;
     result.interrupted = signal::caught();
     notices.extend(result.cpu.helpers.punts.notice());

@@ -13,6 +13,7 @@ mod diskstats;
 mod helpers;
 mod hist_log;
 mod histogram;
+mod idleness;
 mod io_log;
 mod lat_buckets;
 mod log_window;
@@ -37,6 +38,7 @@ pub use helpers::{
 };
 pub use hist_log::{HistLine, HistLog};
 pub use histogram::{bucket_index, bucket_value, LatencyHistogram, PLAT_NR};
+pub use idleness::Idleness;
 pub use io_log::{Chunked, IoRecord, LatLogs, LogFiles, LogPlan, LogRecorder, WorkerLogs};
 pub use lat_buckets::LatencyBuckets;
 pub use log_window::{LogWindows, WindowLine};

@@ -40,6 +40,8 @@ pub struct RunResult {
     pub logs: Vec<crate::WorkerLogs>,
     /// fio's aggregate bandwidth log (`--bandwidth-log`), when asked for.
     pub agg_bw: Option<crate::AggBwLog>,
+    /// `--idle-prof=system|percpu`: how idle the CPUs stayed.
+    pub idleness: Option<crate::Idleness>,
     /// `--profile=act`: the latency slices of every worker, summed slice
     /// by slice, for the profile's table.
     pub act: Option<Vec<crate::ActSlice>>,
