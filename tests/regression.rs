@@ -2090,3 +2090,79 @@ fn the_exit_status_counts_failed_workers_as_fio() {
         );
     }
 }
+
+/// Where the files have a random map, a write that a later one overlapped
+/// (sequential offsets of percentage_random or rw=randwrite:N crossing
+/// random ones, blocks of several sizes) was checked as the write it was,
+/// and failed good data: "torn write ... the rest holds write #3". fio
+/// checks each interval of such a list against its own header, and
+/// passes.
+#[test]
+fn verify_of_overlapped_writes_in_write_order_passes_as_fio() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let cases: [&[&str]; 4] = [
+        &["--rw=randwrite", "--percentage_random=50"],
+        &["--rw=randwrite:2"],
+        &[
+            "--rw=randwrite",
+            "--percentage_random=50",
+            "--verify_backlog=4",
+        ],
+        &[
+            "--rw=randwrite:2",
+            "--percentage_random=50",
+            "--verify_backlog=4",
+            "--randseed=8",
+        ],
+    ];
+    let common = [
+        "--name=v",
+        "--filename=f",
+        "--size=256k",
+        "--bsrange=4k-16k",
+        "--randseed=1",
+        "--verify=md5",
+        "--write_iolog=log",
+    ];
+    for (case, ours) in cases.iter().zip(logs_as_fio(dir.path(), &common, &cases)) {
+        let (reads, writes) = (lines_with(&ours, " read "), lines_with(&ours, " write "));
+        assert_eq!(reads, writes, "{case:?}: every write is checked");
+    }
+}
+
+/// A read job's verify with bs_unaligned panicked ("a 2331-byte block is
+/// not a whole number of 1024-byte verify intervals"); as fio, each block
+/// is one interval of its own length: what the same job wrote passes, and
+/// a file that holds no headers fails.
+#[test]
+fn read_verify_with_bs_unaligned_checks_as_fio() {
+    require!(ioscope_testutil::fio());
+    let common = [
+        "--name=r",
+        "--filename=f",
+        "--size=256k",
+        "--bsrange=1k-9k",
+        "--bs_unaligned=1",
+        "--verify=md5",
+        "--output-format=json",
+    ];
+    for tool in [std::path::PathBuf::from("fio"), bin()] {
+        let dir = tempdir();
+        let run = |rw: &str| {
+            common::Cmd::new(tool.clone())
+                .args(common.iter().chain(&[rw]))
+                .dir(dir.path())
+                .run()
+        };
+        run("--rw=write").ok_json();
+        let read = run("--rw=read");
+        let reads = u(&job(&read.ok_json(), "r")["read"], "total_ios");
+        assert!(reads > 30, "{}", read.describe());
+        std::fs::write(dir.path().join("f"), vec![0u8; 256 << 10]).expect("zero f");
+        let zeros = run("--rw=read");
+        assert_eq!(zeros.status.code(), Some(1), "{}", zeros.describe());
+        let (v, _) = common::extract_json(&zeros.stdout).expect("a JSON report");
+        assert_eq!(u(job(&v, "r"), "error"), 84, "{}", zeros.describe());
+    }
+}

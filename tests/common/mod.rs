@@ -230,6 +230,25 @@ impl Run {
         &self.stderr
     }
 
+    /// A refused job did nothing: where the JSON report lists it (as fio
+    /// lists a job whose setup failed), it carries an error and no I/O.
+    pub fn assert_nothing_done(&self) {
+        if !self.stdout.contains("\"jobs\"") {
+            return;
+        }
+        for j in self.json()["jobs"].as_array().expect("jobs") {
+            let done: u64 = ["read", "write", "trim"]
+                .iter()
+                .map(|d| u(&j[d], "total_ios"))
+                .sum();
+            assert!(
+                u(j, "error") != 0 && done == 0,
+                "a refused job reported success or I/O: {}",
+                self.describe()
+            );
+        }
+    }
+
     /// Stdout parsed as one JSON document (panics with the whole run if not).
     pub fn json(&self) -> Value {
         serde_json::from_str(&self.stdout).unwrap_or_else(|e| {

@@ -143,10 +143,14 @@ pub(crate) struct VerifyLog {
     /// workload's reads are still checked by the host, as in fio).
     pub compare: bool,
     /// The writes' files have a random map (fio's `file_randommap`: a
-    /// random job without `norandommap` or the LFSR generator), so no
-    /// block is written twice in a pass and fio checks them in the order
-    /// written; otherwise it checks them sorted by offset.
+    /// random job without `norandommap` or the LFSR generator), so fio
+    /// checks them in the order written; otherwise it checks them sorted
+    /// by offset.
     in_write_order: bool,
+    /// A time-based job: its random map starts over once every block is
+    /// written, so the verify phase checks only each block's last write
+    /// (fio, whose runtime covers its verify phase, checks none).
+    time_based: bool,
     /// verify_state_load: the number of writes the interrupted run made.
     pub limit: Option<u64>,
     backlog: u64,
@@ -220,6 +224,7 @@ impl VerifyLog {
             only: v.only,
             reads_back: !writes,
             compare: spec.engine_options.verify_mode == VerifyMode::Compare,
+            time_based: spec.time_based,
             in_write_order: spec.rw.kind.is_random()
                 && !spec.norandommap
                 && spec.random_generator != RandomGenerator::Lfsr,
@@ -392,7 +397,14 @@ impl VerifyLog {
             return None;
         }
         self.batch_left -= 1;
-        Some(SlotWork::Check(self.written.remove(next)))
+        let block = self.written.remove(next);
+        let cut = self.in_write_order
+            && self
+                .written
+                .iter()
+                .chain(&self.in_flight)
+                .any(|b| b.seq > block.seq && overlaps(b, &block));
+        Some(in_list_order(block, cut))
     }
 
     fn choose_trim(&mut self) -> bool {
@@ -427,19 +439,21 @@ impl VerifyLog {
         }
         let blocks = std::mem::take(&mut self.written);
         if self.in_write_order {
-            // A time-based run starts the random map over once every block
-            // is written, so a block may be listed again: only its last
-            // write is what it holds.
+            // In the order written, as fio's list holds them; a block that
+            // a later write overlapped is checked against its own headers.
             let mut last = std::collections::HashMap::with_capacity(blocks.len());
             for (i, b) in blocks.iter().enumerate() {
                 last.insert((b.file, b.offset), i);
             }
-            let kept = blocks
+            let cut = cut_later(&blocks);
+            let time_based = self.time_based;
+            let checks = blocks
                 .into_iter()
+                .zip(cut)
                 .enumerate()
-                .filter(|(i, b)| last[&(b.file, b.offset)] == *i)
-                .map(|(_, b)| SlotWork::Check(b));
-            self.due.extend(kept);
+                .filter(|(i, (b, _))| !time_based || last[&(b.file, b.offset)] == *i)
+                .map(|(_, (b, cut))| in_list_order(b, cut));
+            self.due.extend(checks);
             return;
         }
         self.due
@@ -617,23 +631,35 @@ impl VerifyLog {
 /// piece it overlaps, wholly or in part (so a block a later write cut into
 /// is not checked at all, and the later write is, unless a still later one
 /// cut into it).
-fn not_overwritten(mut blocks: Vec<BlockId>) -> Vec<BlockId> {
+fn not_overwritten(blocks: Vec<BlockId>) -> Vec<BlockId> {
+    let cut = cut_later(&blocks);
+    let mut kept: Vec<BlockId> = blocks
+        .into_iter()
+        .zip(cut)
+        .filter_map(|(b, cut)| (!cut).then_some(b))
+        .collect();
+    kept.sort_unstable_by_key(|b| (b.file, b.offset));
+    kept
+}
+
+/// For each block, whether a later write (a higher seq) overlapped it,
+/// wholly or in part.
+fn cut_later(blocks: &[BlockId]) -> Vec<bool> {
     // Newest first, with the bytes written after each: disjoint ranges
     // (file, start) -> end, merged where they touch.
-    blocks.sort_unstable_by_key(|b| std::cmp::Reverse(b.seq));
+    let mut newest_first: Vec<usize> = (0..blocks.len()).collect();
+    newest_first.sort_unstable_by_key(|&i| std::cmp::Reverse(blocks[i].seq));
     let mut later: BTreeMap<(u32, u64), u64> = BTreeMap::new();
-    let mut kept = Vec::with_capacity(blocks.len());
-    for b in blocks {
+    let mut cut = vec![false; blocks.len()];
+    for i in newest_first {
+        let b = &blocks[i];
         let (file, start, end) = (b.file, b.offset, b.offset + u64::from(b.len));
         // Of the disjoint ranges that start before this block ends, the
         // last ends furthest: it alone can reach into the block.
-        let cut = later
+        cut[i] = later
             .range((file, 0)..(file, end))
             .next_back()
             .is_some_and(|(_, &e)| e > start);
-        if !cut {
-            kept.push(b);
-        }
         let (mut lo, mut hi) = (start, end);
         if let Some((&(f, s), &e)) = later.range(..(file, start)).next_back() {
             if f == file && e >= start {
@@ -653,8 +679,21 @@ fn not_overwritten(mut blocks: Vec<BlockId>) -> Vec<BlockId> {
         }
         later.insert((file, lo), hi);
     }
-    kept.sort_unstable_by_key(|b| (b.file, b.offset));
-    kept
+    cut
+}
+
+/// The check of a block taken from fio's list of writes (where the files
+/// have a random map): a block a later write overlapped (sequential
+/// offsets of `percentage_random` or `rw=randwrite:N` crossing random
+/// ones, blocks of several sizes) holds that write's data there, so each
+/// of its intervals is checked against its own header, as fio does for
+/// such a list (the seed from the header, no write number); otherwise as
+/// the write it is.
+fn in_list_order(block: BlockId, cut: bool) -> SlotWork {
+    match cut {
+        true => SlotWork::ReadBack(block),
+        false => SlotWork::Check(block),
+    }
 }
 
 /// Two blocks of one file share a byte.
@@ -845,6 +884,28 @@ mod tests {
         ] {
             assert_eq!(other.in_device(), None, "{other:?}");
         }
+    }
+
+    /// With a random map every write is checked, in the order written;
+    /// one a later write overlapped against its own headers.
+    #[test]
+    fn overlapped_writes_in_write_order_are_checked_by_their_headers() {
+        let mut v = log(&["--rw=randwrite", "--bsrange=4k-16k"]);
+        for (offset, len) in [(8192, 16384), (12288, 12288), (0, 4096), (12288, 4096)] {
+            let block = v.number_write(0, offset, len).unwrap();
+            v.written(block);
+        }
+        v.start_phase();
+        let kinds: Vec<(u64, bool)> = std::iter::from_fn(|| v.next_due())
+            .map(|w| {
+                let by_headers = matches!(w, SlotWork::ReadBack(_));
+                (checked_block(w).unwrap().0.offset, by_headers)
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [(8192, true), (12288, true), (0, false), (12288, false)]
+        );
     }
 
     #[test]

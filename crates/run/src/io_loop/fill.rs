@@ -438,9 +438,8 @@ fn compare_in_device<Q: Queue>(q: &mut Q, v: &VerifyLog, req: Request, due: Slot
 pub(super) fn check_request(work: SlotWork, slot: u32) -> Request {
     let (op, b) = match work {
         SlotWork::Trim(b) => (Op::Trim, b),
-        SlotWork::Check(b) | SlotWork::ZeroCheck(b) => (Op::Read, b),
+        SlotWork::Check(b) | SlotWork::ReadBack(b) | SlotWork::ZeroCheck(b) => (Op::Read, b),
         SlotWork::Write(_)
-        | SlotWork::ReadBack(_)
         | SlotWork::Plain
         | SlotWork::Compared(_)
         | SlotWork::ZeroCompared(_) => {

@@ -19,6 +19,9 @@ impl Verifier {
     /// each interval against its own header. Ok, or the first bad
     /// interval's diagnosis.
     pub fn check_read(&self, buf: &[u8], offset: u64) -> Result<(), Corruption> {
+        if let Some(v) = self.short(buf.len()) {
+            return v.check_read(buf, offset);
+        }
         let block = BlockId {
             file: 0,
             offset,

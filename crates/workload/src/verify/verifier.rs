@@ -307,7 +307,7 @@ impl Verifier {
     /// (the end of a zone that write_zone_remainder writes with a smaller
     /// write), or any block with bs_unaligned. None for a block of whole
     /// intervals.
-    fn short(&self, len: usize) -> Option<Verifier> {
+    pub(super) fn short(&self, len: usize) -> Option<Verifier> {
         let one = len < self.interval || (self.whole_blocks && len != self.interval);
         (one && self.method != VerifyMethod::Pattern).then(|| Verifier {
             interval: len,
