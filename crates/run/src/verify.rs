@@ -591,7 +591,7 @@ impl VerifyLog {
             } else if self.only && writes == 0 {
                 "verify_only replays the job's writes, and it makes none (size or io_size is 0, or verify_state_load says the earlier run wrote nothing)".to_string()
             } else if writes == 0 {
-                "the job wrote nothing to read back (size or io_size is 0)".to_string()
+                "the job wrote nothing to read back (size or io_size is 0, its offset leaves it no room, or its reads took every I/O)".to_string()
             } else if self.trim_percent > 0 && !self.trim_zero {
                 format!(
                     "every block written was trimmed (trim_percentage={}) and trim_verify_zero=0 checks no trimmed block",
