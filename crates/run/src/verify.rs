@@ -441,17 +441,19 @@ impl VerifyLog {
         if self.in_write_order {
             // In the order written, as fio's list holds them; a block that
             // a later write overlapped is checked against its own headers.
-            let mut last = std::collections::HashMap::with_capacity(blocks.len());
-            for (i, b) in blocks.iter().enumerate() {
-                last.insert((b.file, b.offset), i);
+            // A time-based job checks each block's last write only.
+            let mut last = std::collections::HashMap::new();
+            if self.time_based {
+                for (i, b) in blocks.iter().enumerate() {
+                    last.insert((b.file, b.offset), i);
+                }
             }
             let cut = cut_later(&blocks);
-            let time_based = self.time_based;
             let checks = blocks
                 .into_iter()
                 .zip(cut)
                 .enumerate()
-                .filter(|(i, (b, _))| !time_based || last[&(b.file, b.offset)] == *i)
+                .filter(|(i, (b, _))| last.get(&(b.file, b.offset)).is_none_or(|l| l == i))
                 .map(|(_, (b, cut))| in_list_order(b, cut));
             self.due.extend(checks);
             return;
