@@ -537,7 +537,9 @@ fn cpuclock_test_prints_fios_lines() {
             .run();
         assert_eq!(ours.stderr, "", "{}", ours.describe());
         let lines: Vec<&str> = ours.stdout.lines().collect();
-        let tested = if cpus == "0" { 1 } else { 2 };
+        // taskset keeps the CPUs of the list that exist.
+        let online = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let tested = if cpus == "0" { 1 } else { online.min(2) };
         assert!(lines[0].starts_with("cs: reliable_tsc: "), "{lines:?}");
         let testing = format!("cs: Testing {tested} CPUs");
         assert!(lines.contains(&testing.as_str()), "{lines:?}");
