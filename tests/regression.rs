@@ -2166,3 +2166,20 @@ fn read_verify_with_bs_unaligned_checks_as_fio() {
         assert_eq!(u(job(&v, "r"), "error"), 84, "{}", zeros.describe());
     }
 }
+
+/// `random_distribution=random:0.5` was refused ("expected random,
+/// zipf[:theta[:center]], ..."); fio ignores what follows `random:`.
+#[test]
+fn random_distribution_random_with_a_value_is_read_as_fio_reads_it() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let case: [&[&str]; 1] = [&["--random_distribution=random:0.5"]];
+    let common = [
+        "--name=r",
+        "--filename=f",
+        "--size=64k",
+        "--rw=randread",
+        "--write_iolog=log",
+    ];
+    logs_as_fio(dir.path(), &common, &case);
+}

@@ -166,7 +166,7 @@ impl AlignedBuffer {
 }
 
 /// The system's page size.
-fn page_size() -> usize {
+pub fn page_size() -> usize {
     // SAFETY: sysconf reads a constant of the system.
     let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
     usize::try_from(size).unwrap_or(4096)

@@ -204,7 +204,7 @@ mod xnvme_backend;
 mod zoned;
 
 pub use backend::open_queue;
-pub use buffer::AlignedBuffer;
+pub use buffer::{page_size, AlignedBuffer};
 pub use buffer_memory::{BufferMemory, MemoryKind};
 pub use cpuio::CpuQueue;
 pub use descriptor::{EngineDesc, EngineKind, Shape};

@@ -4,7 +4,7 @@
 use std::io;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd, RawFd};
 
-use crate::buffer::SlotBuffers;
+use crate::buffer::{page_size, SlotBuffers};
 use crate::error::EngineError;
 use crate::queue::{Queue, Submitted};
 use crate::queue_config::QueueConfig;
@@ -219,14 +219,6 @@ impl Mapping {
             }
         }
         0
-    }
-}
-
-fn page_size() -> usize {
-    // SAFETY: sysconf reads a constant.
-    match unsafe { libc::sysconf(libc::_SC_PAGESIZE) } {
-        n if n > 0 => n as usize,
-        _ => 4096,
     }
 }
 

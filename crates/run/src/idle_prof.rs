@@ -69,7 +69,7 @@ impl IdleProfiler {
             let spawned = std::thread::Builder::new()
                 .name(format!("idle-prof.{cpu}"))
                 .spawn(move || {
-                    let mut page = vec![0u8; page_size()];
+                    let mut page = vec![0u8; ioscope_engine::page_size()];
                     let ready = get_ready(cpu, &mut page, &its_stop);
                     let _ = its_tx.send((cpu, ready));
                     // The main thread reads until every sender is gone.
@@ -182,21 +182,16 @@ impl Gate {
     }
 }
 
-fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if size > 0 {
-        size as usize
-    } else {
-        4096
-    }
-}
-
 /// On `cpu`, times the unit of work, then drops to SCHED_IDLE (after the
 /// timing, as fio does, for a steadier one): the time of one unit, in µs.
 fn get_ready(cpu: u32, page: &mut [u8], stop: &AtomicBool) -> Result<f64, String> {
-    crate::affinity::pin_current_thread(&[cpu])
-        .map_err(|e| format!("--idle-prof: cannot run a thread on CPU {cpu}: {e}"))?;
+    crate::affinity::pin_current_thread(&[cpu]).map_err(|e| {
+        format!(
+            "--idle-prof: cannot run a thread on CPU {cpu}: {e}; it measures every CPU \
+                 the system has, so bring the CPU online or run outside the cpuset that \
+                 leaves it out"
+        )
+    })?;
     let mut best = f64::MAX;
     for _ in 0..CALIBRATE_RUNS {
         let start = Instant::now();

@@ -208,7 +208,7 @@ fn plan_job(spec: &JobSpec, readonly: bool) -> Result<JobPlan, String> {
             Some(r) => r.max_len.iter().copied().max().unwrap_or(0).max(1) as usize,
             None => buffer_size(spec, backend, &looping) as usize,
         },
-        buffer_align: page_size(),
+        buffer_align: ioscope_engine::page_size(),
         memory: crate::memory::buffer_memory(spec)?,
         hipri: spec.hipri,
         uring: UringOptions {
@@ -623,16 +623,6 @@ fn readonly_refusal(spec: &JobSpec) -> String {
         "{does} (rw={}), but ioscope runs with --readonly",
         kind.name()
     )
-}
-
-fn page_size() -> usize {
-    // SAFETY: sysconf has no preconditions.
-    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if p > 0 {
-        p as usize
-    } else {
-        4096
-    }
 }
 
 /// e4defrag's donor file: `donorname` in the job's directory, preallocated
