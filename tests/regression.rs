@@ -1685,6 +1685,34 @@ fn logs_as_fio(dir: &Path, common: &[&str], cases: &[&[&str]]) -> Vec<Vec<String
         .collect()
 }
 
+/// file_append in a job that reads laid nothing out, so its first read
+/// failed ("short read on f at offset 0"), and `offset` moved an appended
+/// file's start. fio starts at the file's end whatever `offset` says, and
+/// writes the file out to its new end first when the job reads.
+#[test]
+fn file_append_starts_at_the_end_and_lays_out_for_reads_as_fio() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let common = [
+        "--name=z",
+        "--filename=f",
+        "--write_iolog=log",
+        "--size=256k",
+        "--bs=8k",
+        "--file_append=1",
+    ];
+    let logs = logs_as_fio(
+        dir.path(),
+        &common,
+        &[
+            &["--rw=randrw"],
+            &["--rw=read", "--offset=64k"],
+            &["--rw=write", "--filesize=96k-160k", "--offset=4k"],
+        ],
+    );
+    assert_eq!(lines_with(&logs[1], " read 0 8192"), 1, "{:?}", logs[1]);
+}
+
 /// How many of a log's `lines` hold `what` (" read ", " write ").
 fn lines_with(lines: &[String], what: &str) -> usize {
     lines.iter().filter(|l| l.contains(what)).count()
@@ -2052,6 +2080,38 @@ fn a_job_whose_file_cannot_be_set_up_is_reported_with_its_error() {
     .collect();
     assert_eq!(seen[0], expected, "fio");
     assert_eq!(seen[1], seen[0], "ioscope against fio");
+}
+
+/// A job whose file setup failed in a system call (a path through a
+/// regular file, a file the job's uid may not write) was reported with
+/// error 22; fio reports the call's errno (20, 13).
+#[test]
+fn a_failed_setup_call_is_reported_with_its_errno_as_fio() {
+    require!(ioscope_testutil::fio());
+    require!(root());
+    let cases: &[(&str, &[&str], u64)] = &[
+        ("ENOTDIR", &["--filename=plain/x"], 20),
+        ("EACCES", &["--filename=rootonly", "--uid=65534"], 13),
+    ];
+    for &(name, args, errno) in cases {
+        let mut seen = Vec::new();
+        for tool in [std::path::PathBuf::from("fio"), bin()] {
+            let dir = tempdir();
+            write_file(dir.path(), "plain", "");
+            write_file(dir.path(), "rootonly", "");
+            let run = common::Cmd::new(tool)
+                .args(["--name=w", "--rw=write", "--size=64k", "--output-format=json"])
+                .args(args)
+                .dir(dir.path())
+                .run();
+            assert_eq!(run.status.code(), Some(1), "{name}: {}", run.describe());
+            // fio prints the job's error line on stdout before the JSON.
+            let (json, _) = common::extract_json(&run.stdout)
+                .unwrap_or_else(|| panic!("{name}: no JSON: {}", run.describe()));
+            seen.push(u(&json["jobs"][0], "error"));
+        }
+        assert_eq!(seen, [errno, errno], "{name}: fio's error, then ioscope's");
+    }
 }
 
 /// The exit status was 1 whatever failed, and 0 when only a `stats=0` job

@@ -23,6 +23,14 @@ pub enum EngineError {
     },
     #[error("{path}: {message}")]
     Target { path: PathBuf, message: String },
+    /// A failed open whose cause is known: the sentence says what to
+    /// change, and the error stays for its errno.
+    #[error("{path}: {hint}")]
+    OpenExplained {
+        path: PathBuf,
+        hint: &'static str,
+        source: io::Error,
+    },
     /// The caller asked a long operation (a layout) to stop before its end.
     #[error("{path}: stopped before the layout was complete")]
     Stopped { path: PathBuf },
@@ -193,6 +201,19 @@ impl OptionWords for FioWords {
 }
 
 impl EngineError {
+    /// The OS error number of the call that failed (EIO for an I/O error
+    /// the OS did not number), where a call failed.
+    pub fn errno(&self) -> Option<i32> {
+        match self {
+            EngineError::Open { source, .. }
+            | EngineError::Io { source, .. }
+            | EngineError::OpenExplained { source, .. } => {
+                Some(source.raw_os_error().unwrap_or(libc::EIO))
+            }
+            _ => None,
+        }
+    }
+
     /// The message, with the options to change named by `words`. Errors
     /// that name no option read as `Display` has them.
     pub fn worded(&self, words: &dyn OptionWords) -> String {

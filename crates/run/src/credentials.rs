@@ -52,9 +52,13 @@ impl Credentials {
         if let Some(gid) = self.gid {
             ids.push(format!("gid={gid}"));
         }
-        match ids.is_empty() {
-            true => RunError::Engine(e),
-            false => RunError::job(job, format!("{e} (opened as the job's {})", ids.join(" "))),
+        if ids.is_empty() {
+            return RunError::Engine(e);
+        }
+        let message = format!("job '{job}': {e} (opened as the job's {})", ids.join(" "));
+        RunError::Os {
+            message,
+            errno: RunError::Engine(e).errno(),
         }
     }
 
@@ -146,7 +150,7 @@ fn last_error(call: &str, option: &str, id: u32) -> (i32, String) {
 
 fn not_permitted(job: &str, call: &str, option: &str, id: u32) -> RunError {
     let e = std::io::Error::from_raw_os_error(libc::EPERM);
-    RunError::job(job, format!("{call}: cannot switch to {option}={id}: {e}"))
+    RunError::os(format!("job '{job}': {call}: cannot switch to {option}={id}"), &e)
 }
 
 #[cfg(test)]

@@ -131,8 +131,10 @@ pub(crate) enum Layout {
     /// Created and reserved as `fallocate` says; a file that was too short
     /// is removed first, as fio unlinks it.
     Reserve(Preallocate),
-    /// `file_append`: the job writes past the file's end; nothing is made.
-    None,
+    /// `file_append` in a job that only writes: the file is kept and
+    /// reserved up to its new end as `fallocate` says (fio neither unlinks
+    /// it nor writes it out).
+    Extend(Preallocate),
 }
 
 /// fio's `extend_file` choice for a job that reads (`reads`) or only writes.
@@ -143,20 +145,19 @@ pub(crate) fn layout(spec: &JobSpec, reads: bool) -> Layout {
             fsync: fh.create_fsync,
         };
     }
-    if fh.file_append {
-        return Layout::None;
-    }
     // fill_device: fio reserves nothing, the job writes until ENOSPC.
-    if fh.fill_device {
-        return Layout::Reserve(Preallocate::None);
-    }
-    Layout::Reserve(match fh.fallocate {
+    let mode = match fh.fallocate {
+        _ if fh.fill_device => Preallocate::None,
         Fallocate::None => Preallocate::None,
         Fallocate::Native => Preallocate::Native,
         Fallocate::Posix => Preallocate::Posix,
         Fallocate::Keep => Preallocate::KeepSize,
         Fallocate::Truncate => Preallocate::Truncate,
-    })
+    };
+    match fh.file_append {
+        true => Layout::Extend(mode),
+        false => Layout::Reserve(mode),
+    }
 }
 
 /// dirstat and dirdelete: the directories they work on are made first
@@ -218,10 +219,10 @@ pub(crate) fn remove_short(path: &Path) -> Result<(), RunError> {
     match std::fs::remove_file(path) {
         Ok(()) => Ok(()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(RunError::Other(format!(
-            "{}: cannot remove it to lay it out again: {e}",
-            path.display()
-        ))),
+        Err(e) => Err(RunError::os(
+            format!("{}: cannot remove it to lay it out again", path.display()),
+            &e,
+        )),
     }
 }
 
@@ -301,7 +302,11 @@ mod tests {
             Layout::Write { fsync: false }
         ));
         spec.file_handling.file_append = true;
-        assert!(matches!(layout(&spec, false), Layout::None));
+        assert!(matches!(
+            layout(&spec, false),
+            Layout::Extend(Preallocate::Native)
+        ));
+        assert!(matches!(layout(&spec, true), Layout::Write { .. }));
         spec.file_handling.file_append = false;
         spec.file_handling.overwrite = false;
         spec.file_handling.fallocate = Fallocate::Keep;

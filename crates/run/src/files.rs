@@ -131,7 +131,7 @@ fn existing_size(path: &Path, pi_in_data: bool) -> Result<Option<u64>, RunError>
             Ok(Some(t.size()))
         }
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(RunError::Other(format!("{}: {e}", path.display()))),
+        Err(e) => Err(RunError::os(path.display().to_string(), &e)),
     }
 }
 
@@ -163,7 +163,7 @@ pub(crate) fn prepare(
         }
         // Sized as fio sizes the files it would name.
         let sizes = ioscope_workload::diskless_files(spec, file_paths(spec, worker).len());
-        let plans = ioscope_workload::plan_files(spec, &sizes, worker)
+        let plans = ioscope_workload::plan_files(spec, &sizes, &[], worker)
             .map_err(|m| RunError::job(&spec.name, m))?;
         return Ok(plans
             .into_iter()
@@ -219,11 +219,21 @@ pub(crate) fn prepare(
         }
         false => &existing,
     };
+    // file_append: I/O to a regular file starts at its end (devices keep
+    // their offset), and the file is extended to its new end as any file
+    // too short for the job: written out in full for a job that reads,
+    // reserved for one that only writes (file_setup::layout).
+    let appending: Vec<bool> = paths
+        .iter()
+        .map(|p| {
+            spec.file_handling.file_append && std::fs::metadata(p).map_or(true, |m| m.is_file())
+        })
+        .collect();
     let mut plans = match replay {
         // fio lays out nothing for a replay: the files are used as they
         // are, and one that does not exist is created empty.
         Some(_) => existing.iter().map(|&size| replay_plan(size)).collect(),
-        None => ioscope_workload::plan_files(spec, sizes, worker)
+        None => ioscope_workload::plan_files(spec, sizes, &appending, worker)
             .map_err(|m| RunError::job(&spec.name, m))?,
     };
     for (path, size) in paths.iter().zip(&existing) {
@@ -236,19 +246,6 @@ pub(crate) fn prepare(
             plan.layout_size = None;
         }
     }
-    if spec.file_handling.file_append {
-        // fio's get_start_offset: I/O to a regular file starts at its end
-        // (devices keep their offset), and nothing is laid out.
-        for ((plan, size), path) in plans.iter_mut().zip(&existing).zip(&paths) {
-            if std::fs::metadata(path).map_or(true, |m| m.is_file()) {
-                let end = size.unwrap_or(0);
-                plan.extent.offset = end;
-                plan.file_size = end + plan.extent.len;
-                plan.layout_size = None;
-            }
-        }
-    }
-
     // Trimming changes the target as writing does.
     let (writes, reads) = match replay {
         Some((_, r)) => (r.ios[1] + r.ios[2] > 0, r.ios[0] > 0),
@@ -303,7 +300,7 @@ pub(crate) fn prepare(
                     }
                     preallocate_file(path, *size, mode)?;
                 }
-                Layout::None => {}
+                Layout::Extend(mode) => preallocate_file(path, *size, mode)?,
             }
         }
     }

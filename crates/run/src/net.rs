@@ -103,7 +103,7 @@ pub(crate) fn queue_options(spec: &JobSpec) -> NetOptions {
 /// without one), sized by the job's `size`, with its socket bound or its
 /// peer resolved.
 pub(crate) fn prepare(spec: &JobSpec, clone: u32) -> Result<Vec<WorkerFile>, RunError> {
-    let plans = ioscope_workload::plan_files(spec, &[None], clone)
+    let plans = ioscope_workload::plan_files(spec, &[None], &[], clone)
         .map_err(|m| RunError::job(&spec.name, m))?;
     let link = endpoint(spec, clone)
         .prepare()

@@ -491,7 +491,7 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
     if backend.is_diskless() && spec.iolog.read.is_empty() {
         // No target to size the workload by: the job's own size must do.
         let sizes = ioscope_workload::diskless_files(spec, crate::files::file_paths(spec, 0).len());
-        ioscope_workload::plan_files(spec, &sizes, 0).map(drop)?;
+        ioscope_workload::plan_files(spec, &sizes, &[], 0).map(drop)?;
     }
     Ok(())
 }

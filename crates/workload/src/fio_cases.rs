@@ -530,7 +530,7 @@ fn sequences_match_fio() {
     for (i, case) in CASES.iter().enumerate() {
         let mut s = spec(Read, 1 << 20, 4096);
         (case.spec)(&mut s);
-        let files = plan_files(&s, &vec![None; s.nrfiles as usize], 0).unwrap();
+        let files = plan_files(&s, &vec![None; s.nrfiles as usize], &[], 0).unwrap();
         let extents: Vec<_> = files.iter().map(|p| p.extent).collect();
         let mut w = Workload::new(&s, &extents, 0);
         let mut totals = (0, 0, 0, 0);

@@ -29,10 +29,13 @@ pub struct FilePlan {
 /// range, drawn like fio from thread 1's seed). `offset` as a percentage is
 /// of the file's current size, rounded up to the minimum block size.
 /// `clone` is the job's clone number (0 to numjobs-1), which
-/// `offset_increment` shifts the start by.
+/// `offset_increment` shifts the start by. A file marked in `appending`
+/// (`file_append` on a regular file) starts at its current end instead,
+/// whatever `offset` says, as fio's `get_start_offset` has it.
 pub fn plan_files(
     spec: &JobSpec,
     existing: &[Option<u64>],
+    appending: &[bool],
     clone: u32,
 ) -> Result<Vec<FilePlan>, String> {
     let nr = existing.len() as u64;
@@ -71,7 +74,10 @@ pub fn plan_files(
     let mut plans = Vec::with_capacity(existing.len());
     for (i, &real) in real.iter().enumerate() {
         let align = spec.placement.offset_align.unwrap_or(min_bs);
-        let start = start_offset(spec, real, align, clone);
+        let start = match appending.get(i) {
+            Some(true) => real,
+            _ => start_offset(spec, real, align, clone),
+        };
         let offset_error = || {
             format!(
                 "you need to specify valid offset= (offset {start} is beyond the end of file {i}, {real} bytes)"
@@ -178,7 +184,7 @@ mod tests {
     fn plan(f: impl Fn(&mut JobSpec), existing: &[Option<u64>]) -> Result<Vec<FilePlan>, String> {
         let mut s = spec(RwKind::Read, 10 * MIB, 4096);
         f(&mut s);
-        plan_files(&s, existing, 0)
+        plan_files(&s, existing, &[], 0)
     }
 
     fn extent(offset: u64, len: u64) -> FileExtent {
@@ -197,6 +203,21 @@ mod tests {
             assert_eq!(f.extent, extent(0, 3_495_253));
             assert_eq!(f.layout_size, Some(3_495_253));
         }
+    }
+
+    #[test]
+    fn an_appended_file_starts_at_its_end_whatever_offset_says() {
+        // fio 3.33, a 1 MiB file, --rw=write --size=2m --offset=64k
+        // --file_append=1: writes 1048576 to 3141632, a 3 MiB file. The
+        // second file is not appended to (a device): it keeps the offset.
+        let mut s = spec(RwKind::Write, 4 * MIB, 4096);
+        s.nrfiles = 2;
+        s.offset = SizeSpec::Bytes(64 << 10);
+        let p = plan_files(&s, &[Some(MIB), Some(8 * MIB)], &[true, false], 0).unwrap();
+        assert_eq!(p[0].extent, extent(MIB, 2 * MIB));
+        assert_eq!(p[0].layout_size, Some(3 * MIB));
+        assert_eq!(p[1].extent, extent(64 << 10, 2 * MIB));
+        assert_eq!(p[1].layout_size, None);
     }
 
     #[test]

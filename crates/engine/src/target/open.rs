@@ -346,5 +346,9 @@ pub(super) fn open_error(path: &Path, e: io::Error, opts: &OpenOptions) -> Engin
         Some(libc::ENOENT) => "does not exist, or its directory does not; check the path",
         _ => return EngineError::Open { path: path.to_path_buf(), source: e },
     };
-    target_error(path, hint)
+    EngineError::OpenExplained {
+        path: path.to_path_buf(),
+        hint,
+        source: e,
+    }
 }

@@ -4,7 +4,7 @@ use crate::test_spec::spec;
 use ioscope_job::{BlockSize, PerDir, SizeSpec};
 
 fn extents(spec: &JobSpec) -> Vec<FileExtent> {
-    let files = plan_files(spec, &vec![None; spec.nrfiles as usize], 0).unwrap();
+    let files = plan_files(spec, &vec![None; spec.nrfiles as usize], &[], 0).unwrap();
     files.iter().map(|p| p.extent).collect()
 }
 
@@ -412,7 +412,7 @@ fn last_block_runs_past_the_extent_on_a_longer_file() {
     for (i, (tweak, want)) in cases.iter().enumerate() {
         let mut s = spec(RwKind::Read, 10000, 4096);
         tweak(&mut s);
-        let plans = plan_files(&s, &[Some(10 << 20)], 0).unwrap();
+        let plans = plan_files(&s, &[Some(10 << 20)], &[], 0).unwrap();
         assert_eq!(plans[0].file_size, 10 << 20);
         let extents: Vec<FileExtent> = plans.iter().map(|p| p.extent).collect();
         let sizes: Vec<u64> = plans.iter().map(|p| p.file_size).collect();
