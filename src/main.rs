@@ -153,9 +153,16 @@ fn run() -> anyhow::Result<ExitCode> {
     if args.debug.random {
         out.write(&debug::random_lines(&parsed))?;
     }
-    // And, on its output too, what its fix-ups changed in a job.
+    // And, on its output too, what its fix-ups changed in a job, and its
+    // warnings, which --warnings-fatal makes fatal.
     for note in parsed.jobs.iter().flat_map(|j| &j.misc.fixup_notes) {
         out.write(&format!("{note}\n"))?;
+    }
+    for warning in parsed.jobs.iter().flat_map(|j| &j.misc.setup_warnings) {
+        out.write(&format!("{warning}\n"))?;
+        if args.warnings_fatal {
+            return Ok(ExitCode::from(1));
+        }
     }
     let normal = args.formats.contains(&Format::Normal);
     if normal {

@@ -1,5 +1,6 @@
 //! fio's remaining general options, run side by side with fio where fio
-//! shows their effect: time_based without a runtime, dedupe_global,
+//! shows their effect: time_based without a runtime, the warning for
+//! clones that verify one file, dedupe_global,
 //! disable_bw, serialize_overlap, gtod_cpu, job_start_clock_id, and the
 //! exec engine's missing program.
 
@@ -49,6 +50,62 @@ fn time_based_without_runtime_is_dropped_with_fios_message() {
     assert_eq!(fatal.status.code(), Some(1), "{}", fatal.describe());
     let parse = ioscope(["--parse-only", file.to_str().unwrap()]).run();
     parse.assert_ok();
+}
+
+// fio warns on its output, once per job section, when the clones of a
+// verifying write job share their files (a named file, even apart with
+// offset_increment), and not when each clone makes its own;
+// --warnings-fatal stops the run there.
+#[test]
+fn clones_writing_one_file_with_verify_get_fios_warning() {
+    require!(fio_installed());
+    let dir = tempdir();
+    let warning = "fio: multiple writers may overwrite blocks that belong to other jobs. \
+                   This can cause verification failures.\n";
+    let common = [
+        "--name=v",
+        "--rw=write",
+        "--size=64k",
+        "--verify=crc32c",
+        "--numjobs=2",
+        "--output-format=terse",
+    ];
+    let cases: [(&[&str], &str, i32); 3] = [
+        (&["--filename=f", "--offset_increment=64k"], warning, 0),
+        (&["--filename=f", "--warnings-fatal"], warning, 1),
+        (&[], "", 0),
+    ];
+    for (extra, before, code) in cases {
+        for with_fio in [true, false] {
+            let args = [&common[..], extra].concat();
+            let run = match with_fio {
+                true => fio(args),
+                false => ioscope(args),
+            }
+            .dir(dir.path())
+            .run();
+            assert_eq!(
+                run.status.code(),
+                Some(code),
+                "{extra:?}: {}",
+                run.describe()
+            );
+            let terse_at = run.stdout.find("3;").unwrap_or(run.stdout.len());
+            assert_eq!(
+                &run.stdout[..terse_at],
+                before,
+                "{extra:?}: {}",
+                run.describe()
+            );
+            let terse = run.stdout.lines().filter(|l| l.starts_with("3;")).count();
+            assert_eq!(
+                terse,
+                2 * (1 - code as usize),
+                "{extra:?}: {}",
+                run.describe()
+            );
+        }
+    }
 }
 
 // fio's forked child carries on as a copy of fio when execvp fails (the

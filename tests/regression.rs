@@ -2100,7 +2100,12 @@ fn a_failed_setup_call_is_reported_with_its_errno_as_fio() {
             write_file(dir.path(), "plain", "");
             write_file(dir.path(), "rootonly", "");
             let run = common::Cmd::new(tool)
-                .args(["--name=w", "--rw=write", "--size=64k", "--output-format=json"])
+                .args([
+                    "--name=w",
+                    "--rw=write",
+                    "--size=64k",
+                    "--output-format=json",
+                ])
                 .args(args)
                 .dir(dir.path())
                 .run();

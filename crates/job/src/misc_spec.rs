@@ -111,6 +111,9 @@ pub struct MiscSpec {
     /// What fio says on its output (log_info) as its option fix-ups
     /// change a job: `sprandom`'s "fio: sprandom sets ..." lines.
     pub fixup_notes: Vec<&'static str>,
+    /// fio's warnings on its output as it sets the job up (log_info with
+    /// `ret |= warnings_fatal`): a run with `--warnings-fatal` stops there.
+    pub setup_warnings: Vec<&'static str>,
     /// `disable_bw_measurement` (`disable_bw`): a per-I/O bandwidth log
     /// (log_avg_msec=0) gets no samples, as fio's add_bw_sample is skipped;
     /// with disable_clat and disable_slat it is gtod_reduce.

@@ -150,7 +150,10 @@ fn last_error(call: &str, option: &str, id: u32) -> (i32, String) {
 
 fn not_permitted(job: &str, call: &str, option: &str, id: u32) -> RunError {
     let e = std::io::Error::from_raw_os_error(libc::EPERM);
-    RunError::os(format!("job '{job}': {call}: cannot switch to {option}={id}"), &e)
+    RunError::os(
+        format!("job '{job}': {call}: cannot switch to {option}={id}"),
+        &e,
+    )
 }
 
 #[cfg(test)]

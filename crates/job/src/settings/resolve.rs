@@ -93,6 +93,7 @@ impl Settings {
             spec.time_based = false;
             spec.misc.time_based_dropped = true;
         }
+        shared_writers_warning(&mut spec);
         if let Some(SizeSpec::Bytes(size)) = spec.size {
             let min_bs = spec.bs.read.min().min(spec.bs.write.min());
             if size < min_bs {
@@ -305,5 +306,33 @@ fn gcd(a: u64, b: u64) -> u64 {
         a
     } else {
         gcd(b, a % b)
+    }
+}
+
+/// fio's warning (init.c fixup_options) for a verifying job whose clones
+/// write the same files: a named file, or generated names that do not
+/// tell the clones' files apart. (fio's other one there, that a time-based
+/// write job's verify phase never starts, is not true of ioscope, which
+/// checks each block's last write after the runtime.)
+fn shared_writers_warning(spec: &mut JobSpec) {
+    let v = &spec.verify;
+    if v.method == VerifyMethod::None || !spec.rw.kind.writes() || !v.do_verify {
+        return;
+    }
+    let fh = &spec.file_handling;
+    // fio's test is case-sensitive (strstr); the default format has all three.
+    let format = match fh.filename_format.is_empty() {
+        true => "$jobname.$jobnum.$filenum",
+        false => fh.filename_format.as_str(),
+    };
+    let names_apart = fh.unique_filename
+        && ["$jobname", "$jobnum", "$filenum"]
+            .iter()
+            .all(|k| format.contains(k));
+    if spec.numjobs > 1 && (!spec.filenames.is_empty() || !names_apart) {
+        spec.misc.setup_warnings.push(
+            "fio: multiple writers may overwrite blocks that belong to other jobs. \
+             This can cause verification failures.",
+        );
     }
 }
