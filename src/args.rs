@@ -291,6 +291,17 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
                     why_unsupported(n)
                 )
             }
+            // A job option's value may be the next argument (`--rw read`),
+            // and its name may follow one dash (`-rw=read`), as fio's
+            // getopt_long_only reads them.
+            n if ioscope_job::is_job_option(n) => {
+                let option = if value.is_some() || ioscope_job::takes_argument(n) {
+                    format!("--{n}={}", value_of(n)?)
+                } else {
+                    format!("--{n}")
+                };
+                out.job_input.cli_options.push(option);
+            }
             // Job options are spelled with underscores; a dashed name can
             // only be a mistyped program option.
             n if n.contains('-') && !ioscope_job::is_job_option(n) => {
@@ -542,6 +553,23 @@ mod tests {
             a.job_input.cli_options,
             vec!["--hugepage-size=2m", "--name=x"]
         );
+    }
+
+    #[test]
+    fn a_job_options_value_may_be_the_next_argument_but_a_flags_may_not() {
+        let a = args(&[
+            "--name", "x", "-rw", "read", "--thread", "--bs", "8k", "-size=1m",
+        ])
+        .unwrap();
+        assert_eq!(
+            a.job_input.cli_options,
+            vec!["--name=x", "--rw=read", "--thread", "--bs=8k", "--size=1m"]
+        );
+        assert!(a.job_input.job_files.is_empty());
+        let a = args(&["--name=x", "--time_based", "1"]).unwrap();
+        assert_eq!(a.job_input.job_files, vec![PathBuf::from("1")]);
+        let e = args(&["--name=x", "--rw"]).unwrap_err().to_string();
+        assert!(e.contains("--rw needs a value"), "{e}");
     }
 
     #[test]

@@ -2248,3 +2248,88 @@ fn random_distribution_random_with_a_value_is_read_as_fio_reads_it() {
     ];
     logs_as_fio(dir.path(), &common, &case);
 }
+
+// Before: `--name x --rw randread` (a value as the next argument, as fio's
+// getopt takes it) made `x` and `randread` job files and was refused, and
+// `-rw=read` (one dash) was an unknown option; and gtod_reduce=1 still
+// logged bandwidth samples, which fio's gtod_reduce switches off.
+#[test]
+fn job_option_values_may_be_the_next_argument_as_in_fio() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let spaced = [
+        "--name",
+        "x",
+        "--filename",
+        "f",
+        "--size",
+        "64k",
+        "-rw",
+        "randread",
+        "--group_reporting",
+        "--bs",
+        "8k",
+        "--write_lat_log",
+        "--write_bw_log",
+    ];
+    let mut outcomes = Vec::new();
+    for (tool, cmd) in [("ioscope", ioscope(spaced)), ("fio", common::fio(spaced))] {
+        let sub = dir.path().join(tool);
+        std::fs::create_dir(&sub).unwrap();
+        let run = cmd.dir(&sub).arg("--output-format=json").run();
+        let v = run.json();
+        let x = job(&v, "x");
+        assert_eq!(x["job options"]["rw"], "randread", "{}", run.describe());
+        let mut logs: Vec<String> = std::fs::read_dir(&sub)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".log"))
+            .collect();
+        logs.sort();
+        outcomes.push((u(&x["read"], "total_ios"), u(&x["read"], "io_kbytes"), logs));
+    }
+    // Eight 8k reads; write_lat_log took `--write_bw_log` as its name.
+    assert_eq!(outcomes[0].0, 8);
+    assert_eq!(outcomes[0].2[0], "--write_bw_log_clat.1.log");
+    assert_eq!(outcomes[0], outcomes[1], "ioscope, then fio");
+
+    // A flag takes no next argument: `1` is a job file, in both.
+    let args = [
+        "--name=x",
+        "--filename=f",
+        "--size=64k",
+        "--time_based",
+        "1",
+    ];
+    let err = ioscope(args)
+        .dir(dir.path())
+        .run()
+        .assert_refused()
+        .to_string();
+    assert!(err.contains("job file '1'"), "{err}");
+    assert!(!common::fio(args).dir(dir.path()).run().status.success());
+    // An option that needs a value and has none is refused, in both.
+    let args = ["--name=x", "--filename=f", "--size=64k", "--rw"];
+    let err = ioscope(args).run().assert_refused().to_string();
+    assert!(err.contains("--rw needs a value"), "{err}");
+    assert!(!common::fio(args).run().status.success());
+
+    // gtod_reduce: an empty bandwidth log, as fio's.
+    for (tool, cmd) in [("ioscope", ioscope([""; 0])), ("fio", common::fio([""; 0]))] {
+        let sub = dir.path().join(format!("gtod-{tool}"));
+        std::fs::create_dir(&sub).unwrap();
+        cmd.args([
+            "--name=g",
+            "--filename=f",
+            "--size=64k",
+            "--gtod_reduce=1",
+            "--write_bw_log=b",
+            "--output-format=json",
+        ])
+        .dir(&sub)
+        .run()
+        .ok_json();
+        let log = std::fs::read_to_string(sub.join("b_bw.1.log")).unwrap();
+        assert_eq!(log, "", "{tool}");
+    }
+}

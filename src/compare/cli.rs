@@ -103,8 +103,17 @@ pub fn parse(
             None => (option, None),
         };
         if !flags.contains(&name) {
-            // A job option: the job parser reads it.
-            out.job_options.push(arg);
+            // A job option: the job parser reads it; its value may be the
+            // next argument, as in a run (`--rw read`).
+            if inline.is_none() && ioscope_job::takes_argument(name) {
+                let value = args
+                    .next()
+                    .transpose()?
+                    .with_context(|| format!("--{name} needs a value"))?;
+                out.job_options.push(format!("--{name}={value}"));
+            } else {
+                out.job_options.push(arg);
+            }
             continue;
         }
         let value = match inline {
@@ -191,6 +200,13 @@ mod tests {
         assert_eq!(a.repeat, Some(3));
         assert_eq!(a.job_files, [PathBuf::from("job.fio")]);
         assert_eq!(a.baseline.as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn a_job_options_value_may_be_the_next_argument() {
+        let a = args(Kind::Sweep, &["--rw", "read", "--time_based", "job.fio"]).unwrap();
+        assert_eq!(a.job_options, ["--rw=read", "--time_based"]);
+        assert_eq!(a.job_files, [PathBuf::from("job.fio")]);
     }
 
     #[test]

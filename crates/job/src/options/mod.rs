@@ -379,6 +379,14 @@ pub fn is_job_option(name: &str) -> bool {
     find(name).is_some() || FIO_ONLY_OPTIONS.contains(&name) || fio_engines_of(name).is_some()
 }
 
+/// Whether `--name` with no `=` takes the next argument as its value
+/// (`--rw read`), as fio's getopt does for every job option but the
+/// "empty or boolean" flags (fio's FIO_OPT_STR_SET, `--time_based`), whose
+/// value can only follow an `=`.
+pub fn takes_argument(name: &str) -> bool {
+    is_job_option(name) && find(name).is_none_or(|d| d.kind != Kind::Flag)
+}
+
 /// Why `name` is not an option: fio has it but ioscope does not yet (for an
 /// engine's option, naming the engine), or it is unknown (with the closest
 /// option ioscope takes, when one is close).

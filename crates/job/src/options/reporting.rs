@@ -130,15 +130,21 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         kind: Kind::Bool,
         default: "0",
         help: "Greatly reduce number of clock reads (sets the disable_* options)",
-        // fio's gtod_reduce switches the latency clocks off and with them
-        // the completion latency percentiles (or back on).
+        // fio's gtod_reduce switches the latency clocks, the bandwidth
+        // samples and the percentiles off; gtod_reduce=0 leaves them as
+        // they are (str_gtod_reduce_cb), so a later option still sets each.
         apply: |s, v| {
             let on = v.bool()?;
             s.spec.gtod_reduce = on;
-            s.spec.disable_lat = on;
-            s.spec.disable_clat = on;
-            s.spec.disable_slat = on;
-            s.spec.clat_percentiles = !on;
+            if on {
+                s.spec.disable_lat = true;
+                s.spec.disable_clat = true;
+                s.spec.disable_slat = true;
+                s.spec.misc.disable_bw = true;
+                s.spec.clat_percentiles = false;
+                s.spec.lat_percentiles = false;
+                s.spec.slat_percentiles = false;
+            }
             Ok(())
         },
         ..REPORTING

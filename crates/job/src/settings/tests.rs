@@ -245,7 +245,11 @@ fn mixes_and_flags() {
     assert!(s.apply(find("direct").unwrap(), None).is_err());
     set(&mut s, "gtod_reduce", "1").unwrap();
     assert!(s.spec.disable_lat && s.spec.disable_clat && s.spec.disable_slat);
+    assert!(s.spec.misc.disable_bw);
     assert!(!s.spec.clat_percentiles);
+    // As fio: switching it off again leaves what it switched off.
+    set(&mut s, "gtod_reduce", "0").unwrap();
+    assert!(!s.spec.gtod_reduce && s.spec.disable_clat && s.spec.misc.disable_bw);
     assert!(set(&mut s, "iodepth", "4,8")
         .unwrap_err()
         .contains("one value"));
