@@ -2333,3 +2333,34 @@ fn job_option_values_may_be_the_next_argument_as_in_fio() {
         assert_eq!(log, "", "{tool}");
     }
 }
+
+// Before: a group whose later member set unified_rw_reporting=1 folded
+// that member's writes into the group's reads, where fio sums each
+// worker by the group's first member's setting (reads and writes apart).
+#[test]
+fn a_group_folds_directions_by_its_first_members_setting_as_fio() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let args = [
+        "--filename=f",
+        "--size=64k",
+        "--group_reporting",
+        "--output-format=json",
+        "--name=b",
+        "--rw=read",
+        "--name=d",
+        "--rw=write",
+        "--unified_rw_reporting=1",
+    ];
+    let counts = |v: &serde_json::Value| {
+        let b = job(v, "b");
+        assert!(b.get("mixed").is_none(), "{b}");
+        (u(&b["read"], "total_ios"), u(&b["write"], "total_ios"))
+    };
+    let ours = counts(&ioscope(args).dir(dir.path()).run().ok_json());
+    assert_eq!(ours, (16, 16));
+    assert_eq!(
+        ours,
+        counts(&common::fio(args).dir(dir.path()).run().ok_json())
+    );
+}

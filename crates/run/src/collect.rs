@@ -56,12 +56,22 @@ pub(crate) fn build<'a>(
         if !spec.misc.stats {
             continue;
         }
-        let result = worker_result(parsed, f, clock, &now);
+        let mut result = worker_result(parsed, f, clock, &now);
         cpu.workers_ns += result.cpu.user_ns + result.cpu.sys_ns;
         cpu.helpers.add(&result.helper_cpu);
         let merge = spec.group_reporting
             && last_merges
             && jobs.last().is_some_and(|j| j.header.groupid == f.groupid);
+        // fio folds a worker's directions (unified_rw_reporting=mixed) as
+        // it sums the worker into its entry, by the entry's setting: the
+        // first member's, whatever the worker's own (stat.c).
+        let entry = match jobs.last() {
+            Some(last) if merge => last.unified_rw,
+            _ => result.unified_rw,
+        };
+        if entry == UnifiedRw::Mixed.code() && f.outcome.stats.is_some() {
+            result.fold_directions();
+        }
         if merge {
             let last = jobs.last_mut().expect("checked above");
             last.merge(&result);
@@ -154,9 +164,6 @@ fn worker_result(parsed: &Parsed, f: &Finished, clock: &Clock, now: &Now) -> Job
         // fio reports the depth latency_target's search ended at.
         if let (Some(lp), Some(d)) = (&mut result.header.latency_profile, stats.latency_depth) {
             lp.depth = d;
-        }
-        if spec.misc.unified_rw == UnifiedRw::Mixed {
-            result.fold_directions();
         }
         if spec.ioengine == Backend::Faulty {
             result.faults_injected = Some(stats.faults_injected);
