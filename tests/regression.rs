@@ -2364,3 +2364,54 @@ fn a_group_folds_directions_by_its_first_members_setting_as_fio() {
         counts(&common::fio(args).dir(dir.path()).run().ok_json())
     );
 }
+
+// Before: ioengine=null at iodepth=8 kept 8 I/Os in flight, where fio's
+// null engine answers BUSY from a commit until the reap, so its depth is
+// one batch (iodepth_batch_submit), and hands back every event at once:
+// the IO depths, submit and complete lines differed from fio's.
+#[test]
+fn the_null_engine_at_depth_runs_one_batch_at_a_time_as_fio() {
+    require!(ioscope_testutil::fio());
+    let dists = |v: &serde_json::Value| {
+        let j = &v["jobs"][0];
+        ["iodepth_level", "iodepth_submit", "iodepth_complete"].map(|k| {
+            let d = j[k].as_object().expect(k);
+            // Buckets holding I/Os, rounded to whole percents.
+            let mut held: Vec<(String, i64)> = d
+                .iter()
+                .filter(|(_, p)| p.as_f64().unwrap() >= 0.5)
+                .map(|(b, p)| (b.clone(), p.as_f64().unwrap().round() as i64))
+                .collect();
+            held.sort();
+            held
+        })
+    };
+    for extra in [
+        &["--iodepth=8"][..],
+        &[
+            "--iodepth=16",
+            "--iodepth_batch_submit=8",
+            "--iodepth_batch_complete_min=4",
+        ],
+        &[
+            "--iodepth=32",
+            "--iodepth_low=8",
+            "--iodepth_batch_submit=16",
+        ],
+    ] {
+        let args = [
+            &[
+                "--name=n",
+                "--ioengine=null",
+                "--size=1m",
+                "--rw=randread",
+                "--output-format=json",
+            ][..],
+            extra,
+        ]
+        .concat();
+        let ours = dists(&ioscope(&args).run().ok_json());
+        let theirs = dists(&common::fio(&args).run().ok_json());
+        assert_eq!(ours, theirs, "{extra:?}: ioscope, then fio");
+    }
+}

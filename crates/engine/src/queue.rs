@@ -158,6 +158,16 @@ pub trait Queue {
         0
     }
 
+    /// Whether the queue takes no more requests until the caller reaps,
+    /// though it has room: fio's null engine answers FIO_Q_BUSY while a
+    /// committed batch waits to be reaped, so that its depth is one batch
+    /// (`iodepth_batch_submit`), whatever `iodepth` says. No other
+    /// backend is ever busy.
+    #[inline]
+    fn busy(&self) -> bool {
+        false
+    }
+
     /// What the backend settled on when it was built that a report should
     /// show (io_uring: the ring flags the kernel accepted), if anything.
     fn setup_note(&self) -> Option<&str> {

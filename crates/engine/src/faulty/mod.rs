@@ -282,6 +282,10 @@ impl<Q: Queue> Queue for FaultyQueue<Q> {
         self.inner.in_flight() + self.held_len
     }
 
+    fn busy(&self) -> bool {
+        self.inner.busy()
+    }
+
     fn setup_note(&self) -> Option<&str> {
         self.inner.setup_note()
     }

@@ -316,7 +316,7 @@ impl IoLoop<'_> {
             }
 
             // Fill the queue (below the low watermark, as fio refills).
-            while let Some(slot) = (refill && free.len() > reserve)
+            while let Some(slot) = (refill && free.len() > reserve && !q.busy())
                 .then(|| free.pop())
                 .flatten()
             {
@@ -634,7 +634,8 @@ impl IoLoop<'_> {
                 }
                 break;
             }
-            let must_wait = free.len() <= reserve || (!fill.writing && nothing_due) || !refill;
+            let must_wait =
+                free.len() <= reserve || (!fill.writing && nothing_due) || !refill || q.busy();
             let min = reap_min(cfg, must_wait, in_flight);
             if !pending.is_empty() {
                 // What was queued above (nothing is in flight otherwise, so
