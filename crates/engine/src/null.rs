@@ -34,9 +34,10 @@ pub(crate) fn open(
 ///
 /// At depth 1 every request completes inside `submit`. At a greater depth
 /// requests are queued, [`Queue::commit`] sends them, and [`Queue::reap`]
-/// hands every sent one back at once, whatever `min` and `max` ask, since nothing is
-/// ever outstanding; until then the queue is [`Queue::busy`], as fio's
-/// engine answers FIO_Q_BUSY, so that a job's depth is one batch. Reads and writes complete with their full length, fsync
+/// hands every sent one back at once, whatever `min` and `max` ask, since
+/// nothing is ever outstanding; until then the queue is [`Queue::busy`],
+/// as fio's engine answers FIO_Q_BUSY, so that a job's depth is one batch.
+/// Reads and writes complete with their full length, fsync
 /// with 0. No system call, no allocation and no wait happens per request.
 /// Buffers are allocated as for any queue so callers can fill and check them.
 pub struct NullQueue {
