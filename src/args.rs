@@ -197,6 +197,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (opt, None),
         };
+        let name = whole_name(name)?;
         // A program option's value may also be the next argument, as getopt allows.
         let mut value_of = |name: &str| -> anyhow::Result<String> {
             match &value {
@@ -368,6 +369,37 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "version",
     "help",
 ];
+
+/// The option `name` stands for: itself, or the one option whose name it
+/// starts, as fio's getopt_long_only takes an unambiguous start of a name
+/// (`--rwmixr=30`); refused when it starts several. One letter is left as
+/// it is (`-v`, `-h`: getopt's short options).
+fn whole_name(name: &str) -> anyhow::Result<&str> {
+    let known = || {
+        PROGRAM_OPTIONS
+            .iter()
+            .chain(UNSUPPORTED_PROGRAM_OPTIONS)
+            .copied()
+            .chain(ioscope_job::job_option_names())
+    };
+    if name.len() < 2 || known().any(|o| o == name) {
+        return Ok(name);
+    }
+    let mut starting: Vec<&str> = known().filter(|o| o.starts_with(name)).collect();
+    starting.sort_unstable();
+    starting.dedup();
+    match starting[..] {
+        [] => Ok(name),
+        [whole] => Ok(whole),
+        _ => {
+            let all: Vec<String> = starting.iter().map(|o| format!("'--{o}'")).collect();
+            bail!(
+                "option '--{name}' is ambiguous; possibilities: {}",
+                all.join(" ")
+            )
+        }
+    }
+}
 
 fn unknown_program_option(name: &str) -> String {
     let closest = PROGRAM_OPTIONS
@@ -570,6 +602,32 @@ mod tests {
         assert_eq!(a.job_input.job_files, vec![PathBuf::from("1")]);
         let e = args(&["--name=x", "--rw"]).unwrap_err().to_string();
         assert!(e.contains("--rw needs a value"), "{e}");
+    }
+
+    #[test]
+    fn the_start_of_one_options_name_stands_for_it_as_in_fio() {
+        let a = args(&[
+            "--name=x",
+            "--rwmixr=30",
+            "--rwmixw",
+            "60",
+            "--output-form=json",
+        ])
+        .unwrap();
+        assert_eq!(
+            a.job_input.cli_options,
+            vec!["--name=x", "--rwmixread=30", "--rwmixwrite=60"]
+        );
+        assert_eq!(a.formats, vec![Format::Json]);
+        let e = args(&["--name=x", "--filen=f"]).unwrap_err().to_string();
+        assert!(
+            e.contains("'--filen' is ambiguous") && e.contains("'--filename' '--filename_format'"),
+            "{e}"
+        );
+        // An option's whole name is never a prefix of another's.
+        let a = args(&["--name=x", "--bs=8k", "-v"]).unwrap();
+        assert_eq!(a.job_input.cli_options, vec!["--name=x", "--bs=8k"]);
+        assert_eq!(a.action, Action::Version);
     }
 
     #[test]

@@ -2415,3 +2415,36 @@ fn the_null_engine_at_depth_runs_one_batch_at_a_time_as_fio() {
         assert_eq!(ours, theirs, "{extra:?}: ioscope, then fio");
     }
 }
+
+// Before: `--rwmixr=30`, the start of one option's name, which fio's
+// getopt_long_only takes for `--rwmixread=30`, was an unknown option.
+#[test]
+fn the_start_of_one_options_name_is_taken_for_it_as_in_fio() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let args = [
+        "--name=m",
+        "--filen=f",
+        "--size=64k",
+        "--rw=randrw",
+        "--rwmixr=25",
+        "--output-format=json",
+    ];
+    // Ambiguous in both: filename and filename_format.
+    let err = ioscope(args)
+        .dir(dir.path())
+        .run()
+        .assert_refused()
+        .to_string();
+    assert!(err.contains("'--filen' is ambiguous"), "{err}");
+    assert!(!common::fio(args).dir(dir.path()).run().status.success());
+
+    let args = args.map(|a| if a == "--filen=f" { "--filename=f" } else { a });
+    let options = |v: &serde_json::Value| job(v, "m")["job options"]["rwmixread"].clone();
+    let ours = ioscope(args).dir(dir.path()).run().ok_json();
+    assert_eq!(options(&ours), "25");
+    assert_eq!(
+        options(&ours),
+        options(&common::fio(args).dir(dir.path()).run().ok_json())
+    );
+}

@@ -92,7 +92,7 @@ pub use file_handling::*;
 pub use log_spec::*;
 pub use misc_spec::*;
 pub use net::NetSpec;
-pub use options::{is_job_option, takes_argument};
+pub use options::{is_job_option, job_option_names, takes_argument};
 pub use pacing::*;
 pub use placement::*;
 pub use process::*;

@@ -42,7 +42,7 @@ mod zones;
 
 use std::time::Duration;
 
-use crate::fio_only::{fio_engines_of, FIO_ONLY_OPTIONS, FIO_ONLY_REASONS};
+use crate::fio_only::{fio_engines_of, FIO_ENGINE_OPTIONS, FIO_ONLY_OPTIONS, FIO_ONLY_REASONS};
 use crate::settings::Settings;
 use crate::values;
 use ioscope_engine::Backend;
@@ -377,6 +377,20 @@ pub(crate) fn find(name: &str) -> Option<&'static OptionDef> {
 /// from mistyped program options).
 pub fn is_job_option(name: &str) -> bool {
     find(name).is_some() || FIO_ONLY_OPTIONS.contains(&name) || fio_engines_of(name).is_some()
+}
+
+/// Every name a job option goes by: ioscope's options and their aliases,
+/// and the fio options it refuses, as fio's getopt knows them all.
+pub fn job_option_names() -> impl Iterator<Item = &'static str> {
+    OPTIONS
+        .iter()
+        .flat_map(|o| std::iter::once(o.name).chain(o.aliases.iter().copied()))
+        .chain(FIO_ONLY_OPTIONS.iter().copied())
+        .chain(
+            FIO_ENGINE_OPTIONS
+                .iter()
+                .flat_map(|(_, names)| names.iter().copied()),
+        )
 }
 
 /// Whether `--name` with no `=` takes the next argument as its value
