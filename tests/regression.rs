@@ -289,8 +289,9 @@ fn engine_options_are_known_by_their_engine_in_any_order() {
 #[test]
 fn suggestions_name_only_options_ioscope_takes() {
     for (typo, refused) in [
-        ("plid_selec", "'plid_select'"),
-        ("fdp_pli_selec", "'fdp_pli_select'"),
+        // Not the start of the name: that stands for the option itself.
+        ("plid_selct", "'plid_select'"),
+        ("fdp_pli_selct", "'fdp_pli_select'"),
     ] {
         let err = parse_only(&["--name=x", &format!("--{typo}=1")])
             .assert_refused()
@@ -2370,7 +2371,7 @@ fn a_group_folds_directions_by_its_first_members_setting_as_fio() {
 // one batch (iodepth_batch_submit), and hands back every event at once:
 // the IO depths, submit and complete lines differed from fio's.
 #[test]
-fn the_null_engine_at_depth_runs_one_batch_at_a_time_as_fio() {
+fn depth_submit_and_complete_lines_are_fios_at_depth() {
     require!(ioscope_testutil::fio());
     let dists = |v: &serde_json::Value| {
         let j = &v["jobs"][0];
@@ -2414,6 +2415,28 @@ fn the_null_engine_at_depth_runs_one_batch_at_a_time_as_fio() {
         let theirs = dists(&common::fio(&args).run().ok_json());
         assert_eq!(ours, theirs, "{extra:?}: ioscope, then fio");
     }
+
+    // Before: once a job had issued its last I/O, what was in flight was
+    // reaped iodepth_batch_complete_max (1) at a time; fio waits for all
+    // of it in one reap, which its complete line shows.
+    let dir = tempdir();
+    std::fs::write(dir.path().join("f"), vec![7u8; 1 << 20]).unwrap();
+    let args = [
+        "--name=n",
+        "--ioengine=libaio",
+        "--filename=f",
+        "--size=1m",
+        "--rw=randread",
+        "--iodepth=16",
+        "--iodepth_batch_submit=8",
+        "--iodepth_batch_complete_min=4",
+        "--output-format=json",
+    ];
+    let complete = |v: &serde_json::Value| dists(v)[2].clone();
+    let ours = complete(&ioscope(args).dir(dir.path()).run().ok_json());
+    assert!(ours.iter().any(|(b, _)| b == "16"), "{ours:?}");
+    let theirs = complete(&common::fio(args).dir(dir.path()).run().ok_json());
+    assert_eq!(ours, theirs, "ioscope, then fio");
 }
 
 // Before: `--rwmixr=30`, the start of one option's name, which fio's

@@ -634,9 +634,16 @@ impl IoLoop<'_> {
                 }
                 break;
             }
-            let must_wait =
-                free.len() <= reserve || (!fill.writing && nothing_due) || !refill || q.busy();
-            let min = reap_min(cfg, must_wait, in_flight);
+            // The pass has issued its last I/O and nothing else is due:
+            // as fio's loop ends, everything in flight is waited for in
+            // one reap (io_u_queued_complete of cur_depth).
+            let draining = !fill.writing && nothing_due;
+            let must_wait = free.len() <= reserve || draining || !refill || q.busy();
+            let (min, max) = if draining {
+                (in_flight, in_flight)
+            } else {
+                (reap_min(cfg, must_wait, in_flight), cfg.complete_max.max(1))
+            };
             if !pending.is_empty() {
                 // What was queued above (nothing is in flight otherwise, so
                 // the branches before cannot have skipped it), sent with
@@ -645,14 +652,8 @@ impl IoLoop<'_> {
                 let stats = &mut ledger.stats;
                 commit_and_wait(&mut q, &mut pending, &mut slots, stats, &clock, stamp, min)?;
             }
-            let (n, ok, t_done) = ledger.reap_as::<Q, EXTRAS>(
-                &mut q,
-                min,
-                cfg.complete_max.max(1),
-                &mut reaped,
-                &slots,
-                &mut free,
-            )?;
+            let (n, ok, t_done) =
+                ledger.reap_as::<Q, EXTRAS>(&mut q, min, max, &mut reaped, &slots, &mut free)?;
             if n > 0 {
                 now = t_done;
             }
