@@ -376,7 +376,7 @@ pub(crate) fn find(name: &str) -> Option<&'static OptionDef> {
 /// refuses as not supported yet (the binary uses this to tell job options
 /// from mistyped program options).
 pub fn is_job_option(name: &str) -> bool {
-    find(name).is_some() || FIO_ONLY_OPTIONS.contains(&name) || fio_engines_of(name).is_some()
+    job_option_names().any(|n| n == name)
 }
 
 /// Every name a job option goes by: ioscope's options and their aliases,

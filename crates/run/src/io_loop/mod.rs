@@ -637,11 +637,10 @@ impl IoLoop<'_> {
             // The pass has issued its last I/O and nothing else is due:
             // as fio's loop ends, everything in flight is waited for in
             // one reap (io_u_queued_complete of cur_depth).
-            let draining = !fill.writing && nothing_due;
-            let must_wait = free.len() <= reserve || draining || !refill || q.busy();
-            let (min, max) = if draining {
+            let (min, max) = if !fill.writing && nothing_due {
                 (in_flight, in_flight)
             } else {
+                let must_wait = free.len() <= reserve || !refill || q.busy();
                 (reap_min(cfg, must_wait, in_flight), cfg.complete_max.max(1))
             };
             if !pending.is_empty() {
