@@ -28,8 +28,8 @@ use ioscope_job::VerifyMethod;
 use super::header::{self, Header};
 
 pub const LEN: usize = 48;
-const MAGIC: [u8; 2] = 0xaccau16.to_le_bytes();
-const VERSION: u8 = 0x81;
+pub(super) const MAGIC: [u8; 2] = 0xaccau16.to_le_bytes();
+pub(super) const VERSION: u8 = 0x81;
 const CRC_AT: usize = 44;
 /// The fields fio writes and never checks: time_sec, time_nsec, thread.
 const UNCHECKED: [std::ops::Range<usize>; 2] = [24..32, 40..42];
@@ -57,6 +57,12 @@ const TYPES: [VerifyMethod; 20] = [
     VerifyMethod::Pattern,
     VerifyMethod::Null,
 ];
+
+/// The method fio's verify_type `t` names (fio 3.33's and 3.42's enum are
+/// the same); None for a number fio has no method for.
+pub(super) fn method_of_type(t: u8) -> Option<VerifyMethod> {
+    TYPES.get(usize::from(t)).copied()
+}
 
 /// fio's verify_type for a method.
 fn verify_type(method: VerifyMethod) -> u8 {
@@ -125,10 +131,7 @@ pub fn read_unchecked(bytes: &[u8]) -> Option<Header> {
     }
     let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
     let u64_at = |i: usize| u64::from_le_bytes(bytes[i..i + 8].try_into().expect("8 bytes"));
-    let method = TYPES
-        .get(usize::from(bytes[3]))
-        .copied()
-        .unwrap_or(VerifyMethod::None);
+    let method = method_of_type(bytes[3]).unwrap_or(VerifyMethod::None);
     Some(Header {
         method: header::code(method),
         len: LEN as u16,
@@ -144,13 +147,6 @@ pub fn read_unchecked(bytes: &[u8]) -> Option<Header> {
 /// one or one of another fio version.
 pub fn has_magic(bytes: &[u8]) -> bool {
     bytes.starts_with(&MAGIC)
-}
-
-/// Whether `bytes` start with the header of a fio before 3.42, which had
-/// no version byte (its verify_type was 16 bits, then came thread and a
-/// 16-bit numberio): fio 3.42 refuses to check it, and so does ioscope.
-pub fn is_older_fio(bytes: &[u8]) -> bool {
-    has_magic(bytes) && bytes.len() >= 4 && bytes[3] == 0 && usize::from(bytes[2]) < TYPES.len()
 }
 
 /// Copies the fields fio never checks (time and thread) of the header in
@@ -215,10 +211,9 @@ mod tests {
             b[bit / 8] ^= 1 << (bit % 8);
             assert_eq!(read(&b), None, "bit {bit}");
         }
-        assert!(!is_older_fio(&FIO_342));
-        // fio 3.33: magic, verify_type 17 as 16 bits.
+        // fio 3.33: magic, verify_type 17 as 16 bits (fio_written reads it).
         let old = [0xca, 0xac, 0x11, 0x00, 0x00, 0x02, 0x00, 0x00];
-        assert!(is_older_fio(&old) && has_magic(&old));
+        assert!(has_magic(&old));
         let mut old48 = [0u8; 48];
         old48[..8].copy_from_slice(&old);
         assert_eq!(read_unchecked(&old48), None);

@@ -16,6 +16,8 @@ mod checksum;
 mod corruption;
 mod diagnosis;
 mod fio_header;
+mod fio_sums;
+mod fio_written;
 mod header;
 mod md5;
 mod pattern;

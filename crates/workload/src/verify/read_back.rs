@@ -8,10 +8,10 @@
 //! named as for a remembered write.
 
 use super::diagnosis;
-use super::header::{self, Header, Layout};
+use super::header::{self, Header};
 use super::verifier::Place;
 use super::zeroes::is_zero;
-use super::{fio_header, BlockId, Corruption, CorruptionKind, Verifier};
+use super::{BlockId, Corruption, CorruptionKind, Verifier};
 use ioscope_job::VerifyMethod;
 
 impl Verifier {
@@ -48,6 +48,7 @@ impl Verifier {
             let rest = &buf[pos..];
             let len = self
                 .writers_interval(rest)
+                .or_else(|| self.fio_interval(rest))
                 .unwrap_or(self.interval.min(rest.len()));
             let place = Place {
                 block_offset: offset,
@@ -88,6 +89,9 @@ impl Verifier {
             .get(self.header_at..)
             .and_then(|h| self.layout.read(h));
         let Some(found) = found else {
+            if let Some(verdict) = self.check_fio_written(interval, at, place, seq.is_some()) {
+                return verdict;
+            }
             return Err(self.headerless(interval, at, place));
         };
         if found.method != header::code(self.method)
@@ -174,13 +178,6 @@ impl Verifier {
                 && h.interval as usize == interval.len()
         }) {
             return self.as_written_by(&Header { offset: at, ..h }, interval, at, place);
-        }
-        if self.layout == Layout::Fio && fio_header::is_older_fio(head) {
-            return Corruption {
-                kind: CorruptionKind::OtherLayout,
-                offset: at,
-                detail: "holds the verify header of a fio before 3.42, laid out otherwise (fio 3.42 refuses it too: \"unsupported header version\"): check it with the fio that wrote it".into(),
-            };
         }
         if self.layout.has_magic(head) {
             return Corruption {

@@ -877,14 +877,29 @@ fn pattern_hdr_read_back() {
             }
         }
     }
-    // A fio before 3.42 wrote its header without a version byte.
-    let mut old = filled(&writer, &BLOCK);
-    old[2..4].copy_from_slice(&[17, 0]);
+    // A fio before 3.42 wrote a 40-byte header without a version byte,
+    // the pattern after it: checked as that layout says.
+    let plain = verifier(VerifyMethod::Pattern, 4096, |s| {
+        s.verify.pattern = Some(pattern(false))
+    });
+    let mut old = filled(&plain, &BLOCK);
+    old[..40].fill(0);
+    old[..4].copy_from_slice(&[0xca, 0xac, 17, 0]);
+    old[4..8].copy_from_slice(&4096u32.to_le_bytes());
+    old[16..24].copy_from_slice(&BLOCK.offset.to_le_bytes());
+    let crc = !crc32c::crc32c(&old[..36]);
+    old[36..40].copy_from_slice(&crc.to_le_bytes());
     read_job.verify.header_seed = false;
     let reader = Verifier::new(&read_job, 5).unwrap();
+    assert_eq!(reader.check_read(&old, BLOCK.offset), Ok(()));
+    old[100] ^= 4;
     let c = reader.check_read(&old, BLOCK.offset).unwrap_err();
-    assert_eq!(c.kind, OtherLayout, "{c}");
-    assert!(c.detail.contains("fio before 3.42"), "{c}");
+    assert_eq!(
+        (c.kind, c.offset),
+        (PatternMismatch, BLOCK.offset + 100),
+        "{c}"
+    );
+    assert!(c.detail.contains("a fio before 3.42"), "{c}");
     // Random data with no header at all.
     let noise: Vec<u8> = (0..4096).map(|i| (i * 7 % 253) as u8 + 1).collect();
     let c = reader.check_read(&noise, BLOCK.offset).unwrap_err();
