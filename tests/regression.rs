@@ -2471,3 +2471,48 @@ fn the_start_of_one_options_name_is_taken_for_it_as_in_fio() {
         options(&common::fio(args).dir(dir.path()).run().ok_json())
     );
 }
+
+// Before: the slat log's lines came in the order the I/Os completed, so at
+// depth their issue times went backwards; fio logs a submission latency as
+// the I/O is submitted.
+#[test]
+fn slat_log_lines_are_in_submission_order_as_fios() {
+    let dir = tempdir();
+    let data: Vec<u8> = (0..16u32 << 20).map(|i| (i % 251) as u8).collect();
+    std::fs::write(dir.path().join("f"), data).unwrap();
+    // Reads of 4 KiB to 1 MiB at depth 32, each handed to the kernel's
+    // worker threads (force_async), overtake one another.
+    ioscope([
+        "--name=o",
+        "--filename=f",
+        "--rw=randread",
+        "--bsrange=4k-1m",
+        "--ioengine=io_uring",
+        "--force_async=1",
+        "--iodepth=32",
+        "--io_size=256m",
+        "--write_lat_log=o",
+        "--log_offset=1",
+        "--log_issue_time=1",
+    ])
+    .dir(dir.path())
+    .run()
+    .assert_ok();
+    let issue_times = |name: &str| -> Vec<u64> {
+        std::fs::read_to_string(dir.path().join(name))
+            .unwrap()
+            .lines()
+            .map(|l| l.rsplit(',').next().unwrap().trim().parse().unwrap())
+            .collect()
+    };
+    let backwards = |t: &[u64]| t.windows(2).filter(|w| w[1] < w[0]).count();
+    let (slat, clat) = (issue_times("o_slat.1.log"), issue_times("o_clat.1.log"));
+    assert!(
+        backwards(&clat) > 0,
+        "the completions kept their order: nothing shows"
+    );
+    assert_eq!(backwards(&slat), 0);
+    let mut sorted = clat.clone();
+    sorted.sort_unstable();
+    assert_eq!(slat, sorted, "the same I/Os, in the order of their issue");
+}

@@ -136,6 +136,19 @@ fn write_samples(path: &str, w: &WorkerLogs, samples: &[Sample]) -> io::Result<(
 fn write_per_io(path: &str, w: &WorkerLogs, kind: PerIo) -> io::Result<()> {
     let mut out = Output::open(path, w)?;
     if let Some(records) = &w.recorder.records {
+        if kind == PerIo::Slat {
+            // Records are kept as I/Os complete; fio logs a submission
+            // latency as the I/O is submitted, so its slat lines are in
+            // submission order (a stable sort keeps a batch's order).
+            let mut submitted: Vec<&IoRecord> = records.iter().filter(|r| r.slat).collect();
+            submitted.sort_by_key(|r| r.issue);
+            for r in submitted {
+                if let Some(s) = per_io_sample(w, r, kind) {
+                    out.sample(&s, w)?;
+                }
+            }
+            return out.finish();
+        }
         for r in records.iter() {
             if let Some(s) = per_io_sample(w, r, kind) {
                 out.sample(&s, w)?;
