@@ -3,8 +3,8 @@
 
 mod common;
 
-use common::{fio, ioscope, job, u};
-use ioscope_testutil::{fio as fio_installed, require};
+use common::{bin, fio, ioscope, job, tempdir, u};
+use ioscope_testutil::{fio as fio_installed, huge_pages, require, HugePages};
 use serde_json::Value;
 
 /// A seeded random mix on the null engine: the split between reads and
@@ -213,6 +213,9 @@ fn memory_kinds_run_and_huge_pages_are_refused_without_any() {
     }
     // The file ioscope made for its buffers is removed, as fio does.
     assert!(!mapped.exists());
+    // Under the huge pages' lock, so that no other test reserves some
+    // meanwhile.
+    let _none = require!(huge_pages(0));
     let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
     if meminfo.contains("HugePages_Total:       0") {
         for mem in ["shmhuge", "mmaphuge"] {
@@ -222,6 +225,53 @@ fn memory_kinds_run_and_huge_pages_are_refused_without_any() {
     }
     let r = ioscope(base("cudamalloc")).run();
     assert!(r.assert_refused().contains("CUDA"));
+}
+
+/// With huge pages reserved, mem=mmaphuge, mem=shmhuge and the xnvme
+/// engine's xnvme_mem=hugepage take the I/O buffers from them: fewer are
+/// free while the job runs.
+#[test]
+fn huge_page_buffers_come_from_the_reserved_pages() {
+    let _pages = require!(huge_pages(8));
+    let dir = tempdir();
+    let file = dir.path().join("f");
+    std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
+    let kinds: [&[&str]; 3] = [
+        &["--mem=mmaphuge"],
+        &["--mem=shmhuge"],
+        &[
+            "--ioengine=xnvme",
+            "--xnvme_sync=psync",
+            "--xnvme_mem=hugepage",
+        ],
+    ];
+    for extra in kinds {
+        let free = HugePages::free();
+        let mut child = std::process::Command::new(bin())
+            .args([
+                "--name=h",
+                &format!("--filename={}", file.display()),
+                "--rw=randread",
+                "--bs=4k",
+                "--size=1m",
+                "--time_based",
+                "--runtime=1",
+            ])
+            .args(extra)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut least = free;
+        while child.try_wait().unwrap().is_none() {
+            least = least.min(HugePages::free());
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{extra:?}: {err}");
+        assert!(least < free, "{extra:?}: {free} huge pages free throughout");
+    }
 }
 
 #[test]

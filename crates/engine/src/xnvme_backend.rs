@@ -156,11 +156,9 @@ impl XnvmeOptions {
             ));
         }
         match self.mem {
-            XnvmeMem::Posix => Ok(()),
-            XnvmeMem::Hugepage => Err(refuse(
-                "xnvme_mem=hugepage: ioscope's buffers do not come from hugetlbfs yet".into(),
-                "give xnvme_mem=posix or leave it out",
-            )),
+            // Huge pages are the buffers' memory, which the caller maps
+            // (mem=mmaphuge's way).
+            XnvmeMem::Posix | XnvmeMem::Hugepage => Ok(()),
             XnvmeMem::Spdk | XnvmeMem::Vfio => Err(refuse(
                 format!(
                     "xnvme_mem={} is the memory of {USER_SPACE_DRIVER}",
@@ -324,9 +322,15 @@ mod tests {
         };
         assert!(o.backend(false, false).is_err());
         let o = XnvmeOptions {
-            mem: XnvmeMem::Hugepage,
+            mem: XnvmeMem::Vfio,
             ..XnvmeOptions::default()
         };
         assert!(o.backend(false, false).is_err());
+        // Huge pages are the caller's buffer memory, not a driver's.
+        let o = XnvmeOptions {
+            mem: XnvmeMem::Hugepage,
+            ..XnvmeOptions::default()
+        };
+        assert!(o.backend(false, false).is_ok());
     }
 }

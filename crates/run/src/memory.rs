@@ -2,7 +2,7 @@
 //! (`mem`, `iomem_align`, `hugepage-size`) and the memory `lockmem` pins
 //! for the worker's life (fio's memory.c).
 
-use ioscope_engine::{BufferMemory, MemoryKind};
+use ioscope_engine::{Backend, BufferMemory, MemoryKind, XnvmeMem};
 use ioscope_job::{JobSpec, MemKind};
 
 /// The buffers' memory, or why the job cannot have it. Huge pages are
@@ -10,7 +10,16 @@ use ioscope_job::{JobSpec, MemKind};
 /// fio's shmget/mmap fails at the job's start.
 pub(crate) fn buffer_memory(spec: &JobSpec) -> Result<BufferMemory, String> {
     let m = &spec.misc.memory;
+    // fio's xnvme engine allocates its I/O buffers itself (xnvme_buf_alloc),
+    // from huge pages with xnvme_mem=hugepage, whatever mem= says.
+    let xnvme_huge =
+        spec.ioengine == Backend::Xnvme && spec.engine_options.xnvme.mem == XnvmeMem::Hugepage;
     let kind = match &m.kind {
+        _ if xnvme_huge => MemoryKind::Mmap {
+            file: None,
+            shared: false,
+            huge: true,
+        },
         MemKind::Malloc => MemoryKind::Heap,
         MemKind::Shm => MemoryKind::Shm { huge: false },
         MemKind::ShmHuge => MemoryKind::Shm { huge: true },
@@ -37,10 +46,13 @@ pub(crate) fn buffer_memory(spec: &JobSpec) -> Result<BufferMemory, String> {
     if huge {
         let total = hugepages_total(&std::fs::read_to_string("/proc/meminfo").unwrap_or_default());
         if total == 0 {
+            let (option, instead) = match xnvme_huge {
+                true => ("xnvme_mem=hugepage".to_string(), "xnvme_mem=posix"),
+                false => (format!("mem={}", mem_name(&m.kind)), "mem=malloc"),
+            };
             return Err(format!(
-                "mem={}: this system has no huge pages (HugePages_Total is 0 in /proc/meminfo); \
-                 reserve some in /proc/sys/vm/nr_hugepages or use mem=malloc",
-                mem_name(&m.kind)
+                "{option}: this system has no huge pages (HugePages_Total is 0 in /proc/meminfo); \
+                 reserve some in /proc/sys/vm/nr_hugepages or use {instead}"
             ));
         }
     }

@@ -33,6 +33,7 @@
 //! | --- | --- | --- |
 //! | [`root`] | effective uid 0 | yes |
 //! | [`zram`] | `/dev/zram0` (module loaded, root), taken under the shared lock | yes |
+//! | [`huge_pages`] | huge pages reserved (root), under a shared lock | yes |
 //! | [`fio`] | fio on PATH | yes |
 //! | [`program`] | a tool .ci/run installs (mkfs.ext4, mkswap, …) on PATH | yes |
 //! | [`tracefs`] | tracefs mounted with its `events` | yes |
@@ -54,10 +55,12 @@
 //!
 //! # Shared helpers
 //!
-//! [`Zram`] (the `/dev/zram0` guard), [`resident_pages`], and with the
+//! [`Zram`] (the `/dev/zram0` guard), [`HugePages`] (reserved huge pages),
+//! [`resident_pages`], and with the
 //! `engine` feature the engine tests' `queue_config`, `open_rw` and
 //! `complete_one`.
 
+mod hugepages;
 mod pages;
 mod probe;
 #[cfg(feature = "engine")]
@@ -66,10 +69,11 @@ mod skip;
 mod vsock;
 mod zram;
 
+pub use hugepages::HugePages;
 pub use pages::resident_pages;
 pub use probe::{
-    fio, kernel, kernel_version, nvme_guest, o_direct, program, punt_counter, root, setup, tracefs,
-    tracefs_events, uncached_buffered_io, uring_opcode, uring_setup, zram,
+    fio, huge_pages, kernel, kernel_version, nvme_guest, o_direct, program, punt_counter, root,
+    setup, tracefs, tracefs_events, uncached_buffered_io, uring_opcode, uring_setup, zram,
 };
 #[cfg(feature = "engine")]
 pub use queue::{complete_one, open_rw, queue_config};

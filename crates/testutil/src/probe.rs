@@ -8,6 +8,7 @@ use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use crate::hugepages::HugePages;
 use crate::skip::Missing;
 use crate::zram::Zram;
 
@@ -25,6 +26,13 @@ pub fn root() -> Result<(), Missing> {
 /// drops. Strict: .ci/run loads the module and runs as root.
 pub fn zram(bytes: u64) -> Result<Zram, Missing> {
     Zram::acquire(bytes).map_err(Missing::strict)
+}
+
+/// At least `pages` huge pages reserved for this test, the old count put
+/// back when the guard drops. Strict: CI runs as root on a fresh machine,
+/// with the memory for a few.
+pub fn huge_pages(pages: u64) -> Result<HugePages, Missing> {
+    HugePages::reserve(pages).map_err(Missing::strict)
 }
 
 /// The running kernel's version, as (major, minor).
