@@ -23,6 +23,7 @@ mod file_lock;
 mod file_setup;
 mod file_tuning;
 mod files;
+mod fio_verify_state;
 mod idle_prof;
 mod io_loop;
 mod job_control;

@@ -758,18 +758,19 @@ fn state_file(spec: &JobSpec, clone: u32, aux_path: Option<&Path>) -> PathBuf {
 }
 
 fn load_state(path: &Path) -> Result<u64, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| {
+    let bytes = std::fs::read(path).map_err(|e| {
         format!(
             "verify_state_load: cannot read {} ({e}); it is written when a verify job is stopped while writing",
             path.display()
         )
     })?;
-    if !text.starts_with("ioscope verify state 1\n") {
-        return Err(format!(
-            "{} is not an ioscope verify state file",
-            path.display()
-        ));
-    }
+    let Some(text) = bytes
+        .strip_prefix(b"ioscope verify state 1\n")
+        .and_then(|rest| std::str::from_utf8(rest).ok())
+    else {
+        // Not ioscope's: the state a fio write job saved.
+        return crate::fio_verify_state::writes(&bytes, path);
+    };
     text.lines()
         .find_map(|l| l.strip_prefix("writes="))
         .and_then(|n| n.trim().parse().ok())
