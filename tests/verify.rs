@@ -6,30 +6,8 @@ mod common;
 
 use std::path::Path;
 
-use common::{fio, ioscope, job, tempdir, u, Zram};
+use common::{fio, ioscope, job, tempdir, u, Zram, VERIFY_METHODS as METHODS};
 use ioscope_testutil::{fio as fio_installed, part, require};
-
-const METHODS: [&str; 19] = [
-    "crc32c",
-    "crc32c-intel",
-    "crc32",
-    "crc16",
-    "crc7",
-    "crc64",
-    "md5",
-    "sha1",
-    "sha256",
-    "sha512",
-    "sha3-224",
-    "sha3-256",
-    "sha3-384",
-    "sha3-512",
-    "xxhash",
-    "pattern",
-    "pattern_hdr",
-    "meta",
-    "null",
-];
 
 /// What a run with one fault under one method must show.
 #[derive(Clone, Copy, Debug)]

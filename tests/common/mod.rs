@@ -542,3 +542,26 @@ pub fn fio_crc32c(data: &[u8]) -> u32 {
     }
     crc
 }
+
+/// Every `verify=` method ioscope and fio have.
+pub const VERIFY_METHODS: [&str; 19] = [
+    "crc32c",
+    "crc32c-intel",
+    "crc32",
+    "crc16",
+    "crc7",
+    "crc64",
+    "md5",
+    "sha1",
+    "sha256",
+    "sha512",
+    "sha3-224",
+    "sha3-256",
+    "sha3-384",
+    "sha3-512",
+    "xxhash",
+    "pattern",
+    "pattern_hdr",
+    "meta",
+    "null",
+];

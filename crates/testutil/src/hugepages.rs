@@ -7,8 +7,7 @@
 //! `/tmp/ioscope-hugepages.lock` (tests of several crates run in parallel)
 //! and puts the old count back on drop.
 
-use std::fs::{self, File, OpenOptions};
-use std::os::fd::AsRawFd;
+use std::fs::{self, File};
 
 const NR: &str = "/proc/sys/vm/nr_hugepages";
 const LOCK: &str = "/tmp/ioscope-hugepages.lock";
@@ -27,17 +26,7 @@ impl HugePages {
         if unsafe { libc::geteuid() } != 0 {
             return Err("not root: reserving huge pages needs root".into());
         }
-        let lock = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(LOCK)
-            .map_err(|e| format!("cannot open {LOCK}: {e}"))?;
-        // SAFETY: a valid open descriptor; blocks until the holder is done.
-        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX) } != 0 {
-            return Err(format!("flock {LOCK}: {}", std::io::Error::last_os_error()));
-        }
+        let lock = crate::lock::take(LOCK)?;
         let before = count()?;
         let guard = HugePages {
             before,

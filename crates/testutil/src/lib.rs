@@ -61,6 +61,7 @@
 //! `complete_one`.
 
 mod hugepages;
+mod lock;
 mod pages;
 mod probe;
 #[cfg(feature = "engine")]

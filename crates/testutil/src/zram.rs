@@ -8,8 +8,7 @@
 //! release its references a little after the ring is gone) is reset by the
 //! next user, under the lock.
 
-use std::fs::{self, File, OpenOptions};
-use std::os::fd::AsRawFd;
+use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -36,28 +35,7 @@ impl Zram {
         if unsafe { libc::geteuid() } != 0 {
             return Err("not root: setting up zram needs root".into());
         }
-        let lock = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create(true)
-            .truncate(false)
-            .open(LOCK)
-            .map_err(|e| format!("cannot open {LOCK}: {e}"))?;
-        let deadline = Instant::now() + Duration::from_secs(300);
-        loop {
-            // SAFETY: a valid open descriptor.
-            if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-                break;
-            }
-            let e = std::io::Error::last_os_error();
-            if e.raw_os_error() != Some(libc::EWOULDBLOCK) {
-                return Err(format!("flock {LOCK}: {e}"));
-            }
-            if Instant::now() > deadline {
-                return Err(format!("{LOCK} stayed locked by another user for 300 s"));
-            }
-            thread::sleep(Duration::from_millis(50));
-        }
+        let lock = crate::lock::take(LOCK)?;
         let size = fs::read_to_string(format!("{SYS}/disksize"))
             .map_err(|e| format!("reading {SYS}/disksize: {e}"))?;
         if size.trim() != "0" && !reset_with_retries() {
