@@ -34,6 +34,7 @@ use super::fio_header::{self, MAGIC, VERSION};
 use super::fio_sums::{self, FioVersion};
 use super::header::Layout;
 use super::verifier::Place;
+use super::zeroes::is_zero;
 use super::{Corruption, CorruptionKind, Verifier};
 
 /// What a header fio wrote says, its crc checked apart.
@@ -262,6 +263,16 @@ impl Verifier {
                 if fio_sums::sum(method, h.version, data) == stored {
                     return Ok(());
                 }
+                if let Some(tear) = zero_tail(interval, hdr) {
+                    return fail(
+                        CorruptionKind::Torn,
+                        at + tear as u64,
+                        format!(
+                            "the header {who} wrote is whole (its write #{}), the data from here to the interval's end reads back zeroes",
+                            h.numberio + 1
+                        ),
+                    );
+                }
                 fail(
                     CorruptionKind::DataCorrupt,
                     at,
@@ -274,6 +285,18 @@ impl Verifier {
             }
         }
     }
+}
+
+/// Where, past the header and checksum (`from`), the interval's data is
+/// zeroes to its end from a 512-byte boundary: what a write torn there
+/// leaves over a zeroed block. fio's data is random, so a run of 512 zero
+/// bytes is not its own.
+fn zero_tail(interval: &[u8], from: usize) -> Option<usize> {
+    let mut tear = interval.len();
+    while tear >= 512 && tear - 512 >= from && is_zero(&interval[tear - 512..tear]) {
+        tear -= 512;
+    }
+    (tear < interval.len()).then_some(tear)
 }
 
 #[cfg(test)]

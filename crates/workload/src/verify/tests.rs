@@ -907,6 +907,46 @@ fn pattern_hdr_read_back() {
     assert!(c.detail.contains("without a fio verify header"), "{c}");
 }
 
+/// A block fio 3.33 wrote with verify=crc32c (its 40-byte header, then
+/// the checksum, then random data) is checked by a read job; a byte
+/// changed is corrupt data, a tail read back as zeroes a torn write.
+#[test]
+fn a_block_fio_wrote_is_checked_and_its_damage_named() {
+    let mut block: Vec<u8> = (0..4096u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    block[..40].fill(0);
+    block[..4].copy_from_slice(&[0xca, 0xac, 5, 0]);
+    block[4..8].copy_from_slice(&4096u32.to_le_bytes());
+    block[16..24].copy_from_slice(&BLOCK.offset.to_le_bytes());
+    let crc = !crc32c::crc32c(&block[..36]);
+    block[36..40].copy_from_slice(&crc.to_le_bytes());
+    let sum = super::fio_sums::sum(
+        VerifyMethod::Crc32c,
+        super::fio_sums::FioVersion::Before342,
+        &block[44..],
+    );
+    block[40..44].copy_from_slice(&sum);
+    let read_job = job(VerifyMethod::Crc32c, 4096, |s| {
+        s.rw.kind = RwKind::Read;
+        s.verify.header_seed = false;
+    });
+    let reader = Verifier::new(&read_job, 0).unwrap();
+    assert_eq!(reader.check_read(&block, BLOCK.offset), Ok(()));
+    let mut bad = block.clone();
+    bad[2000] ^= 0x20;
+    let c = reader.check_read(&bad, BLOCK.offset).unwrap_err();
+    assert_eq!((c.kind, c.offset), (DataCorrupt, BLOCK.offset), "{c}");
+    let mut torn = block.clone();
+    torn[3072..].fill(0);
+    let c = reader.check_read(&torn, BLOCK.offset).unwrap_err();
+    assert_eq!((c.kind, c.offset), (Torn, BLOCK.offset + 3072), "{c}");
+    // Its own job's check (seed and write number known) does not take it.
+    let own = verifier(VerifyMethod::Crc32c, 4096, |_| {});
+    let c = own.check(&block, &BLOCK).unwrap_err();
+    assert_eq!(c.kind, LostWrite, "{c}");
+}
+
 /// A checksum's check needs no pattern, but a bad block's diagnosis
 /// compares with the pattern the write laid.
 #[test]
