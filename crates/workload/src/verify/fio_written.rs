@@ -299,24 +299,26 @@ fn zero_tail(interval: &[u8], from: usize) -> Option<usize> {
     (tear < interval.len()).then_some(tear)
 }
 
+/// A header as fio 3.33 lays it (thread 1, seed 0x1234, time 0), sealed:
+/// for the tests of checks of fio's blocks.
+#[cfg(test)]
+pub(super) fn header_333(kind: u8, interval: u32, offset: u64, numberio: u16) -> [u8; 40] {
+    let mut b = [0u8; 40];
+    b[..2].copy_from_slice(&MAGIC);
+    b[2] = kind;
+    b[4..8].copy_from_slice(&interval.to_le_bytes());
+    b[8..16].copy_from_slice(&0x1234u64.to_le_bytes());
+    b[16..24].copy_from_slice(&offset.to_le_bytes());
+    b[32..34].copy_from_slice(&1u16.to_le_bytes());
+    b[34..36].copy_from_slice(&numberio.to_le_bytes());
+    let crc = !crc32c::crc32c(&b[..36]);
+    b[36..].copy_from_slice(&crc.to_le_bytes());
+    b
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A header as fio 3.33 lays it, sealed.
-    fn header_333(kind: u8, interval: u32, offset: u64, numberio: u16) -> [u8; 40] {
-        let mut b = [0u8; 40];
-        b[..2].copy_from_slice(&MAGIC);
-        b[2] = kind;
-        b[4..8].copy_from_slice(&interval.to_le_bytes());
-        b[8..16].copy_from_slice(&0x1234u64.to_le_bytes());
-        b[16..24].copy_from_slice(&offset.to_le_bytes());
-        b[32..34].copy_from_slice(&1u16.to_le_bytes());
-        b[34..36].copy_from_slice(&numberio.to_le_bytes());
-        let crc = !crc32c::crc32c(&b[..36]);
-        b[36..].copy_from_slice(&crc.to_le_bytes());
-        b
-    }
 
     #[test]
     fn reads_both_layouts() {

@@ -883,12 +883,7 @@ fn pattern_hdr_read_back() {
         s.verify.pattern = Some(pattern(false))
     });
     let mut old = filled(&plain, &BLOCK);
-    old[..40].fill(0);
-    old[..4].copy_from_slice(&[0xca, 0xac, 17, 0]);
-    old[4..8].copy_from_slice(&4096u32.to_le_bytes());
-    old[16..24].copy_from_slice(&BLOCK.offset.to_le_bytes());
-    let crc = !crc32c::crc32c(&old[..36]);
-    old[36..40].copy_from_slice(&crc.to_le_bytes());
+    old[..40].copy_from_slice(&super::fio_written::header_333(17, 4096, BLOCK.offset, 0));
     read_job.verify.header_seed = false;
     let reader = Verifier::new(&read_job, 5).unwrap();
     assert_eq!(reader.check_read(&old, BLOCK.offset), Ok(()));
@@ -915,12 +910,7 @@ fn a_block_fio_wrote_is_checked_and_its_damage_named() {
     let mut block: Vec<u8> = (0..4096u32)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
         .collect();
-    block[..40].fill(0);
-    block[..4].copy_from_slice(&[0xca, 0xac, 5, 0]);
-    block[4..8].copy_from_slice(&4096u32.to_le_bytes());
-    block[16..24].copy_from_slice(&BLOCK.offset.to_le_bytes());
-    let crc = !crc32c::crc32c(&block[..36]);
-    block[36..40].copy_from_slice(&crc.to_le_bytes());
+    block[..40].copy_from_slice(&super::fio_written::header_333(5, 4096, BLOCK.offset, 0));
     let sum = super::fio_sums::sum(
         VerifyMethod::Crc32c,
         super::fio_sums::FioVersion::Before342,
