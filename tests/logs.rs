@@ -151,15 +151,12 @@ fn per_io_logs_have_fios_files_columns_units_and_counts() {
     }
     // Bandwidth per I/O: bytes over its completion latency, KiB/s-sized:
     // 4 KiB in under a millisecond is above 4 MB/s. A thread descheduled
-    // between submission and completion on a loaded machine (CI saw it)
-    // stretches a few of them; a wrong unit would move them all.
+    // between submission and completion on a loaded machine stretches
+    // some of them (CI saw a few; a second busy process here, a tenth): a
+    // wrong unit would move them all, so most must be.
     let bw = &ours["p_bw.1.log"];
     let fast = bw.iter().filter(|l| l[1] >= 4_000).count();
-    assert!(
-        fast * 10 >= bw.len() * 9,
-        "{fast} of {} above 4 MB/s",
-        bw.len()
-    );
+    assert!(fast * 2 > bw.len(), "{fast} of {} above 4 MB/s", bw.len());
     // Every offset of the run is logged once per direction's I/O.
     let ios: u64 = our_json["jobs"][0]["read"]["total_ios"].as_u64().unwrap();
     let reads = ours["p_clat.1.log"].iter().filter(|l| l[2] == 0).count();
