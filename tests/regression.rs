@@ -810,6 +810,57 @@ fn bad_verify_options_are_refused_before_the_file_is_made() {
     assert!(!target.exists(), "the refused job made its file");
 }
 
+/// verify_offset below fio's verify header (0 given, or 8) was taken and
+/// run; fio refuses it as it parses ("min value out of range").
+#[test]
+fn verify_offset_below_fios_header_is_refused_as_fio_refuses_it() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let target = dir.path().join("target");
+    let name = format!("--filename={}", target.display());
+    for offset in ["0", "8", "39"] {
+        let opt = format!("--verify_offset={offset}");
+        let args = [
+            "--name=x",
+            "--rw=write",
+            "--size=64k",
+            "--verify=crc32c",
+            &opt,
+            &name,
+        ];
+        let theirs = common::fio(args).dir(dir.path()).run();
+        assert!(!theirs.status.success(), "fio ran {opt}");
+        let err = ioscope(args).run().assert_refused().to_string();
+        assert!(
+            err.contains("verify_offset") && err.contains("minimum of 40"),
+            "{opt}: {err}"
+        );
+    }
+    assert!(!target.exists(), "a refused job made its file");
+    // fio 3.33's header is 40 bytes: 40 is the least both take (fio 3.42's
+    // header, and so its least, is 48). fio 3.33 takes it and then fails
+    // its own blocks, whose header and crc32c (44 bytes) it swaps with the
+    // 40 at verify_offset: its parser is what is compared.
+    let args = [
+        "--name=x",
+        "--rw=write",
+        "--size=64k",
+        "--verify=crc32c",
+        "--verify_offset=40",
+        &name,
+    ];
+    ioscope(args).run().assert_ok();
+    let theirs = common::fio(["--parse-only"].iter().chain(&args))
+        .dir(dir.path())
+        .run();
+    assert_eq!(
+        theirs.status.success(),
+        common::fio_version() < (3, 42),
+        "{}",
+        theirs.describe()
+    );
+}
+
 // Before: a layout refusal named the job twice ("job 'x': x: you need to
 // specify size=").
 #[test]

@@ -110,10 +110,16 @@ pub(super) const OPTIONS: &[OptionDef] = &[
     OptionDef {
         name: "verify_offset",
         kind: Kind::Size,
-        default: "0",
+        // None to apply: 0, the header at the interval's start, is the
+        // spec's own, and a value fio refuses when given.
         help: "Offset verify header location by N bytes",
+        // fio's least is its verify header's length (options.c minval,
+        // sizeof(struct verify_header): 40 bytes in fio 3.33, 48 from
+        // 3.42), a given 0 included, so that the header it swaps to
+        // verify_offset never lands on itself; ioscope takes what the
+        // installed fio takes.
         apply: |s, v| {
-            s.spec.verify.offset = v.size()?;
+            s.spec.verify.offset = u64::from(v.uint(40)?);
             Ok(())
         },
         ..VERIFY

@@ -372,6 +372,12 @@ fn verify_derivations_follow_fio() {
     );
     set(&mut s, "verify_offset", "4k").unwrap();
     assert!(s.resolve().unwrap_err().contains("verify_offset"));
+    // fio 3.33's least: its header's 40 bytes, a given 0 too.
+    for below in ["0", "39"] {
+        let e = set(&mut s, "verify_offset", below).unwrap_err();
+        assert!(e.contains("below the minimum of 40"), "{e}");
+    }
+    set(&mut s, "verify_offset", "40").unwrap();
     set(&mut s, "verify_offset", "64").unwrap();
     set(&mut s, "verify_backlog", "16").unwrap();
     let v = s.resolve().unwrap().verify;

@@ -699,9 +699,9 @@ fn refuses_options_that_cannot_work() {
     assert!(err(VerifyMethod::PatternHdr, 48, with_pattern).contains("use at least 49"));
     assert!(err(VerifyMethod::PatternHdr, 4096, |s| {
         s.verify.pattern = Some(pattern(false));
-        s.verify.offset = 16;
+        s.verify.offset = 40;
     })
-    .contains("use 0 or at least 48"));
+    .contains("leave verify_offset out or use at least 48"));
     assert!(Verifier::new(
         &job(VerifyMethod::PatternHdr, 4096, |s| {
             s.verify.pattern = Some(pattern(false));

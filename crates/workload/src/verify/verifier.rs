@@ -105,7 +105,7 @@ impl Verifier {
             }
             if layout == Layout::Fio && v.offset > 0 && v.offset < header_len as u64 {
                 return Err(format!(
-                    "verify_offset={} would move fio's {header_len}-byte verify header onto itself (fio refuses verify_offset below {header_len}): use 0 or at least {header_len}",
+                    "verify_offset={} would move fio's {header_len}-byte verify header onto itself (fio 3.42 refuses verify_offset below {header_len}): leave verify_offset out or use at least {header_len}",
                     v.offset
                 ));
             }
