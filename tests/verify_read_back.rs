@@ -611,3 +611,62 @@ fn fios_saved_state_says_how_much_a_verify_only_run_checks() {
         r.describe()
     );
 }
+
+/// The state a fio of 3.39 on saves (layouts 4 and 5) replays the random
+/// offsets such a fio draws: since 3.35 every seed comes from `randseed`,
+/// where fio 3.33 kept the offsets' seed apart while `randrepeat` is on.
+/// The blocks are fio 3.33's with `randrepeat=0 randseed=77`, which are
+/// where a newer fio puts `randseed=77`'s; its state is written again in
+/// fio 3.41's layout, as that fio would have saved it.
+#[test]
+fn a_newer_fios_state_replays_that_fios_random_offsets() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let job = |extra: &[&str]| -> Vec<String> {
+        let base = [
+            "--name=s",
+            "--filename=f",
+            "--size=256k",
+            "--bs=4k",
+            "--rw=randwrite",
+            "--verify=crc32c",
+        ];
+        base.iter().chain(extra).map(|s| s.to_string()).collect()
+    };
+    let r = fio(job(&[
+        "--randrepeat=0",
+        "--randseed=77",
+        "--io_size=128k",
+        "--do_verify=0",
+    ]))
+    .dir(dir.path())
+    .run();
+    assert!(r.status.success(), "{}", r.describe());
+    let state = dir.path().join("local-s-0-verify.state");
+    let saved = std::fs::read(&state).unwrap();
+    // Layout 3 (fio 3.33): a 24-byte header, numberio 16 bytes into the list.
+    assert_eq!(saved[..8], 3u64.to_le_bytes(), "fio 3.33 saves layout 3");
+    let writes = u64::from_le_bytes(saved[24 + 16..24 + 24].try_into().unwrap());
+    assert_eq!(writes, 32);
+    let check = [
+        "--randseed=77",
+        "--verify_only=1",
+        "--verify_state_load=1",
+        "--output-format=json",
+    ];
+    // As fio 3.33's state it replays fio 3.33's offsets for randseed=77,
+    // which these blocks are not at.
+    let r = ioscope(job(&check)).dir(dir.path()).run();
+    assert!(r.assert_refused().contains("zeroes"), "{}", r.describe());
+    // Layout 5: numberio 8 bytes into the list, the crc fio's crc32c.
+    let mut list = vec![0u8; 176];
+    list[8..16].copy_from_slice(&writes.to_le_bytes());
+    let mut newer = Vec::new();
+    newer.extend_from_slice(&5u64.to_le_bytes());
+    newer.extend_from_slice(&(list.len() as u64).to_le_bytes());
+    newer.extend_from_slice(&u64::from(fio_crc32c(&list)).to_le_bytes());
+    newer.extend_from_slice(&list);
+    std::fs::write(&state, newer).unwrap();
+    let v = ioscope(job(&check)).dir(dir.path()).run().ok_json();
+    assert_eq!(u(&v["jobs"][0], "verify_checked"), 32);
+}

@@ -84,6 +84,10 @@ pub struct Placement {
     /// before the given seed turns `randrepeat` off, so the offset
     /// generator keeps fio's fixed repeatable seed then.
     pub randseed_keeps_offsets: bool,
+    /// Every seed is drawn from `randseed`, as fio 3.35 and later draw
+    /// them (no option: set for a `verify_only` run that replays the
+    /// state such a fio saved, so that it finds the blocks that fio wrote).
+    pub fio_335_seeds: bool,
     /// `sprandom`: random writes precondition an SSD in one pass of its
     /// physical capacity (see the workload's `sprandom`).
     pub sprandom: bool,
@@ -104,6 +108,7 @@ impl Placement {
             offset_align: None,
             allrandrepeat: false,
             randseed_keeps_offsets: false,
+            fio_335_seeds: false,
             sprandom: false,
             spr: SpRandomSpec {
                 regions: 100,

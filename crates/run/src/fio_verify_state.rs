@@ -18,12 +18,20 @@
 //! | 3       | 3.38 and older | 16         |
 //! | 4       | 3.39, 3.40    | 24          |
 //! | 5       | 3.41 and on   | 8           |
+//!
+//! The version also says how the writes drew their random offsets: fio
+//! 3.35 stopped seeding the offsets apart from `randseed` (rand.rs
+//! `job_seeds`), and layouts 4 and 5 come from a fio newer than that.
+//! Layout 3 is ambiguous (3.35 to 3.38 write it too): ioscope replays it
+//! with fio 3.33's seeds.
+
+use crate::verify::SavedState;
 
 const HEADER: usize = 24;
 
-/// The writes fio's state file `bytes` (read from `path`) records, or why
-/// it cannot be read.
-pub(crate) fn writes(bytes: &[u8], path: &std::path::Path) -> Result<u64, String> {
+/// What fio's state file `bytes` (read from `path`) records, or why it
+/// cannot be read.
+pub(crate) fn read(bytes: &[u8], path: &std::path::Path) -> Result<SavedState, String> {
     let u64_at = |b: &[u8], i: usize| -> Option<u64> {
         Some(u64::from_le_bytes(b.get(i..i + 8)?.try_into().ok()?))
     };
@@ -62,7 +70,11 @@ pub(crate) fn writes(bytes: &[u8], path: &std::path::Path) -> Result<u64, String
             "its crc32c does not match (a damaged or partly written file)",
         ));
     }
-    u64_at(list, at).ok_or_else(|| bad("it is too short for its layout"))
+    let writes = u64_at(list, at).ok_or_else(|| bad("it is too short for its layout"))?;
+    Ok(SavedState {
+        writes,
+        fio_335_seeds: version >= 4,
+    })
 }
 
 #[cfg(test)]
@@ -90,8 +102,11 @@ mod tests {
         // writes after the name.
         for (version, len, at) in [(3, 216, 16), (4, 224, 24), (5, 176, 8)] {
             assert_eq!(
-                writes(&state(version, len, at, 64), p),
-                Ok(64),
+                read(&state(version, len, at, 64), p),
+                Ok(SavedState {
+                    writes: 64,
+                    fio_335_seeds: version > 3
+                }),
                 "v{version}"
             );
         }
@@ -102,13 +117,11 @@ mod tests {
         let p = Path::new("s");
         let mut b = state(3, 216, 16, 64);
         b[40] ^= 1;
-        assert!(writes(&b, p).unwrap_err().contains("crc32c"));
+        assert!(read(&b, p).unwrap_err().contains("crc32c"));
         let b = state(3, 216, 16, 64);
-        assert!(writes(&b[..100], p)
-            .unwrap_err()
-            .contains("216 bytes follow"));
-        assert!(writes(&b[..10], p).unwrap_err().contains("shorter"));
-        assert!(writes(&state(6, 216, 16, 64), p)
+        assert!(read(&b[..100], p).unwrap_err().contains("216 bytes follow"));
+        assert!(read(&b[..10], p).unwrap_err().contains("shorter"));
+        assert!(read(&state(6, 216, 16, 64), p)
             .unwrap_err()
             .contains("version 6"));
     }

@@ -183,7 +183,8 @@ impl VerifyLog {
     /// The verify state of worker `number` (clone `clone` of its job), or
     /// None when the job does not verify. `writes`: whether the job writes
     /// (a replayed log's writes, whatever `rw` says); one that does not
-    /// checks what it reads. `replay` makes the workload anew from its
+    /// checks what it reads. `saved`: the state `verify_state_load`
+    /// loaded ([`saved_state`]). `replay` makes the workload anew from its
     /// start, for experimental_verify.
     pub(crate) fn new(
         spec: &JobSpec,
@@ -191,6 +192,7 @@ impl VerifyLog {
         clone: u32,
         writes: bool,
         aux_path: Option<&Path>,
+        saved: Option<SavedState>,
         replay: impl FnOnce() -> Result<Workload, String>,
     ) -> Result<Option<Self>, String> {
         let v = &spec.verify;
@@ -199,11 +201,7 @@ impl VerifyLog {
         }
         let verifier = Verifier::new(spec, number)?;
         let state_path = state_file(spec, clone, aux_path);
-        let limit = if v.state_load {
-            Some(load_state(&state_path)?)
-        } else {
-            None
-        };
+        let limit = saved.map(|s| s.writes);
         let t = &spec.trim_verify;
         let replay = match v.experimental {
             true => Some(Replay {
@@ -757,7 +755,31 @@ fn state_file(spec: &JobSpec, clone: u32, aux_path: Option<&Path>) -> PathBuf {
     aux_path.map_or_else(|| PathBuf::from(&name), |dir| dir.join(&name))
 }
 
-fn load_state(path: &Path) -> Result<u64, String> {
+/// What a verify state file records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct SavedState {
+    /// The writes the job issued, which a verify_only run replays.
+    pub writes: u64,
+    /// Written by a fio that draws random offsets as 3.35 and later do.
+    pub fio_335_seeds: bool,
+}
+
+/// The state clone `clone` of `spec` loads (`verify_state_load`), None
+/// where it loads none. Read before the workload is made, whose offsets
+/// follow the fio that saved it.
+pub(crate) fn saved_state(
+    spec: &JobSpec,
+    clone: u32,
+    aux_path: Option<&Path>,
+) -> Result<Option<SavedState>, String> {
+    let v = &spec.verify;
+    if v.method == VerifyMethod::None || !v.state_load {
+        return Ok(None);
+    }
+    load_state(&state_file(spec, clone, aux_path)).map(Some)
+}
+
+fn load_state(path: &Path) -> Result<SavedState, String> {
     let bytes = std::fs::read(path).map_err(|e| {
         format!(
             "verify_state_load: cannot read {} ({e}); it is written when a verify job is stopped while writing",
@@ -769,12 +791,17 @@ fn load_state(path: &Path) -> Result<u64, String> {
         .and_then(|rest| std::str::from_utf8(rest).ok())
     else {
         // Not ioscope's: the state a fio write job saved.
-        return crate::fio_verify_state::writes(&bytes, path);
+        return crate::fio_verify_state::read(&bytes, path);
     };
-    text.lines()
+    let writes = text
+        .lines()
         .find_map(|l| l.strip_prefix("writes="))
         .and_then(|n| n.trim().parse().ok())
-        .ok_or_else(|| format!("{} has no writes= line", path.display()))
+        .ok_or_else(|| format!("{} has no writes= line", path.display()))?;
+    Ok(SavedState {
+        writes,
+        fio_335_seeds: false,
+    })
 }
 
 #[cfg(test)]
@@ -823,7 +850,7 @@ mod tests {
             ..Default::default()
         };
         let spec = ioscope_job::parse(&input).unwrap().jobs.remove(0);
-        VerifyLog::new(&spec, 0, 0, spec.rw.kind.writes(), None, || {
+        VerifyLog::new(&spec, 0, 0, spec.rw.kind.writes(), None, None, || {
             Err("no replay".into())
         })
         .unwrap()

@@ -177,6 +177,18 @@ fn run_inner(
         Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
     };
     let spec = device_zoned.as_ref().unwrap_or(spec);
+    let saved = match crate::verify::saved_state(spec, id.clone, shared.aux_path) {
+        Ok(saved) => saved,
+        Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
+    };
+    // The state a fio of 3.39 on saved: its writes went where that fio's
+    // seeds sent them.
+    let newer_fio = saved.filter(|s| s.fio_335_seeds).map(|_| {
+        let mut newer = spec.clone();
+        newer.placement.fio_335_seeds = true;
+        newer
+    });
+    let spec = newer_fio.as_ref().unwrap_or(spec);
     let stopped = || signal::interrupted() || stop.load(Ordering::Relaxed);
     let link = match crate::net::connect(files, &stopped) {
         Ok(link) => link,
@@ -245,7 +257,15 @@ fn run_inner(
         Some(log) => log.summary().ios[1] > 0,
         None => spec.rw.kind.writes(),
     };
-    let verify = match VerifyLog::new(spec, id.number, id.clone, writes, shared.aux_path, replay) {
+    let verify = match VerifyLog::new(
+        spec,
+        id.number,
+        id.clone,
+        writes,
+        shared.aux_path,
+        saved,
+        replay,
+    ) {
         Ok(v) => v,
         Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
     };

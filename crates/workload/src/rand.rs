@@ -214,7 +214,7 @@ pub fn fio_seeds(
 /// [`fio_seeds`], with `allrandrepeat` (init.c `td_fill_rand_seeds`)
 /// making every seed the repeatable one.
 pub fn job_seeds(spec: &ioscope_job::JobSpec, thread_number: u64) -> [u64; seed_slot::COUNT] {
-    if spec.placement.sprandom {
+    if spec.placement.sprandom || spec.placement.fio_335_seeds {
         // sprandom is fio 3.41's, and since 3.35 every seed is the one
         // computed from randseed: randrepeat no longer puts the offsets'
         // on FIO_RANDSEED, and allrandrepeat is another name for it.
