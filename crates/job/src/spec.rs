@@ -752,7 +752,7 @@ pub struct JobSpec {
     pub buffer_pattern: Option<Pattern>,
     /// `buffer_compress_percentage`; None when not set.
     pub buffer_compress_percentage: Option<u32>,
-    /// `buffer_compress_chunk`, default 512.
+    /// `buffer_compress_chunk`, default 512; 0 for the smallest write.
     pub buffer_compress_chunk: u64,
     /// `dedupe_percentage`, default 0.
     pub dedupe_percentage: u32,

@@ -138,10 +138,13 @@ impl BufferFiller {
                 }),
             );
             // fio splits a buffer into pieces of the smallest write, and
-            // those into compress chunks.
-            let chunk = match spec.bs.write.min() {
-                0 => spec.buffer_compress_chunk,
-                min => spec.buffer_compress_chunk.min(min),
+            // those into compress chunks (min_not_zero: a chunk of 0 is
+            // the piece, and so is one with no write size to cut by).
+            let chunk = match (spec.bs.write.min(), spec.buffer_compress_chunk) {
+                (0, 0) => u64::MAX,
+                (0, chunk) => chunk,
+                (min, 0) => min,
+                (min, chunk) => chunk.min(min),
             };
             let fixed = match &spec.buffer_pattern {
                 Some(p) => Fixed::Pattern(PatternFill::new(p)),
@@ -489,6 +492,27 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// buffer_compress_chunk=0 cuts each write's buffer into chunks of the
+    /// smallest write, as fio's min_not_zero does.
+    #[test]
+    fn a_compress_chunk_of_0_is_the_smallest_write() {
+        let bytes = |chunk| {
+            let mut b = filler(|s| {
+                s.buffer_compress_percentage = Some(50);
+                s.buffer_compress_chunk = chunk;
+                s.refill_buffers = true;
+            });
+            let mut buf = vec![0xeeu8; 16 << 10];
+            b.init(&mut buf);
+            b.prepare_write(&mut buf, 0);
+            buf
+        };
+        let zero = bytes(0);
+        assert_eq!(zero, bytes(4096), "the job's writes are 4 KiB");
+        assert_ne!(zero, bytes(512));
+        assert_eq!(fixed_bytes(&zero, 4096, 50), 8192);
     }
 
     /// How many of `n` writes of `len` bytes repeat an earlier buffer.

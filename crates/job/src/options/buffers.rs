@@ -66,11 +66,10 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         kind: Kind::Size,
         default: "512",
         help: "Size of compressible region in buffer",
+        // 0 is a chunk of the smallest write (fio's min_not_zero in
+        // fill_io_buffer).
         apply: |s, v| {
             s.spec.buffer_compress_chunk = v.size()?;
-            if s.spec.buffer_compress_chunk == 0 {
-                return Err("a chunk must be at least 1 byte".to_string());
-            }
             Ok(())
         },
         ..BUFFERS

@@ -381,8 +381,9 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "openfiles",
         kind: Kind::Int,
         help: "Number of files to keep open at the same time",
+        // 0, as unset, is all of them (fio's fixup_options makes it nrfiles).
         apply: |s, v| {
-            s.spec.file_handling.openfiles = v.uint(1)?;
+            s.spec.file_handling.openfiles = v.uint(0)?;
             Ok(())
         },
         ..FILES

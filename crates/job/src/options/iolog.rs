@@ -73,9 +73,11 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "replay_align",
         kind: Kind::Int,
         help: "Align offsets to this blocksize",
+        // Unset is no alignment; given, it must be a power of two, 0
+        // included (fio's str_replay_align_cb refuses 0).
         apply: |s, v| {
             let align = u64::from(v.uint(0)?);
-            if align != 0 && !align.is_power_of_two() {
+            if !align.is_power_of_two() {
                 return Err(format!("{align} is not a power of two"));
             }
             s.spec.iolog.align = align;

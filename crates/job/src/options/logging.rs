@@ -69,8 +69,13 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         kind: Kind::Int,
         default: "1024",
         help: "Initial number of entries in a log buffer (it grows as needed)",
+        // fio's range: DEF_LOG_ENTRIES to MAX_LOG_ENTRIES (1024 to 1 Mi).
         apply: |s, v| {
-            s.spec.logs.entries = v.uint(1)?;
+            let n = v.uint(1024)?;
+            if n > 1 << 20 {
+                return Err(format!("'{}' is above the maximum of {}", v.text, 1 << 20));
+            }
+            s.spec.logs.entries = n;
             Ok(())
         },
         ..LOGGING
