@@ -2567,3 +2567,35 @@ fn slat_log_lines_are_in_submission_order_as_fios() {
     sorted.sort_unstable();
     assert_eq!(slat, sorted, "the same I/Os, in the order of their issue");
 }
+
+/// `openfiles=0`, fio's own default (all the files), and
+/// `buffer_compress_chunk=0` (fio: a chunk of the smallest write) were
+/// refused as below a minimum of 1, so a job file that spells out fio's
+/// defaults did not run.
+#[test]
+fn zeroes_fio_takes_as_defaults_run() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let job = [
+        "--name=z",
+        "--nrfiles=3",
+        "--openfiles=0",
+        "--rw=write",
+        "--bs=4k",
+        "--size=96k",
+        "--buffer_compress_percentage=50",
+        "--buffer_compress_chunk=0",
+        "--output-format=json",
+    ];
+    let ours = ioscope(job).dir(dir.path()).run().ok_json();
+    let run = common::fio(job).dir(dir.path()).run();
+    assert!(run.status.success(), "{}", run.describe());
+    let theirs = run.json();
+    for doc in [&ours, &theirs] {
+        assert_eq!(u(&doc["jobs"][0]["write"], "io_bytes"), 96 << 10);
+    }
+    for n in 0..3 {
+        let f = dir.path().join(format!("z.0.{n}"));
+        assert_eq!(std::fs::metadata(&f).unwrap().len(), 32 << 10, "{f:?}");
+    }
+}
