@@ -2599,3 +2599,29 @@ fn zeroes_fio_takes_as_defaults_run() {
         assert_eq!(std::fs::metadata(&f).unwrap().len(), 32 << 10, "{f:?}");
     }
 }
+
+/// `cmd_type=nvme` left in a job turned from io_uring_cmd to io_uring was
+/// refused as an option of another engine; fio's two io_uring engines
+/// share one option table, and io_uring ignores it.
+#[test]
+fn cmd_type_on_io_uring_is_taken_as_fio_takes_it() {
+    require!(ioscope_testutil::fio());
+    let dir = tempdir();
+    let job = [
+        "--name=c",
+        "--filename=f",
+        "--ioengine=io_uring",
+        "--cmd_type=nvme",
+        "--rw=write",
+        "--bs=4k",
+        "--size=64k",
+        "--output-format=json",
+    ];
+    let ours = ioscope(job).dir(dir.path()).run().ok_json();
+    let run = common::fio(job).dir(dir.path()).run();
+    assert!(run.status.success(), "{}", run.describe());
+    for doc in [&ours, &run.json()] {
+        assert_eq!(u(&doc["jobs"][0]["write"], "io_bytes"), 64 << 10);
+        assert_eq!(doc["jobs"][0]["job options"]["cmd_type"], "nvme");
+    }
+}

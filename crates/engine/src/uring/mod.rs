@@ -57,6 +57,10 @@ pub(crate) static IO_URING: EngineDesc = EngineDesc {
         "cmdprio",
         "cmdprio_hint",
         "cmdprio_bssplit",
+        // fio's io_uring engines share one option table: a job that turns
+        // io_uring_cmd into io_uring keeps its cmd_type, which io_uring
+        // ignores, as fio's does.
+        "cmd_type",
     ],
     check,
 };
