@@ -188,4 +188,15 @@ if ioscope --name=j --ioengine=io_uring --filename=$BLK --rw=trim --bs=64k --siz
 else
     fail trim_through_the_block_device "$(tail -2 job.out | tr '\n' ' ')"
 fi
+# force_async=1 (fio's io_uring engines share the option) sends every
+# passthrough command to io-wq, whose workers ioscope counts; without it the
+# commands are issued inline and no worker runs.
+wrk_threads() { sed -n 's/.*"iou_wrk_threads" : \([0-9]*\).*/\1/p' job.out | head -1; }
+if job --rw=randread --size=1m --iodepth=4 --output-format=json && [ "$(wrk_threads)" = 0 ] &&
+    job --rw=randread --size=1m --iodepth=4 --force_async=1 --output-format=json &&
+    [ "$(wrk_threads)" -gt 0 ]; then
+    pass force_async_sends_commands_to_io_wq
+else
+    fail force_async_sends_commands_to_io_wq "io-wq workers: $(wrk_threads); $(tail -2 job.out | tr '\n' ' ')"
+fi
 echo CHECKS-DONE

@@ -27,7 +27,7 @@ use crate::request::{
     PI_CHECK_BIAS,
 };
 use crate::target::TargetKind;
-use crate::uring::{Ring, RingMode};
+use crate::uring::{ForceAsync, Ring, RingMode};
 
 use crate::descriptor::{EngineDesc, EngineKind};
 
@@ -49,6 +49,7 @@ pub(crate) static IO_URING_CMD: EngineDesc = EngineDesc {
         "registerfiles",
         "nonvectored",
         "count_punts",
+        "force_async",
         "cmd_type",
         "write_mode",
         "verify_mode",
@@ -185,6 +186,7 @@ pub struct UringCmdQueue {
     vectored: bool,
     readfua: bool,
     writefua: bool,
+    force_async: ForceAsync,
     note: String,
 }
 
@@ -322,6 +324,7 @@ impl UringCmdQueue {
             vectored,
             readfua: opts.nvme.readfua,
             writefua: opts.nvme.writefua,
+            force_async: ForceAsync::every(opts.force_async),
             note,
         })
     }
@@ -636,11 +639,14 @@ impl Queue for UringCmdQueue {
         } else {
             opcode::UringCmd80::new(types::Fd(fd), cmd_op)
         };
-        let sqe = entry
+        let mut sqe = entry
             .cmd(cmd.to_sqe_bytes())
             .buf_index(buf_index)
             .build()
             .user_data(u64::from(req.slot));
+        if self.force_async.this_one() {
+            sqe = sqe.flags(squeue::Flags::ASYNC);
+        }
         // SAFETY: the command's data buffer, iovec or range entry belongs to
         // the slot, which is not reused before the request completes, and
         // the descriptor is kept open by the caller; the queue waits for

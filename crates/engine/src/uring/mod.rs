@@ -15,6 +15,7 @@
 //! a run).
 
 mod checks;
+mod force_async;
 mod queue;
 mod ring;
 mod setup_flags;
@@ -22,6 +23,7 @@ mod setup_flags;
 pub(crate) mod tests;
 
 pub use checks::{cannot_poll, poll_queue_warning};
+pub(crate) use force_async::ForceAsync;
 pub use queue::UringQueue;
 pub(crate) use ring::Ring;
 pub use setup_flags::setup_flag_names;

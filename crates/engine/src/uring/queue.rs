@@ -7,6 +7,7 @@ use std::os::fd::RawFd;
 use io_uring::{opcode, squeue, types};
 
 use super::checks::check_iopoll_files;
+use super::force_async::ForceAsync;
 use super::ring::{Ring, MAX_FIXED_BUFFERS};
 use super::setup_flags::RingMode;
 use crate::buffer::SlotBuffers;
@@ -73,8 +74,7 @@ pub struct UringQueue {
     /// The ioprio the next reads and writes carry (`set_ioprio`); 0, the
     /// thread's own priority, unless cmdprio chose one.
     ioprio: u16,
-    force_async: u32,
-    since_async: u32,
+    force_async: ForceAsync,
     note: String,
 }
 
@@ -253,8 +253,7 @@ impl UringQueue {
             vectored,
             rw_flags,
             ioprio: 0,
-            force_async: opts.force_async,
-            since_async: 0,
+            force_async: ForceAsync::every(opts.force_async),
             note,
         })
     }
@@ -386,12 +385,8 @@ impl Queue for UringQueue {
             }
         };
         let mut sqe = sqe.user_data(u64::from(req.slot));
-        if self.force_async > 0 {
-            self.since_async += 1;
-            if self.since_async == self.force_async {
-                self.since_async = 0;
-                sqe = sqe.flags(squeue::Flags::ASYNC);
-            }
+        if self.force_async.this_one() {
+            sqe = sqe.flags(squeue::Flags::ASYNC);
         }
         // SAFETY: the buffer (checked by `io_ptr`), the slot's iovec and the
         // descriptor (which the caller keeps open) outlive the request: the
