@@ -88,7 +88,7 @@ mod tests {
             .contains("only with ioengine=pvsync2 or io_uring\n"));
         assert!(cmdhelp("force_async")
             .unwrap()
-            .contains("only with ioengine=io_uring\n"));
+            .contains("only with ioengine=io_uring or io_uring_cmd\n"));
         for name in ["sqthread_poll_cpu", "fixedbufs", "registerfiles"] {
             assert!(
                 cmdhelp(name)

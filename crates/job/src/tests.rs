@@ -704,6 +704,15 @@ fn engine_options_of_another_engine_are_refused() {
     );
     let err = refused("mmap", "nowait=1");
     assert!(err.ends_with("'nowait' is an option of ioengine=pvsync2, libaio or io_uring, but ioengine=mmap is in effect here"), "{err}");
+    // What fio's io_uring_cmd takes and then fails every command with.
+    for option in ["nowait=1", "uncached=1", "cmdprio_percentage=50"] {
+        let err = refused("io_uring_cmd", option);
+        assert!(
+            err.contains("not io_uring_cmd: fio takes it there"),
+            "{err}"
+        );
+        assert!(err.ends_with("every command fails with EINVAL"), "{err}");
+    }
     let err = refused("nop", "sqthread_poll");
     assert!(err.contains("but ioengine=nop is in effect here"), "{err}");
 }

@@ -191,6 +191,18 @@ impl OptionDef {
             return Ok(());
         }
         let with = engine_names(&engines);
+        if engine == Backend::IoUringCmd && engines.contains(&Backend::IoUring) {
+            // io_uring's options that io_uring_cmd lacks: fio's shared
+            // table lets them through, and its uring_cmd prep writes them
+            // into the SQE (nowait and uncached as flags, cmdprio as the
+            // ioprio), where the kernel refuses them (seen on Linux 6.1).
+            return Err(format!(
+                "'{}' is an option of ioengine={with}, not io_uring_cmd: fio takes it there \
+                 (its io_uring engines share their options) and puts it in each passthrough \
+                 command's SQE, which the kernel refuses, so every command fails with EINVAL",
+                self.name
+            ));
+        }
         Err(format!(
             "'{}' is an option of ioengine={with}, but ioengine={} is in effect here",
             self.name,
