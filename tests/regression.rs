@@ -1774,6 +1774,21 @@ fn lines_with(lines: &[String], what: &str) -> usize {
 /// write running `args` in `dir` (each run succeeding, the log and any
 /// file `f` removed first), less its time: the file, what was done and
 /// where, opens, closes and syncs included.
+/// The JSON documents of fio and ioscope running `args` in `dir`, fio's
+/// first; each must succeed.
+fn both_json(dir: &Path, args: &[&str]) -> [serde_json::Value; 2] {
+    [true, false].map(|fio| {
+        let run = match fio {
+            true => common::fio(args),
+            false => ioscope(args),
+        }
+        .dir(dir)
+        .run();
+        assert!(run.status.success(), "{args:?}: {}", run.describe());
+        run.json()
+    })
+}
+
 fn both_logs(dir: &Path, args: &[&str]) -> [Vec<String>; 2] {
     [true, false].map(|fio| {
         for stale in ["f", "log"] {
@@ -2587,11 +2602,7 @@ fn zeroes_fio_takes_as_defaults_run() {
         "--buffer_compress_chunk=0",
         "--output-format=json",
     ];
-    let ours = ioscope(job).dir(dir.path()).run().ok_json();
-    let run = common::fio(job).dir(dir.path()).run();
-    assert!(run.status.success(), "{}", run.describe());
-    let theirs = run.json();
-    for doc in [&ours, &theirs] {
+    for doc in both_json(dir.path(), &job) {
         assert_eq!(u(&doc["jobs"][0]["write"], "io_bytes"), 96 << 10);
     }
     for n in 0..3 {
@@ -2617,10 +2628,7 @@ fn cmd_type_on_io_uring_is_taken_as_fio_takes_it() {
         "--size=64k",
         "--output-format=json",
     ];
-    let ours = ioscope(job).dir(dir.path()).run().ok_json();
-    let run = common::fio(job).dir(dir.path()).run();
-    assert!(run.status.success(), "{}", run.describe());
-    for doc in [&ours, &run.json()] {
+    for doc in both_json(dir.path(), &job) {
         assert_eq!(u(&doc["jobs"][0]["write"], "io_bytes"), 64 << 10);
         assert_eq!(doc["jobs"][0]["job options"]["cmd_type"], "nvme");
     }
