@@ -1770,37 +1770,35 @@ fn lines_with(lines: &[String], what: &str) -> usize {
     lines.iter().filter(|l| l.contains(what)).count()
 }
 
+/// fio's run (`fio` true) or ioscope's of `args` in `dir`, which must
+/// succeed.
+fn run_one(dir: &Path, args: &[&str], fio: bool) -> common::Run {
+    let run = match fio {
+        true => common::fio(args),
+        false => ioscope(args),
+    }
+    .dir(dir)
+    .run();
+    assert!(run.status.success(), "{args:?}: {}", run.describe());
+    run
+}
+
+/// The JSON documents of fio and ioscope running `args` in `dir`, fio's
+/// first; each must succeed.
+fn both_json(dir: &Path, args: &[&str]) -> [serde_json::Value; 2] {
+    [true, false].map(|fio| run_one(dir, args, fio).json())
+}
+
 /// Every line of the `write_iolog` named `log` that fio and then ioscope
 /// write running `args` in `dir` (each run succeeding, the log and any
 /// file `f` removed first), less its time: the file, what was done and
 /// where, opens, closes and syncs included.
-/// The JSON documents of fio and ioscope running `args` in `dir`, fio's
-/// first; each must succeed.
-fn both_json(dir: &Path, args: &[&str]) -> [serde_json::Value; 2] {
-    [true, false].map(|fio| {
-        let run = match fio {
-            true => common::fio(args),
-            false => ioscope(args),
-        }
-        .dir(dir)
-        .run();
-        assert!(run.status.success(), "{args:?}: {}", run.describe());
-        run.json()
-    })
-}
-
 fn both_logs(dir: &Path, args: &[&str]) -> [Vec<String>; 2] {
     [true, false].map(|fio| {
         for stale in ["f", "log"] {
             let _ = std::fs::remove_file(dir.join(stale));
         }
-        let run = match fio {
-            true => common::fio(args),
-            false => ioscope(args),
-        }
-        .dir(dir)
-        .run();
-        assert!(run.status.success(), "{args:?}: {}", run.describe());
+        run_one(dir, args, fio);
         let log = std::fs::read_to_string(dir.join("log")).unwrap();
         log.lines()
             .skip(1)
