@@ -554,6 +554,18 @@ fn blocks_fio_wrote_get_fios_verdict_for_every_method() {
     }
 }
 
+/// Job `s` over file `f`, 256 KiB in 4 KiB blocks (the verify state
+/// tests' job, written by fio and checked by ioscope): `how` (its rw and
+/// verify), then `extra`.
+fn state_job(how: &[&str], extra: &[&str]) -> Vec<String> {
+    ["--name=s", "--filename=f", "--size=256k", "--bs=4k"]
+        .iter()
+        .chain(how)
+        .chain(extra)
+        .map(|s| s.to_string())
+        .collect()
+}
+
 /// A fio write job with verify saves its state (`local-<job>-0-verify.state`,
 /// fio's binary layout) as it ends; a `verify_only verify_state_load` run
 /// of ioscope under the same job name reads it and checks exactly the
@@ -563,21 +575,7 @@ fn blocks_fio_wrote_get_fios_verdict_for_every_method() {
 fn fios_saved_state_says_how_much_a_verify_only_run_checks() {
     require!(ioscope_testutil::fio());
     let dir = tempdir();
-    let args = |extra: &[&str]| -> Vec<String> {
-        let mut a: Vec<String> = [
-            "--name=s",
-            "--filename=f",
-            "--size=256k",
-            "--bs=4k",
-            "--rw=write",
-            "--verify=md5",
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
-        a.extend(extra.iter().map(|s| s.to_string()));
-        a
-    };
+    let args = |extra: &[&str]| state_job(&["--rw=write", "--verify=md5"], extra);
     let r = fio(args(&["--io_size=128k", "--do_verify=0"]))
         .dir(dir.path())
         .run();
@@ -622,17 +620,7 @@ fn fios_saved_state_says_how_much_a_verify_only_run_checks() {
 fn a_newer_fios_state_replays_that_fios_random_offsets() {
     require!(ioscope_testutil::fio());
     let dir = tempdir();
-    let job = |extra: &[&str]| -> Vec<String> {
-        let base = [
-            "--name=s",
-            "--filename=f",
-            "--size=256k",
-            "--bs=4k",
-            "--rw=randwrite",
-            "--verify=crc32c",
-        ];
-        base.iter().chain(extra).map(|s| s.to_string()).collect()
-    };
+    let job = |extra: &[&str]| state_job(&["--rw=randwrite", "--verify=crc32c"], extra);
     let r = fio(job(&[
         "--randrepeat=0",
         "--randseed=77",

@@ -8,7 +8,7 @@ use super::zeroes::is_zero;
 use super::{fio_header, BlockId, Corruption, CorruptionKind, Verifier};
 
 /// Devices write (and tear) whole sectors of at least this size.
-const SECTOR: usize = 512;
+pub(super) const SECTOR: usize = 512;
 /// At most this many differing bits over a block are bit flips; more is
 /// some other damage.
 const FEW_BITS: u64 = 16;

@@ -30,6 +30,7 @@
 
 use ioscope_job::VerifyMethod;
 
+use super::diagnosis::SECTOR;
 use super::fio_header::{self, MAGIC, VERSION};
 use super::fio_sums::{self, FioVersion};
 use super::header::Layout;
@@ -288,13 +289,13 @@ impl Verifier {
 }
 
 /// Where, past the header and checksum (`from`), the interval's data is
-/// zeroes to its end from a 512-byte boundary: what a write torn there
-/// leaves over a zeroed block. fio's data is random, so a run of 512 zero
+/// zeroes to its end from a sector boundary: what a write torn there
+/// leaves over a zeroed block. fio's data is random, so a sector of zero
 /// bytes is not its own.
 fn zero_tail(interval: &[u8], from: usize) -> Option<usize> {
     let mut tear = interval.len();
-    while tear >= 512 && tear - 512 >= from && is_zero(&interval[tear - 512..tear]) {
-        tear -= 512;
+    while tear >= SECTOR && tear - SECTOR >= from && is_zero(&interval[tear - SECTOR..tear]) {
+        tear -= SECTOR;
     }
     (tear < interval.len()).then_some(tear)
 }
