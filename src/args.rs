@@ -33,6 +33,8 @@ pub enum Action {
     CpuClockTest,
     /// `--idle-prof=calibrate`: time the idle threads' unit of work.
     IdleCalibrate,
+    /// `--server[=ARGS]`: serve fio clients (where to listen).
+    Server(Option<String>),
 }
 
 #[derive(Debug)]
@@ -72,13 +74,8 @@ pub struct Args {
 
 /// fio program options that ioscope does not implement yet: refused by name
 /// rather than mistaken for job options.
-const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &[
-    "server",
-    "daemonize",
-    "client",
-    "remote-config",
-    "trigger-remote",
-];
+const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] =
+    &["daemonize", "client", "remote-config", "trigger-remote"];
 
 /// Why some of them are refused, where there is more to say than "not yet".
 fn why_unsupported(name: &str) -> &'static str {
@@ -128,6 +125,9 @@ Runs fio job files and fio-style command-line jobs.
                          categories are refused by name; --debug=? lists them
   --cmdhelp[=OPTION]     describe a job option, or all of them
   --inflate-log=FILE     print a compressed log (log_store_compressed) as text
+  --server[=ARGS]        serve fio clients (fio --client=HOST job.fio), with
+                         fio 3.33's protocol; ARGS as fio's: [ip:|ip6:]HOST[,PORT],
+                         :PORT or sock:PATH (default: every address, port 8765)
   --crctest[=NAMES]      time the verify checksums (all, or NAMES, comma-separated)
   --cpuclock-test        check that the time-stamp counters of the CPUs agree
   --idle-prof=WHAT       how idle the CPUs stay during the run: system (their
@@ -272,6 +272,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             // Its value is optional, as in fio: every checksum without one.
             "crctest" => out.action = Action::CrcTest(value.clone()),
             "cpuclock-test" => out.action = Action::CpuClockTest,
+            "server" => out.action = Action::Server(value.clone()),
             "idle-prof" => match value_of(name)?.as_str() {
                 "calibrate" => out.action = Action::IdleCalibrate,
                 "system" => out.idle_prof = Some(ioscope_run::IdleProf::System),
@@ -364,6 +365,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "inflate-log",
     "bandwidth-log",
     "crctest",
+    "server",
     "cpuclock-test",
     "idle-prof",
     "version",

@@ -52,6 +52,7 @@ pub fn from_args(args: &Args) -> anyhow::Result<Vec<Configuration>> {
 fn from_sections(args: &Args) -> anyhow::Result<Vec<Configuration>> {
     let all = ioscope_job::parse(&ParseInput {
         job_files: args.job_files.clone(),
+        job_texts: Vec::new(),
         cli_options: args.job_options.clone(),
         sections: vec![],
         profile: None,
@@ -75,6 +76,7 @@ fn from_sections(args: &Args) -> anyhow::Result<Vec<Configuration>> {
         .map(|name| Configuration {
             input: ParseInput {
                 job_files: args.job_files.clone(),
+                job_texts: Vec::new(),
                 cli_options: args.job_options.clone(),
                 sections: vec![name.clone()],
                 profile: None,
@@ -142,6 +144,7 @@ fn from_vs(args: &Args) -> anyhow::Result<Vec<Configuration>> {
                 options,
                 input: ParseInput {
                     job_files: vec![],
+                    job_texts: Vec::new(),
                     cli_options,
                     sections: vec![],
                     profile: None,

@@ -36,6 +36,7 @@ pub fn run(args: &Args) -> anyhow::Result<Sweep> {
             cli_options.extend(point.iter().map(|(k, v)| format!("--{k}={v}")));
             let input = ParseInput {
                 job_files: args.job_files.clone(),
+                job_texts: Vec::new(),
                 cli_options,
                 sections: vec![],
                 profile: None,

@@ -51,6 +51,19 @@ pub(crate) fn read(path: &Path, subs: &Substitutions) -> Result<Vec<Section>, Pa
     Ok(sections)
 }
 
+/// Reads a job file's text that came from elsewhere (a fio client sends
+/// its job files' contents), shown in errors as `name`; an include in it is
+/// found from the current directory.
+pub(crate) fn read_text(
+    name: &str,
+    text: &[u8],
+    subs: &Substitutions,
+) -> Result<Vec<Section>, ParseError> {
+    let mut sections = Vec::new();
+    read_lines(Path::new(name), text, subs, &mut sections, 0)?;
+    Ok(sections)
+}
+
 fn read_into(
     path: &Path,
     subs: &Substitutions,
@@ -65,8 +78,19 @@ fn read_into(
             ParseError::new(format!("job file '{}': {e}", path.display()))
         }
     })?;
+    read_lines(path, &bytes, subs, sections, depth)
+}
+
+/// The lines of `path`, whose contents are `bytes`.
+fn read_lines(
+    path: &Path,
+    bytes: &[u8],
+    subs: &Substitutions,
+    sections: &mut Vec<Section>,
+    depth: usize,
+) -> Result<(), ParseError> {
     // Editors on some systems start files with a byte-order mark.
-    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&bytes);
+    let bytes = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
     let shown = path.display().to_string();
     let nested = depth > 0;
     // Lines are bytes, as fio reads them: a comment may be in any encoding

@@ -108,6 +108,10 @@ use std::path::PathBuf;
 pub struct ParseInput {
     /// Job files named on the command line, in order.
     pub job_files: Vec<PathBuf>,
+    /// Job files' contents from elsewhere (what a fio client sends a
+    /// server), read after `job_files`: a name to show in errors, and the
+    /// text.
+    pub job_texts: Vec<(String, Vec<u8>)>,
     /// Job options from the command line (`--key=value` or `--flag`), in
     /// order, program options already removed.
     pub cli_options: Vec<String>,
@@ -171,11 +175,13 @@ pub fn parse(input: &ParseInput) -> Result<Parsed, ParseError> {
     let mut builder = jobs::Builder::new(&input.sections);
     let mut read = vec![cmdline::sections(&input.cli_options)?];
     builder.add_sections(&read[0], true, false)?;
-    for (i, path) in input.job_files.iter().enumerate() {
+    let files = input.job_files.iter().map(|path| ini::read(path, &subs));
+    let texts = (input.job_texts.iter()).map(|(name, text)| ini::read_text(name, text, &subs));
+    for (i, sections) in files.chain(texts).enumerate() {
         if i > 0 {
             builder.reset_defaults();
         }
-        read.push(ini::read(path, &subs)?);
+        read.push(sections?);
         builder.add_sections(&read[i + 1], false, i > 0)?;
     }
     let mut act = None;

@@ -12,6 +12,7 @@ pub mod compare;
 mod disk;
 mod dist;
 mod fio_formatter;
+pub mod fio_net;
 mod group;
 mod helpers;
 mod html;
@@ -105,6 +106,22 @@ pub fn preamble_with(
     let before = headers.len().saturating_sub(profile_jobs);
     let line = (before > 0 || profile_jobs == 0).then_some((version, before));
     preamble::render(headers, kb_base, line)
+}
+
+/// What a fio server sends its client before a run, in two parts: the
+/// job lines, as it parses the jobs, and `Starting N processes`, as they
+/// start. A server has no version line.
+pub fn server_preamble(headers: &[JobHeader], kb_base: u32) -> (String, String) {
+    let starting = preamble::starting_line(headers);
+    let mut lines = preamble::render(headers, kb_base, None);
+    lines.truncate(lines.len() - starting.len());
+    (lines, starting)
+}
+
+/// The run's notices as the normal output ends with them; empty when
+/// there are none.
+pub fn notices_text(notices: &[ioscope_stats::Notice]) -> String {
+    notices::block(notices)
 }
 
 /// The results in each format asked for, in fio's order.

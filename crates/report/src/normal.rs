@@ -47,7 +47,7 @@ fn strerror(errno: i32) -> String {
 }
 
 /// The `(error=...)` text fio puts after a non-zero err.
-fn error_text(errno: i32) -> String {
+pub(crate) fn error_text(errno: i32) -> String {
     let msg = std::io::Error::from_raw_os_error(errno).to_string();
     let msg = match msg.find(" (os error") {
         Some(i) => msg[..i].to_string(),

@@ -92,6 +92,11 @@ impl Summary {
         self.mean
     }
 
+    /// The sum of squared differences from the mean (fio's `S`).
+    pub fn s(&self) -> f64 {
+        self.m2
+    }
+
     /// Sample standard deviation (n-1), 0 with fewer than two samples.
     pub fn stddev(&self) -> f64 {
         if self.samples > 1 {

@@ -1,0 +1,440 @@
+//! A result as fio 3.33's server sends it to a fio client (server.c
+//! fio_server_send_ts, _gs, _du and _job_options): the C structs
+//! thread_stat, group_run_stats and cmd_du_pdu, packed and little-endian,
+//! as `fio --client` of protocol version 97 reads and prints them. The
+//! framing of these payloads is the binary's (src/server/).
+
+use crate::group::{rate_unit_of, sig_figs_of, GroupStats};
+use crate::normal::error_text;
+use crate::num2str::Unit;
+use ioscope_stats::{JobResult, LatencyHistogram, LatencyStat, RunResult, Summary, PLAT_NR};
+
+/// fio's FIO_IO_U_LIST_MAX_LEN: percentiles a job may list.
+const LIST_MAX: usize = 20;
+/// fio's MAX_NR_BLOCK_INFOS.
+const BLOCK_INFOS: usize = 8192;
+/// fio's num2str units for rates (lib/num2str.h N2S_BYTEPERSEC, N2S_BITPERSEC).
+const N2S_BYTEPERSEC: u32 = 4;
+const N2S_BITPERSEC: u32 = 5;
+
+/// The sizes of fio 3.33's struct thread_stat (packed, but 8-aligned by
+/// its sync_stat, so padded at the end), group_run_stats, cmd_ts_pdu (the
+/// two, padded to 8 bytes) and cmd_du_pdu.
+const THREAD_STAT_SIZE: usize = 183_888;
+const GROUP_STATS_SIZE: usize = 164;
+const TS_PDU_SIZE: usize = 184_056;
+const DISK_UTIL_SIZE: usize = 256;
+/// fio's struct clat_prio_stat (not packed: padded to 8 bytes).
+const CLAT_PRIO_SIZE: usize = PLAT_NR * 8 + 56 + 8;
+
+/// What fio's server sends at the end of a run, in its order
+/// (show_run_stats): the global options, then each job's options and
+/// statistics, then each group's, then each disk's.
+pub enum Message {
+    /// FIO_NET_CMD_JOB_OPT: struct cmd_job_option.
+    JobOption(Vec<u8>),
+    /// FIO_NET_CMD_TS: struct cmd_ts_pdu, and the per-priority
+    /// latencies after it.
+    JobStats(Vec<u8>),
+    /// FIO_NET_CMD_GS: struct group_run_stats.
+    GroupStats(Vec<u8>),
+    /// FIO_NET_CMD_DU: struct cmd_du_pdu.
+    DiskUtil(Vec<u8>),
+}
+
+/// The end-of-run messages for `result`; `pid` stands for a job whose
+/// worker's id is unknown.
+pub fn end_of_run(result: &RunResult, pid: u32) -> Vec<Message> {
+    let groups = GroupStats::all(result);
+    let mut out: Vec<Message> = result
+        .global_options
+        .iter()
+        .map(|(k, v)| Message::JobOption(job_option(None, k, v)))
+        .collect();
+    for (i, job) in result.jobs.iter().enumerate() {
+        let index = i as u32;
+        for (k, v) in &job.job_options {
+            out.push(Message::JobOption(job_option(Some(index), k, v)));
+        }
+        let group = &groups[job.header.groupid as usize];
+        out.push(Message::JobStats(job_stats(
+            job,
+            index + 1,
+            group,
+            result.kb_base,
+            pid,
+        )));
+    }
+    for g in &groups {
+        out.push(Message::GroupStats(group_stats(g, result.kb_base)));
+    }
+    for d in &result.disks {
+        out.push(Message::DiskUtil(disk_util(d)));
+    }
+    out
+}
+
+/// A packed little-endian C struct being written field by field.
+struct Packed(Vec<u8>);
+
+impl Packed {
+    fn u16(&mut self, v: u16) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn u32(&mut self, v: u32) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn u64(&mut self, v: u64) {
+        self.0.extend_from_slice(&v.to_le_bytes());
+    }
+
+    fn u64s(&mut self, values: impl IntoIterator<Item = u64>) {
+        for v in values {
+            self.u64(v);
+        }
+    }
+
+    fn zeroes(&mut self, n: usize) {
+        self.0.resize(self.0.len() + n, 0);
+    }
+
+    /// fio_fp64_t: a 16-byte union whose first 8 bytes carry the double
+    /// as fio_double_to_uint64 packs it. For a finite nonzero double that
+    /// is its IEEE 754 bits (pack754's significand is exact for a double's
+    /// 52 bits); zero is 0.
+    fn fp64(&mut self, v: f64) {
+        self.u64(if v == 0.0 || !v.is_finite() {
+            0
+        } else {
+            v.to_bits()
+        });
+        self.zeroes(8);
+    }
+
+    /// A char array of `size` bytes, as snprintf fills it: cut to leave
+    /// room for the NUL, the rest zero.
+    fn text(&mut self, s: &str, size: usize) {
+        let bytes = &s.as_bytes()[..s.len().min(size - 1)];
+        self.0.extend_from_slice(bytes);
+        self.zeroes(size - bytes.len());
+    }
+
+    /// struct io_stat: max, min, samples, mean and S.
+    fn io_stat(&mut self, s: &Summary) {
+        self.u64(s.max);
+        self.u64(s.min);
+        self.u64(s.samples);
+        self.fp64(s.mean());
+        self.fp64(s.s());
+    }
+
+    /// io_u_plat[FIO_IO_U_PLAT_NR]; zeroes where nothing was kept.
+    fn plat(&mut self, hist: Option<&LatencyHistogram>) {
+        match hist {
+            Some(h) => self.u64s((0..PLAT_NR).map(|i| h.bin(i))),
+            None => self.zeroes(PLAT_NR * 8),
+        }
+    }
+}
+
+/// struct cmd_job_option: one option as written; `job` is the index of
+/// the reported job, None for a global option.
+fn job_option(job: Option<u32>, name: &str, value: &str) -> Vec<u8> {
+    let mut p = Packed(Vec::with_capacity(200));
+    p.u16(u16::from(job.is_none()));
+    // fio marks an option cut to fit as truncated.
+    p.u16(u16::from(name.len() >= 64 || value.len() >= 128));
+    p.u32(job.unwrap_or(0));
+    p.text(name, 64);
+    p.text(value, 128);
+    p.0
+}
+
+/// The run's kb_base, fio's 1024 when unset.
+fn kb(kb_base: u32) -> u32 {
+    if kb_base == 0 {
+        1024
+    } else {
+        kb_base
+    }
+}
+
+fn rate_unit(job: &JobResult) -> u32 {
+    match rate_unit_of(job) {
+        Unit::BitPerSec => N2S_BITPERSEC,
+        _ => N2S_BYTEPERSEC,
+    }
+}
+
+/// struct cmd_ts_pdu (thread_stat, then the job's group_run_stats) and,
+/// after it, the job's per-priority latencies, each direction's in turn,
+/// which thread_stat finds by their offsets from the payload's start.
+fn job_stats(job: &JobResult, number: u32, group: &GroupStats, kb_base: u32, pid: u32) -> Vec<u8> {
+    let h = &job.header;
+    let mut p = Packed(Vec::with_capacity(THREAD_STAT_SIZE + GROUP_STATS_SIZE));
+    p.text(&h.name, 128);
+    let error = job.reported_error();
+    let verror = if error == 0 {
+        String::new()
+    } else {
+        error_text(error)
+    };
+    p.text(&verror, 128);
+    p.u32(error as u32);
+    p.u32(number);
+    p.u32(h.groupid);
+    p.u32(if job.pid > 0 { job.pid as u32 } else { pid });
+    p.text(h.description.as_deref().unwrap_or(""), 256);
+    p.u32(h.numjobs.max(1));
+    p.u32(u32::from(job.unified_rw));
+    // disable_prio_stat: the per-priority latencies are kept when chosen.
+    p.u32(0);
+    // sync_stat is aligned to 8 bytes inside the packed struct.
+    p.zeroes(p.0.len().next_multiple_of(8) - p.0.len());
+    p.io_stat(&job.sync.lat.summary);
+    type Kind = fn(&ioscope_stats::DirResult) -> &LatencyStat;
+    let kinds: [Kind; 3] = [|d| &d.clat, |d| &d.slat, |d| &d.lat];
+    for kind in kinds {
+        for d in &job.dirs {
+            p.io_stat(&kind(d).summary);
+        }
+    }
+    for d in &job.dirs {
+        p.io_stat(&d.bw);
+    }
+    for d in &job.dirs {
+        p.io_stat(&d.iops);
+    }
+    // fio's usr_time and sys_time are milliseconds.
+    p.u64(job.cpu.user_ns / 1_000_000);
+    p.u64(job.cpu.sys_ns / 1_000_000);
+    p.u64(job.cpu.ctx);
+    p.u64(job.cpu.minf);
+    p.u64(job.cpu.majf);
+    p.u32(u32::from(job.clat_percentiles));
+    p.u32(u32::from(job.lat_percentiles));
+    p.u32(u32::from(job.slat_percentiles));
+    p.u32(0);
+    let list = crate::percentiles::sorted_list(&job.percentile_list);
+    p.u64(crate::percentiles::precision(&list) as u64);
+    for i in 0..LIST_MAX {
+        p.fp64(list.get(i).copied().unwrap_or(0.0));
+    }
+    p.u64s(job.depth.counts);
+    p.u64s(job.submit.counts);
+    p.u64s(job.complete.counts);
+    let b = &job.lat_buckets;
+    p.u64s(b.nsec);
+    p.u64s(b.usec);
+    p.u64s(b.msec);
+    // io_u_plat[FIO_SLAT, FIO_CLAT, FIO_LAT][read, write, trim].
+    let kinds: [Kind; 3] = [|d| &d.slat, |d| &d.clat, |d| &d.lat];
+    for kind in kinds {
+        for d in &job.dirs {
+            p.plat(kind(d).histogram.as_ref());
+        }
+    }
+    p.plat(job.sync.lat.histogram.as_ref());
+    p.u64s(job.issued);
+    p.u64(job.sync.total_ios);
+    p.u64s(job.short);
+    p.u64s(job.dropped);
+    p.u64(job.submit.counts.iter().sum());
+    p.u64(job.complete.counts.iter().sum());
+    p.u64s(job.dirs.iter().map(|d| d.io_bytes));
+    p.u64s(job.dirs.iter().map(|d| d.runtime_ms));
+    p.u64(job.runtime_ms);
+    // continue_on_error is a u16 in a 4-byte union.
+    p.u16(u16::from(job.continue_on_error));
+    p.u16(0);
+    p.u32(job.first_error as u32);
+    p.u64(job.total_err);
+    p.u64(job.zone_resets);
+    // block_infos (block_error_percentiles' trim states): the blocks'
+    // states are ioscope's own record, printed by its own output.
+    p.u64(0);
+    p.zeroes(BLOCK_INFOS * 4);
+    p.u32(kb(kb_base));
+    p.u32(rate_unit(job));
+    let lp = h.latency_profile;
+    p.u32(lp.map_or(h.iodepth, |l| l.depth));
+    p.u32(0);
+    p.u64(lp.map_or(0, |l| l.target_ns));
+    p.fp64(lp.map_or(100.0, |l| l.percentile));
+    p.u64(lp.map_or(0, |l| l.window_us));
+    p.u32(sig_figs_of(job) as u32);
+    // ss_dur, ss_state, ss_head, ss_limit, ss_slope, ss_deviation,
+    // ss_criterion: steady-state detection's record is not sent.
+    p.u64(0);
+    p.u32(0);
+    p.u32(0);
+    for _ in 0..4 {
+        p.fp64(0.0);
+    }
+    p.u32(0);
+    // ss_iops_data_offset, ss_bw_data_offset.
+    p.u64(0);
+    p.u64(0);
+    let prio_at = p.0.len();
+    p.zeroes(3 * 8);
+    let nr_prio: Vec<u32> = job.dirs.iter().map(|d| d.prios.len() as u32).collect();
+    for n in &nr_prio {
+        p.u32(*n);
+    }
+    // cachehit, cachemiss: counted by fio's mmap engines only.
+    p.u64(0);
+    p.u64(0);
+    p.zeroes(THREAD_STAT_SIZE - p.0.len());
+    p.0.extend_from_slice(&group_stats(group, kb_base));
+    p.zeroes(TS_PDU_SIZE - p.0.len());
+    for (i, d) in job.dirs.iter().enumerate() {
+        if d.prios.is_empty() {
+            continue;
+        }
+        let offset = p.0.len() as u64;
+        p.0[prio_at + i * 8..prio_at + i * 8 + 8].copy_from_slice(&offset.to_le_bytes());
+        for prio in &d.prios {
+            let start = p.0.len();
+            p.plat(prio.lat.histogram.as_ref());
+            p.io_stat(&prio.lat.summary);
+            p.u32(u32::from(prio.ioprio));
+            p.zeroes(start + CLAT_PRIO_SIZE - p.0.len());
+        }
+    }
+    p.0
+}
+
+/// struct group_run_stats.
+fn group_stats(g: &GroupStats, kb_base: u32) -> Vec<u8> {
+    let mut p = Packed(Vec::with_capacity(GROUP_STATS_SIZE));
+    p.u64s(g.dirs.iter().map(|d| d.max_run));
+    p.u64s(g.dirs.iter().map(|d| d.min_run));
+    p.u64s(g.dirs.iter().map(|d| d.max_bw));
+    p.u64s(g.dirs.iter().map(|d| d.min_bw));
+    p.u64s(g.dirs.iter().map(|d| d.io_bytes));
+    p.u64s(g.dirs.iter().map(|d| d.agg));
+    p.u32(kb(kb_base));
+    p.u32(match g.rate_unit {
+        Unit::BitPerSec => N2S_BITPERSEC,
+        _ => N2S_BYTEPERSEC,
+    });
+    p.u32(g.sig_figs as u32);
+    p.u32(g.groupid);
+    p.u32(u32::from(g.unified_rw));
+    p.0
+}
+
+/// struct cmd_du_pdu: disk_util_stat, then disk_util_agg (for md devices'
+/// members, none here).
+fn disk_util(d: &ioscope_stats::DiskUtil) -> Vec<u8> {
+    let mut p = Packed(Vec::with_capacity(DISK_UTIL_SIZE));
+    p.text(&d.name, 64);
+    p.u64s([d.read_ios, d.write_ios]);
+    p.u64s([d.read_merges, d.write_merges]);
+    p.u64s([d.read_sectors, d.write_sectors]);
+    p.u64s([d.read_ticks, d.write_ticks]);
+    p.u64(d.io_ticks);
+    p.u64(d.in_queue);
+    // fio's client computes the utilisation as io_ticks over msec, the
+    // time the device was watched, which is what util was made of.
+    let msec = if d.util > 0.0 && d.util.is_finite() {
+        (d.io_ticks as f64 * 100.0 / d.util).round() as u64
+    } else {
+        1
+    };
+    p.u64(msec);
+    p.zeroes(DISK_UTIL_SIZE - p.0.len());
+    p.0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ioscope_stats::{bucket_index, JobHeader};
+
+    fn job() -> JobResult {
+        let mut j = JobResult {
+            header: JobHeader {
+                name: "one".into(),
+                numjobs: 1,
+                iodepth: 1,
+                ..JobHeader::default()
+            },
+            runtime_ms: 1000,
+            ..JobResult::default()
+        };
+        let mut hist = LatencyHistogram::new();
+        hist.add(5000);
+        j.dirs[0].clat.histogram = Some(hist);
+        j.dirs[0].clat.summary.add(5000);
+        j.dirs[0].total_ios = 1;
+        j.dirs[0].io_bytes = 4096;
+        j.dirs[0].runtime_ms = 1000;
+        j.issued[0] = 1;
+        j
+    }
+
+    #[test]
+    fn thread_stat_has_fios_size_and_fields_where_fio_reads_them() {
+        let j = job();
+        let g = GroupStats::of(std::slice::from_ref(&j), 0);
+        let pdu = job_stats(&j, 1, &g, 1024, 7);
+        assert_eq!(pdu.len(), TS_PDU_SIZE);
+        // The offsets are offsetof() in fio 3.33's structs, compiled
+        // against its headers on x86-64.
+        let u64_at = |at: usize| u64::from_le_bytes(pdu[at..at + 8].try_into().unwrap());
+        let u32_at = |at: usize| u32::from_le_bytes(pdu[at..at + 4].try_into().unwrap());
+        assert_eq!(&pdu[..4], b"one\0");
+        assert_eq!(u32_at(268), 7, "pid");
+        assert_eq!(u32_at(528), 1, "members");
+        let clat_read = 600;
+        assert_eq!(u64_at(clat_read + 16), 1, "clat samples");
+        assert_eq!(f64::from_bits(u64_at(clat_read + 24)), 5000.0, "clat mean");
+        assert_eq!(u64_at(1496), 2, "percentile_precision");
+        assert_eq!(f64::from_bits(u64_at(1504)), 1.0, "percentile_list[0]");
+        assert_eq!(u64_at(1824), 0, "io_u_map[0]");
+        // io_u_plat[FIO_CLAT][read] holds the sample in its bucket.
+        let clat_read_plat = 2248 + 3 * PLAT_NR * 8;
+        assert_eq!(u64_at(clat_read_plat + bucket_index(5000) * 8), 1);
+        assert_eq!(u64_at(150728), 1, "total_io_u[read]");
+        assert_eq!(u64_at(150824), 4096, "io_bytes[read]");
+        assert_eq!(u64_at(150872), 1000, "total_run_time");
+        assert_eq!(u32_at(183680), 1024, "kb_base");
+        assert_eq!(u32_at(183688), 1, "latency_depth");
+        assert_eq!(f64::from_bits(u64_at(183704)), 100.0, "latency_percentile");
+        assert_eq!(u32_at(183728), 4, "sig_figs");
+        // The group's stats start at 183888, io_bytes of read 96 bytes in.
+        assert_eq!(u64_at(183_888 + 96), 4096);
+    }
+
+    #[test]
+    fn priorities_follow_the_struct_at_the_offsets_it_gives() {
+        let mut j = job();
+        j.dirs[0].prios = vec![ioscope_stats::PrioLat::default(); 2];
+        let g = GroupStats::of(std::slice::from_ref(&j), 0);
+        let pdu = job_stats(&j, 1, &g, 1024, 7);
+        // struct clat_prio_stat is 14912 bytes.
+        assert_eq!(CLAT_PRIO_SIZE, 14_912);
+        assert_eq!(pdu.len(), TS_PDU_SIZE + 2 * CLAT_PRIO_SIZE);
+        // clat_prio_offset[] at 183832, nr_clat_prio[] at 183856.
+        let first = u64::from_le_bytes(pdu[183_832..183_840].try_into().unwrap());
+        assert_eq!(first as usize, TS_PDU_SIZE);
+        let nr = u32::from_le_bytes(pdu[183_856..183_860].try_into().unwrap());
+        assert_eq!(nr, 2);
+    }
+
+    #[test]
+    fn job_options_and_disks_have_fios_sizes() {
+        assert_eq!(job_option(None, "rw", "read").len(), 200);
+        let long = "x".repeat(300);
+        let opt = job_option(Some(3), "filename", &long);
+        assert_eq!(opt.len(), 200);
+        assert_eq!(u16::from_le_bytes([opt[2], opt[3]]), 1, "truncated");
+        assert_eq!(
+            disk_util(&ioscope_stats::DiskUtil::default()).len(),
+            DISK_UTIL_SIZE
+        );
+    }
+}
