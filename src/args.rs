@@ -82,7 +82,11 @@ fn why_unsupported(name: &str) -> &'static str {
     match name {
         "trigger-remote" => {
             ": it runs the trigger on a fio server (--client), and ioscope has \
-             no client/server mode; --trigger runs a local one"
+             no client side (its --server serves fio's clients); --trigger runs a local one"
+        }
+        "client" | "remote-config" => {
+            " yet: ioscope has no client side; its --server serves fio's clients \
+             (fio --client=HOST job.fio)"
         }
         _ => " yet",
     }

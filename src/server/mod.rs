@@ -4,6 +4,7 @@
 //! otherwise, and serves each connection in a process of its own.
 
 mod address;
+mod forward;
 mod replies;
 mod session;
 mod wire;

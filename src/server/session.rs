@@ -10,12 +10,13 @@ use std::sync::{Arc, Mutex};
 use ioscope_job::{ParseInput, Parsed};
 use ioscope_report::fio_net::{self, Message};
 
+use super::forward::Forward;
 use super::replies::{self, LOG_ERR, LOG_INFO};
 use super::wire::{self, Command, Op, RecvError};
 
 /// The connection, written to by the command loop (replies) and by the
 /// run (its output and results), one whole command at a time.
-struct Link {
+pub struct Link {
     socket: File,
     sending: Mutex<()>,
 }
@@ -26,7 +27,7 @@ impl Link {
         wire::send(&mut &self.socket, op, tag, payload)
     }
 
-    fn text(&self, level: u32, line: &str) -> std::io::Result<()> {
+    pub fn text(&self, level: u32, line: &str) -> std::io::Result<()> {
         self.send(Op::Text, 0, &replies::text(level, line))
     }
 }
@@ -47,6 +48,10 @@ pub fn serve(socket: File) -> Result<(), String> {
     let mut input = ParseInput::default();
     let mut jobs: Option<Jobs> = None;
     let mut running: Option<std::thread::JoinHandle<()>> = None;
+    // Why the jobs were refused: the client has been told and sent quit,
+    // and is let close the connection itself, as fio's server does (it
+    // may still be sending).
+    let mut refused: Option<String> = None;
     loop {
         let command = match wire::recv(&mut &link.socket) {
             Ok(c) => c,
@@ -60,27 +65,35 @@ pub fn serve(socket: File) -> Result<(), String> {
         let sent = match command.op {
             Op::Probe => link.send(Op::Probe, command.tag, &probe_reply()),
             Op::SendEta => link.send(Op::Eta, command.tag, &replies::eta()),
-            Op::Job | Op::JobLine | Op::LoadFile => {
-                if let Err(why) = add_jobs(&mut input, &command) {
-                    return refuse(&link, &why);
-                }
-                match parse(&input) {
+            _ if refused.is_some() => Ok(()),
+            Op::Job | Op::JobLine | Op::LoadFile => match add_jobs(&mut input, &command) {
+                Err(why) => refuse(&link, why, &mut refused),
+                Ok(()) => match parse(&input) {
+                    // Options alone (the client's command line comes
+                    // before its job files) make no job yet.
+                    Err(_) if input.job_texts.is_empty() && input.job_files.is_empty() => {
+                        link.send(Op::Start, 0, &replies::start(0, 0))
+                    }
                     Ok(now) => {
                         let before = jobs.as_ref().map_or(0, |j| j.parsed.jobs.len());
                         let sent = announce(&link, &now, before);
                         jobs = Some(now);
                         sent
                     }
-                    Err(why) => return refuse(&link, &why),
-                }
-            }
+                    Err(why) => refuse(&link, why, &mut refused),
+                },
+            },
             Op::Run if running.is_none() => match jobs.take() {
-                Some(j) => {
+                Some(j) if !j.parsed.jobs.is_empty() => {
                     let link = Arc::clone(&link);
                     running = Some(std::thread::spawn(move || run(&link, j)));
                     Ok(())
                 }
-                None => return refuse(&link, "run: no jobs were sent"),
+                _ => refuse(
+                    &link,
+                    "no jobs defined: the client sent no job file or job options".into(),
+                    &mut refused,
+                ),
             },
             Op::Quit | Op::Exit => {
                 // The client stops the run (fio_terminate_threads): the
@@ -107,7 +120,7 @@ pub fn serve(socket: File) -> Result<(), String> {
     if let Some(run) = running {
         let _ = run.join();
     }
-    Ok(())
+    refused.map_or(Ok(()), Err)
 }
 
 fn probe_reply() -> Vec<u8> {
@@ -182,9 +195,6 @@ fn add_jobs(input: &mut ParseInput, command: &Command) -> Result<(), String> {
 
 fn parse(input: &ParseInput) -> Result<Jobs, String> {
     let parsed = ioscope_job::parse(input).map_err(|e| e.to_string())?;
-    if parsed.jobs.is_empty() {
-        return Err("no jobs defined".into());
-    }
     let plan = ioscope_run::plan(&parsed, false).map_err(|e| e.to_string())?;
     Ok(Jobs { parsed, plan })
 }
@@ -218,15 +228,15 @@ fn announce(link: &Link, jobs: &Jobs, before: usize) -> std::io::Result<()> {
 }
 
 /// fio's answer to a job it cannot take: the reason, then quit.
-fn refuse(link: &Link, why: &str) -> Result<(), String> {
-    let _ = link.text(LOG_ERR, &format!("ioscope: {why}\n"));
-    let _ = link.send(Op::Quit, 0, &[]);
-    Err(why.to_string())
+fn refuse(link: &Link, why: String, refused: &mut Option<String>) -> std::io::Result<()> {
+    link.text(LOG_ERR, &format!("ioscope: {why}\n"))?;
+    *refused = Some(why);
+    link.send(Op::Quit, 0, &[])
 }
 
 /// Runs the jobs and sends what fio's backend sends: the starting line,
 /// that it started, the results, and how it ended.
-fn run(link: &Link, jobs: Jobs) {
+fn run(link: &Arc<Link>, jobs: Jobs) {
     let headers = ioscope_run::headers(&jobs.parsed);
     let kb_base = jobs.parsed.jobs.first().map_or(1024, |j| j.kb_base);
     let (_, starting) = ioscope_report::server_preamble(&headers, kb_base);
@@ -238,14 +248,19 @@ fn run(link: &Link, jobs: Jobs) {
         eta_newline: None,
         aux_path: None,
         trigger: ioscope_run::Trigger::default(),
-        layout_lines: false,
+        layout_lines: true,
         stdout_is_data: false,
         status_interval: None,
         bandwidth_log: None,
         idle_prof: None,
         trace: None,
     };
-    let (error, signal) = match ioscope_run::run(&jobs.parsed, &jobs.plan, &options, &mut |_| {}) {
+    let forward = Forward::start(link);
+    let ran = ioscope_run::run(&jobs.parsed, &jobs.plan, &options, &mut |_| {});
+    if let Ok(f) = forward {
+        f.finish();
+    }
+    let (error, signal) = match ran {
         Ok(result) => {
             let _ = send_results(link, &result);
             let logged = ioscope_report::write_logs(&result.logs);

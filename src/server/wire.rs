@@ -225,17 +225,18 @@ mod tests {
     }
 
     #[test]
-    fn the_header_checksum_is_fios() {
-        // A fio 3.33 client's RUN command, as captured: no payload, tag 0.
-        let run = header(Op::Run, 0, 0, &[]);
-        assert_eq!(
-            &run[..20],
-            &[97, 0, 16, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]
-        );
-        assert_eq!(
-            u16::from_le_bytes([run[20], run[21]]),
-            CRC16.checksum(&run[..20])
-        );
+    fn a_header_is_byte_for_byte_fios() {
+        // A fio 3.33 client's RUN command, captured on the wire: version
+        // 97, opcode 16, no flags, tag 0, no payload, its header's CRC
+        // 0xbcb0 and the empty payload's 0.
+        let captured = [
+            0x61, 0x00, 0x10, 0x00, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xb0, 0xbc,
+            0x00, 0x00,
+        ];
+        assert_eq!(header(Op::Run, 0, 0, &[]), captured);
+        let mut wire = Vec::new();
+        send(&mut wire, Op::Run, 0, &[]).unwrap();
+        assert_eq!(wire, captured);
     }
 
     #[test]

@@ -1002,3 +1002,16 @@ fn write_zone_remainder_turns_the_random_map_off_in_zbd_mode() {
         .jobs[0];
     assert!(!job.norandommap);
 }
+
+#[test]
+fn job_texts_parse_as_job_files_do() {
+    let text = |t: &str| ParseInput {
+        job_texts: vec![("<client job>".into(), t.as_bytes().to_vec())],
+        ..ParseInput::default()
+    };
+    let parsed = parse(&text("[a]\nrw=write\nsize=1m\n")).unwrap();
+    assert_eq!(parsed.jobs.len(), 1);
+    assert_eq!(parsed.jobs[0].name, "a");
+    let err = parse(&text("[a]\nbogus_opt=1\n")).unwrap_err().to_string();
+    assert!(err.contains("<client job>:2"), "{err}");
+}

@@ -223,6 +223,7 @@ fn the_parser_never_panics() {
         fs::write(&inc, &included).expect("writing the include");
         let input = ParseInput {
             job_files: vec![job.clone()],
+            job_texts: Vec::new(),
             cli_options: (0..rng.below(4)).map(|_| cli_option(&mut rng)).collect(),
             sections: Vec::new(),
             profile: None,

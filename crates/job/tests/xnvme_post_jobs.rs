@@ -18,6 +18,7 @@ fn jobs(name: &str, cli: &[&str]) -> Vec<JobSpec> {
         cli.iter().partition(|o| o.starts_with("--section="));
     parse(&ParseInput {
         job_files: vec![post_file(name)],
+        job_texts: Vec::new(),
         cli_options: options.iter().map(|s| s.to_string()).collect(),
         sections: sections
             .iter()

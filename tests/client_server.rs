@@ -1,0 +1,325 @@
+//! fio's client/server mode with ioscope as the server: fio 3.33's own
+//! client (`fio --client=sock:PATH job.fio`) sends its job files to
+//! `ioscope --server`, which runs them and sends the results in fio's
+//! structs; the client must print them as it prints a fio server's.
+//! Each test runs the same job through a fio server too, and compares.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use common::{bin, extract_json, fio, tempdir, write_file, Run};
+use ioscope_testutil::{fio as fio_installed, require};
+use serde_json::Value;
+
+/// A server listening on a Unix-domain socket in `dir`, killed when
+/// dropped.
+struct Server {
+    child: Child,
+    socket: PathBuf,
+}
+
+impl Server {
+    fn start(program: &Path, dir: &Path, name: &str) -> Server {
+        let socket = dir.join(format!("{name}.sock"));
+        let child = Command::new(program)
+            .arg(format!("--server=sock:{}", socket.display()))
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start the server");
+        let started = Instant::now();
+        while !socket.exists() {
+            assert!(
+                started.elapsed() < Duration::from_secs(10),
+                "{} --server made no socket in 10 s",
+                program.display()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Server { child, socket }
+    }
+
+    /// `fio --client` of this server, with `args` after it, in `dir`.
+    fn client(&self, dir: &Path, args: &[&str]) -> Run {
+        fio([format!("--client=sock:{}", self.socket.display())])
+            .args(args)
+            .dir(dir)
+            .run()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An ioscope server and a fio server, each in a directory of its own.
+fn both_servers(dir: &Path) -> (Server, Server) {
+    for d in ["ioscope", "fio"] {
+        std::fs::create_dir_all(dir.join(d)).unwrap();
+    }
+    (
+        Server::start(&bin(), &dir.join("ioscope"), "ioscope"),
+        Server::start(Path::new("fio"), &dir.join("fio"), "fio"),
+    )
+}
+
+/// Every key path of a JSON document ("a/b/c"), array members merged and
+/// the latency bins' values (latencies) left out.
+fn key_paths(v: &Value, at: &str, out: &mut BTreeSet<String>) {
+    match v {
+        Value::Object(o) => {
+            for (k, v) in o {
+                let path = format!("{at}/{k}");
+                out.insert(path.clone());
+                if k != "bins" && k != "job options" {
+                    key_paths(v, &path, out);
+                }
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|v| key_paths(v, &format!("{at}[]"), out)),
+        _ => {}
+    }
+}
+
+/// Fails, showing the lines that differ, unless the two outputs have the
+/// same [`shape`].
+fn assert_same_shape(ours: &str, theirs: &str) {
+    let (a, b) = (shape(ours), shape(theirs));
+    let differ: Vec<String> = a
+        .iter()
+        .zip(&b)
+        .filter(|(x, y)| x != y)
+        .map(|(x, y)| format!("ours:  {x}\nfio's: {y}"))
+        .collect();
+    assert!(
+        differ.is_empty() && a.len() == b.len(),
+        "{}\n--- ours ---\n{ours}\n--- fio's ---\n{theirs}",
+        differ.join("\n")
+    );
+}
+
+/// The normal output with what a run changes masked: numbers and their
+/// unit prefixes, time units, the version, padding, and the coarse latency
+/// lines, whose buckets follow the latencies.
+fn shape(text: &str) -> Vec<String> {
+    let mut lines = Vec::new();
+    for line in text.lines() {
+        let mut masked = String::new();
+        let mut chars = line.chars().peekable();
+        while let Some(c) = chars.next() {
+            if c.is_ascii_digit() {
+                while chars
+                    .peek()
+                    .is_some_and(|c| c.is_ascii_digit() || *c == '.')
+                {
+                    chars.next();
+                }
+                if chars.peek().is_some_and(|c| "kMGTP".contains(*c)) {
+                    chars.next();
+                }
+                masked.push('N');
+            } else {
+                masked.push(c);
+            }
+        }
+        let masked = masked
+            .replace("nsec", "UNIT")
+            .replace("usec", "UNIT")
+            .replace("msec", "UNIT");
+        // fio pads numbers to a width ("avg= 9.07", "[   10]").
+        let masked = masked.split_whitespace().collect::<Vec<_>>().join(" ");
+        let masked = masked.replace("= ", "=").replace("[ ", "[");
+        if masked.starts_with("lat (UNIT) :") || masked.starts_with("hostname=") {
+            continue;
+        }
+        lines.push(masked);
+    }
+    lines
+}
+
+const TWO_GROUPS: &str = "\
+[global]
+ioengine=null
+size=32m
+bs=4k
+group_reporting
+[clones]
+rw=randrw
+numjobs=2
+[after]
+stonewall
+rw=write
+percentile_list=50:99
+";
+
+#[test]
+fn fio_clients_print_an_ioscope_servers_results_as_a_fio_servers() {
+    require!(fio_installed());
+    let d = tempdir();
+    let (ours, theirs) = both_servers(d.path());
+    write_file(d.path(), "two.fio", TWO_GROUPS);
+
+    let json = |server: &Server| -> Value {
+        let run = server.client(d.path(), &["--output-format=json+", "two.fio"]);
+        assert!(run.status.success(), "{}", run.describe());
+        extract_json(&run.stdout)
+            .unwrap_or_else(|| panic!("no JSON: {}", run.describe()))
+            .0
+    };
+    let (o, t) = (json(&ours), json(&theirs));
+    let (mut ok, mut tk) = (BTreeSet::new(), BTreeSet::new());
+    key_paths(&o, "", &mut ok);
+    key_paths(&t, "", &mut tk);
+    assert_eq!(ok, tk, "the client's JSON has other keys");
+
+    let jobs = |v: &Value| v["client_stats"].as_array().unwrap().clone();
+    let (oj, tj) = (jobs(&o), jobs(&t));
+    // Each job, then "All clients".
+    assert_eq!(oj.len(), 3);
+    for (a, b) in oj.iter().zip(&tj) {
+        for key in ["jobname", "groupid", "error"] {
+            assert_eq!(a[key], b[key], "{key}");
+        }
+        for dir in ["read", "write", "trim"] {
+            for key in ["total_ios", "io_bytes", "short_ios", "drop_ios"] {
+                assert_eq!(a[dir][key], b[dir][key], "{} {dir} {key}", a["jobname"]);
+            }
+            // The percentiles fio's client computed from ioscope's
+            // histogram are those the job asked for, from every I/O.
+            let clat = &a[dir]["clat_ns"];
+            let total = a[dir]["total_ios"].as_u64().unwrap();
+            if total > 0 && a["jobname"] != "All clients" {
+                let bins: u64 = clat["bins"]
+                    .as_object()
+                    .unwrap()
+                    .values()
+                    .map(|v| v.as_u64().unwrap())
+                    .sum();
+                assert_eq!(bins, total, "{} {dir}: histogram", a["jobname"]);
+                let keys = |v: &Value| {
+                    v["percentile"]
+                        .as_object()
+                        .unwrap()
+                        .keys()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(keys(clat), keys(&b[dir]["clat_ns"]));
+                assert_eq!(clat["N"], a[dir]["total_ios"]);
+            }
+        }
+        assert!(a["job_runtime"].as_u64().unwrap() > 0);
+        assert_eq!(a["iodepth_level"]["1"], 100.0);
+    }
+    // The jobs' options, as written, under each job.
+    assert_eq!(oj[0]["job options"]["numjobs"], "2");
+    assert_eq!(oj[1]["job options"]["percentile_list"], "50:99");
+    assert_eq!(o["global options"], t["global options"]);
+
+    let normal = |server: &Server| {
+        let run = server.client(d.path(), &["two.fio"]);
+        assert!(run.status.success(), "{}", run.describe());
+        run.stdout
+    };
+    let (on, tn) = (normal(&ours), normal(&theirs));
+    assert!(on.contains("fio=ioscope-"), "{on}");
+    assert_same_shape(&on, &tn);
+}
+
+#[test]
+fn a_job_on_a_file_runs_on_the_server_and_its_lines_reach_the_client() {
+    require!(fio_installed());
+    let d = tempdir();
+    let (ours, theirs) = both_servers(d.path());
+    write_file(
+        d.path(),
+        "file.fio",
+        "[onfile]\nioengine=psync\nrw=randread\nsize=1m\nfilename=data\n",
+    );
+    let (o, t) = (
+        ours.client(d.path(), &["file.fio"]),
+        theirs.client(d.path(), &["file.fio"]),
+    );
+    for run in [&o, &t] {
+        assert!(run.status.success(), "{}", run.describe());
+        assert!(
+            run.stdout
+                .contains("> onfile: Laying out IO file (1 file / 1MiB)"),
+            "{}",
+            run.describe()
+        );
+        assert!(
+            run.stdout.contains("issued rwts: total=256,0,0,0"),
+            "{}",
+            run.describe()
+        );
+    }
+    // The file is the server's, in its directory.
+    assert_eq!(
+        std::fs::metadata(d.path().join("ioscope/data"))
+            .unwrap()
+            .len(),
+        1 << 20
+    );
+    assert_same_shape(&o.stdout, &t.stdout);
+}
+
+#[test]
+fn why_a_job_fails_on_the_server_reaches_the_client() {
+    require!(fio_installed());
+    let d = tempdir();
+    let (ours, theirs) = both_servers(d.path());
+    write_file(
+        d.path(),
+        "typo.fio",
+        "[x]\nioengine=null\nsize=1m\nbogus_opt=3\n",
+    );
+    let run = ours.client(d.path(), &["typo.fio"]);
+    assert!(
+        run.stdout.contains("unknown option 'bogus_opt'"),
+        "{}",
+        run.describe()
+    );
+    assert!(!run.stdout.contains("issued rwts"), "{}", run.describe());
+
+    // A job whose writes fail: the error line, the job's err= and the
+    // client's exit status, as a fio server's.
+    write_file(
+        d.path(),
+        "full.fio",
+        "[full]\nioengine=psync\nrw=write\nsize=1m\nfilename=/dev/full\n",
+    );
+    let (o, t) = (
+        ours.client(d.path(), &["full.fio"]),
+        theirs.client(d.path(), &["full.fio"]),
+    );
+    for run in [&o, &t] {
+        for expected in [
+            "io_u error on file /dev/full: No space left on device: write offset=0, buflen=4096",
+            "full: (groupid=0, jobs=1): err=28 (",
+            "exited with error 1",
+        ] {
+            assert!(
+                run.stdout.contains(expected),
+                "{expected}: {}",
+                run.describe()
+            );
+        }
+    }
+    assert_eq!(
+        o.status.code(),
+        t.status.code(),
+        "{}\n{}",
+        o.describe(),
+        t.describe()
+    );
+}
