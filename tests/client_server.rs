@@ -7,7 +7,7 @@
 mod common;
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -15,39 +15,67 @@ use common::{bin, extract_json, fio, tempdir, write_file, Run};
 use ioscope_testutil::{fio as fio_installed, require};
 use serde_json::Value;
 
-/// A server listening on a Unix-domain socket in `dir`, killed when
-/// dropped.
+/// A server in a directory of its own, killed when dropped.
 struct Server {
     child: Child,
-    socket: PathBuf,
+    /// What `--client=` names it by.
+    address: String,
 }
 
 impl Server {
+    /// Listening on a Unix-domain socket in `dir`.
     fn start(program: &Path, dir: &Path, name: &str) -> Server {
         let socket = dir.join(format!("{name}.sock"));
+        let address = format!("sock:{}", socket.display());
+        let server = Server::spawn(program, dir, &address, address.clone());
+        server.wait_until(|| socket.exists());
+        server
+    }
+
+    /// Listening on a free TCP port of 127.0.0.1: a client names the logs
+    /// it writes after the server's host, which a socket's path cannot be.
+    fn start_tcp(program: &Path, dir: &Path) -> Server {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let server = Server::spawn(
+            program,
+            dir,
+            &format!("ip:127.0.0.1,{port}"),
+            format!("127.0.0.1,{port}"),
+        );
+        server.wait_until(|| std::net::TcpStream::connect(("127.0.0.1", port)).is_ok());
+        server
+    }
+
+    fn spawn(program: &Path, dir: &Path, listen: &str, address: String) -> Server {
         let child = Command::new(program)
-            .arg(format!("--server=sock:{}", socket.display()))
+            .arg(format!("--server={listen}"))
             .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .expect("start the server");
+        Server { child, address }
+    }
+
+    fn wait_until(&self, listening: impl Fn() -> bool) {
         let started = Instant::now();
-        while !socket.exists() {
+        while !listening() {
             assert!(
                 started.elapsed() < Duration::from_secs(10),
-                "{} --server made no socket in 10 s",
-                program.display()
+                "--server={} does not listen after 10 s",
+                self.address
             );
             std::thread::sleep(Duration::from_millis(20));
         }
-        Server { child, socket }
     }
 
     /// `fio --client` of this server, with `args` after it, in `dir`.
     fn client(&self, dir: &Path, args: &[&str]) -> Run {
-        fio([format!("--client=sock:{}", self.socket.display())])
+        fio([format!("--client={}", self.address)])
             .args(args)
             .dir(dir)
             .run()
@@ -322,4 +350,72 @@ fn why_a_job_fails_on_the_server_reaches_the_client() {
         o.describe(),
         t.describe()
     );
+}
+
+#[test]
+fn a_jobs_logs_are_written_by_the_client_as_for_a_fio_server() {
+    require!(fio_installed());
+    let d = tempdir();
+    for sub in ["ioscope", "fio", "ours", "theirs"] {
+        std::fs::create_dir_all(d.path().join(sub)).unwrap();
+    }
+    let ours = Server::start_tcp(&bin(), &d.path().join("ioscope"));
+    let theirs = Server::start_tcp(Path::new("fio"), &d.path().join("fio"));
+    write_file(
+        d.path(),
+        "logs.fio",
+        "[lg]\nioengine=null\nrw=randread\nsize=64k\nwrite_bw_log=lg\n\
+         write_lat_log=lg\nwrite_iops_log=lg\nlog_offset=1\n",
+    );
+    let logs = |server: &Server, dir: &str| -> Vec<(String, Vec<String>)> {
+        let at = d.path().join(dir);
+        let run = server.client(&at, &["../logs.fio"]);
+        assert!(run.status.success(), "{}", run.describe());
+        let mut files: Vec<_> = std::fs::read_dir(&at)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+        files.sort();
+        files
+            .into_iter()
+            .map(|name| {
+                // The columns a run does not change: direction, block
+                // size, offset and priority.
+                let lines = std::fs::read_to_string(at.join(&name))
+                    .unwrap()
+                    .lines()
+                    .map(|l| l.splitn(3, ", ").nth(2).unwrap_or("").to_string())
+                    .collect();
+                (
+                    name.replace(&server.address.replace(',', ":"), "HOST"),
+                    lines,
+                )
+            })
+            .collect()
+    };
+    let (o, t) = (logs(&ours, "ours"), logs(&theirs, "theirs"));
+    let names = |l: &[(String, Vec<String>)]| l.iter().map(|(n, _)| n.clone()).collect::<Vec<_>>();
+    assert_eq!(names(&o), names(&t));
+    assert!(
+        names(&o).contains(&"lg_clat.1.log.127.0.0.1".to_string()),
+        "{:?}",
+        names(&o)
+    );
+    for ((name, a), (_, b)) in o.iter().zip(&t) {
+        assert_eq!(a, b, "{name}");
+    }
+    // fio 3.33's client writes 12 of the 16 I/Os' lines with log_offset
+    // (it counts the samples' bytes in offset-less entries, then reads
+    // them with offsets): the same for both servers, and not empty.
+    assert!(
+        o.iter()
+            .all(|(n, lines)| n.starts_with("lg_slat") || !lines.is_empty()),
+        "{o:?}"
+    );
+    // Sent, not written where the server runs.
+    let left: Vec<_> = std::fs::read_dir(d.path().join("ioscope"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
 }

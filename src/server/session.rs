@@ -262,11 +262,11 @@ fn run(link: &Arc<Link>, jobs: Jobs) {
     }
     let (error, signal) = match ran {
         Ok(result) => {
-            let _ = send_results(link, &result);
-            let logged = ioscope_report::write_logs(&result.logs);
+            let logged = send_logs(link, &result.logs);
             if let Err(e) = &logged {
                 let _ = link.text(LOG_ERR, &format!("ioscope: {e}\n"));
             }
+            let _ = send_results(link, &result);
             let failed = result.failed_workers.min(255);
             let error = if failed > 0 {
                 failed
@@ -282,6 +282,24 @@ fn run(link: &Arc<Link>, jobs: Jobs) {
     };
     let _ = link.send(Op::Stop, 0, &replies::stop(error, signal));
     let _ = link.send(Op::Quit, 0, &[]);
+}
+
+/// The workers' logs, as fio's server sends them for its client to write
+/// (`NAME.HOST` there); those the protocol cannot carry here (histogram
+/// and compressed logs) are written where the server runs, as a local run
+/// writes them.
+fn send_logs(link: &Link, logs: &[ioscope_stats::WorkerLogs]) -> std::io::Result<()> {
+    for w in logs {
+        match fio_net::io_logs(w) {
+            Some(payloads) => {
+                for p in payloads {
+                    link.send(Op::IoLog, 0, &p)?;
+                }
+            }
+            None => ioscope_report::write_logs(std::slice::from_ref(w))?,
+        }
+    }
+    Ok(())
 }
 
 /// The results as fio's show_run_stats sends them from a server, then

@@ -7,7 +7,9 @@
 use crate::group::{rate_unit_of, sig_figs_of, GroupStats};
 use crate::normal::error_text;
 use crate::num2str::Unit;
-use ioscope_stats::{JobResult, LatencyHistogram, LatencyStat, RunResult, Summary, PLAT_NR};
+use ioscope_stats::{
+    JobResult, LatencyHistogram, LatencyStat, RunResult, Summary, WorkerLogs, PLAT_NR,
+};
 
 /// fio's FIO_IO_U_LIST_MAX_LEN: percentiles a job may list.
 const LIST_MAX: usize = 20;
@@ -24,6 +26,8 @@ const THREAD_STAT_SIZE: usize = 183_888;
 const GROUP_STATS_SIZE: usize = 164;
 const TS_PDU_SIZE: usize = 184_056;
 const DISK_UTIL_SIZE: usize = 256;
+/// struct cmd_iolog_pdu, before its samples.
+const IOLOG_PDU_SIZE: usize = 288;
 /// fio's struct clat_prio_stat (not packed: padded to 8 bytes).
 const CLAT_PRIO_SIZE: usize = PLAT_NR * 8 + 56 + 8;
 
@@ -40,6 +44,67 @@ pub enum Message {
     GroupStats(Vec<u8>),
     /// FIO_NET_CMD_DU: struct cmd_du_pdu.
     DiskUtil(Vec<u8>),
+}
+
+/// A worker's logs as fio's server sends them (fio_send_iolog): per log,
+/// a struct cmd_iolog_pdu and then its samples as fio keeps them in
+/// memory; the client writes each to `NAME.HOST`. None when one of the
+/// logs is a histogram log or is stored compressed, which this server
+/// writes where it runs instead.
+pub fn io_logs(w: &WorkerLogs) -> Option<Vec<Vec<u8>>> {
+    if w.files.hist.is_some() || w.files.compressed_chunk.is_some() {
+        return None;
+    }
+    let mut sink = ToClient(Vec::new());
+    crate::logs::each_log(w, &mut sink).ok()?;
+    Some(sink.0)
+}
+
+/// Each log a cmd_iolog_pdu with its samples.
+struct ToClient(Vec<Vec<u8>>);
+
+impl crate::logs::LogSink for ToClient {
+    fn samples(
+        &mut self,
+        path: &str,
+        kind: u32,
+        w: &WorkerLogs,
+        samples: &mut dyn Iterator<Item = crate::log_lines::Sample>,
+    ) -> std::io::Result<()> {
+        let f = &w.files;
+        let mut packed = Vec::new();
+        let mut n = 0u64;
+        for s in samples {
+            crate::log_fz::pack(
+                &mut packed,
+                &s,
+                s.time_ms + f.time_offset_ms,
+                f.offset,
+                f.prio,
+            );
+            n += 1;
+        }
+        let mut p = Packed(Vec::with_capacity(IOLOG_PDU_SIZE + packed.len()));
+        p.u64(n);
+        p.u32(f.number);
+        p.u32(kind);
+        // Not compressed, and with or without offsets and priorities.
+        p.u32(0);
+        p.u32(u32::from(f.offset));
+        p.u32(u32::from(f.prio));
+        p.u32(0);
+        p.text(path, 256);
+        p.0.extend_from_slice(&packed);
+        self.0.push(p.0);
+        Ok(())
+    }
+
+    fn histogram(&mut self, path: &str, _w: &WorkerLogs) -> std::io::Result<()> {
+        // io_logs keeps a worker with a histogram log off this path.
+        Err(std::io::Error::other(format!(
+            "{path}: a histogram log is not sent"
+        )))
+    }
 }
 
 /// The end-of-run messages for `result`; `pid` stands for a job whose

@@ -55,7 +55,64 @@ pub fn write_agg_bw(log: &AggBwLog) -> io::Result<()> {
     Ok(())
 }
 
+/// Where a worker's logs go: files (fio's flush_log), or a fio client
+/// (crate::fio_net).
+pub(crate) trait LogSink {
+    /// A log of samples, `kind` its fio log type (IO_LOG_TYPE_*).
+    fn samples(
+        &mut self,
+        path: &str,
+        kind: u32,
+        w: &WorkerLogs,
+        samples: &mut dyn Iterator<Item = Sample>,
+    ) -> io::Result<()>;
+
+    /// A histogram log.
+    fn histogram(&mut self, path: &str, w: &WorkerLogs) -> io::Result<()>;
+}
+
+/// fio's log types (iolog.h IO_LOG_TYPE_*).
+pub(crate) const LOG_LAT: u32 = 1;
+pub(crate) const LOG_CLAT: u32 = 2;
+pub(crate) const LOG_SLAT: u32 = 3;
+pub(crate) const LOG_BW: u32 = 4;
+pub(crate) const LOG_IOPS: u32 = 5;
+
+/// Writes log files.
+struct Files;
+
+impl LogSink for Files {
+    fn samples(
+        &mut self,
+        path: &str,
+        _kind: u32,
+        w: &WorkerLogs,
+        samples: &mut dyn Iterator<Item = Sample>,
+    ) -> io::Result<()> {
+        let mut out = Output::open(path, w)?;
+        for s in samples {
+            out.sample(&s, w)?;
+        }
+        out.finish()
+    }
+
+    fn histogram(&mut self, path: &str, w: &WorkerLogs) -> io::Result<()> {
+        let mut out = Output::open(path, w)?;
+        for h in w.hist_lines() {
+            push_hist_line(&mut out.text, h, &w.files);
+            out.flush_if_full()?;
+        }
+        out.finish()
+    }
+}
+
 fn write_worker(w: &WorkerLogs) -> io::Result<()> {
+    each_log(w, &mut Files)
+}
+
+/// Hands each log the worker keeps to `sink`, named and made as fio makes
+/// it.
+pub(crate) fn each_log(w: &WorkerLogs, sink: &mut dyn LogSink) -> io::Result<()> {
     let f = &w.files;
     let averaged = f.averaged;
     let windows = |lines: &[ioscope_stats::WindowLine]| -> Vec<Sample> {
@@ -64,48 +121,44 @@ fn write_worker(w: &WorkerLogs) -> io::Result<()> {
     if let Some(prefix) = &f.bw {
         let path = file_name(w, prefix, "bw");
         if averaged {
-            write_samples(&path, w, &windows(&w.bw))?;
+            sink.samples(&path, LOG_BW, w, &mut windows(&w.bw).into_iter())?;
         } else if f.bw_unsampled {
-            write_samples(&path, w, &[])?;
+            sink.samples(&path, LOG_BW, w, &mut std::iter::empty())?;
         } else {
-            write_per_io(&path, w, PerIo::Bw)?;
+            sink.samples(&path, LOG_BW, w, &mut per_io(w, PerIo::Bw))?;
         }
     }
     if let Some(prefix) = &f.iops {
         let path = file_name(w, prefix, "iops");
         if averaged {
-            write_samples(&path, w, &windows(&w.iops))?;
+            sink.samples(&path, LOG_IOPS, w, &mut windows(&w.iops).into_iter())?;
         } else if f.iops_unsampled {
-            write_samples(&path, w, &[])?;
+            sink.samples(&path, LOG_IOPS, w, &mut std::iter::empty())?;
         } else {
-            write_per_io(&path, w, PerIo::Iops)?;
+            sink.samples(&path, LOG_IOPS, w, &mut per_io(w, PerIo::Iops))?;
         }
     }
     if let Some(prefix) = &f.lat {
         let kinds = [
-            (f.lat_logs.lat, "lat", PerIo::Lat, 2),
-            (f.lat_logs.slat, "slat", PerIo::Slat, 0),
-            (f.lat_logs.clat, "clat", PerIo::Clat, 1),
+            (f.lat_logs.lat, "lat", PerIo::Lat, 2, LOG_LAT),
+            (f.lat_logs.slat, "slat", PerIo::Slat, 0, LOG_SLAT),
+            (f.lat_logs.clat, "clat", PerIo::Clat, 1, LOG_CLAT),
         ];
-        for (on, name, kind, window) in kinds {
+        for (on, name, kind, window, log_type) in kinds {
             if !on {
                 continue;
             }
             let path = file_name(w, prefix, name);
             match &w.recorder.windows[window] {
-                Some(lines) if averaged => write_samples(&path, w, &windows(&lines.lines))?,
-                _ => write_per_io(&path, w, kind)?,
+                Some(lines) if averaged => {
+                    sink.samples(&path, log_type, w, &mut windows(&lines.lines).into_iter())?
+                }
+                _ => sink.samples(&path, log_type, w, &mut per_io(w, kind))?,
             }
         }
     }
     if let Some(prefix) = &f.hist {
-        let path = file_name(w, prefix, "clat_hist");
-        let mut out = Output::open(&path, w)?;
-        for h in w.hist_lines() {
-            push_hist_line(&mut out.text, h, f);
-            out.flush_if_full()?;
-        }
-        out.finish()?;
+        sink.histogram(&file_name(w, prefix, "clat_hist"), w)?;
     }
     Ok(())
 }
@@ -125,37 +178,28 @@ fn file_name(w: &WorkerLogs, prefix: &str, kind: &str) -> String {
     }
 }
 
-fn write_samples(path: &str, w: &WorkerLogs, samples: &[Sample]) -> io::Result<()> {
-    let mut out = Output::open(path, w)?;
-    for s in samples {
-        out.sample(s, w)?;
+/// The per-I/O samples of `kind`, in the order fio logs them.
+fn per_io(w: &WorkerLogs, kind: PerIo) -> Box<dyn Iterator<Item = Sample> + '_> {
+    let Some(records) = &w.recorder.records else {
+        return Box::new(std::iter::empty());
+    };
+    if kind == PerIo::Slat {
+        // Records are kept as I/Os complete; fio logs a submission
+        // latency as the I/O is submitted, so its slat lines are in
+        // submission order (a stable sort keeps a batch's order).
+        let mut submitted: Vec<&IoRecord> = records.iter().filter(|r| r.slat).collect();
+        submitted.sort_by_key(|r| r.issue);
+        return Box::new(
+            submitted
+                .into_iter()
+                .filter_map(move |r| per_io_sample(w, r, kind)),
+        );
     }
-    out.finish()
-}
-
-fn write_per_io(path: &str, w: &WorkerLogs, kind: PerIo) -> io::Result<()> {
-    let mut out = Output::open(path, w)?;
-    if let Some(records) = &w.recorder.records {
-        if kind == PerIo::Slat {
-            // Records are kept as I/Os complete; fio logs a submission
-            // latency as the I/O is submitted, so its slat lines are in
-            // submission order (a stable sort keeps a batch's order).
-            let mut submitted: Vec<&IoRecord> = records.iter().filter(|r| r.slat).collect();
-            submitted.sort_by_key(|r| r.issue);
-            for r in submitted {
-                if let Some(s) = per_io_sample(w, r, kind) {
-                    out.sample(&s, w)?;
-                }
-            }
-            return out.finish();
-        }
-        for r in records.iter() {
-            if let Some(s) = per_io_sample(w, r, kind) {
-                out.sample(&s, w)?;
-            }
-        }
-    }
-    out.finish()
+    Box::new(
+        records
+            .iter()
+            .filter_map(move |r| per_io_sample(w, r, kind)),
+    )
 }
 
 /// The line `kind` has for record `r`, as fio's add_*_sample makes it.
