@@ -1765,6 +1765,47 @@ fn file_append_starts_at_the_end_and_lays_out_for_reads_as_fio() {
     assert_eq!(lines_with(&logs[1], " read 0 8192"), 1, "{:?}", logs[1]);
 }
 
+/// A job whose filename named directories not there yet
+/// (`filename=out/run1/data`) failed ("cannot create: No such file or
+/// directory"); fio makes them, mode 0700, as it sets the files up.
+#[test]
+fn missing_directories_of_a_filename_are_made_as_fio_makes_them() {
+    require!(ioscope_testutil::fio());
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempdir();
+    for (fio, top) in [(true, "theirs"), (false, "ours")] {
+        let name = format!("--filename={top}/run1/data");
+        let args = ["--name=w", name.as_str(), "--rw=write", "--size=64k"];
+        run_one(dir.path(), &args, fio);
+        for d in [top.to_string(), format!("{top}/run1")] {
+            let mode = std::fs::metadata(dir.path().join(&d))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(
+                mode & 0o777,
+                0o700,
+                "{d} of {}",
+                if fio { "fio" } else { "ioscope" }
+            );
+        }
+        let data = dir.path().join(format!("{top}/run1/data"));
+        assert_eq!(std::fs::metadata(data).unwrap().len(), 64 << 10);
+    }
+    // A diskless engine makes none, as fio's does not.
+    run_one(
+        dir.path(),
+        &[
+            "--name=n",
+            "--ioengine=null",
+            "--filename=none/f",
+            "--size=64k",
+        ],
+        false,
+    );
+    assert!(!dir.path().join("none").exists());
+}
+
 /// How many of a log's `lines` hold `what` (" read ", " write ").
 fn lines_with(lines: &[String], what: &str) -> usize {
     lines.iter().filter(|l| l.contains(what)).count()

@@ -160,6 +160,33 @@ pub(crate) fn layout(spec: &JobSpec, reads: bool) -> Layout {
     }
 }
 
+/// The missing directories on the way to each file whose name has a
+/// `/` (fio's create_work_dirs: mkdir, mode 0700, as the files are set
+/// up), so that `filename=logs/run1/data` runs where its directory is not
+/// there yet.
+pub(crate) fn make_work_dirs(spec: &JobSpec, paths: &[PathBuf]) -> Result<(), RunError> {
+    use std::os::unix::fs::DirBuilderExt;
+    for path in paths {
+        let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) else {
+            continue;
+        };
+        if dir.is_dir() {
+            continue;
+        }
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| {
+                RunError::job(
+                    &spec.name,
+                    format!("failed to create dir ({}): {e}", dir.display()),
+                )
+            })?;
+    }
+    Ok(())
+}
+
 /// dirstat and dirdelete: the directories they work on are made first
 /// (fio's `setup_dirs`: mkdir, mode 0700, one that exists is kept).
 pub(crate) fn make_directories(

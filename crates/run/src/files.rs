@@ -190,6 +190,11 @@ pub(crate) fn prepare(
             paths
         }
     };
+    // fio's file-creating engine and its directory engines touch no disk
+    // as fio sets files up (FIO_DISKLESSIO): they make no work directory.
+    if backend != Backend::Filecreate && !backend.works_on_directories() {
+        file_setup::make_work_dirs(spec, &paths)?;
+    }
     if backend.works_on_directories() && backend != Backend::Dircreate {
         file_setup::make_directories(spec, &paths, trace)?;
     }
