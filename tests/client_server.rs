@@ -419,3 +419,73 @@ fn a_jobs_logs_are_written_by_the_client_as_for_a_fio_server() {
         .collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// The names in a server's directory, sorted.
+fn names_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_tcp_clients_files_are_named_after_the_servers_address_as_fios() {
+    require!(fio_installed());
+    let d = tempdir();
+    for sub in ["ioscope", "fio"] {
+        std::fs::create_dir_all(d.path().join(sub)).unwrap();
+    }
+    let ours = Server::start_tcp(&bin(), &d.path().join("ioscope"));
+    let theirs = Server::start_tcp(Path::new("fio"), &d.path().join("fio"));
+    // unique_filename (on by default) in a directory, and $clientuid.
+    write_file(
+        d.path(),
+        "names.fio",
+        "[u]\nioengine=psync\nrw=write\nsize=64k\ndirectory=.\nnrfiles=2\n\
+         [v]\nioengine=psync\nrw=write\nsize=64k\nfilename_format=f.$clientuid.$jobnum\n",
+    );
+    for server in [&ours, &theirs] {
+        let run = server.client(d.path(), &["names.fio"]);
+        assert!(run.status.success(), "{}", run.describe());
+    }
+    let (o, t) = (
+        names_in(&d.path().join("ioscope")),
+        names_in(&d.path().join("fio")),
+    );
+    assert_eq!(o, t);
+    assert_eq!(o, ["127.0.0.1.u.0.0", "127.0.0.1.u.0.1", "f.127.0.0.1.0"]);
+}
+
+#[test]
+fn steady_state_detection_reaches_the_client_as_a_fio_servers() {
+    require!(fio_installed());
+    let d = tempdir();
+    let (ours, theirs) = both_servers(d.path());
+    write_file(
+        d.path(),
+        "ss.fio",
+        "[ss]\nioengine=null\nrw=read\nsize=1g\ntime_based\nruntime=3\nss=iops:90%\nss_dur=2\n",
+    );
+    let ss = |server: &Server| -> Value {
+        let run = server.client(d.path(), &["--output-format=json", "ss.fio"]);
+        assert!(run.status.success(), "{}", run.describe());
+        let doc = extract_json(&run.stdout).unwrap().0;
+        doc["client_stats"][0]["steadystate"].clone()
+    };
+    let (o, t) = (ss(&ours), ss(&theirs));
+    let (mut ok, mut tk) = (BTreeSet::new(), BTreeSet::new());
+    key_paths(&o, "", &mut ok);
+    key_paths(&t, "", &mut tk);
+    assert_eq!(ok, tk);
+    for key in ["ss", "duration", "attained"] {
+        assert_eq!(o[key], t[key], "{key}");
+    }
+    let iops = o["data"]["iops"].as_array().unwrap();
+    assert_eq!(iops.len(), 2, "{o}");
+    assert!(iops.iter().all(|v| v.as_u64().unwrap() > 0), "{o}");
+    let mean = o["data"]["iops_mean"].as_u64().unwrap();
+    let sum: u64 = iops.iter().map(|v| v.as_u64().unwrap()).sum();
+    assert_eq!(mean, sum / 2, "{o}");
+}

@@ -22,7 +22,7 @@ pub fn main(arg: Option<&str>) -> anyhow::Result<ExitCode> {
     // SAFETY: setting a signal's disposition to SIG_IGN.
     unsafe { libc::signal(libc::SIGCHLD, libc::SIG_IGN) };
     loop {
-        let socket = match listener.accept() {
+        let (socket, local) = match listener.accept() {
             Ok(s) => s,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(e) => anyhow::bail!("--server: accept on {address}: {e}"),
@@ -40,7 +40,7 @@ pub fn main(arg: Option<&str>) -> anyhow::Result<ExitCode> {
                 // the exec engine): their exit statuses must be there.
                 // SAFETY: restoring a signal's default disposition.
                 unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
-                let code = match session::serve(std::fs::File::from(socket)) {
+                let code = match session::serve(std::fs::File::from(socket), local) {
                     Ok(()) => 0,
                     Err(why) => {
                         crate::output::warn(&format!("ioscope: --server: {why}"));
@@ -61,15 +61,18 @@ enum Listener {
 }
 
 impl Listener {
-    fn accept(&self) -> std::io::Result<OwnedFd> {
+    /// A connection, and for TCP the address it came in on (fio names a
+    /// client's files after it: session's client_uid).
+    fn accept(&self) -> std::io::Result<(OwnedFd, Option<String>)> {
         Ok(match self {
             Listener::Tcp(l) => {
                 let (s, _) = l.accept()?;
                 // Replies are small and the client waits for them.
                 s.set_nodelay(true)?;
-                s.into()
+                let local = s.local_addr()?.ip().to_string();
+                (s.into(), Some(local))
             }
-            Listener::Unix(l) => l.accept()?.0.into(),
+            Listener::Unix(l) => (l.accept()?.0.into(), None),
         })
     }
 }

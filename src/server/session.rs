@@ -39,8 +39,8 @@ struct Jobs {
 }
 
 /// Serves one client until it goes away; returns what went wrong, if
-/// anything did.
-pub fn serve(socket: File) -> Result<(), String> {
+/// anything did. `local` is the address a TCP connection came in on.
+pub fn serve(socket: File, local: Option<String>) -> Result<(), String> {
     let link = Arc::new(Link {
         socket,
         sending: Mutex::new(()),
@@ -68,7 +68,7 @@ pub fn serve(socket: File) -> Result<(), String> {
             _ if refused.is_some() => Ok(()),
             Op::Job | Op::JobLine | Op::LoadFile => match add_jobs(&mut input, &command) {
                 Err(why) => refuse(&link, why, &mut refused),
-                Ok(()) => match parse(&input) {
+                Ok(()) => match parse(&input, &local) {
                     // Options alone (the client's command line comes
                     // before its job files) make no job yet.
                     Err(_) if input.job_texts.is_empty() && input.job_files.is_empty() => {
@@ -193,8 +193,13 @@ fn add_jobs(input: &mut ParseInput, command: &Command) -> Result<(), String> {
     Ok(())
 }
 
-fn parse(input: &ParseInput) -> Result<Jobs, String> {
-    let parsed = ioscope_job::parse(input).map_err(|e| e.to_string())?;
+/// Parses and plans the jobs sent so far; their files are named after
+/// the address a TCP client came in on, as fio's server names them.
+fn parse(input: &ParseInput, local: &Option<String>) -> Result<Jobs, String> {
+    let mut parsed = ioscope_job::parse(input).map_err(|e| e.to_string())?;
+    for job in &mut parsed.jobs {
+        job.file_handling.client_uid.clone_from(local);
+    }
     let plan = ioscope_run::plan(&parsed, false).map_err(|e| e.to_string())?;
     Ok(Jobs { parsed, plan })
 }

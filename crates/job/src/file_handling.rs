@@ -174,10 +174,16 @@ pub struct FileHandling {
     pub service: FileService,
     /// `filename_format`, default `$jobname.$jobnum.$filenum`.
     pub filename_format: String,
-    /// `unique_filename`, default true: only prefixes names with a
-    /// client's address in fio's client/server mode, which ioscope does
-    /// not have; accepted for job files that set it.
+    /// `unique_filename`, default true: a job a fio client sent over TCP
+    /// names its files in `directory` after the server's address
+    /// (`DIR/ADDRESS.NAME`), so that clients sharing a directory do not
+    /// share files; no effect in a local run.
     pub unique_filename: bool,
+    /// The address a fio client's connection came in on, for a job it
+    /// sent to `--server` over TCP (fio's client_sockaddr_str): what
+    /// `$clientuid` and `unique_filename` put in file names. None in a
+    /// local run, as in a local fio.
+    pub client_uid: Option<String>,
     /// `opendir`: every regular file under this directory (recursively)
     /// is one of the job's files.
     pub opendir: Option<String>,
@@ -230,6 +236,7 @@ impl FileHandling {
             },
             filename_format: String::new(),
             unique_filename: false,
+            client_uid: None,
             opendir: None,
             sync: SyncMode::None,
             fdatasync: 0,
@@ -247,8 +254,8 @@ impl FileHandling {
     /// fio's `make_filename`: the name of generated file `filenum` of clone
     /// `jobnum` of job `jobname`. Each keyword is replaced wherever it
     /// occurs, matched without regard to case, in fio's order ($jobname,
-    /// $jobnum, $filenum, $clientuid); `$clientuid` is empty outside fio's
-    /// client/server mode, which ioscope does not have.
+    /// $jobnum, $filenum, $clientuid); `$clientuid` is empty but for a
+    /// job a fio client sent over TCP ([`FileHandling::client_uid`]).
     pub fn file_name(&self, jobname: &str, jobnum: u32, filenum: u32) -> String {
         if self.filename_format.is_empty() {
             return format!("{jobname}.{jobnum}.{filenum}");
@@ -258,7 +265,7 @@ impl FileHandling {
             ("$jobname", jobname.to_string()),
             ("$jobnum", jobnum.to_string()),
             ("$filenum", filenum.to_string()),
-            ("$clientuid", String::new()),
+            ("$clientuid", self.client_uid.clone().unwrap_or_default()),
         ];
         for (keyword, value) in values {
             // fio rescans from the start after each replacement; a value
@@ -304,8 +311,12 @@ mod tests {
             with_format("$JOBNAME-$filenum-$filenum").file_name("a", 0, 4),
             "a-4-4"
         );
-        // No client/server mode: $clientuid is empty, as in a local fio.
+        // Locally $clientuid is empty, as in a local fio; a client's job
+        // has the server's address.
         assert_eq!(with_format("$clientuid.x").file_name("a", 0, 0), ".x");
+        let mut sent = with_format("$clientuid.x");
+        sent.client_uid = Some("10.0.0.2".into());
+        assert_eq!(sent.file_name("a", 0, 0), "10.0.0.2.x");
         // A name holding a keyword is not expanded again.
         assert_eq!(
             with_format("$jobname").file_name("$jobname", 0, 0),

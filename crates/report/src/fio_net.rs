@@ -330,16 +330,21 @@ fn job_stats(job: &JobResult, number: u32, group: &GroupStats, kb_base: u32, pid
     p.fp64(lp.map_or(100.0, |l| l.percentile));
     p.u64(lp.map_or(0, |l| l.window_us));
     p.u32(sig_figs_of(job) as u32);
-    // ss_dur, ss_state, ss_head, ss_limit, ss_slope, ss_deviation,
-    // ss_criterion: steady-state detection's record is not sent.
-    p.u64(0);
+    // Steady-state detection's record: fio 3.33 judges IOPS or bandwidth
+    // only, so a latency criterion (fio 3.42's) is not sent.
+    let ss = job.steadystate.as_ref().filter(|ss| ss.metric != "lat");
+    let samples = ss.map_or(0, |ss| ss.bw.len());
+    p.u64(samples as u64);
+    p.u32(ss.map_or(0, steady_state_flags));
+    // ss_head: the samples go oldest first.
     p.u32(0);
+    p.fp64(ss.map_or(0.0, |ss| ss.limit));
+    p.fp64(ss.map_or(0.0, |ss| ss.slope));
+    p.fp64(ss.map_or(0.0, |ss| ss.max_deviation));
+    p.fp64(ss.map_or(0.0, |ss| ss.criterion));
     p.u32(0);
-    for _ in 0..4 {
-        p.fp64(0.0);
-    }
-    p.u32(0);
-    // ss_iops_data_offset, ss_bw_data_offset.
+    // ss_iops_data_offset, ss_bw_data_offset: filled in below.
+    let ss_at = p.0.len();
     p.u64(0);
     p.u64(0);
     let prio_at = p.0.len();
@@ -368,7 +373,42 @@ fn job_stats(job: &JobResult, number: u32, group: &GroupStats, kb_base: u32, pid
             p.zeroes(start + CLAT_PRIO_SIZE - p.0.len());
         }
     }
+    if let Some(ss) = ss.filter(|_| samples > 0) {
+        for (at, data) in [(ss_at, &ss.iops_data), (ss_at + 8, &ss.bw)] {
+            let offset = p.0.len() as u64;
+            p.0[at..at + 8].copy_from_slice(&offset.to_le_bytes());
+            p.u64s(
+                data.iter()
+                    .copied()
+                    .chain(std::iter::repeat(0))
+                    .take(samples),
+            );
+        }
+    }
     p.0
+}
+
+/// fio's ss_state bits (steadystate.h): what is judged and how, whether
+/// it was attained, and that the samples follow.
+fn steady_state_flags(ss: &ioscope_stats::SteadyStateResult) -> u32 {
+    const IOPS: u32 = 1;
+    const BW: u32 = 1 << 1;
+    const SLOPE: u32 = 1 << 2;
+    const ATTAINED: u32 = 1 << 3;
+    const DATA: u32 = 1 << 5;
+    const PCT: u32 = 1 << 6;
+    let mut flags = if ss.metric == "iops" { IOPS } else { BW };
+    for (on, bit) in [
+        (ss.slope_criterion, SLOPE),
+        (ss.attained, ATTAINED),
+        (!ss.bw.is_empty(), DATA),
+        (ss.percent, PCT),
+    ] {
+        if on {
+            flags |= bit;
+        }
+    }
+    flags
 }
 
 /// struct group_run_stats.

@@ -79,6 +79,7 @@ mod tests {
             metric: "iops",
             slope_criterion: false,
             percent: true,
+            limit: 50.0,
             criterion: 0.080396,
             max_deviation: 1278.0,
             slope: 0.0,

@@ -58,12 +58,19 @@ pub(crate) fn file_paths(spec: &JobSpec, worker: u32) -> Vec<PathBuf> {
 }
 
 /// `names` joined to the job's `directory` where they are relative (as fio
-/// adds files, also those an iolog names).
+/// adds files, also those an iolog names); for a job a fio client sent
+/// over TCP, with `unique_filename`, after the server's address (fio's
+/// `DIR/ADDRESS.NAME`).
 fn in_directory(spec: &JobSpec, names: &[String]) -> Vec<PathBuf> {
+    let fh = &spec.file_handling;
+    let uid = fh.client_uid.as_ref().filter(|_| fh.unique_filename);
     names
         .iter()
-        .map(|name| match &spec.directory {
-            Some(dir) if !name.starts_with('/') => Path::new(dir).join(name),
+        .map(|name| match (&spec.directory, uid) {
+            (Some(dir), Some(uid)) if !name.starts_with('/') => {
+                Path::new(dir).join(format!("{uid}.{name}"))
+            }
+            (Some(dir), None) if !name.starts_with('/') => Path::new(dir).join(name),
             _ => PathBuf::from(name),
         })
         .collect()

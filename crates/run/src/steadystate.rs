@@ -178,6 +178,7 @@ impl Detector {
             metric: self.spec.metric.name(),
             slope_criterion: self.spec.slope,
             percent: self.spec.percent,
+            limit: self.spec.limit,
             criterion: self.criterion,
             max_deviation: self.deviation,
             slope: self.slope,

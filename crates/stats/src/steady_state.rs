@@ -15,6 +15,8 @@ pub struct SteadyStateResult {
     pub metric: &'static str,
     pub slope_criterion: bool,
     pub percent: bool,
+    /// The limit the criterion is held to, as written.
+    pub limit: f64,
     /// The last value judged against the limit.
     pub criterion: f64,
     pub max_deviation: f64,
