@@ -89,7 +89,7 @@ fn run() -> anyhow::Result<ExitCode> {
         }
         args::Action::CrcTest(names) => return crctest::run(names.as_deref()),
         args::Action::CpuClockTest => return cpuclock_test::run(),
-        args::Action::Server(at) => return server::main(at.as_deref()),
+        args::Action::Server(at) => return server::main(at.as_deref(), args.daemonize.as_deref()),
         args::Action::IdleCalibrate => {
             let profiler = ioscope_run::IdleProfiler::start(ioscope_run::IdleProf::System)
                 .map_err(anyhow::Error::msg)?;

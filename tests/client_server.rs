@@ -75,11 +75,16 @@ impl Server {
 
     /// `fio --client` of this server, with `args` after it, in `dir`.
     fn client(&self, dir: &Path, args: &[&str]) -> Run {
-        fio([format!("--client={}", self.address)])
-            .args(args)
-            .dir(dir)
-            .run()
+        client(&self.address, dir, args)
     }
+}
+
+/// `fio --client=ADDRESS` with `args` after it, in `dir`.
+fn client(address: &str, dir: &Path, args: &[&str]) -> Run {
+    fio([format!("--client={address}")])
+        .args(args)
+        .dir(dir)
+        .run()
 }
 
 impl Drop for Server {
@@ -488,4 +493,64 @@ fn steady_state_detection_reaches_the_client_as_a_fio_servers() {
     let mean = o["data"]["iops_mean"].as_u64().unwrap();
     let sum: u64 = iops.iter().map(|v| v.as_u64().unwrap()).sum();
     assert_eq!(mean, sum / 2, "{o}");
+}
+
+/// Kills a background server however the test ends.
+struct KillOnDrop(i32);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        // SAFETY: signals the server the test started (gone already when
+        // the test passed).
+        unsafe { libc::kill(self.0, libc::SIGKILL) };
+    }
+}
+
+#[test]
+fn a_daemonized_server_serves_in_the_background_until_stopped() {
+    require!(fio_installed());
+    let d = tempdir();
+    let (socket, pidfile) = (d.path().join("bg.sock"), d.path().join("bg.pid"));
+    let start = || {
+        common::ioscope([
+            format!("--server=sock:{}", socket.display()),
+            format!("--daemonize={}", pidfile.display()),
+        ])
+        .dir(d.path())
+        .run()
+    };
+    // The command returns once the server is in the background.
+    start().assert_ok();
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let _killed_at_the_end = KillOnDrop(pid);
+    write_file(d.path(), "bg.fio", "[bg]\nioengine=null\nsize=1m\n");
+    let run = client(&format!("sock:{}", socket.display()), d.path(), &["bg.fio"]);
+    assert!(
+        run.stdout.contains("issued rwts: total=256,0,0,0"),
+        "{}",
+        run.describe()
+    );
+    // A second one over a live pid file is refused, as fio refuses it.
+    let again = start();
+    assert!(!again.status.success(), "{}", again.describe());
+    assert!(
+        again.stderr.contains("server appears alive"),
+        "{}",
+        again.describe()
+    );
+    // SIGTERM stops it, and it takes its pid file and socket away.
+    // SAFETY: signals the server this test started.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let stopped = Instant::now();
+    while pidfile.exists() || socket.exists() {
+        assert!(
+            stopped.elapsed() < Duration::from_secs(10),
+            "still there after SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
