@@ -35,6 +35,8 @@ pub enum Action {
     IdleCalibrate,
     /// `--server[=ARGS]`: serve fio clients (where to listen).
     Server(Option<String>),
+    /// `--client=ARGS`: run the jobs on a fio server (where it listens).
+    Client(String),
 }
 
 #[derive(Debug)]
@@ -77,19 +79,16 @@ pub struct Args {
 
 /// fio program options that ioscope does not implement yet: refused by name
 /// rather than mistaken for job options.
-const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &["client", "remote-config", "trigger-remote"];
+const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &["remote-config", "trigger-remote"];
 
 /// Why some of them are refused, where there is more to say than "not yet".
 fn why_unsupported(name: &str) -> &'static str {
     match name {
         "trigger-remote" => {
-            ": it runs the trigger on a fio server (--client), and ioscope has \
-             no client side (its --server serves fio's clients); --trigger runs a local one"
+            " yet: it runs the trigger on the servers of --client, which \
+             ioscope's client does not do yet; --trigger runs a local one"
         }
-        "client" | "remote-config" => {
-            " yet: ioscope has no client side; its --server serves fio's clients \
-             (fio --client=HOST job.fio)"
-        }
+        "remote-config" => " yet: ioscope's --client sends job files from this machine",
         _ => " yet",
     }
 }
@@ -136,6 +135,8 @@ Runs fio job files and fio-style command-line jobs.
                          :PORT or sock:PATH (default: every address, port 8765)
   --daemonize=PIDFILE    with --server: serve in the background, its pid in
                          PIDFILE
+  --client=ARGS          run the job files and job options on a fio server
+                         (fio's or ioscope's), ARGS as --server's
   --crctest[=NAMES]      time the verify checksums (all, or NAMES, comma-separated)
   --cpuclock-test        check that the time-stamp counters of the CPUs agree
   --idle-prof=WHAT       how idle the CPUs stay during the run: system (their
@@ -283,6 +284,12 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             "cpuclock-test" => out.action = Action::CpuClockTest,
             "server" => out.action = Action::Server(value.clone()),
             "daemonize" => out.daemonize = Some(PathBuf::from(value_of(name)?)),
+            "client" => match out.action {
+                Action::Client(_) => bail!(
+                    "--client: one server at a time (fio's client takes several; ioscope's not yet)"
+                ),
+                _ => out.action = Action::Client(value_of(name)?),
+            },
             "idle-prof" => match value_of(name)?.as_str() {
                 "calibrate" => out.action = Action::IdleCalibrate,
                 "system" => out.idle_prof = Some(ioscope_run::IdleProf::System),
@@ -377,6 +384,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "crctest",
     "server",
     "daemonize",
+    "client",
     "cpuclock-test",
     "idle-prof",
     "version",
@@ -528,8 +536,11 @@ mod tests {
 
     #[test]
     fn unsupported_program_options_are_refused_by_name() {
-        let e = args(&["--client=h"]).unwrap_err().to_string();
-        assert!(e.contains("--client") && e.contains("not supported"), "{e}");
+        let e = args(&["--remote-config=job.fio"]).unwrap_err().to_string();
+        assert!(
+            e.contains("--remote-config") && e.contains("not supported"),
+            "{e}"
+        );
         let e = args(&["--output-format=xml"]).unwrap_err().to_string();
         assert!(e.contains("xml"), "{e}");
     }

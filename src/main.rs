@@ -2,11 +2,13 @@
 
 mod alias;
 mod args;
+mod client;
 mod compare;
 mod cpuclock_test;
 mod crctest;
 mod debug;
 mod doctor;
+mod fio_protocol;
 mod html;
 mod info;
 mod output;
@@ -89,6 +91,7 @@ fn run() -> anyhow::Result<ExitCode> {
         }
         args::Action::CrcTest(names) => return crctest::run(names.as_deref()),
         args::Action::CpuClockTest => return cpuclock_test::run(),
+        args::Action::Client(at) => return client::main(at, &args),
         args::Action::Server(at) => return server::main(at.as_deref(), args.daemonize.as_deref()),
         args::Action::IdleCalibrate => {
             let profiler = ioscope_run::IdleProfiler::start(ioscope_run::IdleProf::System)

@@ -4,18 +4,16 @@
 //! otherwise, serves each connection in a process of its own, and with
 //! `--daemonize=PIDFILE` goes to the background.
 
-mod address;
 mod forward;
 mod replies;
 mod session;
-mod wire;
 
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use address::Address;
+use crate::fio_protocol::address::Address;
 
 /// Set by SIGINT or SIGTERM: the server stops accepting and exits.
 static STOP: AtomicBool = AtomicBool::new(false);
@@ -27,13 +25,14 @@ extern "C" fn stop(_: libc::c_int) {
 /// Listens and serves until stopped (SIGINT, SIGTERM); with `pidfile`,
 /// in the background (fio's `--daemonize`), its pid written there.
 pub fn main(arg: Option<&str>, pidfile: Option<&Path>) -> anyhow::Result<ExitCode> {
-    let address = Address::parse(arg.unwrap_or(""))?;
+    let address =
+        Address::parse(arg.unwrap_or("")).map_err(|e| anyhow::anyhow!("--server: {e}"))?;
     if let Some(p) = pidfile {
         refuse_live_pidfile(p)?;
     }
     // Listening first, so that a port in use is told here, before the
     // server goes to the background.
-    let listener = address.listen()?;
+    let listener = listen(&address)?;
     if let Some(p) = pidfile {
         daemonize(p)?;
     }
@@ -146,6 +145,18 @@ fn daemonize(pidfile: &Path) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+fn listen(address: &Address) -> anyhow::Result<Listener> {
+    let listening = match address {
+        Address::Tcp(a) => std::net::TcpListener::bind(a).map(Listener::Tcp),
+        Address::Unix(path) => {
+            // fio removes a socket file left by an earlier server.
+            let _ = std::fs::remove_file(path);
+            std::os::unix::net::UnixListener::bind(path).map(Listener::Unix)
+        }
+    };
+    listening.map_err(|e| anyhow::anyhow!("--server: cannot listen on {address}: {e}"))
 }
 
 /// What accepts connections: a TCP or a Unix-domain socket.

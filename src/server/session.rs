@@ -12,7 +12,7 @@ use ioscope_report::fio_net::{self, Message};
 
 use super::forward::Forward;
 use super::replies::{self, LOG_ERR, LOG_INFO};
-use super::wire::{self, Command, Op, RecvError};
+use crate::fio_protocol::wire::{self, Command, Op, RecvError};
 
 /// The connection, written to by the command loop (replies) and by the
 /// run (its output and results), one whole command at a time.
@@ -35,6 +35,8 @@ impl Link {
 /// The jobs the client has sent so far, parsed and planned.
 struct Jobs {
     parsed: Parsed,
+    /// The client prints the normal output.
+    normal: bool,
     plan: ioscope_run::Plan,
 }
 
@@ -52,6 +54,9 @@ pub fn serve(socket: File, local: Option<String>) -> Result<(), String> {
     // and is let close the connection itself, as fio's server does (it
     // may still be sending).
     let mut refused: Option<String> = None;
+    // Whether the client prints the normal output (the job lines,
+    // "Starting", layout lines).
+    let mut normal = true;
     loop {
         let command = match wire::recv(&mut &link.socket) {
             Ok(c) => c,
@@ -66,23 +71,25 @@ pub fn serve(socket: File, local: Option<String>) -> Result<(), String> {
             Op::Probe => link.send(Op::Probe, command.tag, &probe_reply()),
             Op::SendEta => link.send(Op::Eta, command.tag, &replies::eta()),
             _ if refused.is_some() => Ok(()),
-            Op::Job | Op::JobLine | Op::LoadFile => match add_jobs(&mut input, &command) {
-                Err(why) => refuse(&link, why, &mut refused),
-                Ok(()) => match parse(&input, &local) {
-                    // Options alone (the client's command line comes
-                    // before its job files) make no job yet.
-                    Err(_) if input.job_texts.is_empty() && input.job_files.is_empty() => {
-                        link.send(Op::Start, 0, &replies::start(0, 0))
-                    }
-                    Ok(now) => {
-                        let before = jobs.as_ref().map_or(0, |j| j.parsed.jobs.len());
-                        let sent = announce(&link, &now, before);
-                        jobs = Some(now);
-                        sent
-                    }
+            Op::Job | Op::JobLine | Op::LoadFile => {
+                match add_jobs(&mut input, &mut normal, &command) {
                     Err(why) => refuse(&link, why, &mut refused),
-                },
-            },
+                    Ok(()) => match parse(&input, &local, normal) {
+                        // Options alone (the client's command line comes
+                        // before its job files) make no job yet.
+                        Err(_) if input.job_texts.is_empty() && input.job_files.is_empty() => {
+                            link.send(Op::Start, 0, &replies::start(0, 0))
+                        }
+                        Ok(now) => {
+                            let before = jobs.as_ref().map_or(0, |j| j.parsed.jobs.len());
+                            let sent = announce(&link, &now, before);
+                            jobs = Some(now);
+                            sent
+                        }
+                        Err(why) => refuse(&link, why, &mut refused),
+                    },
+                }
+            }
             Op::Run if running.is_none() => match jobs.take() {
                 Some(j) if !j.parsed.jobs.is_empty() => {
                     let link = Arc::clone(&link);
@@ -145,7 +152,7 @@ fn hostname() -> String {
 /// Adds what the command carries to the jobs: a job file's text (struct
 /// cmd_job_pdu), the client's command line (cmd_line_pdu) or the name of
 /// a job file on this machine (cmd_load_file_pdu).
-fn add_jobs(input: &mut ParseInput, command: &Command) -> Result<(), String> {
+fn add_jobs(input: &mut ParseInput, normal: &mut bool, command: &Command) -> Result<(), String> {
     let p = &command.payload;
     let short = || format!("a {:?} command too short ({} bytes)", command.op, p.len());
     let u16_at = |at: usize| p.get(at..at + 2).map(|b| u16::from_le_bytes([b[0], b[1]]));
@@ -175,12 +182,15 @@ fn add_jobs(input: &mut ParseInput, command: &Command) -> Result<(), String> {
                 argv.push(String::from_utf8_lossy(&bytes[..end]).into_owned());
                 at += 2 + len;
             }
-            // argv[0] is the client's program name; the rest are its
-            // options for this server: the job options count here, the
-            // client's output options are the client's.
+            // argv[0] is the client's program name; the rest are the
+            // options fio's client passes on: its job options and
+            // sections, and its output format, which decides, as in fio's
+            // server, whether the lines of the normal output are sent.
             let args = crate::args::parse(argv.into_iter().skip(1)).map_err(|e| e.to_string())?;
             input.cli_options.extend(args.job_input.cli_options);
             input.job_files.extend(args.job_input.job_files);
+            input.sections.extend(args.job_input.sections);
+            *normal = args.formats.contains(&ioscope_report::Format::Normal);
         }
         _ => {
             let len = usize::from(u16_at(0).ok_or_else(short)?);
@@ -195,13 +205,17 @@ fn add_jobs(input: &mut ParseInput, command: &Command) -> Result<(), String> {
 
 /// Parses and plans the jobs sent so far; their files are named after
 /// the address a TCP client came in on, as fio's server names them.
-fn parse(input: &ParseInput, local: &Option<String>) -> Result<Jobs, String> {
+fn parse(input: &ParseInput, local: &Option<String>, normal: bool) -> Result<Jobs, String> {
     let mut parsed = ioscope_job::parse(input).map_err(|e| e.to_string())?;
     for job in &mut parsed.jobs {
         job.file_handling.client_uid.clone_from(local);
     }
     let plan = ioscope_run::plan(&parsed, false).map_err(|e| e.to_string())?;
-    Ok(Jobs { parsed, plan })
+    Ok(Jobs {
+        parsed,
+        normal,
+        plan,
+    })
 }
 
 /// What fio's server sends as it parses jobs: each new job's line, then
@@ -212,7 +226,7 @@ fn announce(link: &Link, jobs: &Jobs, before: usize) -> std::io::Result<()> {
     let headers = ioscope_run::headers(p);
     let (lines, _) =
         ioscope_report::server_preamble(&headers[before.min(headers.len())..], kb_base);
-    for line in lines.split_inclusive('\n') {
+    for line in lines.split_inclusive('\n').filter(|_| jobs.normal) {
         link.text(LOG_INFO, line)?;
     }
     let workers: u32 = p.jobs.iter().map(|j| j.numjobs.max(1)).sum();
@@ -245,7 +259,9 @@ fn run(link: &Arc<Link>, jobs: Jobs) {
     let headers = ioscope_run::headers(&jobs.parsed);
     let kb_base = jobs.parsed.jobs.first().map_or(1024, |j| j.kb_base);
     let (_, starting) = ioscope_report::server_preamble(&headers, kb_base);
-    let _ = link.text(LOG_INFO, &starting);
+    if jobs.normal {
+        let _ = link.text(LOG_INFO, &starting);
+    }
     let _ = link.send(Op::ServerStart, 0, &[]);
     let options = ioscope_run::RunOptions {
         eta: ioscope_run::Eta::Never,
@@ -253,7 +269,7 @@ fn run(link: &Arc<Link>, jobs: Jobs) {
         eta_newline: None,
         aux_path: None,
         trigger: ioscope_run::Trigger::default(),
-        layout_lines: true,
+        layout_lines: jobs.normal,
         stdout_is_data: false,
         status_interval: None,
         bandwidth_log: None,
@@ -271,7 +287,7 @@ fn run(link: &Arc<Link>, jobs: Jobs) {
             if let Err(e) = &logged {
                 let _ = link.text(LOG_ERR, &format!("ioscope: {e}\n"));
             }
-            let _ = send_results(link, &result);
+            let _ = send_results(link, &result, jobs.normal);
             let failed = result.failed_workers.min(255);
             let error = if failed > 0 {
                 failed
@@ -310,7 +326,11 @@ fn send_logs(link: &Link, logs: &[ioscope_stats::WorkerLogs]) -> std::io::Result
 /// The results as fio's show_run_stats sends them from a server, then
 /// the line its normal output would have begun with, then ioscope's
 /// notices, which fio's structs have no room for.
-fn send_results(link: &Link, result: &ioscope_stats::RunResult) -> std::io::Result<()> {
+fn send_results(
+    link: &Link,
+    result: &ioscope_stats::RunResult,
+    normal: bool,
+) -> std::io::Result<()> {
     for message in fio_net::end_of_run(result, std::process::id()) {
         let (op, payload) = match message {
             Message::JobOption(p) => (Op::JobOpt, p),
@@ -320,7 +340,9 @@ fn send_results(link: &Link, result: &ioscope_stats::RunResult) -> std::io::Resu
         };
         link.send(op, 0, &payload)?;
     }
-    link.text(LOG_INFO, "\n")?;
+    if normal {
+        link.text(LOG_INFO, "\n")?;
+    }
     // A line each, as the client prefixes each text with the host.
     for line in ioscope_report::notices_text(&result.notices).split_inclusive('\n') {
         link.text(LOG_INFO, line)?;

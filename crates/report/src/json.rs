@@ -67,7 +67,7 @@ pub fn document(result: &RunResult, plus: bool, opts: &Options) -> Value {
     let jobs = result
         .jobs
         .iter()
-        .map(|j| job(j, &groups[j.header.groupid as usize], elapsed, plus))
+        .map(|j| job(j, &groups[j.header.groupid as usize], Some(elapsed), plus))
         .collect();
     root.insert("jobs".into(), Value::Array(jobs));
     if !result.disks.is_empty() {
@@ -84,6 +84,47 @@ pub fn document(result: &RunResult, plus: bool, opts: &Options) -> Value {
         crate::helpers::run_json(&result.cpu),
     );
     root.insert("notices".into(), crate::notices::json(&result.notices));
+    Value::Object(root)
+}
+
+/// fio's client's document (client.c fio_client_json_init, handle_ts,
+/// handle_du): the version, the time, the global options, the jobs as
+/// `client_stats` (with `all`, fio's "All clients" sum, last) and the
+/// disks, each job and disk with the server's `hostname` and `port`.
+pub fn client_document(
+    result: &RunResult,
+    plus: bool,
+    opts: &Options,
+    server: (&str, u16),
+    all: Option<&(JobResult, GroupStats)>,
+) -> Value {
+    let groups = GroupStats::all(result);
+    let with_server = |mut v: Value| {
+        if let Value::Object(o) = &mut v {
+            o.insert("hostname".into(), Value::from(server.0));
+            o.insert("port".into(), Value::from(server.1));
+        }
+        v
+    };
+    let mut root = Map::new();
+    root.insert("fio version".into(), Value::from(opts.version.clone()));
+    root.insert("timestamp".into(), Value::from(result.timestamp));
+    root.insert("time".into(), Value::from(result.time.clone()));
+    if let Some(o) = options(&result.global_options) {
+        root.insert("global options".into(), o);
+    }
+    let jobs = (result.jobs.iter())
+        .map(|j| (j, &groups[j.header.groupid as usize]))
+        .chain(all.map(|(j, g)| (j, g)))
+        .map(|(j, g)| with_server(job(j, g, None, plus)))
+        .collect();
+    root.insert("client_stats".into(), Value::Array(jobs));
+    let disks = result
+        .disks
+        .iter()
+        .map(|d| with_server(disk::json(d)))
+        .collect();
+    root.insert("disk_util".into(), Value::Array(disks));
     Value::Object(root)
 }
 
@@ -106,16 +147,23 @@ fn float(v: f64) -> Value {
     Value::from(if v.is_finite() { v } else { 0.0 })
 }
 
-fn job(job: &JobResult, group: &GroupStats, elapsed: u64, plus: bool) -> Value {
+/// A job's object; `elapsed` is None for a job a server ran, which fio's
+/// client prints without the run's eta and elapsed time, the keys fio
+/// 3.42 added to its protocol's figures, and ioscope's own keys.
+fn job(job: &JobResult, group: &GroupStats, elapsed: Option<u64>, plus: bool) -> Value {
     let h = &job.header;
     let list = percentiles::sorted_list(&job.percentile_list);
     let mut o = Map::new();
     o.insert("jobname".into(), Value::from(h.name.clone()));
     o.insert("groupid".into(), Value::from(h.groupid));
-    o.insert("job_start".into(), Value::from(job.job_start_ms));
+    if elapsed.is_some() {
+        o.insert("job_start".into(), Value::from(job.job_start_ms));
+    }
     o.insert("error".into(), Value::from(job.reported_error()));
-    o.insert("eta".into(), Value::from(eta(elapsed)));
-    o.insert("elapsed".into(), Value::from(elapsed));
+    if let Some(elapsed) = elapsed {
+        o.insert("eta".into(), Value::from(eta(elapsed)));
+        o.insert("elapsed".into(), Value::from(elapsed));
+    }
     if let Some(opts) = options(&job.job_options) {
         o.insert("job options".into(), opts);
     }
@@ -198,10 +246,14 @@ fn job(job: &JobResult, group: &GroupStats, elapsed: u64, plus: bool) -> Value {
     if lp.depth != 0 {
         o.insert("latency_depth".into(), Value::from(lp.depth));
         o.insert("latency_target".into(), Value::from(lp.target_ns));
-        o.insert("latency_target_ns".into(), Value::from(lp.target_ns));
+        if elapsed.is_some() {
+            o.insert("latency_target_ns".into(), Value::from(lp.target_ns));
+        }
         o.insert("latency_percentile".into(), float(lp.percentile));
         o.insert("latency_window".into(), Value::from(lp.window_us));
-        o.insert("latency_window_us".into(), Value::from(lp.window_us));
+        if elapsed.is_some() {
+            o.insert("latency_window_us".into(), Value::from(lp.window_us));
+        }
     }
     if let Some(desc) = h.description.as_deref().filter(|d| !d.is_empty()) {
         o.insert("desc".into(), Value::from(desc.to_string()));
@@ -213,7 +265,9 @@ fn job(job: &JobResult, group: &GroupStats, elapsed: u64, plus: bool) -> Value {
         o.insert("steadystate".into(), crate::steadystate::object(ss));
     }
     // ioscope's own keys go after all of fio's.
-    crate::helpers::job_json(job, &mut o);
+    if elapsed.is_some() {
+        crate::helpers::job_json(job, &mut o);
+    }
     Value::Object(o)
 }
 

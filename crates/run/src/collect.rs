@@ -255,7 +255,7 @@ fn dir_result(dir: &DirStats, runtime_ms: u64) -> DirResult {
 }
 
 /// Seconds and milliseconds since the epoch, and fio's ctime-style time.
-fn now_stamps() -> (i64, i64, String) {
+pub fn now_stamps() -> (i64, i64, String) {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();

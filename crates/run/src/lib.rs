@@ -50,6 +50,7 @@ mod worker;
 mod zones;
 
 pub use affinity::pin_current_thread;
+pub use collect::now_stamps;
 pub use error::RunError;
 pub use idle_prof::{IdleProf, IdleProfiler};
 pub use phases::headers;

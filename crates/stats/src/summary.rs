@@ -17,7 +17,7 @@ pub struct Summary {
 
 impl Summary {
     /// A summary of `samples` samples with these extremes, mean and S.
-    pub(crate) fn from_parts(samples: u64, min: u64, max: u64, mean: f64, m2: f64) -> Summary {
+    pub fn from_parts(samples: u64, min: u64, max: u64, mean: f64, m2: f64) -> Summary {
         Summary {
             samples,
             min,

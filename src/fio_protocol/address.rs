@@ -1,4 +1,4 @@
-//! Where `--server=ARGS` listens, in fio's words (server.c
+//! Where `--server=ARGS` listens and `--client=ARGS` connects, in fio's words (server.c
 //! fio_server_parse_string): nothing for every IPv4 address on port 8765;
 //! `sock:PATH` for a Unix-domain socket; `[ip:|ip4:|ip6:]HOST[,PORT]`, or
 //! `:PORT` alone.
@@ -7,7 +7,6 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
 
 use super::wire::DEFAULT_PORT;
-use super::Listener;
 
 #[derive(Debug, PartialEq)]
 pub enum Address {
@@ -19,7 +18,7 @@ impl Address {
     pub fn parse(arg: &str) -> anyhow::Result<Address> {
         if let Some(path) = arg.strip_prefix("sock:") {
             if path.is_empty() {
-                anyhow::bail!("--server=sock:PATH: the socket's path is missing");
+                anyhow::bail!("sock:PATH: the socket's path is missing");
             }
             return Ok(Address::Unix(PathBuf::from(path)));
         }
@@ -47,25 +46,13 @@ impl Address {
         }
         let found = (host, port)
             .to_socket_addrs()
-            .map_err(|e| anyhow::anyhow!("--server: failed to resolve <{host}> ({e})"))?
+            .map_err(|e| anyhow::anyhow!("failed to resolve <{host}> ({e})"))?
             .find(|a| a.is_ipv6() == v6)
             .ok_or_else(|| {
                 let family = if v6 { "IPv6" } else { "IPv4" };
-                anyhow::anyhow!("--server: <{host}> has no {family} address")
+                anyhow::anyhow!("<{host}> has no {family} address")
             })?;
         Ok(Address::Tcp(found))
-    }
-
-    pub fn listen(&self) -> anyhow::Result<Listener> {
-        let listening = match self {
-            Address::Tcp(a) => std::net::TcpListener::bind(a).map(Listener::Tcp),
-            Address::Unix(path) => {
-                // fio removes a socket file left by an earlier server.
-                let _ = std::fs::remove_file(path);
-                std::os::unix::net::UnixListener::bind(path).map(Listener::Unix)
-            }
-        };
-        listening.map_err(|e| anyhow::anyhow!("--server: cannot listen on {self}: {e}"))
     }
 }
 
@@ -81,7 +68,7 @@ impl std::fmt::Display for Address {
 fn parse_port(text: &str) -> anyhow::Result<u16> {
     match text.trim().parse::<u16>() {
         Ok(p) if p != 0 => Ok(p),
-        _ => anyhow::bail!("--server: bad server port '{text}' (expected 1 to 65535)"),
+        _ => anyhow::bail!("bad server port '{text}' (expected 1 to 65535)"),
     }
 }
 

@@ -4,6 +4,10 @@
 //! as `fio --client` of protocol version 97 reads and prints them. The
 //! framing of these payloads is the binary's (src/server/).
 
+mod read;
+
+pub use read::{disk_util as read_disk_util, job_stats as read_job_stats, log_file};
+
 use crate::group::{rate_unit_of, sig_figs_of, GroupStats};
 use crate::normal::error_text;
 use crate::num2str::Unit;
@@ -137,6 +141,56 @@ pub fn end_of_run(result: &RunResult, pid: u32) -> Vec<Message> {
         out.push(Message::DiskUtil(disk_util(d)));
     }
     out
+}
+
+/// fio's client's "All clients" summary, when the server sent more than
+/// one report (client.c handle_ts): every job summed (sum_thread_stats,
+/// without percentiles), with every job's group figures summed
+/// (sum_group_stats, so a group counts once per job in it).
+pub(crate) fn all_clients(result: &RunResult) -> Option<(JobResult, GroupStats)> {
+    let (first, rest) = result.jobs.split_first()?;
+    let groups = GroupStats::all(result);
+    let mut all = first.clone();
+    for j in rest {
+        all.merge(j);
+    }
+    let last = result.jobs.last()?;
+    all.header.name = "All clients".into();
+    all.header.groupid = last.header.groupid;
+    all.header.numjobs = result.jobs.len() as u32;
+    all.header.description = None;
+    all.job_options.clear();
+    (
+        all.clat_percentiles,
+        all.lat_percentiles,
+        all.slat_percentiles,
+    ) = (false, false, false);
+    // Nor the latency target's figures: its line and keys are left out.
+    all.header.latency_profile = Some(ioscope_stats::LatencyProfile {
+        target_ns: 0,
+        window_us: 0,
+        percentile: 0.0,
+        depth: 0,
+    });
+    all.header.iodepth = 0;
+    let mut sum = groups[first.header.groupid as usize].clone();
+    for j in rest {
+        let g = &groups[j.header.groupid as usize];
+        for (d, s) in sum.dirs.iter_mut().zip(&g.dirs) {
+            d.max_run = d.max_run.max(s.max_run);
+            if d.min_run != 0 && d.min_run > s.min_run {
+                d.min_run = s.min_run;
+            }
+            d.max_bw = d.max_bw.max(s.max_bw);
+            if d.min_bw != 0 && d.min_bw > s.min_bw {
+                d.min_bw = s.min_bw;
+            }
+            d.io_bytes += s.io_bytes;
+            d.agg += s.agg;
+        }
+    }
+    sum.groupid = last.header.groupid;
+    Some((all, sum))
 }
 
 /// A packed little-endian C struct being written field by field.
@@ -541,5 +595,88 @@ mod tests {
             disk_util(&ioscope_stats::DiskUtil::default()).len(),
             DISK_UTIL_SIZE
         );
+    }
+
+    /// What the writer puts in a fio payload, the reader gets back: the
+    /// normal and JSON+ outputs of the two are the same.
+    #[test]
+    fn a_job_read_back_renders_as_the_job_written() {
+        let mut j = job();
+        j.header.description = Some("described".into());
+        j.header.latency_profile = Some(ioscope_stats::LatencyProfile {
+            target_ns: 0,
+            window_us: 0,
+            percentile: 100.0,
+            depth: 1,
+        });
+        j.pid = 4242;
+        j.clat_percentiles = true;
+        j.percentile_list = vec![50.0, 99.0];
+        j.cpu.user_ns = 120_000_000;
+        j.cpu.sys_ns = 30_000_000;
+        j.cpu.ctx = 17;
+        j.depth.counts[0] = 1;
+        j.submit.counts[1] = 1;
+        j.complete.counts[1] = 1;
+        j.lat_buckets.usec[1] = 1;
+        j.dirs[0].bw.add(4);
+        j.dirs[0].iops.add(1);
+        let mut w = LatencyHistogram::new();
+        for ns in [900, 1_500, 2_000_000] {
+            w.add(ns);
+            j.dirs[1].clat.summary.add(ns);
+            j.dirs[1].lat.summary.add(ns + 100);
+        }
+        j.dirs[1].clat.histogram = Some(w);
+        j.dirs[1].total_ios = 3;
+        j.dirs[1].io_bytes = 3 * 4096;
+        j.dirs[1].runtime_ms = 1000;
+        j.issued[1] = 3;
+        j.dirs[0].prios = vec![
+            ioscope_stats::PrioLat {
+                ioprio: 1 << 13,
+                lat: j.dirs[0].clat.clone(),
+            },
+            ioscope_stats::PrioLat {
+                ioprio: 2 << 13 | 4,
+                lat: j.dirs[0].clat.clone(),
+            },
+        ];
+        j.steadystate = Some(ioscope_stats::SteadyStateResult {
+            ss: "iops_slope:0.300000%".into(),
+            duration: 2,
+            attained: true,
+            metric: "iops",
+            slope_criterion: true,
+            percent: true,
+            limit: 0.3,
+            criterion: 0.01,
+            max_deviation: 3.0,
+            slope: 1.5,
+            bw: vec![4096, 8192],
+            iops_data: vec![1, 2],
+            lat: Vec::new(),
+        });
+        let run = |jobs: Vec<JobResult>| RunResult {
+            jobs,
+            kb_base: 1024,
+            time: "then".into(),
+            ..RunResult::default()
+        };
+        let g = GroupStats::of(std::slice::from_ref(&j), 0);
+        let (back, kb_base) = read_job_stats(&job_stats(&j, 1, &g, 1024, 7)).unwrap();
+        assert_eq!(kb_base, 1024);
+        let opts = crate::Options {
+            pid: 7,
+            version: "v".into(),
+        };
+        let formats = [crate::Format::Normal, crate::Format::JsonPlus];
+        let (a, b) = (run(vec![j]), run(vec![back]));
+        let (a, b) = (
+            crate::render_with(&a, &formats, &opts),
+            crate::render_with(&b, &formats, &opts),
+        );
+        assert!(a.contains("steadystate") && a.contains("prios"), "{a}");
+        assert_eq!(a, b);
     }
 }
