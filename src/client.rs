@@ -5,8 +5,9 @@
 //! in the formats asked for, as fio's client does (client.c).
 
 use std::io::Write;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use crate::fio_protocol::address::Address;
 use crate::fio_protocol::wire::{self, Op};
@@ -24,6 +25,7 @@ pub fn main(at: &str, args: &crate::args::Args) -> anyhow::Result<ExitCode> {
     }
     .map_err(|e| anyhow::anyhow!("--client: cannot connect to {address}: {e}"))?;
     let mut socket = std::fs::File::from(socket);
+    quit_on_ctrl_c(&socket);
     let normal = args.formats.contains(&ioscope_report::Format::Normal);
     let terse = (args.formats.iter()).any(|f| matches!(f, ioscope_report::Format::Terse(_)));
     let mut out = std::io::stdout().lock();
@@ -145,6 +147,32 @@ pub fn main(at: &str, args: &crate::args::Args) -> anyhow::Result<ExitCode> {
     );
     crate::output::print(&report)?;
     Ok(ExitCode::from(u8::from(error != 0)))
+}
+
+/// The server's socket, for the signal handler.
+static SERVER: AtomicI32 = AtomicI32::new(-1);
+
+extern "C" fn send_quit(_: libc::c_int) {
+    let fd = SERVER.load(Ordering::Relaxed);
+    // SAFETY: write is async-signal-safe; the command is a whole static
+    // buffer.
+    unsafe { libc::write(fd, wire::QUIT.as_ptr().cast(), wire::QUIT.len()) };
+}
+
+/// Ctrl-C (or SIGTERM) tells the server to stop the jobs, as fio's client
+/// does; the results of what ran still come and are printed.
+fn quit_on_ctrl_c(socket: &std::fs::File) {
+    SERVER.store(socket.as_raw_fd(), Ordering::Relaxed);
+    // SAFETY: the handler only loads an atomic and writes; SA_RESTART
+    // lets the reading go on.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = send_quit as extern "C" fn(libc::c_int) as usize;
+        action.sa_flags = libc::SA_RESTART;
+        for sig in [libc::SIGINT, libc::SIGTERM] {
+            libc::sigaction(sig, &action, std::ptr::null_mut());
+        }
+    }
 }
 
 /// struct cmd_client_probe_pdu: its flags, and the server as named.

@@ -639,3 +639,37 @@ fn ioscopes_client_writes_the_logs_a_server_sends() {
     assert_eq!(lines.len(), 16, "{clat}");
     assert!(lines.iter().all(|l| l.ends_with(", 0, 4096, 0")), "{clat}");
 }
+
+#[test]
+fn ctrl_c_on_the_client_stops_the_servers_jobs_and_their_results_still_come() {
+    require!(fio_installed());
+    let d = tempdir();
+    let (ours, theirs) = both_servers(d.path());
+    write_file(
+        d.path(),
+        "long.fio",
+        "[long]\nioengine=null\nsize=100g\ntime_based\nruntime=60\n",
+    );
+    for server in [&ours, &theirs] {
+        let child = Command::new(bin())
+            .args([format!("--client={}", server.address), "long.fio".into()])
+            .current_dir(d.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_secs(2));
+        // SAFETY: signals the client this test started.
+        unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+        let started = Instant::now();
+        let out = child.wait_with_output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the jobs ran on: {stdout}"
+        );
+        assert!(stdout.contains("long: (groupid=0, jobs=1)"), "{stdout}");
+        assert!(stdout.contains("Run status group 0"), "{stdout}");
+    }
+}

@@ -127,6 +127,22 @@ fn header(op: Op, tag: u64, flags: u32, piece: &[u8]) -> [u8; HEADER] {
     h
 }
 
+/// A QUIT command, whole: what fio's client sends its servers on Ctrl-C,
+/// made beforehand so that a signal handler can write it.
+pub const QUIT: [u8; HEADER] = {
+    let mut h = [0u8; HEADER];
+    let [v0, v1] = VERSION.to_le_bytes();
+    let [o0, o1] = (Op::Quit as u16).to_le_bytes();
+    h[0] = v0;
+    h[1] = v1;
+    h[2] = o0;
+    h[3] = o1;
+    let [c0, c1] = CRC16.checksum(h.split_at(CHECKED).0).to_le_bytes();
+    h[20] = c0;
+    h[21] = c1;
+    h
+};
+
 /// What ended the reading of a command.
 #[derive(Debug)]
 pub enum RecvError {
@@ -237,6 +253,13 @@ mod tests {
         let mut wire = Vec::new();
         send(&mut wire, Op::Run, 0, &[]).unwrap();
         assert_eq!(wire, captured);
+    }
+
+    #[test]
+    fn the_prepared_quit_is_a_quit() {
+        assert_eq!(QUIT, header(Op::Quit, 0, 0, &[]));
+        let got = recv(&mut &QUIT[..]).unwrap();
+        assert_eq!((got.op, got.payload.len()), (Op::Quit, 0));
     }
 
     #[test]

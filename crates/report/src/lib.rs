@@ -148,6 +148,14 @@ pub fn render_client(
     for f in formats {
         if let Format::Terse(version) = f {
             out.push_str(&terse::render(result, *version, opts));
+            if let Some((job, _)) = &all {
+                let sum = RunResult {
+                    jobs: vec![job.clone()],
+                    disks: Vec::new(),
+                    ..result.clone()
+                };
+                out.push_str(&terse::render(&sum, *version, opts));
+            }
         }
     }
     let plus = formats.contains(&Format::JsonPlus);
