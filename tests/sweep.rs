@@ -3,9 +3,7 @@
 
 mod common;
 
-use std::path::Path;
-
-use common::{ioscope, tempdir, write_file, Zram};
+use common::{ioscope, names_in, tempdir, write_file, Zram};
 use ioscope_testutil::{program, require};
 use serde_json::Value;
 
@@ -24,15 +22,6 @@ for path in sys.argv[1:]:
     p = read["clat_ns"]["percentile"]
     print(path, doc["jobs"][0]["job options"]["iodepth"], read["iops"], p["99.000000"])
 "#;
-
-fn files(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    names
-}
 
 #[test]
 fn iodepth_1_to_32_on_zram_writes_one_fio_document_per_point() {
@@ -64,7 +53,7 @@ fn iodepth_1_to_32_on_zram_writes_one_fio_document_per_point() {
         .enumerate()
         .map(|(i, d)| format!("{}_iodepth-{d}.json", i + 1))
         .collect();
-    assert_eq!(files(&out), names);
+    assert_eq!(names_in(&out), names);
     for (i, depth) in depths.iter().enumerate() {
         let path = out.join(&names[i]);
         let file: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
@@ -127,7 +116,7 @@ fn two_axes_make_a_grid_with_the_first_outermost() {
     .run();
     run.assert_ok();
     assert_eq!(
-        files(&d.path().join("grid")),
+        names_in(&d.path().join("grid")),
         [
             "1_bs-4k_numjobs-1.json",
             "2_bs-4k_numjobs-2.json",
@@ -177,13 +166,13 @@ fn the_default_directory_is_named_for_the_time() {
     .dir(d.path())
     .run()
     .assert_ok();
-    let made = files(d.path());
+    let made = names_in(d.path());
     assert_eq!(made.len(), 1, "{made:?}");
     let name = &made[0];
     // sweep-YYYYmmdd-HHMMSS
     assert_eq!(name.len(), "sweep-20261124-084500".len(), "{name}");
     assert!(name.starts_with("sweep-20"), "{name}");
-    assert_eq!(files(&d.path().join(name)).len(), 2);
+    assert_eq!(names_in(&d.path().join(name)).len(), 2);
 }
 
 fn refused(args: &[&str]) -> String {
@@ -201,7 +190,7 @@ fn refused(args: &[&str]) -> String {
     let err = run.assert_refused().to_string();
     assert_eq!(run.stdout, "");
     // Nothing was written: the points are planned before any runs.
-    let left: Vec<String> = files(d.path())
+    let left: Vec<String> = names_in(d.path())
         .into_iter()
         .filter(|f| f != "qd2.fio" && f != "used")
         .collect();
