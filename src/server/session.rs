@@ -105,7 +105,8 @@ pub fn serve(socket: File, local: Option<String>) -> Result<(), String> {
             Op::Quit | Op::Exit => {
                 // The client stops the run (fio_terminate_threads): the
                 // workers end as on Ctrl-C and the results still go out.
-                if running.is_some() {
+                // (Once the run is over, nothing handles the signal.)
+                if running.as_ref().is_some_and(|r| !r.is_finished()) {
                     // SAFETY: kill on this process with a signal the run
                     // handles.
                     unsafe { libc::kill(libc::getpid(), libc::SIGINT) };
