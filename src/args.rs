@@ -35,8 +35,8 @@ pub enum Action {
     IdleCalibrate,
     /// `--server[=ARGS]`: serve fio clients (where to listen).
     Server(Option<String>),
-    /// `--client=ARGS`: run the jobs on a fio server (where it listens).
-    Client(String),
+    /// `--client=ARGS` (repeatable): run the jobs on fio servers.
+    Client(Vec<crate::client::ClientSpec>),
 }
 
 #[derive(Debug)]
@@ -136,7 +136,8 @@ Runs fio job files and fio-style command-line jobs.
   --daemonize=PIDFILE    with --server: serve in the background, its pid in
                          PIDFILE
   --client=ARGS          run the job files and job options on a fio server
-                         (fio's or ioscope's), ARGS as --server's
+                         (fio's or ioscope's), ARGS as --server's or a file
+                         listing servers; repeat for more servers
   --crctest[=NAMES]      time the verify checksums (all, or NAMES, comma-separated)
   --cpuclock-test        check that the time-stamp counters of the CPUs agree
   --idle-prof=WHAT       how idle the CPUs stay during the run: system (their
@@ -194,15 +195,26 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
         job_input: ioscope_job::ParseInput::default(),
     };
     let mut terse_version = TerseVersion::default();
+    // Job files right after a `--client` are that server's own, as in
+    // fio; the others go to every server without files of its own.
+    let mut own_files = false;
     let mut args = args.into_iter();
     while let Some(arg) = args.next() {
         let Some(opt) = arg
             .strip_prefix("--")
             .or_else(|| arg.strip_prefix('-').filter(|_| arg.len() > 1))
         else {
-            out.job_input.job_files.push(PathBuf::from(arg));
+            match &mut out.action {
+                Action::Client(servers) if own_files => {
+                    if let Some(last) = servers.last_mut() {
+                        last.job_files.push(PathBuf::from(arg));
+                    }
+                }
+                _ => out.job_input.job_files.push(PathBuf::from(arg)),
+            }
             continue;
         };
+        own_files = false;
         let (name, value) = match opt.split_once('=') {
             Some((n, v)) => (n, Some(v.to_string())),
             None => (opt, None),
@@ -282,14 +294,25 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             // Its value is optional, as in fio: every checksum without one.
             "crctest" => out.action = Action::CrcTest(value.clone()),
             "cpuclock-test" => out.action = Action::CpuClockTest,
-            "server" => out.action = Action::Server(value.clone()),
+            "server" => {
+                if matches!(out.action, Action::Client(_)) {
+                    bail!("--server: can't be both client and server");
+                }
+                out.action = Action::Server(value.clone());
+            }
             "daemonize" => out.daemonize = Some(PathBuf::from(value_of(name)?)),
-            "client" => match out.action {
-                Action::Client(_) => bail!(
-                    "--client: one server at a time (fio's client takes several; ioscope's not yet)"
-                ),
-                _ => out.action = Action::Client(value_of(name)?),
-            },
+            "client" => {
+                if matches!(out.action, Action::Server(_)) {
+                    bail!("--client: can't be both client and server");
+                }
+                let at = value_of(name)?;
+                let (servers, listed) = crate::client::ClientSpec::from_arg(&at)?;
+                own_files = !listed;
+                match &mut out.action {
+                    Action::Client(all) => all.extend(servers),
+                    _ => out.action = Action::Client(servers),
+                }
+            }
             "idle-prof" => match value_of(name)?.as_str() {
                 "calibrate" => out.action = Action::IdleCalibrate,
                 "system" => out.idle_prof = Some(ioscope_run::IdleProf::System),

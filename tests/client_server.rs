@@ -652,3 +652,59 @@ fn ctrl_c_on_the_client_stops_the_servers_jobs_and_their_results_still_come() {
         assert!(stdout.contains("Run status group 0"), "{stdout}");
     }
 }
+
+#[test]
+fn several_servers_run_their_jobs_together_and_are_summed_as_fios_client_sums_them() {
+    require!(fio_installed());
+    let d = tempdir();
+    let (ours, theirs) = both_servers(d.path());
+    write_file(d.path(), "one.fio", "[one]\nioengine=null\nsize=16m\n");
+    // Each server's job file follows it, as fio's client takes them.
+    let run = our_client(
+        &ours.address,
+        d.path(),
+        &[
+            "one.fio",
+            &format!("--client={}", theirs.address),
+            "one.fio",
+            "--output-format=json",
+        ],
+    );
+    assert!(run.status.success(), "{}", run.describe());
+    let doc = extract_json(&run.stdout).unwrap().0;
+    let jobs = doc["client_stats"].as_array().unwrap();
+    let hosts: BTreeSet<&str> = jobs[..2]
+        .iter()
+        .map(|j| j["hostname"].as_str().unwrap())
+        .collect();
+    let sockets: BTreeSet<String> = [&ours, &theirs]
+        .iter()
+        .map(|s| s.address.trim_start_matches("sock:").to_string())
+        .collect();
+    assert_eq!(hosts, sockets.iter().map(String::as_str).collect());
+    assert_eq!(jobs.len(), 3, "each server's job, then All clients");
+    assert_eq!(jobs[2]["jobname"], "All clients");
+    for j in &jobs[..2] {
+        assert_eq!(j["read"]["total_ios"], 4096, "{j}");
+    }
+    assert_eq!(jobs[2]["read"]["total_ios"], 8192);
+
+    // A server given no job file is left out, as fio's client leaves it.
+    let run = our_client(
+        &ours.address,
+        d.path(),
+        &[
+            &format!("--client={}", theirs.address),
+            "one.fio",
+            "--output-format=json",
+        ],
+    );
+    assert!(run.status.success(), "{}", run.describe());
+    let doc = extract_json(&run.stdout).unwrap().0;
+    let jobs = doc["client_stats"].as_array().unwrap();
+    assert_eq!(jobs.len(), 1, "{doc}");
+    assert_eq!(
+        jobs[0]["hostname"],
+        theirs.address.trim_start_matches("sock:")
+    );
+}

@@ -88,42 +88,58 @@ pub fn document(result: &RunResult, plus: bool, opts: &Options) -> Value {
 }
 
 /// fio's client's document (client.c fio_client_json_init, handle_ts,
-/// handle_du): the version, the time, the global options, the jobs as
-/// `client_stats` (with `all`, fio's "All clients" sum, last) and the
-/// disks, each job and disk with the server's `hostname` and `port`.
+/// handle_du): the version, the time, the global options, the jobs of
+/// every server as `client_stats` (with `all`, fio's "All clients" sum,
+/// last) and the disks, each job and disk with its server's `hostname`
+/// and `port`.
 pub fn client_document(
-    result: &RunResult,
+    results: &[(&RunResult, (&str, u16))],
     plus: bool,
     opts: &Options,
-    server: (&str, u16),
     all: Option<&(JobResult, GroupStats)>,
 ) -> Value {
-    let groups = GroupStats::all(result);
-    let with_server = |mut v: Value| {
+    let with_server = |mut v: Value, (host, port): (&str, u16)| {
         if let Value::Object(o) = &mut v {
-            o.insert("hostname".into(), Value::from(server.0));
-            o.insert("port".into(), Value::from(server.1));
+            o.insert("hostname".into(), Value::from(host));
+            o.insert("port".into(), Value::from(port));
         }
         v
     };
     let mut root = Map::new();
     root.insert("fio version".into(), Value::from(opts.version.clone()));
-    root.insert("timestamp".into(), Value::from(result.timestamp));
-    root.insert("time".into(), Value::from(result.time.clone()));
-    if let Some(o) = options(&result.global_options) {
+    let (timestamp, time) = results
+        .last()
+        .map_or((0, String::new()), |(r, _)| (r.timestamp, r.time.clone()));
+    root.insert("timestamp".into(), Value::from(timestamp));
+    root.insert("time".into(), Value::from(time));
+    // fio's client keeps one object of global options, each server's
+    // written over the last's.
+    let mut global: Vec<(String, String)> = Vec::new();
+    for (r, _) in results {
+        for (k, v) in &r.global_options {
+            match global.iter_mut().find(|(name, _)| name == k) {
+                Some(slot) => slot.1.clone_from(v),
+                None => global.push((k.clone(), v.clone())),
+            }
+        }
+    }
+    if let Some(o) = options(&global) {
         root.insert("global options".into(), o);
     }
-    let jobs = (result.jobs.iter())
-        .map(|j| (j, &groups[j.header.groupid as usize]))
-        .chain(all.map(|(j, g)| (j, g)))
-        .map(|(j, g)| with_server(job(j, g, None, plus)))
-        .collect();
+    let mut jobs = Vec::new();
+    let mut disks = Vec::new();
+    for (r, server) in results {
+        let groups = GroupStats::all(r);
+        for j in &r.jobs {
+            let g = &groups[j.header.groupid as usize];
+            jobs.push(with_server(job(j, g, None, plus), *server));
+        }
+        disks.extend(r.disks.iter().map(|d| with_server(disk::json(d), *server)));
+    }
+    if let (Some((j, g)), Some((_, server))) = (all, results.last()) {
+        jobs.push(with_server(job(j, g, None, plus), *server));
+    }
     root.insert("client_stats".into(), Value::Array(jobs));
-    let disks = result
-        .disks
-        .iter()
-        .map(|d| with_server(disk::json(d)))
-        .collect();
     root.insert("disk_util".into(), Value::Array(disks));
     Value::Object(root)
 }

@@ -124,35 +124,37 @@ pub fn notices_text(notices: &[ioscope_stats::Notice]) -> String {
     notices::block(notices)
 }
 
-/// The results of a fio server's run as fio's client prints them: as
-/// [`render_with`], but the JSON document lists the jobs as
-/// `client_stats`, each job and disk with the server's `hostname` and
-/// `port`, and has none of the local process's keys.
+/// The results of fio servers' runs as fio's client prints them: each
+/// server's as [`render_with`] would, but the JSON document lists the
+/// jobs as `client_stats`, each job and disk with its server's `hostname`
+/// and `port`, and has none of the local process's keys.
 ///
-/// With `summed` (the server said it would send more than one report),
-/// fio's "All clients" summary follows: the last job of the JSON's
-/// `client_stats`, and a block at the end of the normal output.
+/// With `summed` (the servers said they would send more than one report
+/// in all), fio's "All clients" sum follows: the last job of the JSON's
+/// `client_stats`, a terse line, and a block at the end of the normal
+/// output.
 pub fn render_client(
-    result: &RunResult,
+    results: &[(&RunResult, (&str, u16))],
     formats: &[Format],
     opts: &Options,
-    server: (&str, u16),
     summed: bool,
 ) -> String {
     let all = if summed {
-        fio_net::all_clients(result)
+        fio_net::all_clients(results)
     } else {
         None
     };
     let mut out = String::new();
     for f in formats {
         if let Format::Terse(version) = f {
-            out.push_str(&terse::render(result, *version, opts));
-            if let Some((job, _)) = &all {
+            for (result, _) in results {
+                out.push_str(&terse::render(result, *version, opts));
+            }
+            if let (Some((job, _)), Some((first, _))) = (&all, results.first()) {
                 let sum = RunResult {
                     jobs: vec![job.clone()],
                     disks: Vec::new(),
-                    ..result.clone()
+                    ..(*first).clone()
                 };
                 out.push_str(&terse::render(&sum, *version, opts));
             }
@@ -160,17 +162,19 @@ pub fn render_client(
     }
     let plus = formats.contains(&Format::JsonPlus);
     if plus || formats.contains(&Format::Json) {
-        let doc = json::client_document(result, plus, opts, server, all.as_ref());
+        let doc = json::client_document(results, plus, opts, all.as_ref());
         out.push_str(&fio_formatter::to_string(&doc));
         out.push('\n');
     }
     if formats.contains(&Format::Normal) {
-        // The server's text ended with the line a local run's output
-        // begins with.
-        let normal = normal::render(result, opts);
-        out.push_str(normal.strip_prefix('\n').unwrap_or(&normal));
-        if let Some((job, group)) = &all {
-            out.push_str(&normal::job_block(job, group, result, opts));
+        for (result, _) in results {
+            // The server's text ended with the line a local run's output
+            // begins with.
+            let normal = normal::render(result, opts);
+            out.push_str(normal.strip_prefix('\n').unwrap_or(&normal));
+        }
+        if let (Some((job, group)), Some((first, _))) = (&all, results.first()) {
+            out.push_str(&normal::job_block(job, group, first, opts));
         }
     }
     out

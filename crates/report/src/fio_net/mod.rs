@@ -143,21 +143,31 @@ pub fn end_of_run(result: &RunResult, pid: u32) -> Vec<Message> {
     out
 }
 
-/// fio's client's "All clients" summary, when the server sent more than
+/// fio's client's "All clients" summary, when the servers sent more than
 /// one report (client.c handle_ts): every job summed (sum_thread_stats,
 /// without percentiles), with every job's group figures summed
 /// (sum_group_stats, so a group counts once per job in it).
-pub(crate) fn all_clients(result: &RunResult) -> Option<(JobResult, GroupStats)> {
-    let (first, rest) = result.jobs.split_first()?;
-    let groups = GroupStats::all(result);
-    let mut all = first.clone();
-    for j in rest {
+pub(crate) fn all_clients(
+    results: &[(&RunResult, (&str, u16))],
+) -> Option<(JobResult, GroupStats)> {
+    let with_groups: Vec<(&JobResult, GroupStats)> = results
+        .iter()
+        .flat_map(|(r, _)| {
+            let groups = GroupStats::all(r);
+            r.jobs
+                .iter()
+                .map(move |j| (j, groups[j.header.groupid as usize].clone()))
+        })
+        .collect();
+    let ((first, first_group), rest) = with_groups.split_first()?;
+    let mut all = (*first).clone();
+    for (j, _) in rest {
         all.merge(j);
     }
-    let last = result.jobs.last()?;
+    let last = with_groups.last()?.0;
     all.header.name = "All clients".into();
     all.header.groupid = last.header.groupid;
-    all.header.numjobs = result.jobs.len() as u32;
+    all.header.numjobs = with_groups.len() as u32;
     all.header.description = None;
     all.job_options.clear();
     (
@@ -173,9 +183,8 @@ pub(crate) fn all_clients(result: &RunResult) -> Option<(JobResult, GroupStats)>
         depth: 0,
     });
     all.header.iodepth = 0;
-    let mut sum = groups[first.header.groupid as usize].clone();
-    for j in rest {
-        let g = &groups[j.header.groupid as usize];
+    let mut sum = first_group.clone();
+    for (_, g) in rest {
         for (d, s) in sum.dirs.iter_mut().zip(&g.dirs) {
             d.max_run = d.max_run.max(s.max_run);
             if d.min_run != 0 && d.min_run > s.min_run {

@@ -1,0 +1,224 @@
+//! `--client=ARGS`: ioscope as fio's client. It sends the job files and
+//! command-line jobs to fio servers (fio 3.33's, protocol version 97, or
+//! `ioscope --server`), which run them together; it prints what each
+//! server says as it says it, writes the logs they send, and prints the
+//! results in the formats asked for, as fio's client does (client.c).
+
+mod payloads;
+mod session;
+
+use std::io::Write;
+use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use crate::fio_protocol::address::Address;
+use crate::fio_protocol::wire;
+use session::{Event, Order, Served, StartGate};
+
+/// One server of `--client`, and the job files for it alone.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ClientSpec {
+    pub at: String,
+    pub job_files: Vec<PathBuf>,
+}
+
+impl ClientSpec {
+    /// `--client=ARGS`: a server, or a readable file listing servers
+    /// (whitespace apart), as fio takes it; true for a list, whose
+    /// servers take no job files of their own.
+    pub fn from_arg(arg: &str) -> anyhow::Result<(Vec<ClientSpec>, bool)> {
+        let spec = |at: &str| ClientSpec {
+            at: at.to_string(),
+            job_files: Vec::new(),
+        };
+        if !std::path::Path::new(arg).is_file() {
+            return Ok((vec![spec(arg)], false));
+        }
+        let list = std::fs::read_to_string(arg)
+            .map_err(|e| anyhow::anyhow!("--client: the server list {arg}: {e}"))?;
+        let servers: Vec<ClientSpec> = list.split_whitespace().map(spec).collect();
+        if servers.is_empty() {
+            anyhow::bail!("--client: the server list {arg} names no server");
+        }
+        Ok((servers, true))
+    }
+}
+
+/// Runs the jobs of `args` on `servers` and prints the results.
+pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<ExitCode> {
+    let shared = &args.job_input.job_files;
+    let named: Vec<PathBuf> = (servers.iter())
+        .flat_map(|s| s.job_files.iter().cloned())
+        .chain(shared.iter().cloned())
+        .collect();
+    let passed_on = passed_on(&named);
+    // As fio's client, a server is sent job files: one left without any
+    // (`--client=A --client=B job.fio` gives job.fio to B alone) is left
+    // out.
+    let servers: Vec<&ClientSpec> = (servers.iter())
+        .filter(|s| !s.job_files.is_empty() || !shared.is_empty())
+        .collect();
+    if servers.is_empty() {
+        anyhow::bail!(
+            "--client: no job file to send (fio's client sends job files; \
+             it runs command-line jobs without one where it is)"
+        );
+    }
+    let mut sockets = Vec::new();
+    for s in &servers {
+        let address = Address::parse(&s.at).map_err(|e| anyhow::anyhow!("--client: {e}"))?;
+        let socket: OwnedFd = match &address {
+            Address::Tcp(a) => std::net::TcpStream::connect(a).map(OwnedFd::from),
+            Address::Unix(p) => std::os::unix::net::UnixStream::connect(p).map(OwnedFd::from),
+        }
+        .map_err(|e| anyhow::anyhow!("--client: cannot connect to {address}: {e}"))?;
+        sockets.push(std::fs::File::from(socket));
+    }
+    quit_on_ctrl_c(&sockets);
+    let normal = args.formats.contains(&ioscope_report::Format::Normal);
+    let terse = (args.formats.iter()).any(|f| matches!(f, ioscope_report::Format::Terse(_)));
+
+    let gate = StartGate::new(servers.len());
+    let (events, heard) = std::sync::mpsc::channel();
+    let outcomes: Vec<Result<Served, String>> = std::thread::scope(|scope| {
+        let talks: Vec<_> = (servers.iter().zip(sockets).enumerate())
+            .map(|(index, (s, socket))| {
+                let events = events.clone();
+                let (gate, passed_on) = (&gate, &passed_on);
+                scope.spawn(move || {
+                    let files = match s.job_files.is_empty() {
+                        true => shared,
+                        false => &s.job_files,
+                    };
+                    let order = Order {
+                        index,
+                        at: &s.at,
+                        passed_on,
+                        files,
+                    };
+                    session::serve(&order, socket, gate, &events)
+                })
+            })
+            .collect();
+        drop(events);
+        print_as_heard(heard, normal, terse);
+        talks
+            .into_iter()
+            .map(|t| t.join().unwrap_or_else(|_| Err("its thread failed".into())))
+            .collect()
+    });
+    let mut failed = false;
+    let mut served = Vec::new();
+    for outcome in outcomes {
+        match outcome {
+            Ok(s) => {
+                failed |= s.error != 0;
+                served.push(s);
+            }
+            Err(why) => {
+                crate::output::warn(&format!("ioscope: --client: {why}"));
+                failed = true;
+            }
+        }
+    }
+    let reports: u32 = served.iter().map(|s| s.reports).sum();
+    let results: Vec<(&ioscope_stats::RunResult, (&str, u16))> = (served.iter())
+        .map(|s| (&s.result, (s.host.as_str(), s.port)))
+        .collect();
+    let report = ioscope_report::render_client(
+        &results,
+        &args.formats,
+        &ioscope_report::Options::default(),
+        reports > 1,
+    );
+    crate::output::print(&report)?;
+    Ok(ExitCode::from(u8::from(failed)))
+}
+
+/// Prints what the servers say as it comes: each probe's line (normal
+/// output only), each server's text with `<NAME> ` at the start of its
+/// lines (not in terse output), the client's own lines.
+fn print_as_heard(heard: std::sync::mpsc::Receiver<Event>, normal: bool, terse: bool) {
+    let mut out = std::io::stdout().lock();
+    let mut at_line_start: Vec<bool> = Vec::new();
+    for event in heard {
+        let _ = match event {
+            Event::Probe(line) if normal => writeln!(out, "{line}"),
+            Event::Probe(_) => Ok(()),
+            Event::Text { index, name, text } => {
+                if at_line_start.len() <= index {
+                    at_line_start.resize(index + 1, true);
+                }
+                let prefix = if at_line_start[index] && !terse {
+                    format!("<{name}> ")
+                } else {
+                    String::new()
+                };
+                at_line_start[index] = text.ends_with('\n');
+                write!(out, "{prefix}{text}")
+            }
+            Event::Line(line) => write!(out, "{line}"),
+        };
+    }
+    let _ = out.flush();
+}
+
+/// The command line fio's client passes on to its servers: every option
+/// but `--client` (its job options, and its program options, which the
+/// server takes as fio's does, its output format among them), without
+/// the job files named, which go as their text.
+fn passed_on(job_files: &[PathBuf]) -> Vec<String> {
+    let mut files: Vec<&PathBuf> = job_files.iter().collect();
+    let mut out = Vec::new();
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        if arg == "--client" || arg == "-client" {
+            args.next();
+            continue;
+        }
+        if arg.starts_with("--client=") || arg.starts_with("-client=") {
+            continue;
+        }
+        if let Some(i) = files.iter().position(|f| f.as_os_str() == arg.as_str()) {
+            files.remove(i);
+            continue;
+        }
+        out.push(arg);
+    }
+    out
+}
+
+/// The servers' sockets, for the signal handler (at most this many are
+/// told to quit).
+static SERVERS: [AtomicI32; 64] = [const { AtomicI32::new(-1) }; 64];
+
+extern "C" fn send_quit(_: libc::c_int) {
+    for server in &SERVERS {
+        let fd = server.load(Ordering::Relaxed);
+        if fd >= 0 {
+            // SAFETY: write is async-signal-safe; the command is a whole
+            // static buffer.
+            unsafe { libc::write(fd, wire::QUIT.as_ptr().cast(), wire::QUIT.len()) };
+        }
+    }
+}
+
+/// Ctrl-C (or SIGTERM) tells the servers to stop the jobs, as fio's
+/// client does; the results of what ran still come and are printed.
+fn quit_on_ctrl_c(sockets: &[std::fs::File]) {
+    for (slot, socket) in SERVERS.iter().zip(sockets) {
+        slot.store(socket.as_raw_fd(), Ordering::Relaxed);
+    }
+    // SAFETY: the handler only loads atomics and writes; SA_RESTART lets
+    // the reading go on.
+    unsafe {
+        let mut action: libc::sigaction = std::mem::zeroed();
+        action.sa_sigaction = send_quit as extern "C" fn(libc::c_int) as usize;
+        action.sa_flags = libc::SA_RESTART;
+        for sig in [libc::SIGINT, libc::SIGTERM] {
+            libc::sigaction(sig, &action, std::ptr::null_mut());
+        }
+    }
+}

@@ -1,0 +1,214 @@
+//! One server's conversation (client.c fio_handle_client): probe, the
+//! command line and the job files, run when every server is ready, then
+//! what the server says until it quits.
+
+use std::path::PathBuf;
+use std::sync::mpsc::Sender;
+use std::sync::{Condvar, Mutex};
+
+use crate::fio_protocol::address::Address;
+use crate::fio_protocol::wire::{self, Op};
+
+use super::payloads::{self, c_text, le_u16, le_u32};
+
+/// What a server's conversation tells the printing thread as it goes.
+pub enum Event {
+    /// Its probe reply's line (`hostname=..., fio=...`).
+    Probe(String),
+    /// A piece of the text it sends, from server `index` named `name`.
+    Text {
+        index: usize,
+        name: String,
+        text: String,
+    },
+    /// A line of the client's own about it.
+    Line(String),
+}
+
+/// What one server ran.
+pub struct Served {
+    pub host: String,
+    pub port: u16,
+    pub result: ioscope_stats::RunResult,
+    /// The reports it said it would send.
+    pub reports: u32,
+    /// The error its run ended with.
+    pub error: u32,
+}
+
+/// fio's client starts the servers' jobs together, once every server has
+/// taken its jobs (fio_start_all_clients); a server that failed before
+/// leaves the count.
+pub struct StartGate {
+    waiting: Mutex<(usize, usize)>,
+    all_in: Condvar,
+}
+
+impl StartGate {
+    pub fn new(servers: usize) -> StartGate {
+        StartGate {
+            waiting: Mutex::new((servers, 0)),
+            all_in: Condvar::new(),
+        }
+    }
+
+    fn arrive(&self) {
+        let mut w = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        w.1 += 1;
+        self.all_in.notify_all();
+        while w.1 < w.0 {
+            w = self.all_in.wait(w).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    fn leave(&self) {
+        let mut w = self.waiting.lock().unwrap_or_else(|e| e.into_inner());
+        w.0 -= 1;
+        self.all_in.notify_all();
+    }
+}
+
+/// What one server is asked: the server as given (`--client=`), its
+/// place among them, the command line passed on and its job files.
+pub struct Order<'a> {
+    pub index: usize,
+    pub at: &'a str,
+    pub passed_on: &'a [String],
+    pub files: &'a [PathBuf],
+}
+
+/// Runs `order`'s jobs on the server connected by `socket`.
+pub fn serve(
+    order: &Order,
+    socket: std::fs::File,
+    gate: &StartGate,
+    events: &Sender<Event>,
+) -> Result<Served, String> {
+    let mut arrived = false;
+    let served = talk(order, socket, gate, events, &mut arrived);
+    if !arrived {
+        gate.leave();
+    }
+    served
+}
+
+fn talk(
+    order: &Order,
+    mut socket: std::fs::File,
+    gate: &StartGate,
+    events: &Sender<Event>,
+    arrived: &mut bool,
+) -> Result<Served, String> {
+    let (index, at, passed_on, files) = (order.index, order.at, order.passed_on, order.files);
+    let io = |e: std::io::Error| format!("{at}: {e}");
+    wire::send(&mut socket, Op::Probe, 1, &payloads::probe(at)).map_err(io)?;
+    let mut commands = 0;
+    if !passed_on.is_empty() {
+        wire::send(&mut socket, Op::JobLine, 0, &payloads::job_line(passed_on)).map_err(io)?;
+        commands += 1;
+    }
+    for path in files {
+        let text =
+            std::fs::read(path).map_err(|e| format!("job file '{}': {e}", path.display()))?;
+        wire::send(&mut socket, Op::Job, 0, &payloads::job_file(&text)).map_err(io)?;
+        commands += 1;
+    }
+    // The server's host as given, which fio's client names it by, and its
+    // host name as its probe says, which its lines are shown with.
+    let host = payloads::host_of(at);
+    let mut name = host.clone();
+    let mut starts = 0;
+    let mut reports = 0;
+    let mut result = ioscope_stats::RunResult::default();
+    let mut options: Vec<(u32, String, String)> = Vec::new();
+    let mut error = 0;
+    let say = |e: Event| {
+        let _ = events.send(e);
+    };
+    loop {
+        let command = match wire::recv(&mut socket) {
+            Ok(c) => c,
+            Err(wire::RecvError::Closed) => break,
+            Err(e) => return Err(format!("{at}: {e}")),
+        };
+        let p = &command.payload;
+        match command.op {
+            Op::Probe => {
+                say(Event::Probe(payloads::probe_line(p)));
+                name = c_text(p.get(..64).unwrap_or(&[]));
+            }
+            Op::Text => {
+                // struct cmd_text_pdu: level, length, time, then the text.
+                let len = le_u32(p, 4) as usize;
+                let text = String::from_utf8_lossy(p.get(24..24 + len).unwrap_or(&[]));
+                say(Event::Text {
+                    index,
+                    name: name.clone(),
+                    text: text.into_owned(),
+                });
+            }
+            Op::Start => {
+                // struct cmd_start_pdu: workers, and reports to come (the
+                // jobs so far).
+                reports = le_u32(p, 4);
+                starts += 1;
+                if starts == commands {
+                    *arrived = true;
+                    gate.arrive();
+                    wire::send(&mut socket, Op::Run, 0, &[]).map_err(io)?;
+                }
+            }
+            Op::JobOpt => {
+                // struct cmd_job_option: global, truncated, the job's
+                // index, name[64], value[128].
+                let global = le_u16(p, 0) != 0;
+                let job = if global { u32::MAX } else { le_u32(p, 4) };
+                let key = c_text(p.get(8..72).unwrap_or(&[]));
+                let value = c_text(p.get(72..200).unwrap_or(&[]));
+                options.push((job, key, value));
+            }
+            Op::Ts => {
+                let (job, kb_base) =
+                    ioscope_report::fio_net::read_job_stats(p).map_err(|e| format!("{at}: {e}"))?;
+                result.kb_base = kb_base;
+                result.jobs.push(job);
+            }
+            Op::Du => result.disks.push(
+                ioscope_report::fio_net::read_disk_util(p).map_err(|e| format!("{at}: {e}"))?,
+            ),
+            Op::IoLog => payloads::write_log(p, &host).map_err(|e| e.to_string())?,
+            Op::Stop => {
+                error = le_u32(p, 0);
+                if error != 0 {
+                    say(Event::Line(format!(
+                        "client <{host}>: exited with error {error}\n"
+                    )));
+                }
+            }
+            Op::Quit => break,
+            // The group figures follow from the jobs'; the rest says how
+            // the server goes.
+            _ => {}
+        }
+    }
+    for (job, key, value) in options {
+        let pair = (key, value);
+        match result.jobs.get_mut(job as usize) {
+            Some(j) => j.job_options.push(pair),
+            None => result.global_options.push(pair),
+        }
+    }
+    (result.timestamp, result.timestamp_ms, result.time) = ioscope_run::now_stamps();
+    // A socket's path has fio's port, as fio's client parses it.
+    let port = match Address::parse(at) {
+        Ok(Address::Tcp(a)) => a.port(),
+        _ => wire::DEFAULT_PORT,
+    };
+    Ok(Served {
+        host,
+        port,
+        result,
+        reports,
+        error,
+    })
+}
