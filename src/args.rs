@@ -569,6 +569,38 @@ mod tests {
     }
 
     #[test]
+    fn job_files_after_a_client_are_its_own_as_in_fio() {
+        let a = args(&[
+            "--client=a",
+            "x.fio",
+            "--client=b",
+            "y.fio",
+            "z.fio",
+            "--rw=read",
+            "all.fio",
+        ])
+        .unwrap();
+        let Action::Client(servers) = &a.action else {
+            panic!("{:?}", a.action);
+        };
+        let own: Vec<(&str, Vec<PathBuf>)> = servers
+            .iter()
+            .map(|s| (s.at.as_str(), s.job_files.clone()))
+            .collect();
+        assert_eq!(
+            own,
+            [
+                ("a", vec![PathBuf::from("x.fio")]),
+                ("b", vec![PathBuf::from("y.fio"), PathBuf::from("z.fio")]),
+            ]
+        );
+        assert_eq!(a.job_input.job_files, vec![PathBuf::from("all.fio")]);
+        assert_eq!(a.job_input.cli_options, vec!["--rw=read"]);
+        let e = args(&["--server", "--client=a"]).unwrap_err().to_string();
+        assert!(e.contains("can't be both client and server"), "{e}");
+    }
+
+    #[test]
     fn terse_formats_combine_as_in_fio() {
         let terse = |v| Format::Terse(TerseVersion::new(v).unwrap());
         assert_eq!(args(&["--minimal"]).unwrap().formats, vec![terse(3)]);
