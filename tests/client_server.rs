@@ -648,7 +648,9 @@ fn ctrl_c_on_the_client_stops_the_servers_jobs_and_their_results_still_come() {
             started.elapsed() < Duration::from_secs(30),
             "the jobs ran on: {stdout}"
         );
-        assert!(stdout.contains("long: (groupid=0, jobs=1)"), "{stdout}");
+        // The results came: the group's line (the job's block too when
+        // it had done I/O before the quit; on a loaded machine a fio
+        // server may still be setting the job up).
         assert!(stdout.contains("Run status group 0"), "{stdout}");
     }
 }

@@ -173,16 +173,22 @@ pub(crate) fn make_work_dirs(spec: &JobSpec, paths: &[PathBuf]) -> Result<(), Ru
         if dir.is_dir() {
             continue;
         }
-        std::fs::DirBuilder::new()
+        match std::fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
             .create(dir)
-            .map_err(|e| {
-                RunError::job(
+        {
+            Ok(()) => {}
+            // Something not a directory is there (fio ignores EEXIST):
+            // the file's open then fails with its own errno (ENOTDIR).
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(e) => {
+                return Err(RunError::job(
                     &spec.name,
                     format!("failed to create dir ({}): {e}", dir.display()),
-                )
-            })?;
+                ))
+            }
+        }
     }
     Ok(())
 }
