@@ -143,8 +143,9 @@ fn assert_same_shape(ours: &str, theirs: &str) {
 }
 
 /// The normal output with what a run changes masked: numbers and their
-/// unit prefixes, time units, the version, padding, and the coarse latency
-/// lines, whose buckets follow the latencies.
+/// unit prefixes, time units, the version, padding, and the lines whose
+/// number and layout follow the latencies (the coarse latency lines, the
+/// percentile rows).
 fn shape(text: &str) -> Vec<String> {
     let mut lines = Vec::new();
     for line in text.lines() {
@@ -173,7 +174,12 @@ fn shape(text: &str) -> Vec<String> {
         // fio pads numbers to a width ("avg= 9.07", "[   10]").
         let masked = masked.split_whitespace().collect::<Vec<_>>().join(" ");
         let masked = masked.replace("= ", "=").replace("[ ", "[");
-        if masked.starts_with("lat (UNIT) :") || masked.starts_with("hostname=") {
+        // The percentile rows: how many fit a line follows the widest
+        // value's digits, which the run decides.
+        if masked.starts_with("lat (UNIT) :")
+            || masked.starts_with("hostname=")
+            || masked.starts_with('|')
+        {
             continue;
         }
         lines.push(masked);
