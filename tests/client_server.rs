@@ -617,8 +617,18 @@ fn ioscopes_client_writes_the_logs_a_server_sends() {
         "logs.fio",
         "[lg]\nioengine=null\nrw=randread\nsize=64k\nwrite_bw_log=lg\nwrite_lat_log=lg\n",
     );
-    let run = our_client(&theirs.address, &d.path().join("here"), &["../logs.fio"]);
+    // All the client prints goes where --output says.
+    let run = our_client(
+        &theirs.address,
+        &d.path().join("here"),
+        &["../logs.fio", "--output=printed"],
+    );
     assert!(run.status.success(), "{}", run.describe());
+    assert!(run.stdout.is_empty(), "{}", run.describe());
+    let printed = std::fs::read_to_string(d.path().join("here/printed")).unwrap();
+    assert!(printed.contains("> Starting 1 process"), "{printed}");
+    assert!(printed.contains("issued rwts: total=16,0,0,0"), "{printed}");
+    std::fs::remove_file(d.path().join("here/printed")).unwrap();
     let clat = std::fs::read_to_string(d.path().join("here/lg_clat.1.log.127.0.0.1")).unwrap();
     let lines: Vec<&str> = clat.lines().collect();
     assert_eq!(lines.len(), 16, "{clat}");

@@ -7,7 +7,6 @@
 mod payloads;
 mod session;
 
-use std::io::Write;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -77,6 +76,12 @@ pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<
         sockets.push(std::fs::File::from(socket));
     }
     quit_on_ctrl_c(&sockets);
+    // Everything the client prints goes where --output says, as fio's
+    // client's log does.
+    let mut out = match &args.output {
+        Some(path) => crate::output::Output::create(path)?,
+        None => crate::output::Output::stdout(),
+    };
     let normal = args.formats.contains(&ioscope_report::Format::Normal);
     let terse = (args.formats.iter()).any(|f| matches!(f, ioscope_report::Format::Terse(_)));
 
@@ -103,7 +108,7 @@ pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<
             })
             .collect();
         drop(events);
-        print_as_heard(heard, normal, terse);
+        print_as_heard(heard, &mut out, normal, terse);
         talks
             .into_iter()
             .map(|t| t.join().unwrap_or_else(|_| Err("its thread failed".into())))
@@ -133,20 +138,26 @@ pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<
         &ioscope_report::Options::default(),
         reports > 1,
     );
-    crate::output::print(&report)?;
+    out.write(&report)?;
     Ok(ExitCode::from(u8::from(failed)))
 }
 
 /// Prints what the servers say as it comes: each probe's line (normal
 /// output only), each server's text with `<NAME> ` at the start of its
-/// lines (not in terse output), the client's own lines.
-fn print_as_heard(heard: std::sync::mpsc::Receiver<Event>, normal: bool, terse: bool) {
-    let mut out = std::io::stdout().lock();
+/// lines (not in terse output), the client's own lines. A write that
+/// fails is told once; the servers' runs go on.
+fn print_as_heard(
+    heard: std::sync::mpsc::Receiver<Event>,
+    out: &mut crate::output::Output,
+    normal: bool,
+    terse: bool,
+) {
     let mut at_line_start: Vec<bool> = Vec::new();
+    let mut failed = false;
     for event in heard {
-        let _ = match event {
-            Event::Probe(line) if normal => writeln!(out, "{line}"),
-            Event::Probe(_) => Ok(()),
+        let text = match event {
+            Event::Probe(line) if normal => format!("{line}\n"),
+            Event::Probe(_) => continue,
             Event::Text { index, name, text } => {
                 if at_line_start.len() <= index {
                     at_line_start.resize(index + 1, true);
@@ -157,12 +168,17 @@ fn print_as_heard(heard: std::sync::mpsc::Receiver<Event>, normal: bool, terse: 
                     String::new()
                 };
                 at_line_start[index] = text.ends_with('\n');
-                write!(out, "{prefix}{text}")
+                format!("{prefix}{text}")
             }
-            Event::Line(line) => write!(out, "{line}"),
+            Event::Line(line) => line,
         };
+        if let Err(e) = out.write(&text) {
+            if !failed {
+                crate::output::warn(&format!("ioscope: --client: {e}"));
+            }
+            failed = true;
+        }
     }
-    let _ = out.flush();
 }
 
 /// The command line fio's client passes on to its servers: every option
