@@ -125,6 +125,29 @@ fn key_paths(v: &Value, at: &str, out: &mut BTreeSet<String>) {
     }
 }
 
+/// Fails unless the two JSON documents have the same [`key_paths`].
+fn assert_same_keys(ours: &Value, theirs: &Value) {
+    let (mut o, mut t) = (BTreeSet::new(), BTreeSet::new());
+    key_paths(ours, "", &mut o);
+    key_paths(theirs, "", &mut t);
+    let only_ours: Vec<_> = o.difference(&t).collect();
+    let only_theirs: Vec<_> = t.difference(&o).collect();
+    assert!(
+        only_ours.is_empty() && only_theirs.is_empty(),
+        "keys only ours: {only_ours:?}; only fio's: {only_theirs:?}"
+    );
+}
+
+/// Writes the job file `name` and runs it through both servers with
+/// fio's client: ours, then fio's.
+fn on_both(dir: &Path, servers: (&Server, &Server), name: &str, text: &str) -> (Run, Run) {
+    write_file(dir, name, text);
+    (
+        servers.0.client(dir, &[name]),
+        servers.1.client(dir, &[name]),
+    )
+}
+
 /// Fails, showing the lines that differ, unless the two outputs have the
 /// same [`shape`].
 fn assert_same_shape(ours: &str, theirs: &str) {
@@ -217,10 +240,7 @@ fn fio_clients_print_an_ioscope_servers_results_as_a_fio_servers() {
             .0
     };
     let (o, t) = (json(&ours), json(&theirs));
-    let (mut ok, mut tk) = (BTreeSet::new(), BTreeSet::new());
-    key_paths(&o, "", &mut ok);
-    key_paths(&t, "", &mut tk);
-    assert_eq!(ok, tk, "the client's JSON has other keys");
+    assert_same_keys(&o, &t);
 
     let jobs = |v: &Value| v["client_stats"].as_array().unwrap().clone();
     let (oj, tj) = (jobs(&o), jobs(&t));
@@ -281,14 +301,11 @@ fn a_job_on_a_file_runs_on_the_server_and_its_lines_reach_the_client() {
     require!(fio_installed());
     let d = tempdir();
     let (ours, theirs) = both_servers(d.path());
-    write_file(
+    let (o, t) = on_both(
         d.path(),
+        (&ours, &theirs),
         "file.fio",
         "[onfile]\nioengine=psync\nrw=randread\nsize=1m\nfilename=data\n",
-    );
-    let (o, t) = (
-        ours.client(d.path(), &["file.fio"]),
-        theirs.client(d.path(), &["file.fio"]),
     );
     for run in [&o, &t] {
         assert!(run.status.success(), "{}", run.describe());
@@ -334,14 +351,11 @@ fn why_a_job_fails_on_the_server_reaches_the_client() {
 
     // A job whose writes fail: the error line, the job's err= and the
     // client's exit status, as a fio server's.
-    write_file(
+    let (o, t) = on_both(
         d.path(),
+        (&ours, &theirs),
         "full.fio",
         "[full]\nioengine=psync\nrw=write\nsize=1m\nfilename=/dev/full\n",
-    );
-    let (o, t) = (
-        ours.client(d.path(), &["full.fio"]),
-        theirs.client(d.path(), &["full.fio"]),
     );
     for run in [&o, &t] {
         for expected in [
@@ -467,10 +481,7 @@ fn steady_state_detection_reaches_the_client_as_a_fio_servers() {
         doc["client_stats"][0]["steadystate"].clone()
     };
     let (o, t) = (ss(&ours), ss(&theirs));
-    let (mut ok, mut tk) = (BTreeSet::new(), BTreeSet::new());
-    key_paths(&o, "", &mut ok);
-    key_paths(&t, "", &mut tk);
-    assert_eq!(ok, tk);
+    assert_same_keys(&o, &t);
     for key in ["ss", "duration", "attained"] {
         assert_eq!(o[key], t[key], "{key}");
     }
@@ -566,10 +577,7 @@ fn ioscopes_client_prints_a_fio_servers_results_as_fios_client() {
         let args = ["--output-format=json+", "two.fio"];
         let o = json(our_client(&server.address, d.path(), &args));
         let t = json(client(&server.address, d.path(), &args));
-        let (mut ok, mut tk) = (BTreeSet::new(), BTreeSet::new());
-        key_paths(&o, "", &mut ok);
-        key_paths(&t, "", &mut tk);
-        assert_eq!(ok, tk, "the JSON has other keys");
+        assert_same_keys(&o, &t);
         let jobs = |v: &Value| v["client_stats"].as_array().unwrap().clone();
         let (oj, tj) = (jobs(&o), jobs(&t));
         assert_eq!(oj.len(), 3, "two jobs and All clients");
