@@ -413,8 +413,9 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         name: "unique_filename",
         kind: Kind::Bool,
         default: "1",
-        // fio prefixes names with the client's address only in its
-        // client/server mode, which ioscope does not have.
+        // Only a job a fio client sent to `--server` over TCP is named
+        // after the server's address (FileHandling::client_uid); fio's
+        // help text as it is.
         help: "For network clients, prefix file with source IP (no effect without client/server)",
         apply: |s, v| {
             s.spec.file_handling.unique_filename = v.bool()?;
