@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::status_line::Eta;
 use anyhow::{bail, Context};
 use ioscope_report::{Format, TerseVersion};
-use ioscope_run::Eta;
 
 /// What the user asked for.
 #[derive(Debug, PartialEq)]

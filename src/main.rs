@@ -15,6 +15,7 @@ mod output;
 mod peak;
 mod report;
 mod server;
+mod status_line;
 
 use std::process::ExitCode;
 
@@ -178,13 +179,11 @@ fn run() -> anyhow::Result<ExitCode> {
         out.write(&preamble)?;
     }
     let options = ioscope_run::RunOptions {
-        eta: args.eta,
+        eta: status_line::for_run(args.eta, args.eta_newline, args.output.is_none() && !normal),
         eta_interval: args.eta_interval,
-        eta_newline: args.eta_newline,
         aux_path: args.aux_path.clone(),
         trigger: args.trigger.clone(),
         layout_lines: normal && args.output.is_none(),
-        stdout_is_data: args.output.is_none() && !normal,
         status_interval: args.status_interval,
         bandwidth_log: args.bandwidth_log.clone(),
         idle_prof: args.idle_prof,

@@ -172,6 +172,10 @@ fn assert_same_shape(ours: &str, theirs: &str) {
 fn shape(text: &str) -> Vec<String> {
     let mut lines = Vec::new();
     for line in text.lines() {
+        // What a line shows once drawn: the status lines (`Jobs: ...`,
+        // each ended by a carriage return) are drawn over, and how many
+        // come follows the run's timing.
+        let line = line.rsplit('\r').next().unwrap_or(line);
         let mut masked = String::new();
         let mut chars = line.chars().peekable();
         while let Some(c) = chars.next() {
@@ -554,6 +558,80 @@ fn a_daemonized_server_serves_in_the_background_until_stopped() {
 }
 
 /// `ioscope --client=ADDRESS` with `args` after it, in `dir`.
+/// The status lines (`Jobs: 1 ...`) a client drew, each as drawn.
+fn status_draws(stdout: &str) -> Vec<&str> {
+    (stdout.split(['\r', '\n']))
+        .filter(|l| l.starts_with("Jobs: "))
+        .collect()
+}
+
+#[test]
+fn the_status_line_reaches_either_client_from_either_server() {
+    require!(fio_installed());
+    let d = tempdir();
+    let (ours, theirs) = both_servers(d.path());
+    write_file(
+        d.path(),
+        "eta.fio",
+        "[eta]\nioengine=null\nrw=randread\nsize=1g\ntime_based\nruntime=5\n",
+    );
+    for server in [&ours, &theirs] {
+        let runs = [
+            (
+                "fio's client",
+                client(&server.address, d.path(), &["eta.fio"]),
+            ),
+            (
+                "ioscope's client",
+                our_client(&server.address, d.path(), &["eta.fio"]),
+            ),
+        ];
+        for (who, run) in runs {
+            assert!(run.status.success(), "{}", run.describe());
+            let draws = status_draws(&run.stdout);
+            // Past the first three seconds, the state, the share done, a
+            // read rate and IOPS (both moved) and the time left, from the
+            // server's figures (fio's server sends the same).
+            let estimated: Vec<&str> = (draws.iter().copied())
+                .filter(|l| l.starts_with("Jobs: 1 (f=1): [r(1)]["))
+                .collect();
+            let moving = (estimated.iter()).find(|l| {
+                let after = |key: &str| l.split(key).nth(1).and_then(|t| t.chars().next());
+                after("][r=").is_some_and(|c| ('1'..='9').contains(&c))
+                    && l.matches("[r=").count() == 2
+                    && l.contains(" IOPS][eta 00m:0")
+            });
+            assert!(
+                moving.is_some(),
+                "{who} on {}: no status with figures in {draws:?}\n{}",
+                server.address,
+                run.describe()
+            );
+        }
+    }
+    // ioscope's client draws none with --eta=never or JSON output, as
+    // fio's.
+    write_file(
+        d.path(),
+        "short.fio",
+        "[s]\nioengine=null\nsize=1g\ntime_based\nruntime=2\n",
+    );
+    for args in [
+        ["--eta=never", "short.fio"],
+        ["--output-format=json", "short.fio"],
+    ] {
+        let run = our_client(&ours.address, d.path(), &args);
+        assert!(run.status.success(), "{}", run.describe());
+        assert!(
+            !run.stdout.contains("Jobs: "),
+            "{args:?}: {}",
+            run.describe()
+        );
+    }
+    let run = our_client(&ours.address, d.path(), &["short.fio"]);
+    assert!(!status_draws(&run.stdout).is_empty(), "{}", run.describe());
+}
+
 fn our_client(address: &str, dir: &Path, args: &[&str]) -> Run {
     common::ioscope([format!("--client={address}")])
         .args(args)
@@ -632,7 +710,10 @@ fn ioscopes_client_writes_the_logs_a_server_sends() {
         &["../logs.fio", "--output=printed"],
     );
     assert!(run.status.success(), "{}", run.describe());
-    assert!(run.stdout.is_empty(), "{}", run.describe());
+    // Only the status lines stay on stdout, as with fio's client.
+    let elsewhere =
+        (run.stdout.split(['\r', '\n'])).all(|l| l.is_empty() || l.starts_with("Jobs: "));
+    assert!(elsewhere, "{}", run.describe());
     let printed = std::fs::read_to_string(d.path().join("here/printed")).unwrap();
     assert!(printed.contains("> Starting 1 process"), "{printed}");
     assert!(printed.contains("issued rwts: total=16,0,0,0"), "{printed}");

@@ -106,8 +106,8 @@ fn enghelp_lists_engines_and_their_options() {
     assert!(e.contains("'warp' is not an engine"), "{e}");
 }
 
-/// The status lines a run printed, as drawn: each starts with `\r`, and a
-/// new line (`--eta-newline`) with `\n\r`.
+/// The status lines a run printed, as drawn: each ends with `\r`, as
+/// fio's, and a new line (`--eta-newline`) starts with `\n`.
 fn status_draws(args: &[&str]) -> (usize, usize) {
     let d = tempdir();
     let file = d.path().join("f").display().to_string();
@@ -125,9 +125,9 @@ fn status_draws(args: &[&str]) -> (usize, usize) {
     run.assert_ok();
     // From the first status line on (the preamble before it ends in a
     // new line of its own).
-    let status = &run.stdout[run.stdout.find("\rJobs: ").unwrap_or(0)..];
-    let draws = status.matches("\rJobs: ").count();
-    let new_lines = status.matches("\n\rJobs: ").count();
+    let status = &run.stdout[run.stdout.find("Jobs: ").unwrap_or(0)..];
+    let draws = status.matches("Jobs: ").count();
+    let new_lines = status.matches("\nJobs: ").count();
     (draws, new_lines)
 }
 

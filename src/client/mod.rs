@@ -76,6 +76,12 @@ pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<
         sockets.push(std::fs::File::from(socket));
     }
     quit_on_ctrl_c(&sockets);
+    // The status requests go out on their own handles, once a server
+    // runs (before, its session alone writes to it).
+    let askers: Vec<std::fs::File> = (sockets.iter())
+        .map(std::fs::File::try_clone)
+        .collect::<Result<_, _>>()
+        .map_err(|e| anyhow::anyhow!("--client: {e}"))?;
     // Everything the client prints goes where --output says, as fio's
     // client's log does.
     let mut out = match &args.output {
@@ -84,6 +90,20 @@ pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<
     };
     let normal = args.formats.contains(&ioscope_report::Format::Normal);
     let terse = (args.formats.iter()).any(|f| matches!(f, ioscope_report::Format::Terse(_)));
+    // fio's client asks its servers how the jobs go unless --eta=never,
+    // and draws their status on stdout unless its output is JSON, on a
+    // terminal or not.
+    let json = (args.formats.iter()).any(|f| {
+        matches!(
+            f,
+            ioscope_report::Format::Json | ioscope_report::Format::JsonPlus
+        )
+    });
+    let status = (args.eta != crate::status_line::Eta::Never && !json).then(|| Status {
+        askers,
+        interval: args.eta_interval,
+        printer: crate::status_line::Printer::client(args.eta_newline),
+    });
 
     let gate = StartGate::new(servers.len());
     let (events, heard) = std::sync::mpsc::channel();
@@ -108,7 +128,7 @@ pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<
             })
             .collect();
         drop(events);
-        print_as_heard(heard, &mut out, normal, terse);
+        print_as_heard(heard, &mut out, normal, terse, status);
         talks
             .into_iter()
             .map(|t| t.join().unwrap_or_else(|_| Err("its thread failed".into())))
@@ -142,19 +162,77 @@ pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<
     Ok(ExitCode::from(u8::from(failed)))
 }
 
+/// How the client asks its servers how the jobs go, and draws it.
+struct Status {
+    /// A handle on each server's connection, to write the requests to.
+    askers: Vec<std::fs::File>,
+    interval: std::time::Duration,
+    printer: crate::status_line::Printer,
+}
+
+/// One round of status requests (fio's struct client_eta): the servers
+/// asked that have not answered, and the sum of those that have.
+struct Round {
+    tag: u64,
+    waiting: usize,
+    sum: ioscope_stats::JobsEta,
+}
+
+impl Status {
+    /// Asks every running server; a round some server left unanswered is
+    /// dropped, as fio's client drops one in flight.
+    fn ask(&mut self, running: &[usize], tag: u64) -> Option<Round> {
+        let mut waiting = 0;
+        for &i in running {
+            if wire::send(&mut self.askers[i], wire::Op::SendEta, tag, &[]).is_ok() {
+                waiting += 1;
+            }
+        }
+        (waiting > 0).then(|| Round {
+            tag,
+            waiting,
+            sum: ioscope_stats::JobsEta::default(),
+        })
+    }
+}
+
 /// Prints what the servers say as it comes: each probe's line (normal
 /// output only), each server's text with `<NAME> ` at the start of its
-/// lines (not in terse output), the client's own lines. A write that
-/// fails is told once; the servers' runs go on.
+/// lines (not in terse output), the client's own lines; and, with
+/// `status`, the servers' status every interval, summed, as fio's client
+/// draws it. A write that fails is told once; the servers' runs go on.
 fn print_as_heard(
     heard: std::sync::mpsc::Receiver<Event>,
     out: &mut crate::output::Output,
     normal: bool,
     terse: bool,
+    mut status: Option<Status>,
 ) {
+    use ioscope_run::EtaSink;
+    use std::sync::mpsc::RecvTimeoutError;
     let mut at_line_start: Vec<bool> = Vec::new();
     let mut failed = false;
-    for event in heard {
+    let mut running: Vec<usize> = Vec::new();
+    let mut round: Option<Round> = None;
+    let mut tags = 0u64;
+    let mut asked = std::time::Instant::now();
+    loop {
+        let event = match status.as_ref().filter(|_| !running.is_empty()) {
+            None => heard.recv().map_err(|_| RecvTimeoutError::Disconnected),
+            Some(s) => heard.recv_timeout(s.interval.saturating_sub(asked.elapsed())),
+        };
+        let event = match event {
+            Ok(e) => e,
+            Err(RecvTimeoutError::Disconnected) => break,
+            Err(RecvTimeoutError::Timeout) => {
+                if let Some(s) = status.as_mut() {
+                    tags += 1;
+                    round = s.ask(&running, tags);
+                    asked = std::time::Instant::now();
+                }
+                continue;
+            }
+        };
         let text = match event {
             Event::Probe(line) if normal => format!("{line}\n"),
             Event::Probe(_) => continue,
@@ -171,6 +249,28 @@ fn print_as_heard(
                 format!("{prefix}{text}")
             }
             Event::Line(line) => line,
+            Event::Running(index) => {
+                if running.is_empty() {
+                    asked = std::time::Instant::now();
+                }
+                running.push(index);
+                continue;
+            }
+            Event::Finished(index) => {
+                running.retain(|&i| i != index);
+                continue;
+            }
+            Event::Eta { tag, eta } => {
+                if let (Some(r), Some(s)) = (round.as_mut().filter(|r| r.tag == tag), &status) {
+                    r.sum.add(&eta);
+                    r.waiting -= 1;
+                    if r.waiting == 0 {
+                        s.printer.show(&r.sum);
+                        round = None;
+                    }
+                }
+                continue;
+            }
         };
         if let Err(e) = out.write(&text) {
             if !failed {

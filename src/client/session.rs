@@ -23,6 +23,15 @@ pub enum Event {
     },
     /// A line of the client's own about it.
     Line(String),
+    /// Server `index` has been told to run: it is asked how it goes.
+    Running(usize),
+    /// Server `index`'s conversation is over: it is asked no more.
+    Finished(usize),
+    /// Its reply to the status request tagged `tag`.
+    Eta {
+        tag: u64,
+        eta: ioscope_stats::JobsEta,
+    },
 }
 
 /// What one server ran.
@@ -89,6 +98,7 @@ pub fn serve(
     if !arrived {
         gate.leave();
     }
+    let _ = events.send(Event::Finished(order.index));
     served
 }
 
@@ -156,6 +166,7 @@ fn talk(
                     *arrived = true;
                     gate.arrive();
                     wire::send(&mut socket, Op::Run, 0, &[]).map_err(io)?;
+                    say(Event::Running(index));
                 }
             }
             Op::JobOpt => {
@@ -183,6 +194,14 @@ fn talk(
                     say(Event::Line(format!(
                         "client <{host}>: exited with error {error}\n"
                     )));
+                }
+            }
+            Op::Eta => {
+                if let Some(eta) = ioscope_report::fio_net::eta::read(p) {
+                    say(Event::Eta {
+                        tag: command.tag,
+                        eta,
+                    });
                 }
             }
             Op::Quit => break,

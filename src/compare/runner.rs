@@ -10,7 +10,7 @@ use anyhow::{bail, Context};
 use ioscope_job::{ParseInput, Parsed};
 use ioscope_report::compare::RunMetrics;
 use ioscope_report::Format;
-use ioscope_run::{Eta, Plan, RunOptions};
+use ioscope_run::{Plan, RunOptions};
 use ioscope_stats::Notice;
 use serde_json::Value;
 
@@ -115,13 +115,11 @@ fn result_job_options(result: &Value) -> Vec<(String, String)> {
 /// One run: its figures, its fio JSON document, its notices.
 fn run_once(job: &Job) -> anyhow::Result<(RunMetrics, Value, Vec<Notice>)> {
     let options = RunOptions {
-        eta: Eta::Never,
+        eta: None,
         eta_interval: std::time::Duration::from_secs(1),
-        eta_newline: None,
         aux_path: None,
         trigger: ioscope_run::Trigger::default(),
         layout_lines: false,
-        stdout_is_data: true,
         status_interval: None,
         bandwidth_log: None,
         idle_prof: None,

@@ -72,9 +72,9 @@ pub fn text(level: u32, line: &str) -> Vec<u8> {
 
 /// struct jobs_eta with nothing running: the reply fio's server sends
 /// when it has no status to give, which keeps the client from timing the
-/// server out. The client shows it only on a terminal.
+/// server out.
 pub fn eta() -> Vec<u8> {
-    vec![0; 168]
+    vec![0; ioscope_report::fio_net::eta::SIZE]
 }
 
 fn put_text(p: &mut Vec<u8>, s: &str, size: usize) {

@@ -32,6 +32,31 @@ impl Link {
     }
 }
 
+/// The jobs' latest status, for the client's ETA requests: the run
+/// takes it every second (fio's server takes it as asked; the figures
+/// are at most a second older).
+#[derive(Default)]
+struct Board(Mutex<Option<ioscope_stats::JobsEta>>);
+
+impl ioscope_run::EtaSink for Board {
+    fn show(&self, eta: &ioscope_stats::JobsEta) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(eta.clone());
+    }
+
+    fn end(&self) {}
+}
+
+impl Board {
+    /// The ETA reply: the latest status, or nothing running before the
+    /// run has one.
+    fn reply(&self) -> Vec<u8> {
+        match &*self.0.lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(eta) => fio_net::eta::write(eta),
+            None => replies::eta(),
+        }
+    }
+}
+
 /// The jobs the client has sent so far, parsed and planned.
 struct Jobs {
     parsed: Parsed,
@@ -47,6 +72,7 @@ pub fn serve(socket: File, local: Option<String>) -> Result<(), String> {
         socket,
         sending: Mutex::new(()),
     });
+    let board = Arc::new(Board::default());
     let mut input = ParseInput::default();
     let mut jobs: Option<Jobs> = None;
     let mut running: Option<std::thread::JoinHandle<()>> = None;
@@ -69,7 +95,7 @@ pub fn serve(socket: File, local: Option<String>) -> Result<(), String> {
         };
         let sent = match command.op {
             Op::Probe => link.send(Op::Probe, command.tag, &probe_reply()),
-            Op::SendEta => link.send(Op::Eta, command.tag, &replies::eta()),
+            Op::SendEta => link.send(Op::Eta, command.tag, &board.reply()),
             _ if refused.is_some() => Ok(()),
             Op::Job | Op::JobLine | Op::LoadFile => {
                 match add_jobs(&mut input, &mut normal, &command) {
@@ -93,7 +119,8 @@ pub fn serve(socket: File, local: Option<String>) -> Result<(), String> {
             Op::Run if running.is_none() => match jobs.take() {
                 Some(j) if !j.parsed.jobs.is_empty() => {
                     let link = Arc::clone(&link);
-                    running = Some(std::thread::spawn(move || run(&link, j)));
+                    let eta = ioscope_run::EtaShow(board.clone());
+                    running = Some(std::thread::spawn(move || run(&link, j, eta)));
                     Ok(())
                 }
                 _ => refuse(
@@ -256,7 +283,7 @@ fn refuse(link: &Link, why: String, refused: &mut Option<String>) -> std::io::Re
 
 /// Runs the jobs and sends what fio's backend sends: the starting line,
 /// that it started, the results, and how it ended.
-fn run(link: &Arc<Link>, jobs: Jobs) {
+fn run(link: &Arc<Link>, jobs: Jobs, eta: ioscope_run::EtaShow) {
     let headers = ioscope_run::headers(&jobs.parsed);
     let kb_base = jobs.parsed.jobs.first().map_or(1024, |j| j.kb_base);
     let (_, starting) = ioscope_report::server_preamble(&headers, kb_base);
@@ -265,13 +292,11 @@ fn run(link: &Arc<Link>, jobs: Jobs) {
     }
     let _ = link.send(Op::ServerStart, 0, &[]);
     let options = ioscope_run::RunOptions {
-        eta: ioscope_run::Eta::Never,
+        eta: Some(eta),
         eta_interval: std::time::Duration::from_secs(1),
-        eta_newline: None,
         aux_path: None,
         trigger: ioscope_run::Trigger::default(),
         layout_lines: jobs.normal,
-        stdout_is_data: false,
         status_interval: None,
         bandwidth_log: None,
         idle_prof: None,

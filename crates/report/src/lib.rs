@@ -11,6 +11,7 @@ mod cfmt;
 pub mod compare;
 mod disk;
 mod dist;
+mod eta_line;
 mod fio_formatter;
 pub mod fio_net;
 mod group;
@@ -32,6 +33,7 @@ mod steadystate;
 mod terse;
 
 pub use act::act_table;
+pub use eta_line::EtaLine;
 use ioscope_stats::{JobHeader, RunResult};
 pub use terse::TerseVersion;
 

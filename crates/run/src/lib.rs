@@ -55,7 +55,7 @@ pub use error::RunError;
 pub use idle_prof::{IdleProf, IdleProfiler};
 pub use phases::headers;
 pub use plan::{plan, JobPlan, Plan};
-pub use progress::Eta;
+pub use progress::{EtaShow, EtaSink};
 pub use trace::Trace;
 pub use trigger::Trigger;
 
@@ -66,12 +66,11 @@ use std::time::Duration;
 /// How a run reports while it runs.
 #[derive(Clone, Debug)]
 pub struct RunOptions {
-    /// The live status line (fio's `--eta`).
-    pub eta: Eta,
-    /// How often the status line is redrawn (fio's `--eta-interval`).
+    /// Where the jobs' status goes while they run (fio's status line,
+    /// a server's replies); None: it is not taken.
+    pub eta: Option<EtaShow>,
+    /// How often the status is taken (fio's `--eta-interval`).
     pub eta_interval: std::time::Duration,
-    /// Start a new status line this often (fio's `--eta-newline`).
-    pub eta_newline: Option<std::time::Duration>,
     /// Where verify state and dump files go (fio's `--aux-path`); the
     /// current directory when None.
     pub aux_path: Option<std::path::PathBuf>,
@@ -79,9 +78,6 @@ pub struct RunOptions {
     pub trigger: Trigger,
     /// Print fio's "Laying out IO file" lines (normal output only).
     pub layout_lines: bool,
-    /// stdout carries a machine-read format (JSON): the status line, when
-    /// asked for, goes to stderr, and `Eta::Auto` shows none.
-    pub stdout_is_data: bool,
     /// A report of the run so far every so often (fio's
     /// `--status-interval`).
     pub status_interval: Option<Duration>,

@@ -22,7 +22,7 @@ use crate::error::RunError;
 use crate::files::{self, WorkerFile};
 use crate::job_control::{self, Control, Member};
 use crate::plan::Plan;
-use crate::progress::{self, Eta, WorkerProgress, WorkerShape};
+use crate::progress::{self, WorkerProgress, WorkerShape};
 use crate::start_gate::StartGate;
 use crate::status::{PhaseView, StatusTimer};
 use crate::worker::{run_worker, Shared, WorkerId};
@@ -151,17 +151,10 @@ pub(crate) fn run_all(
         .bandwidth_log
         .clone()
         .map(|prefix| AggBw::new(prefix, &parsed.jobs, run_start));
-    let show_progress = match options.eta {
-        Eta::Never => false,
-        Eta::Always => true,
-        // SAFETY: isatty only inspects the descriptor.
-        Eta::Auto => !options.stdout_is_data && unsafe { libc::isatty(libc::STDOUT_FILENO) == 1 },
-    };
-    let to_stderr = options.stdout_is_data;
-    let pace = progress::Pace {
+    let pace = (options.eta.clone()).map(|sink| progress::Pace {
         interval: options.eta_interval,
-        newline: options.eta_newline,
-    };
+        sink,
+    });
 
     let mut aborted = None;
     // zonemode=zbd: a file's zones outlive the phase that cut them.
@@ -318,15 +311,14 @@ pub(crate) fn run_all(
             }
             let (control, done_flag) = (&control, &done);
             let controller = s.spawn(move || control.watch(done_flag));
-            let reporter = show_progress.then(|| {
+            let reporter = pace.as_ref().map(|pace| {
                 let shapes: Vec<(WorkerShape, &WorkerProgress)> = workers
                     .iter()
                     .zip(&progresses)
                     .map(|((j, _, files), p)| (shape(&parsed.jobs[*j], files), p))
                     .collect();
-                let kb = parsed.jobs.first().map_or(1024, |j| j.kb_base);
                 let done = &done;
-                s.spawn(move || progress::report_loop(&shapes, done, kb, to_stderr, pace))
+                s.spawn(move || progress::report_loop(&shapes, done, run_start, pace))
             });
             // Helper threads serve rings only; without one there is
             // nothing to find.
@@ -552,7 +544,7 @@ fn sample_helpers(helpers: &HelperTracker, done: &AtomicBool) {
     }
 }
 
-/// What the status line shows for a worker.
+/// What the status line shows for a worker, and what its ETA is made of.
 fn shape(spec: &JobSpec, files: &[WorkerFile]) -> WorkerShape {
     use ioscope_job::RwKind::*;
     let letter = match spec.rw.kind {
@@ -569,14 +561,47 @@ fn shape(spec: &JobSpec, files: &[WorkerFile]) -> WorkerShape {
         TrimWrite => 'W',
         RandTrimWrite => 'w',
     };
-    let total_bytes = (!spec.time_based).then(|| {
-        let per_loop = spec.loop_bytes(files.iter().map(|f| f.extent.len));
-        per_loop * u64::from(spec.loops.max(1))
-    });
-    let duration = spec.runtime.map(|r| r + spec.ramp_time);
+    let kind = spec.rw.kind;
+    let dirs = [kind.reads(), kind.writes(), kind.trims()];
+    let per_loop = spec.loop_bytes(files.iter().map(|f| f.extent.len));
+    let mut total_bytes = per_loop.saturating_mul(u64::from(spec.loops.max(1)));
+    // fio's thread_eta: writes read back after count again, in a mix by
+    // the write share.
+    if spec.verify.do_verify && spec.verify.method != ioscope_job::VerifyMethod::None && dirs[1] {
+        total_bytes += match dirs[0] {
+            true => total_bytes * u64::from(100 - spec.rwmixread.min(100)) / 100,
+            false => total_bytes,
+        };
+    }
+    let p = &spec.pacing;
+    let per_dir = |v: &ioscope_job::PerDir<u64>| [v.read, v.write, v.trim];
+    let iops = |v: &ioscope_job::PerDir<u64>| per_dir(v).map(|x| x.min(u64::from(u32::MAX)) as u32);
+    let open_cap = spec.file_handling.openfiles;
+    let files = match open_cap {
+        0 => files.len(),
+        cap => files.len().min(cap as usize),
+    } as u32;
     WorkerShape {
         letter,
         total_bytes,
-        duration,
+        runtime: spec.runtime.unwrap_or_default(),
+        ramp: spec.ramp_time,
+        start_delay: spec.startdelay.0,
+        time_based: spec.time_based,
+        stonewall: spec.stonewall,
+        exitall: spec.exitall,
+        dirs,
+        rate: per_dir(&p.rate),
+        rate_min: per_dir(&p.rate_min),
+        rate_iops: iops(&p.rate_iops),
+        rate_iops_min: iops(&p.rate_iops_min),
+        files,
+        mixed: spec.misc.unified_rw == ioscope_job::UnifiedRw::Mixed,
+        kb_base: spec.kb_base,
+        unit_base: match spec.misc.unit_bits {
+            true => ioscope_stats::UNIT_BITS,
+            false => ioscope_stats::UNIT_BYTES,
+        },
+        sig_figs: u32::from(spec.misc.sig_figs),
     }
 }

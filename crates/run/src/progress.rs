@@ -1,23 +1,36 @@
-//! The live status line (fio's `Jobs: 1 (f=1): [R(1)][45.0%][r=...][eta ...]`).
+//! How the jobs stand while they run, as fio's calc_thread_status and
+//! thread_eta tell it: the figures of its status line (`Jobs: 1 (f=1):
+//! [R(1)][45.0%][r=...][eta ...]`), which a local run prints and a server
+//! sends its client. The text is the report's.
 //!
 //! Workers publish cumulative counters with plain relaxed stores (each worker
 //! owns its counters, so no read-modify-write per I/O); a reporter thread
-//! reads them once a second.
+//! reads them every `--eta-interval`.
 
-use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use ioscope_stats::{condensed, JobsEta, ETA_UNKNOWN};
+
 use crate::status::StatusSlot;
 
-/// fio's `--eta`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Eta {
-    Never,
-    Always,
-    /// Only when stdout is a terminal.
-    Auto,
+/// Where the status goes: a local run's status line, a server's replies.
+pub trait EtaSink: Send + Sync {
+    /// The jobs' status, every `--eta-interval` while they run.
+    fn show(&self, eta: &JobsEta);
+    /// The phase's workers are done (after at least one `show`).
+    fn end(&self);
+}
+
+/// A [`RunOptions`](crate::RunOptions) field: the sink the status goes to.
+#[derive(Clone)]
+pub struct EtaShow(pub Arc<dyn EtaSink>);
+
+impl std::fmt::Debug for EtaShow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("EtaShow")
+    }
 }
 
 /// What a worker is doing, for the status letters.
@@ -50,6 +63,10 @@ pub(crate) struct WorkerProgress {
     pub terminate: Arc<AtomicBool>,
     /// Where the worker answers requests for its stats so far.
     pub status: StatusSlot,
+    /// fio's `td->epoch`: when the worker began, and again when its ramp
+    /// ended (monotonic ms); and when it finished (0 until then).
+    epoch_ms: AtomicU64,
+    ended_ms: AtomicU64,
 }
 
 impl WorkerProgress {
@@ -63,8 +80,20 @@ impl WorkerProgress {
     }
 
     pub fn set_phase(&self, phase: Phase) {
+        match phase {
+            Phase::Running => self.restart_epoch(),
+            Phase::Done => self.ended_ms.store(monotonic_ms(), Ordering::Relaxed),
+            Phase::Starting => {}
+        }
         self.phase.store(phase as u8, Ordering::Relaxed);
     }
+
+    /// The ramp is over: times count from here, as fio's reset_all_stats
+    /// restarts the epoch.
+    pub fn restart_epoch(&self) {
+        self.epoch_ms.store(monotonic_ms(), Ordering::Relaxed);
+    }
+
     pub fn phase(&self) -> Phase {
         match self.phase.load(Ordering::Relaxed) {
             0 => Phase::Starting,
@@ -74,234 +103,373 @@ impl WorkerProgress {
     }
 }
 
-/// What the status line needs to know about one worker beyond its counters.
+/// What the status needs to know about one worker beyond its counters.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct WorkerShape {
-    /// fio's status letter while running: R, W, r, w, M, m.
+    /// fio's state letter while running: R, W, r, w, M, m, D, d.
     pub letter: char,
-    /// Bytes a size-bound worker will move; None for time-based ones.
-    pub total_bytes: Option<u64>,
-    /// Planned duration (ramp + runtime) when time-bound.
-    pub duration: Option<Duration>,
+    /// fio's `total_io_size`: what the worker will move, twice (or by
+    /// the write share) when its writes are read back after.
+    pub total_bytes: u64,
+    /// `runtime`, `ramp_time` and `startdelay`.
+    pub runtime: Duration,
+    pub ramp: Duration,
+    pub start_delay: Duration,
+    pub time_based: bool,
+    pub stonewall: bool,
+    /// fio's `exitall`: the shortest worker's ETA is the run's.
+    pub exitall: bool,
+    /// The directions it moves: read, write, trim.
+    pub dirs: [bool; 3],
+    /// `rate`, `rate_min` (bytes/s), `rate_iops`, `rate_iops_min`.
+    pub rate: [u64; 3],
+    pub rate_min: [u64; 3],
+    pub rate_iops: [u32; 3],
+    pub rate_iops_min: [u32; 3],
+    /// The files it holds open.
+    pub files: u32,
+    /// `unified_rw_reporting=mixed`: every direction counts as reads.
+    pub mixed: bool,
+    pub kb_base: u32,
+    /// fio's n2s_unit of its rates, and `significant_figures`.
+    pub unit_base: u32,
+    pub sig_figs: u32,
 }
 
-/// How often the status line is drawn (fio's `--eta-interval`) and how
-/// often a new one is started rather than the last redrawn
-/// (`--eta-newline`).
-#[derive(Clone, Copy, Debug)]
+/// How often the status is taken (fio's `--eta-interval`) and where it
+/// goes.
+#[derive(Clone, Debug)]
 pub(crate) struct Pace {
     pub interval: Duration,
-    pub newline: Option<Duration>,
+    pub sink: EtaShow,
 }
 
-/// Prints the status line every `pace.interval` until `done` is set.
+/// Hands the sink the status every `pace.interval` until `done` is set.
+/// `genesis` is when the run began.
 pub(crate) fn report_loop(
     workers: &[(WorkerShape, &WorkerProgress)],
     done: &AtomicBool,
-    kb_base: u32,
-    to_stderr: bool,
-    pace: Pace,
+    genesis: Instant,
+    pace: &Pace,
 ) {
-    let start = Instant::now();
-    let mut last = (Instant::now(), [0u64; 2], [0u64; 2]);
-    // As fio's display_thread_status: once `newline` has passed since the
-    // last new line, the next status starts on a line of its own.
-    let mut line_started = Instant::now();
-    let mut new_line = false;
-    let mut out: Box<dyn Write> = if to_stderr {
-        Box::new(std::io::stderr())
-    } else {
-        Box::new(std::io::stdout())
-    };
-    let mut printed = false;
+    let mut calc = Calc::new(genesis);
+    let mut last = Instant::now();
+    let mut shown = false;
     while !done.load(Ordering::Relaxed) {
-        let due = pace.interval.saturating_sub(last.0.elapsed());
+        let due = pace.interval.saturating_sub(last.elapsed());
         if !due.is_zero() {
             std::thread::sleep(due.min(Duration::from_millis(100)));
             continue;
         }
+        last = Instant::now();
+        pace.sink.0.show(&calc.status(workers));
+        shown = true;
+    }
+    if shown {
+        pace.sink.0.end();
+    }
+}
+
+/// fio's calc_thread_status, with what it keeps between calls: the
+/// counts at the last one, which the rates are taken since.
+pub(crate) struct Calc {
+    genesis: Instant,
+    prev: (Instant, [u64; 3], [u64; 3]),
+}
+
+impl Calc {
+    pub fn new(genesis: Instant) -> Calc {
+        Calc {
+            genesis,
+            prev: (genesis, [0; 3], [0; 3]),
+        }
+    }
+
+    /// The workers' status now.
+    pub fn status(&mut self, workers: &[(WorkerShape, &WorkerProgress)]) -> JobsEta {
         let now = Instant::now();
-        let mut bytes = [0u64; 2];
-        let mut ios = [0u64; 2];
-        for (_, p) in workers {
-            for d in 0..2 {
-                bytes[d] += p.bytes[d].load(Ordering::Relaxed);
-                ios[d] += p.ios[d].load(Ordering::Relaxed);
+        let now_ms = monotonic_ms();
+        let mut je = JobsEta {
+            elapsed_sec: secs_up(now.duration_since(self.genesis).as_millis() as u64),
+            ..JobsEta::default()
+        };
+        let done_secs: u64 = (workers.iter())
+            .filter(|(_, p)| p.phase() == Phase::Done)
+            .map(|(_, p)| p.ended_ms.load(Ordering::Relaxed).saturating_sub(p.epoch()) / 1000)
+            .sum();
+        let mut bytes = [0u64; 3];
+        let mut ios = [0u64; 3];
+        let mut letters = String::new();
+        let mut etas = Vec::with_capacity(workers.len());
+        for (shape, p) in workers {
+            je.is_pow2 |= shape.kb_base.is_power_of_two();
+            je.unit_base = shape.unit_base;
+            je.sig_figs = shape.sig_figs;
+            let phase = p.phase();
+            let ramping = phase == Phase::Running && p.ramping.load(Ordering::Relaxed);
+            match phase {
+                Phase::Running if ramping => {
+                    je.nr_running += 1;
+                    je.nr_ramp += 1;
+                }
+                Phase::Running => {
+                    je.nr_running += 1;
+                    for d in (0..3).filter(|&d| shape.dirs[d]) {
+                        je.t_rate[d] += shape.rate[d];
+                        je.t_iops[d] += shape.rate_iops[d];
+                        je.m_rate[d] += shape.rate_min[d];
+                        je.m_iops[d] += shape.rate_iops_min[d];
+                    }
+                    je.files_open += shape.files;
+                }
+                Phase::Starting => je.nr_pending += 1,
+                Phase::Done => {}
+            }
+            etas.push(if je.elapsed_sec >= 3 {
+                thread_eta(shape, p, ramping, now_ms, done_secs)
+            } else {
+                ETA_UNKNOWN
+            });
+            letters.push(match phase {
+                Phase::Starting => 'P',
+                Phase::Running if ramping => '/',
+                Phase::Running => shape.letter,
+                Phase::Done => '_',
+            });
+            if phase != Phase::Starting {
+                for d in 0..3 {
+                    let to = if shape.mixed { 0 } else { d };
+                    bytes[to] += p.bytes[d].load(Ordering::Relaxed);
+                    ios[to] += p.ios[d].load(Ordering::Relaxed);
+                }
             }
         }
-        let secs = now.duration_since(last.0).as_secs_f64();
-        let rate = |d: usize| (bytes[d].saturating_sub(last.1[d])) as f64 / secs;
-        let iops = |d: usize| (ios[d].saturating_sub(last.2[d])) as f64 / secs;
-        let line = status_line(
-            workers,
-            start.elapsed(),
-            [rate(0), rate(1)],
-            [iops(0), iops(1)],
-            kb_base,
-        );
-        let lead = if std::mem::take(&mut new_line) {
-            "\n"
+        je.eta_sec = if workers.iter().any(|(s, _)| s.exitall) {
+            etas.iter().copied().min().unwrap_or(ETA_UNKNOWN)
         } else {
-            ""
-        };
-        let _ = write!(out, "{lead}\r{line}\x1b[K");
-        let _ = out.flush();
-        printed = true;
-        if pace
-            .newline
-            .is_some_and(|every| line_started.elapsed() > every)
-        {
-            line_started = Instant::now();
-            new_line = true;
-        }
-        last = (now, bytes, ios);
-    }
-    if printed {
-        let _ = writeln!(out);
-    }
-}
-
-fn status_line(
-    workers: &[(WorkerShape, &WorkerProgress)],
-    elapsed: Duration,
-    rate: [f64; 2],
-    iops: [f64; 2],
-    kb_base: u32,
-) -> String {
-    let running = workers
-        .iter()
-        .filter(|(_, p)| p.phase() == Phase::Running)
-        .count();
-    let letters = run_length(workers.iter().map(|(s, p)| match p.phase() {
-        Phase::Starting => 'P',
-        Phase::Running => s.letter,
-        Phase::Done => '_',
-    }));
-    let mut fraction = 0.0;
-    for (shape, p) in workers {
-        let f = match (shape.duration, shape.total_bytes) {
-            (Some(d), _) if !d.is_zero() => elapsed.as_secs_f64() / d.as_secs_f64(),
-            (_, Some(total)) if total > 0 => {
-                let done = p.bytes[0].load(Ordering::Relaxed) + p.bytes[1].load(Ordering::Relaxed);
-                done as f64 / total as f64
+            // A stonewalled worker not yet started runs after the others.
+            let mut eta = 0;
+            let mut stone = 0u64;
+            for ((shape, p), &e) in workers.iter().zip(&etas) {
+                if p.phase() == Phase::Starting && shape.stonewall {
+                    stone = stone.saturating_add(e);
+                } else {
+                    eta = eta.max(e);
+                }
             }
-            _ => 0.0,
+            eta.saturating_add(stone)
         };
-        fraction += f.min(1.0) / workers.len() as f64;
-    }
-    let eta = if fraction > 0.0 {
-        elapsed.as_secs_f64() * (1.0 - fraction) / fraction
-    } else {
-        0.0
-    };
-    let mut s = format!(
-        "Jobs: {running} (f={running}): [{letters}][{:.1}%]",
-        fraction * 100.0
-    );
-    let bw = |v: f64| human_rate(v, kb_base);
-    match (rate[0] > 0.0, rate[1] > 0.0) {
-        (true, true) => {
-            s += &format!(
-                "[r={},w={}][r={},w={} IOPS]",
-                bw(rate[0]),
-                bw(rate[1]),
-                human_count(iops[0]),
-                human_count(iops[1])
-            )
-        }
-        (true, false) => s += &format!("[r={}][r={} IOPS]", bw(rate[0]), human_count(iops[0])),
-        (false, true) => s += &format!("[w={}][w={} IOPS]", bw(rate[1]), human_count(iops[1])),
-        (false, false) => {}
-    }
-    let eta = eta.round() as u64;
-    s += &format!("[eta {:02}m:{:02}s]", eta / 60, eta % 60);
-    s
-}
-
-/// fio's compressed job-state string: `rrW` becomes `r(2),W(1)`.
-fn run_length(letters: impl Iterator<Item = char>) -> String {
-    let mut out = String::new();
-    let mut current: Option<(char, usize)> = None;
-    for c in letters {
-        match current {
-            Some((l, n)) if l == c => current = Some((l, n + 1)),
-            Some((l, n)) => {
-                out += &format!("{l}({n}),");
-                current = Some((c, 1));
+        let ms = now.duration_since(self.prev.0).as_millis() as u64;
+        for d in 0..3 {
+            let (db, di) = (
+                bytes[d].saturating_sub(self.prev.1[d]),
+                ios[d].saturating_sub(self.prev.2[d]),
+            );
+            if let (Some(bps), Some(iops)) =
+                ((db * 1000).checked_div(ms), (di * 1000).checked_div(ms))
+            {
+                je.rate[d] = bps / 1024;
+                je.iops[d] = iops as u32;
             }
-            None => current = Some((c, 1)),
         }
+        self.prev = (now, bytes, ios);
+        je.nr_threads = workers.len() as u32;
+        je.run_str = condensed(letters.chars());
+        je
     }
-    if let Some((l, n)) = current {
-        out += &format!("{l}({n})");
-    }
-    out
 }
 
-/// Bytes per second in fio's short form (`1234MiB/s`).
-fn human_rate(bytes_per_sec: f64, kb_base: u32) -> String {
-    let (units, base) = if kb_base == 1000 {
-        (["B", "kB", "MB", "GB", "TB"], 1000.0)
-    } else {
-        (["B", "KiB", "MiB", "GiB", "TiB"], 1024.0)
+/// fio's thread_eta: the seconds a worker has left, from how much of its
+/// size it has moved or, time-based, how much of its runtime has passed;
+/// before it runs, its runtime (and ramp and start delay) or its size at
+/// its rate.
+fn thread_eta(
+    shape: &WorkerShape,
+    p: &WorkerProgress,
+    ramping: bool,
+    now_ms: u64,
+    done_secs: u64,
+) -> u64 {
+    let elapsed = secs_up(now_ms.saturating_sub(p.epoch()));
+    let timeout = shape.runtime.as_secs();
+    let total = shape.total_bytes;
+    match p.phase() {
+        Phase::Running if !ramping => {
+            let moved: u64 = p.bytes.iter().map(|b| b.load(Ordering::Relaxed)).sum();
+            let mut perc = if total > 0 {
+                (moved as f64 / total as f64).min(1.0)
+            } else {
+                0.0
+            };
+            if shape.time_based {
+                perc = match timeout {
+                    0 => 0.0,
+                    t => perc.min(elapsed as f64 / t as f64),
+                };
+            }
+            let mut eta = if perc == 0.0 {
+                timeout
+            } else {
+                ((elapsed as f64 * (1.0 / perc)) as u64).saturating_sub(elapsed)
+            };
+            if !shape.runtime.is_zero() {
+                eta = eta.min((timeout + done_secs).saturating_sub(elapsed));
+            }
+            eta
+        }
+        Phase::Starting | Phase::Running => {
+            // fio can only guess: the whole runtime, or the size at the rate.
+            let mut t_eta = 0;
+            if !shape.runtime.is_zero() {
+                let mut us = shape.runtime.as_micros() + shape.start_delay.as_micros();
+                if phase_ramps(shape, p) {
+                    us += shape.ramp.as_micros();
+                }
+                t_eta = (us / 1_000_000) as u64;
+                if ramping {
+                    let ramp_left = elapsed;
+                    if ramp_left <= t_eta {
+                        t_eta -= ramp_left;
+                    }
+                }
+            }
+            let rate: u64 = (0..3)
+                .filter(|&d| shape.dirs[d])
+                .map(|d| shape.rate[d])
+                .sum();
+            let r_eta = match rate {
+                0 => 0,
+                r => total / r + shape.start_delay.as_secs(),
+            };
+            match (r_eta, t_eta) {
+                (0, t) => t,
+                (r, 0) => r,
+                (r, t) => r.min(t),
+            }
+        }
+        Phase::Done => 0,
+    }
+}
+
+/// Whether the ramp is still ahead of or under way for the worker (fio's
+/// `!td->ramp_time_over`).
+fn phase_ramps(shape: &WorkerShape, p: &WorkerProgress) -> bool {
+    !shape.ramp.is_zero() && (p.phase() == Phase::Starting || p.ramping.load(Ordering::Relaxed))
+}
+
+impl WorkerProgress {
+    fn epoch(&self) -> u64 {
+        self.epoch_ms.load(Ordering::Relaxed)
+    }
+}
+
+/// Milliseconds as whole seconds, rounded up (fio's `(ms + 999) / 1000`).
+fn secs_up(ms: u64) -> u64 {
+    ms.div_ceil(1000)
+}
+
+/// CLOCK_MONOTONIC in ms: the workers' epochs, comparable across threads.
+fn monotonic_ms() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
     };
-    let mut v = bytes_per_sec;
-    let mut i = 0;
-    while v >= 10_000.0 && i < units.len() - 1 {
-        v /= base;
-        i += 1;
-    }
-    format!("{}{}/s", v.round() as u64, units[i])
-}
-
-/// A count in fio's short form (`316k`).
-fn human_count(v: f64) -> String {
-    let units = ["", "k", "M", "G"];
-    let mut v = v;
-    let mut i = 0;
-    while v >= 10_000.0 && i < units.len() - 1 {
-        v /= 1000.0;
-        i += 1;
-    }
-    format!("{}{}", v.round() as u64, units[i])
+    // SAFETY: clock_gettime writes the timespec it is given.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1000 + ts.tv_nsec as u64 / 1_000_000
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn rates_are_shortened_like_fio() {
-        assert_eq!(human_rate(1234.0 * 1024.0 * 1024.0, 1024), "1234MiB/s");
-        assert_eq!(human_rate(512.0, 1024), "512B/s");
-        assert_eq!(human_count(316_000.0), "316k");
-        assert_eq!(human_count(999.0), "999");
+    fn shape() -> WorkerShape {
+        WorkerShape {
+            letter: 'r',
+            total_bytes: 1 << 30,
+            runtime: Duration::from_secs(10),
+            time_based: true,
+            dirs: [true, false, false],
+            files: 1,
+            kb_base: 1024,
+            unit_base: ioscope_stats::UNIT_BYTES,
+            sig_figs: 4,
+            ..WorkerShape::default()
+        }
     }
 
-    #[test]
-    fn job_states_are_run_length_encoded() {
-        assert_eq!(run_length("rrW".chars()), "r(2),W(1)");
-        assert_eq!(run_length("r".chars()), "r(1)");
-    }
-
-    #[test]
-    fn a_half_done_time_based_job_shows_fifty_percent_and_its_eta() {
+    /// A worker that began `secs` ago and has moved `bytes`.
+    fn running_for(secs: u64, bytes: u64) -> WorkerProgress {
         let p = WorkerProgress::default();
         p.set_phase(Phase::Running);
-        let shape = WorkerShape {
-            letter: 'r',
-            total_bytes: None,
-            duration: Some(Duration::from_secs(10)),
+        p.epoch_ms
+            .store(monotonic_ms() - secs * 1000, Ordering::Relaxed);
+        p.bytes[0].store(bytes, Ordering::Relaxed);
+        p
+    }
+
+    #[test]
+    fn a_time_based_worker_has_its_runtime_left() {
+        let p = running_for(4, 1 << 20);
+        // 4 s into 10: 6 left (the first ms rounds elapsed up to 5 at most).
+        let eta = thread_eta(&shape(), &p, false, monotonic_ms(), 0);
+        assert!((5..=6).contains(&eta), "{eta}");
+    }
+
+    #[test]
+    fn a_sized_worker_is_judged_by_what_it_moved() {
+        let s = WorkerShape {
+            time_based: false,
+            runtime: Duration::ZERO,
+            ..shape()
         };
-        let line = status_line(
-            &[(shape, &p)],
-            Duration::from_secs(5),
-            [1024.0 * 1024.0 * 100.0, 0.0],
-            [25600.0, 0.0],
-            1024,
+        // A quarter moved in 4 s: 12 s to go.
+        let p = running_for(4, 1 << 28);
+        let eta = thread_eta(&s, &p, false, monotonic_ms(), 0);
+        assert!((12..=15).contains(&eta), "{eta}");
+    }
+
+    #[test]
+    fn a_worker_not_started_expects_its_runtime_and_ramp() {
+        let s = WorkerShape {
+            ramp: Duration::from_secs(2),
+            start_delay: Duration::from_secs(1),
+            ..shape()
+        };
+        let p = WorkerProgress::default();
+        assert_eq!(thread_eta(&s, &p, false, monotonic_ms(), 0), 13);
+    }
+
+    #[test]
+    fn the_first_three_seconds_have_no_estimate_and_states_condense() {
+        let (a, b) = (running_for(1, 0), WorkerProgress::default());
+        let workers = [(shape(), &a), (shape(), &b)];
+        let mut calc = Calc::new(Instant::now());
+        let je = calc.status(&workers);
+        assert_eq!(je.eta_sec, ETA_UNKNOWN);
+        assert_eq!((je.nr_running, je.nr_pending, je.nr_threads), (1, 1, 2));
+        assert_eq!(je.run_str, "r(1),P(1)");
+        assert_eq!(je.files_open, 1);
+    }
+
+    #[test]
+    fn rates_are_taken_since_the_last_status_in_kib() {
+        let p = running_for(5, 0);
+        let workers = [(shape(), &p)];
+        let mut calc = Calc::new(Instant::now() - Duration::from_secs(5));
+        let _ = calc.status(&workers);
+        p.bytes[0].store(100 << 20, Ordering::Relaxed);
+        p.ios[0].store(25_600, Ordering::Relaxed);
+        std::thread::sleep(Duration::from_millis(200));
+        let je = calc.status(&workers);
+        // 100 MiB in about 0.2 s: about 500 MiB/s, in KiB/s.
+        let kib = je.rate[0];
+        assert!((350_000..=512_000).contains(&kib), "{kib}");
+        assert!(
+            je.iops[0] > 80_000 && je.iops[0] <= 128_000,
+            "{}",
+            je.iops[0]
         );
-        assert_eq!(
-            line,
-            "Jobs: 1 (f=1): [r(1)][50.0%][r=100MiB/s][r=26k IOPS][eta 00m:05s]"
-        );
+        assert!(je.eta_sec <= 6, "{}", je.eta_sec);
     }
 }

@@ -4,6 +4,7 @@
 //! as `fio --client` of protocol version 97 reads and prints them. The
 //! framing of these payloads is the binary's (src/server/).
 
+pub mod eta;
 mod read;
 
 pub use read::{disk_util as read_disk_util, job_stats as read_job_stats, log_file};

@@ -284,6 +284,7 @@ impl IoLoop<'_> {
             if ramping && self.ramp_over(now, ramp_end) {
                 ramping = false;
                 self.progress.ramping.store(false, Ordering::Relaxed);
+                self.progress.restart_epoch();
                 cpu_start = self.end_ramp(&mut ledger, now);
                 // As fio restarts the job's epoch: a runtime is measured
                 // from here, however long the ramp took.
