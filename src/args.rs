@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::client::JobFile;
 use crate::status_line::Eta;
 use anyhow::{bail, Context};
 use ioscope_report::{Format, TerseVersion};
@@ -79,7 +80,7 @@ pub struct Args {
 
 /// fio program options that ioscope does not implement yet: refused by name
 /// rather than mistaken for job options.
-const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &["remote-config", "trigger-remote"];
+const UNSUPPORTED_PROGRAM_OPTIONS: &[&str] = &["trigger-remote"];
 
 /// Why some of them are refused, where there is more to say than "not yet".
 fn why_unsupported(name: &str) -> &'static str {
@@ -88,7 +89,6 @@ fn why_unsupported(name: &str) -> &'static str {
             " yet: it runs the trigger on the servers of --client, which \
              ioscope's client does not do yet; --trigger runs a local one"
         }
-        "remote-config" => " yet: ioscope's --client sends job files from this machine",
         _ => " yet",
     }
 }
@@ -138,6 +138,8 @@ Runs fio job files and fio-style command-line jobs.
   --client=ARGS          run the job files and job options on a fio server
                          (fio's or ioscope's), ARGS as --server's or a file
                          listing servers; repeat for more servers
+  --remote-config=FILE   with --client: a job file on that server, which it
+                         loads itself
   --crctest[=NAMES]      time the verify checksums (all, or NAMES, comma-separated)
   --cpuclock-test        check that the time-stamp counters of the CPUs agree
   --idle-prof=WHAT       how idle the CPUs stay during the run: system (their
@@ -207,7 +209,7 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
             match &mut out.action {
                 Action::Client(servers) if own_files => {
                     if let Some(last) = servers.last_mut() {
-                        last.job_files.push(PathBuf::from(arg));
+                        last.job_files.push(JobFile::Here(PathBuf::from(arg)));
                     }
                 }
                 _ => out.job_input.job_files.push(PathBuf::from(arg)),
@@ -313,6 +315,20 @@ pub fn parse(args: impl IntoIterator<Item = String>) -> anyhow::Result<Args> {
                     _ => out.action = Action::Client(servers),
                 }
             }
+            // fio's: a job file on the server, for the last --client.
+            "remote-config" => {
+                let file = value_of(name)?;
+                match &mut out.action {
+                    Action::Client(servers) if !servers.is_empty() => {
+                        let last = servers.len() - 1;
+                        servers[last].job_files.push(JobFile::There(file));
+                    }
+                    _ => bail!(
+                        "--remote-config={file}: no --client before it (it names a job file \
+                         on the server of the --client it follows)"
+                    ),
+                }
+            }
             "idle-prof" => match value_of(name)?.as_str() {
                 "calibrate" => out.action = Action::IdleCalibrate,
                 "system" => out.idle_prof = Some(ioscope_run::IdleProf::System),
@@ -408,6 +424,7 @@ const PROGRAM_OPTIONS: &[&str] = &[
     "server",
     "daemonize",
     "client",
+    "remote-config",
     "cpuclock-test",
     "idle-prof",
     "version",
@@ -559,9 +576,9 @@ mod tests {
 
     #[test]
     fn unsupported_program_options_are_refused_by_name() {
-        let e = args(&["--remote-config=job.fio"]).unwrap_err().to_string();
+        let e = args(&["--trigger-remote=cmd"]).unwrap_err().to_string();
         assert!(
-            e.contains("--remote-config") && e.contains("not supported"),
+            e.contains("--trigger-remote") && e.contains("not supported"),
             "{e}"
         );
         let e = args(&["--output-format=xml"]).unwrap_err().to_string();
@@ -583,21 +600,39 @@ mod tests {
         let Action::Client(servers) = &a.action else {
             panic!("{:?}", a.action);
         };
-        let own: Vec<(&str, Vec<PathBuf>)> = servers
+        let own: Vec<(&str, Vec<JobFile>)> = servers
             .iter()
             .map(|s| (s.at.as_str(), s.job_files.clone()))
             .collect();
+        let here = |p: &str| JobFile::Here(PathBuf::from(p));
         assert_eq!(
             own,
             [
-                ("a", vec![PathBuf::from("x.fio")]),
-                ("b", vec![PathBuf::from("y.fio"), PathBuf::from("z.fio")]),
+                ("a", vec![here("x.fio")]),
+                ("b", vec![here("y.fio"), here("z.fio")]),
             ]
         );
         assert_eq!(a.job_input.job_files, vec![PathBuf::from("all.fio")]);
         assert_eq!(a.job_input.cli_options, vec!["--rw=read"]);
         let e = args(&["--server", "--client=a"]).unwrap_err().to_string();
         assert!(e.contains("can't be both client and server"), "{e}");
+    }
+
+    #[test]
+    fn remote_config_names_a_file_on_the_last_clients_server() {
+        let a = args(&["--client=a", "x.fio", "--remote-config=/srv/y.fio"]).unwrap();
+        let Action::Client(servers) = &a.action else {
+            panic!("{:?}", a.action);
+        };
+        assert_eq!(
+            servers[0].job_files,
+            [
+                JobFile::Here(PathBuf::from("x.fio")),
+                JobFile::There("/srv/y.fio".into())
+            ]
+        );
+        let e = args(&["--remote-config=y.fio"]).unwrap_err().to_string();
+        assert!(e.contains("no --client before it"), "{e}");
     }
 
     #[test]

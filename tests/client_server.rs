@@ -632,6 +632,45 @@ fn the_status_line_reaches_either_client_from_either_server() {
     assert!(!status_draws(&run.stdout).is_empty(), "{}", run.describe());
 }
 
+#[test]
+fn remote_config_runs_a_job_file_that_is_on_the_server() {
+    require!(fio_installed());
+    let d = tempdir();
+    let (ours, theirs) = both_servers(d.path());
+    // The file is where each server runs, not where the clients do.
+    for side in ["ioscope", "fio"] {
+        write_file(
+            &d.path().join(side),
+            "there.fio",
+            "[there]\nioengine=null\nrw=randwrite\nsize=64k\n",
+        );
+    }
+    for server in [&ours, &theirs] {
+        let args = ["--remote-config=there.fio"];
+        let runs = [
+            ("fio's client", client(&server.address, d.path(), &args)),
+            (
+                "ioscope's client",
+                our_client(&server.address, d.path(), &args),
+            ),
+        ];
+        for (who, run) in runs {
+            assert!(run.status.success(), "{who}: {}", run.describe());
+            assert!(
+                run.stdout.contains("there: (groupid=0, jobs=1)")
+                    && run.stdout.contains("issued rwts: total=0,16,0,0"),
+                "{who} on {}: {}",
+                server.address,
+                run.describe()
+            );
+        }
+    }
+    // A file the server does not have is the server's error, as fio's.
+    let run = our_client(&ours.address, d.path(), &["--remote-config=nowhere.fio"]);
+    assert!(!run.status.success(), "{}", run.describe());
+    assert!(run.stdout.contains("nowhere.fio"), "{}", run.describe());
+}
+
 fn our_client(address: &str, dir: &Path, args: &[&str]) -> Run {
     common::ioscope([format!("--client={address}")])
         .args(args)

@@ -20,7 +20,15 @@ use session::{Event, Order, Served, StartGate};
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClientSpec {
     pub at: String,
-    pub job_files: Vec<PathBuf>,
+    pub job_files: Vec<JobFile>,
+}
+
+/// A job file for a server: one here, whose text is sent, or one on the
+/// server (`--remote-config`), whose name is.
+#[derive(Clone, Debug, PartialEq)]
+pub enum JobFile {
+    Here(PathBuf),
+    There(String),
 }
 
 impl ClientSpec {
@@ -47,10 +55,16 @@ impl ClientSpec {
 
 /// Runs the jobs of `args` on `servers` and prints the results.
 pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<ExitCode> {
-    let shared = &args.job_input.job_files;
-    let named: Vec<PathBuf> = (servers.iter())
-        .flat_map(|s| s.job_files.iter().cloned())
-        .chain(shared.iter().cloned())
+    let shared: Vec<JobFile> = (args.job_input.job_files.iter().cloned())
+        .map(JobFile::Here)
+        .collect();
+    let shared = &shared;
+    let named: Vec<PathBuf> = (servers.iter().flat_map(|s| &s.job_files))
+        .filter_map(|f| match f {
+            JobFile::Here(path) => Some(path.clone()),
+            JobFile::There(_) => None,
+        })
+        .chain(args.job_input.job_files.iter().cloned())
         .collect();
     let passed_on = passed_on(&named);
     // As fio's client, a server is sent job files: one left without any
@@ -282,19 +296,22 @@ fn print_as_heard(
 }
 
 /// The command line fio's client passes on to its servers: every option
-/// but `--client` (its job options, and its program options, which the
-/// server takes as fio's does, its output format among them), without
-/// the job files named, which go as their text.
+/// but `--client` and `--remote-config` (its job options, and its program
+/// options, which the server takes as fio's does, its output format among
+/// them), without the job files named, which go as their text.
 fn passed_on(job_files: &[PathBuf]) -> Vec<String> {
     let mut files: Vec<&PathBuf> = job_files.iter().collect();
     let mut out = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
-        if arg == "--client" || arg == "-client" {
+        let option = arg.trim_start_matches('-');
+        if arg.starts_with('-') && ["client", "remote-config"].contains(&option) {
             args.next();
             continue;
         }
-        if arg.starts_with("--client=") || arg.starts_with("-client=") {
+        if arg.starts_with('-')
+            && (option.starts_with("client=") || option.starts_with("remote-config="))
+        {
             continue;
         }
         if let Some(i) = files.iter().position(|f| f.as_os_str() == arg.as_str()) {

@@ -66,6 +66,17 @@ pub fn job_file(text: &[u8]) -> Vec<u8> {
     p
 }
 
+/// struct cmd_load_file_pdu: the name of a job file on the server
+/// (`--remote-config`), from a command-line client (fio's
+/// FIO_CLIENT_TYPE_CLI), ended with a NUL.
+pub fn load_file(name: &str) -> Vec<u8> {
+    let mut p = (name.len() as u16).to_le_bytes().to_vec();
+    p.extend_from_slice(&1u16.to_le_bytes());
+    p.extend_from_slice(name.as_bytes());
+    p.push(0);
+    p
+}
+
 /// The server as given, without its kind and port: what fio's client
 /// calls it by (its JSON's hostname, its logs' names).
 pub fn host_of(at: &str) -> String {

@@ -2,7 +2,6 @@
 //! command line and the job files, run when every server is ready, then
 //! what the server says until it quits.
 
-use std::path::PathBuf;
 use std::sync::mpsc::Sender;
 use std::sync::{Condvar, Mutex};
 
@@ -10,6 +9,7 @@ use crate::fio_protocol::address::Address;
 use crate::fio_protocol::wire::{self, Op};
 
 use super::payloads::{self, c_text, le_u16, le_u32};
+use super::JobFile;
 
 /// What a server's conversation tells the printing thread as it goes.
 pub enum Event {
@@ -83,7 +83,7 @@ pub struct Order<'a> {
     pub index: usize,
     pub at: &'a str,
     pub passed_on: &'a [String],
-    pub files: &'a [PathBuf],
+    pub files: &'a [JobFile],
 }
 
 /// Runs `order`'s jobs on the server connected by `socket`.
@@ -117,10 +117,16 @@ fn talk(
         wire::send(&mut socket, Op::JobLine, 0, &payloads::job_line(passed_on)).map_err(io)?;
         commands += 1;
     }
-    for path in files {
-        let text =
-            std::fs::read(path).map_err(|e| format!("job file '{}': {e}", path.display()))?;
-        wire::send(&mut socket, Op::Job, 0, &payloads::job_file(&text)).map_err(io)?;
+    for file in files {
+        let (op, payload) = match file {
+            JobFile::Here(path) => {
+                let text = std::fs::read(path)
+                    .map_err(|e| format!("job file '{}': {e}", path.display()))?;
+                (Op::Job, payloads::job_file(&text))
+            }
+            JobFile::There(name) => (Op::LoadFile, payloads::load_file(name)),
+        };
+        wire::send(&mut socket, op, 0, &payload).map_err(io)?;
         commands += 1;
     }
     // The server's host as given, which fio's client names it by, and its
@@ -132,6 +138,9 @@ fn talk(
     let mut result = ioscope_stats::RunResult::default();
     let mut options: Vec<(u32, String, String)> = Vec::new();
     let mut error = 0;
+    // The server said how its run ended; one that quits without has run
+    // nothing (it refused the jobs, and said why).
+    let mut stopped = false;
     let say = |e: Event| {
         let _ = events.send(e);
     };
@@ -189,6 +198,7 @@ fn talk(
             ),
             Op::IoLog => payloads::write_log(p, &host).map_err(|e| e.to_string())?,
             Op::Stop => {
+                stopped = true;
                 error = le_u32(p, 0);
                 if error != 0 {
                     say(Event::Line(format!(
@@ -209,6 +219,11 @@ fn talk(
             // the server goes.
             _ => {}
         }
+    }
+    if !stopped {
+        // fio's client exits 0 here; a run that did not happen must not
+        // look like one that did.
+        return Err(format!("{at}: the server ran no job"));
     }
     for (job, key, value) in options {
         let pair = (key, value);
