@@ -440,6 +440,80 @@ fn a_jobs_logs_are_written_by_the_client_as_for_a_fio_server() {
     assert!(left.is_empty(), "{left:?}");
 }
 
+/// The shape of a histogram log: its lines, each line's columns, and
+/// whether every line counts I/Os.
+fn hist_shape(path: &Path) -> (usize, Vec<usize>, bool) {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let rows: Vec<Vec<u64>> = (text.lines())
+        .map(|l| l.split(", ").map(|v| v.parse().unwrap()).collect())
+        .collect();
+    let columns = rows
+        .iter()
+        .map(Vec::len)
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let counted = rows.iter().all(|r| r[3..].iter().sum::<u64>() > 0);
+    (rows.len(), columns, counted)
+}
+
+#[test]
+fn histogram_and_compressed_logs_reach_either_client_from_either_server() {
+    require!(fio_installed());
+    let d = tempdir();
+    for sub in ["ioscope", "fio"] {
+        std::fs::create_dir_all(d.path().join(sub)).unwrap();
+    }
+    let ours = Server::start_tcp(&bin(), &d.path().join("ioscope"));
+    let theirs = Server::start_tcp(Path::new("fio"), &d.path().join("fio"));
+    write_file(
+        d.path(),
+        "logs.fio",
+        "[hg]\nioengine=null\nrw=randread\nsize=256m\ntime_based\nruntime=1\n\
+         write_hist_log=hg\nlog_hist_msec=100\nlog_hist_coarseness=4\n\
+         [lc]\nioengine=null\nrw=randwrite\nsize=16m\nwrite_lat_log=lc\n\
+         log_compression=64k\nlog_store_compressed=1\n",
+    );
+    for (server, side) in [(&ours, "ioscope"), (&theirs, "fio")] {
+        for who in ["fio's client", "ioscope's client"] {
+            let at = d.path().join(format!("{side}-{}", &who[..3]));
+            std::fs::create_dir_all(&at).unwrap();
+            let run = match who {
+                "fio's client" => server.client(&at, &["../logs.fio"]),
+                _ => our_client(&server.address, &at, &["../logs.fio"]),
+            };
+            assert!(run.status.success(), "{who}: {}", run.describe());
+            // A second's histograms every 100 ms (the last window may not
+            // close), 116 groups of 16 buckets after time, direction and
+            // block size.
+            let (lines, columns, counted) = hist_shape(&at.join("hg_clat_hist.1.log.127.0.0.1"));
+            assert!(
+                (8..=10).contains(&lines),
+                "{who} from {side}'s server: {lines} lines"
+            );
+            assert_eq!(columns, [119], "{who} from {side}'s server");
+            assert!(counted, "{who} from {side}'s server: an empty histogram");
+            // The compressed log comes as stored: fio inflates it to a line
+            // per write.
+            let fz = at.join("lc_lat.2.log.fz.127.0.0.1");
+            let text = fio([format!("--inflate-log={}", fz.display())]).run();
+            assert!(text.status.success(), "{}", text.describe());
+            assert_eq!(
+                text.stdout.lines().count(),
+                4096,
+                "{who} from {side}'s server"
+            );
+            assert!(
+                text.stdout.lines().all(|l| l.ends_with(", 1, 4096, 0")),
+                "{who}"
+            );
+        }
+    }
+    // Sent, not written where the server runs.
+    let left = names_in(&d.path().join("ioscope"));
+    assert!(left.is_empty(), "{left:?}");
+}
+
 #[test]
 fn a_tcp_clients_files_are_named_after_the_servers_address_as_fios() {
     require!(fio_installed());

@@ -2,9 +2,10 @@
 //! (the probe, the command line, job files) and what it makes of the
 //! server's probe reply and logs.
 
-/// What fio's client says it is in its probe (FIO_PROBE_FLAG_ZLIB
-/// unset: it takes no compressed logs).
-const PROBE_FLAGS: u64 = 0;
+/// What fio's client says it is in its probe: FIO_PROBE_FLAG_ZLIB, it
+/// takes logs compressed for sending (a fio server sends a histogram log
+/// whole only so).
+const PROBE_FLAGS: u64 = 1;
 
 /// struct cmd_client_probe_pdu: its flags, and the server as named.
 pub fn probe(server: &str) -> Vec<u8> {

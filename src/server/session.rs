@@ -332,18 +332,11 @@ fn run(link: &Arc<Link>, jobs: Jobs, eta: ioscope_run::EtaShow) {
 }
 
 /// The workers' logs, as fio's server sends them for its client to write
-/// (`NAME.HOST` there); those the protocol cannot carry here (histogram
-/// and compressed logs) are written where the server runs, as a local run
-/// writes them.
+/// (`NAME.HOST` there).
 fn send_logs(link: &Link, logs: &[ioscope_stats::WorkerLogs]) -> std::io::Result<()> {
     for w in logs {
-        match fio_net::io_logs(w) {
-            Some(payloads) => {
-                for p in payloads {
-                    link.send(Op::IoLog, 0, &p)?;
-                }
-            }
-            None => ioscope_report::write_logs(std::slice::from_ref(w))?,
+        for p in fio_net::io_logs(w)? {
+            link.send(Op::IoLog, 0, &p)?;
         }
     }
     Ok(())

@@ -42,8 +42,55 @@ pub(crate) fn pack(out: &mut Vec<u8>, s: &Sample, time_ms: u64, offset: bool, pr
     }
 }
 
+/// Bytes of samples per zlib stream of a compressed log when
+/// log_compression gives no size.
+const STREAM_AT: usize = 1 << 20;
+
+/// A compressed log's samples, packed and deflated a chunk at a time
+/// (`log_compression`'s size; fio's chunks hold whole samples).
+pub(crate) struct Streams {
+    samples: Vec<u8>,
+    chunk: usize,
+}
+
+impl Streams {
+    /// Streams of about `chunk` bytes of samples (0: one per megabyte).
+    pub fn new(chunk: usize) -> Streams {
+        let chunk = if chunk == 0 { STREAM_AT } else { chunk };
+        Streams {
+            samples: Vec::with_capacity(chunk + 64),
+            chunk,
+        }
+    }
+
+    /// Adds a sample; a stream when that fills a chunk.
+    pub fn push(
+        &mut self,
+        s: &Sample,
+        time_ms: u64,
+        offset: bool,
+        prio: bool,
+    ) -> io::Result<Option<Vec<u8>>> {
+        pack(&mut self.samples, s, time_ms, offset, prio);
+        if self.samples.len() >= self.chunk {
+            return self.finish();
+        }
+        Ok(None)
+    }
+
+    /// The stream of the samples gathered since the last, if any.
+    pub fn finish(&mut self) -> io::Result<Option<Vec<u8>>> {
+        if self.samples.is_empty() {
+            return Ok(None);
+        }
+        let stream = deflate(&self.samples)?;
+        self.samples.clear();
+        Ok(Some(stream))
+    }
+}
+
 /// One zlib stream of `samples`, as fio's gz_work makes it.
-pub(crate) fn deflate(samples: &[u8]) -> io::Result<Vec<u8>> {
+fn deflate(samples: &[u8]) -> io::Result<Vec<u8>> {
     let mut z = ZlibEncoder::new(Vec::new(), Compression::default());
     z.write_all(samples)?;
     z.finish()
@@ -67,7 +114,23 @@ pub fn inflate_log(data: &[u8]) -> Result<String, String> {
 
 /// Inflates the zlib stream at the start of `data`: its bytes, and how
 /// much of `data` it took.
-fn inflate_stream(data: &[u8]) -> Result<(Vec<u8>, usize), String> {
+pub(crate) fn inflate_stream(data: &[u8]) -> Result<(Vec<u8>, usize), String> {
+    match inflate(data)? {
+        (out, used, true) => Ok((out, used)),
+        _ => Err("the file ends inside it (truncated?)".into()),
+    }
+}
+
+/// What a stream that may lack its end holds: fio 3.33's server loses
+/// the last bytes of a log it deflates for sending (its final deflate
+/// writes into a buffer already sent), and its client inflates what came.
+pub(crate) fn inflate_unended(data: &[u8]) -> Result<Vec<u8>, String> {
+    inflate(data).map(|(out, _, _)| out)
+}
+
+/// Inflates as much of the stream at the start of `data` as is there:
+/// its bytes, how much of `data` it took, and whether it ended.
+fn inflate(data: &[u8]) -> Result<(Vec<u8>, usize, bool), String> {
     let mut z = Decompress::new(true);
     let mut out = Vec::with_capacity(data.len() * 4);
     loop {
@@ -79,9 +142,9 @@ fn inflate_stream(data: &[u8]) -> Result<(Vec<u8>, usize), String> {
             .decompress_vec(&data[used..], &mut out, FlushDecompress::None)
             .map_err(|e| e.to_string())?;
         match status {
-            Status::StreamEnd => return Ok((out, z.total_in() as usize)),
+            Status::StreamEnd => return Ok((out, z.total_in() as usize, true)),
             _ if z.total_in() as usize == data.len() && out.len() < out.capacity() => {
-                return Err("the file ends inside it (truncated?)".into())
+                return Ok((out, data.len(), false))
             }
             _ => {}
         }

@@ -12,9 +12,6 @@ use crate::log_lines::{push_hist_line, push_line, Sample};
 
 /// Text gathered before each write to the file.
 const FLUSH_AT: usize = 1 << 16;
-/// Bytes of samples per zlib stream of a compressed log when
-/// log_compression gives no size.
-const STREAM_AT: usize = 1 << 20;
 
 /// The per-I/O logs, each a way to make a record's line; slat lines only
 /// for records with a submission latency.
@@ -247,9 +244,8 @@ struct Output {
     path: String,
     file: File,
     text: String,
-    /// Samples of the zlib stream being gathered, and the stream's size;
-    /// None for a text log.
-    packed: Option<(Vec<u8>, usize)>,
+    /// The zlib streams of a compressed log; None for a text log.
+    packed: Option<log_fz::Streams>,
 }
 
 impl Output {
@@ -267,10 +263,7 @@ impl Output {
         if uid.is_some() || gid.is_some() {
             std::os::unix::fs::fchown(&file, uid, gid).map_err(|e| named(path, e))?;
         }
-        let packed = w.files.compressed_chunk.map(|chunk| {
-            let chunk = if chunk == 0 { STREAM_AT } else { chunk };
-            (Vec::with_capacity(chunk + 64), chunk)
-        });
+        let packed = w.files.compressed_chunk.map(log_fz::Streams::new);
         Ok(Output {
             path: path.to_string(),
             file,
@@ -283,14 +276,13 @@ impl Output {
     fn sample(&mut self, s: &Sample, w: &WorkerLogs) -> io::Result<()> {
         let f = &w.files;
         match &mut self.packed {
-            Some((samples, chunk)) => {
+            Some(streams) => {
                 let time = s.time_ms + f.time_offset_ms;
-                log_fz::pack(samples, s, time, f.offset, f.prio);
-                // Whole samples per stream, as fio's chunks hold.
-                if samples.len() >= *chunk {
-                    self.write_stream()?;
+                match streams.push(s, time, f.offset, f.prio) {
+                    Ok(Some(stream)) => self.write(&stream),
+                    Ok(None) => Ok(()),
+                    Err(e) => Err(named(&self.path, e)),
                 }
-                Ok(())
             }
             None => {
                 push_line(&mut self.text, s, f);
@@ -301,17 +293,18 @@ impl Output {
 
     /// Writes the gathered samples as one zlib stream.
     fn write_stream(&mut self) -> io::Result<()> {
-        let Some((samples, _)) = &mut self.packed else {
+        let Some(streams) = &mut self.packed else {
             return Ok(());
         };
-        if samples.is_empty() {
-            return Ok(());
+        match streams.finish() {
+            Ok(Some(stream)) => self.write(&stream),
+            Ok(None) => Ok(()),
+            Err(e) => Err(named(&self.path, e)),
         }
-        let stream = log_fz::deflate(samples).map_err(|e| named(&self.path, e))?;
-        samples.clear();
-        self.file
-            .write_all(&stream)
-            .map_err(|e| named(&self.path, e))
+    }
+
+    fn write(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.file.write_all(bytes).map_err(|e| named(&self.path, e))
     }
 
     fn flush_if_full(&mut self) -> io::Result<()> {

@@ -53,20 +53,42 @@ pub enum Message {
 
 /// A worker's logs as fio's server sends them (fio_send_iolog): per log,
 /// a struct cmd_iolog_pdu and then its samples as fio keeps them in
-/// memory; the client writes each to `NAME.HOST`. None when one of the
-/// logs is a histogram log or is stored compressed, which this server
-/// writes where it runs instead.
-pub fn io_logs(w: &WorkerLogs) -> Option<Vec<Vec<u8>>> {
-    if w.files.hist.is_some() || w.files.compressed_chunk.is_some() {
-        return None;
-    }
+/// memory (a histogram log's each followed by its histogram), or, stored
+/// compressed, its zlib streams; the client writes each to `NAME.HOST`.
+pub fn io_logs(w: &WorkerLogs) -> std::io::Result<Vec<Vec<u8>>> {
     let mut sink = ToClient(Vec::new());
-    crate::logs::each_log(w, &mut sink).ok()?;
-    Some(sink.0)
+    crate::logs::each_log(w, &mut sink)?;
+    Ok(sink.0)
 }
+
+/// fio's cmd_iolog_pdu `compressed`: samples as they are, or the
+/// streams of a log stored compressed (which the client writes as sent).
+const PLAIN: u32 = 0;
+const STORE_COMPRESSED: u32 = 2;
+/// fio's IO_LOG_TYPE_HIST.
+const LOG_HIST: u32 = 6;
 
 /// Each log a cmd_iolog_pdu with its samples.
 struct ToClient(Vec<Vec<u8>>);
+
+impl ToClient {
+    /// The pdu before a log's samples.
+    fn pdu(path: &str, w: &WorkerLogs, samples: u64, kind: u32, compressed: u32) -> Packed {
+        let f = &w.files;
+        let mut p = Packed(Vec::with_capacity(IOLOG_PDU_SIZE));
+        p.u64(samples);
+        p.u32(f.number);
+        p.u32(kind);
+        p.u32(compressed);
+        // With or without offsets and priorities, and the histogram's
+        // coarseness.
+        p.u32(u32::from(f.offset));
+        p.u32(u32::from(f.prio));
+        p.u32(f.hist_coarseness);
+        p.text(path, 256);
+        p
+    }
+}
 
 impl crate::logs::LogSink for ToClient {
     fn samples(
@@ -79,36 +101,57 @@ impl crate::logs::LogSink for ToClient {
         let f = &w.files;
         let mut packed = Vec::new();
         let mut n = 0u64;
-        for s in samples {
-            crate::log_fz::pack(
-                &mut packed,
-                &s,
-                s.time_ms + f.time_offset_ms,
-                f.offset,
-                f.prio,
-            );
-            n += 1;
+        if let Some(chunk) = f.compressed_chunk {
+            // fio sends the chunks it stored, and no sample count.
+            let mut streams = crate::log_fz::Streams::new(chunk);
+            for s in samples {
+                let time = s.time_ms + f.time_offset_ms;
+                packed.extend(
+                    streams
+                        .push(&s, time, f.offset, f.prio)?
+                        .unwrap_or_default(),
+                );
+            }
+            packed.extend(streams.finish()?.unwrap_or_default());
+        } else {
+            for s in samples {
+                let time = s.time_ms + f.time_offset_ms;
+                crate::log_fz::pack(&mut packed, &s, time, f.offset, f.prio);
+                n += 1;
+            }
         }
-        let mut p = Packed(Vec::with_capacity(IOLOG_PDU_SIZE + packed.len()));
-        p.u64(n);
-        p.u32(f.number);
-        p.u32(kind);
-        // Not compressed, and with or without offsets and priorities.
-        p.u32(0);
-        p.u32(u32::from(f.offset));
-        p.u32(u32::from(f.prio));
-        p.u32(0);
-        p.text(path, 256);
+        let compressed = match f.compressed_chunk {
+            Some(_) => STORE_COMPRESSED,
+            None => PLAIN,
+        };
+        let mut p = ToClient::pdu(path, w, n, kind, compressed);
         p.0.extend_from_slice(&packed);
         self.0.push(p.0);
         Ok(())
     }
 
-    fn histogram(&mut self, path: &str, _w: &WorkerLogs) -> std::io::Result<()> {
-        // io_logs keeps a worker with a histogram log off this path.
-        Err(std::io::Error::other(format!(
-            "{path}: a histogram log is not sent"
-        )))
+    fn histogram(&mut self, path: &str, w: &WorkerLogs) -> std::io::Result<()> {
+        // Each sample, then the histogram of its window as fio's server
+        // sends it (struct io_u_plat_entry: a list head the client
+        // overwrites, then the bucket counts).
+        let f = &w.files;
+        let lines = w.hist_lines();
+        let mut p = ToClient::pdu(path, w, lines.len() as u64, LOG_HIST, PLAIN);
+        for h in lines {
+            let s = crate::log_lines::Sample {
+                time_ms: h.time_ms,
+                dir: h.dir,
+                bs: u64::from(h.bs),
+                ..crate::log_lines::Sample::default()
+            };
+            crate::log_fz::pack(&mut p.0, &s, h.time_ms + f.time_offset_ms, f.offset, f.prio);
+            p.0.extend_from_slice(&[0; 16]);
+            for &count in h.counts.iter() {
+                p.u64(count);
+            }
+        }
+        self.0.push(p.0);
+        Ok(())
     }
 }
 

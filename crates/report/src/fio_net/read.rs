@@ -307,14 +307,19 @@ pub fn disk_util(payload: &[u8]) -> Result<DiskUtil, String> {
 }
 
 /// The file a log a server sent makes (struct cmd_iolog_pdu, then its
-/// samples): fio's text lines, every sample's (fio 3.33's client writes
-/// only as many offset-carrying samples as fit the offset-less size), or,
-/// for a log stored compressed, its streams as they came.
+/// samples, deflated when the server compressed them for sending): fio's
+/// text lines, every sample's (fio 3.33's client writes only as many
+/// offset-carrying samples as fit the offset-less size), a histogram
+/// log's lines from the histogram after each sample, or, for a log
+/// stored compressed, its streams as they came.
 pub fn log_file(payload: &[u8]) -> Result<Vec<u8>, String> {
+    const XMIT_COMPRESSED: u32 = 1;
     const STORE_COMPRESSED: u32 = 2;
     const HIST: u32 = 6;
     const OFFSET_BIT: u32 = 0x8000_0000;
     const PRIO_BIT: u32 = 0x4000_0000;
+    // struct io_u_plat_entry: a list head, then the bucket counts.
+    const PLAT_ENTRY: usize = 16 + PLAT_NR * 8;
     let mut r = Unpacked {
         bytes: payload.get(..super::IOLOG_PDU_SIZE).ok_or("too short")?,
         at: 0,
@@ -323,16 +328,19 @@ pub fn log_file(payload: &[u8]) -> Result<Vec<u8>, String> {
     r.skip(4); // thread_number
     let log_type = r.u32();
     let compressed = r.u32();
-    let samples = &payload[super::IOLOG_PDU_SIZE..];
-    if compressed == STORE_COMPRESSED {
-        return Ok(samples.to_vec());
-    }
-    if compressed != 0 {
-        return Err("compressed for sending, which this client did not ask for".into());
-    }
-    if log_type == HIST {
-        return Err("a histogram log, which this client does not write yet".into());
-    }
+    r.skip(8); // log_offset, log_prio: each sample says
+    let coarseness = r.u32();
+    let sent = &payload[super::IOLOG_PDU_SIZE..];
+    let inflated;
+    let samples = match compressed {
+        STORE_COMPRESSED => return Ok(sent.to_vec()),
+        XMIT_COMPRESSED => {
+            inflated = crate::log_fz::inflate_unended(sent)?;
+            &inflated[..]
+        }
+        0 => sent,
+        other => return Err(format!("compressed in an unknown way ({other})")),
+    };
     let mut text = String::new();
     let mut at = 0;
     for _ in 0..nr_samples {
@@ -352,16 +360,34 @@ pub fn log_file(payload: &[u8]) -> Result<Vec<u8>, String> {
         } else {
             0
         };
-        at = s.at;
         let files = ioscope_stats::LogFiles {
             offset: with_offset,
             prio: ddir & PRIO_BIT != 0,
+            hist_coarseness: coarseness,
             ..ioscope_stats::LogFiles::default()
         };
+        let dir = (ddir & !(OFFSET_BIT | PRIO_BIT)) as u8;
+        if log_type == HIST {
+            let plat = samples
+                .get(s.at + 16..s.at + PLAT_ENTRY)
+                .ok_or("a histogram past the payload's end")?;
+            let line = ioscope_stats::HistLine {
+                time_ms,
+                dir,
+                bs: bs as u32,
+                counts: (plat.chunks_exact(8))
+                    .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+                    .collect(),
+            };
+            crate::log_lines::push_hist_line(&mut text, &line, &files);
+            at = s.at + PLAT_ENTRY;
+            continue;
+        }
+        at = s.at;
         let sample = crate::log_lines::Sample {
             time_ms,
             value,
-            dir: (ddir & !(OFFSET_BIT | PRIO_BIT)) as u8,
+            dir,
             bs,
             offset,
             prio,
