@@ -515,6 +515,70 @@ fn histogram_and_compressed_logs_reach_either_client_from_either_server() {
 }
 
 #[test]
+fn a_remote_trigger_stops_the_servers_jobs_and_runs_its_command_there() {
+    require!(fio_installed());
+    let d = tempdir();
+    for sub in ["ioscope", "fio"] {
+        std::fs::create_dir_all(d.path().join(sub)).unwrap();
+    }
+    let ours = Server::start_tcp(&bin(), &d.path().join("ioscope"));
+    let theirs = Server::start_tcp(Path::new("fio"), &d.path().join("fio"));
+    write_file(
+        d.path(),
+        "long.fio",
+        "[tw]\nioengine=psync\nrw=write\nbs=4k\nfilename=tw.dat\nsize=8m\n\
+         time_based\nruntime=30\n",
+    );
+    // Time for a loaded fio server to start its job: one stopped before
+    // it runs prints no results.
+    let args = [
+        "--trigger-timeout=3",
+        "--trigger-remote=touch fired",
+        "--trigger=touch local_fired",
+        "../long.fio",
+    ];
+    let mut states = Vec::new();
+    for (server, side) in [(&ours, "ioscope"), (&theirs, "fio")] {
+        for who in ["fio's client", "ioscope's client"] {
+            let at = d.path().join(format!("{side}-{}", &who[..3]));
+            std::fs::create_dir_all(&at).unwrap();
+            let started = Instant::now();
+            let run = match who {
+                "fio's client" => server.client(&at, &args),
+                _ => our_client(&server.address, &at, &args),
+            };
+            assert!(run.status.success(), "{who}: {}", run.describe());
+            // Stopped at the trigger, the results still printed.
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "{who} on {side}'s server"
+            );
+            assert!(
+                run.stdout.contains("tw: (groupid=0, jobs=1)"),
+                "{}",
+                run.describe()
+            );
+            // The command ran on the server, the local one here.
+            let fired = d.path().join(side).join("fired");
+            assert!(fired.exists(), "{who} on {side}'s server");
+            std::fs::remove_file(fired).unwrap();
+            assert!(at.join("local_fired").exists(), "{who} on {side}'s server");
+            // A fio server sends its jobs' verify state, which the client
+            // saves named after it; ioscope's keeps its own.
+            let state = at.join("127.0.0.1-tw-0-verify.state");
+            assert_eq!(state.exists(), side == "fio", "{who} on {side}'s server");
+            if let Ok(bytes) = std::fs::read(&state) {
+                states.push(bytes);
+            }
+        }
+    }
+    // Saved as fio's client saves it: the same layout (header, version 3,
+    // one file of depth 1), the counts of the two runs aside.
+    let layout = |b: &Vec<u8>| (b.len(), b[..16].to_vec(), b[24 + 8..24 + 16].to_vec());
+    assert_eq!(layout(&states[0]), layout(&states[1]));
+}
+
+#[test]
 fn a_tcp_clients_files_are_named_after_the_servers_address_as_fios() {
     require!(fio_installed());
     let d = tempdir();

@@ -55,6 +55,8 @@ impl ClientSpec {
 
 /// Runs the jobs of `args` on `servers` and prints the results.
 pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<ExitCode> {
+    // --trigger-timeout counts from here, as fio's from its start.
+    let started = std::time::Instant::now();
     let shared: Vec<JobFile> = (args.job_input.job_files.iter().cloned())
         .map(JobFile::Here)
         .collect();
@@ -119,6 +121,18 @@ pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<
         printer: crate::status_line::Printer::client(args.eta_newline),
     });
 
+    // --trigger-file or --trigger-timeout stop the servers' jobs
+    // (--trigger-remote): the requests go out on handles of their own.
+    let pullers: Vec<std::fs::File> = match args.trigger.armed() {
+        true => (sockets.iter())
+            .map(std::fs::File::try_clone)
+            .collect::<Result<_, _>>()
+            .map_err(|e| anyhow::anyhow!("--client: {e}"))?,
+        false => Vec::new(),
+    };
+    // The servers' sessions are over: the trigger has nothing to stop.
+    let over = std::sync::atomic::AtomicBool::new(false);
+
     let gate = StartGate::new(servers.len());
     let (events, heard) = std::sync::mpsc::channel();
     let outcomes: Vec<Result<Served, String>> = std::thread::scope(|scope| {
@@ -136,13 +150,22 @@ pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<
                         at: &s.at,
                         passed_on,
                         files,
+                        aux_path: args.aux_path.as_deref(),
+                        trigger: &args.trigger,
                     };
                     session::serve(&order, socket, gate, &events)
                 })
             })
             .collect();
         drop(events);
+        let over = &over;
+        let puller = (!pullers.is_empty())
+            .then(|| scope.spawn(move || pull_triggers(args, started, pullers, over)));
         print_as_heard(heard, &mut out, normal, terse, status);
+        over.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Some(p) = puller {
+            let _ = p.join();
+        }
         talks
             .into_iter()
             .map(|t| t.join().unwrap_or_else(|_| Err("its thread failed".into())))
@@ -174,6 +197,30 @@ pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<
     );
     out.write(&report)?;
     Ok(ExitCode::from(u8::from(failed)))
+}
+
+/// fio's check_trigger_file on a client: once the trigger file appears or
+/// its time has passed, every server is told to stop its jobs, send their
+/// verify state and run `command` (struct cmd_vtrigger_pdu).
+fn pull_triggers(
+    args: &crate::args::Args,
+    started: std::time::Instant,
+    mut servers: Vec<std::fs::File>,
+    over: &std::sync::atomic::AtomicBool,
+) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let (fired, stop) = (AtomicBool::new(false), AtomicBool::new(false));
+    args.trigger.watch(started, over, &stop, &fired);
+    if !fired.load(Ordering::Relaxed) {
+        return;
+    }
+    let command = args.trigger_remote.as_deref().unwrap_or("");
+    let mut pdu = (command.len() as u16).to_le_bytes().to_vec();
+    pdu.extend_from_slice(command.as_bytes());
+    for server in &mut servers {
+        // A server that has gone has nothing left to stop.
+        let _ = wire::send(server, wire::Op::VTrigger, 0, &pdu);
+    }
 }
 
 /// How the client asks its servers how the jobs go, and draws it.

@@ -84,6 +84,10 @@ pub struct Order<'a> {
     pub at: &'a str,
     pub passed_on: &'a [String],
     pub files: &'a [JobFile],
+    /// Where a triggered server's verify state goes (`--aux-path`), and
+    /// the local `--trigger` command, run as each server answers.
+    pub aux_path: Option<&'a std::path::Path>,
+    pub trigger: &'a ioscope_run::Trigger,
 }
 
 /// Runs `order`'s jobs on the server connected by `socket`.
@@ -100,6 +104,19 @@ pub fn serve(
     }
     let _ = events.send(Event::Finished(order.index));
     served
+}
+
+/// fio's client's prefix for a server's verify state: the server's
+/// address (`sock` for a Unix socket), under `--aux-path` when given.
+fn trigger_prefix(at: &str, aux_path: Option<&std::path::Path>) -> String {
+    let name = match Address::parse(at) {
+        Ok(Address::Tcp(a)) => a.ip().to_string(),
+        _ => "sock".to_string(),
+    };
+    match aux_path {
+        Some(dir) => dir.join(name).display().to_string(),
+        None => name,
+    }
 }
 
 fn talk(
@@ -204,6 +221,18 @@ fn talk(
                     say(Event::Line(format!(
                         "client <{host}>: exited with error {error}\n"
                     )));
+                }
+            }
+            Op::VTrigger => {
+                // The server stopped its jobs (--trigger-remote) and sent
+                // their verify state: saved as fio's client saves it,
+                // named after the server, then the local command runs.
+                let prefix = trigger_prefix(at, order.aux_path);
+                if let Err(e) = ioscope_run::save_sent_verify_state(p, &prefix) {
+                    say(Event::Line(format!("client <{host}>: verify state: {e}\n")));
+                }
+                if let Err(e) = order.trigger.run_command() {
+                    say(Event::Line(format!("{e}\n")));
                 }
             }
             Op::Eta => {

@@ -73,6 +73,8 @@ pub fn serve(socket: File, local: Option<String>) -> Result<(), String> {
         sending: Mutex::new(()),
     });
     let board = Arc::new(Board::default());
+    // The run's trigger, which a client's --trigger-remote pulls.
+    let pull = Arc::new(ioscope_run::Pull::default());
     let mut input = ParseInput::default();
     let mut jobs: Option<Jobs> = None;
     let mut running: Option<std::thread::JoinHandle<()>> = None;
@@ -120,7 +122,8 @@ pub fn serve(socket: File, local: Option<String>) -> Result<(), String> {
                 Some(j) if !j.parsed.jobs.is_empty() => {
                     let link = Arc::clone(&link);
                     let eta = ioscope_run::EtaShow(board.clone());
-                    running = Some(std::thread::spawn(move || run(&link, j, eta)));
+                    let pull = pull.clone();
+                    running = Some(std::thread::spawn(move || run(&link, j, eta, pull)));
                     Ok(())
                 }
                 _ => refuse(
@@ -129,6 +132,26 @@ pub fn serve(socket: File, local: Option<String>) -> Result<(), String> {
                     &mut refused,
                 ),
             },
+            Op::VTrigger => {
+                // fio's handle_trigger_cmd: the verify state goes back
+                // first (ioscope's is saved here, as a local trigger saves
+                // it: none is sent), then the jobs stop and the command
+                // runs, the run's trigger doing both.
+                let sent = link.send(Op::VTrigger, 0, &0u64.to_le_bytes());
+                let command = trigger_command(&command.payload);
+                if running.as_ref().is_some_and(|r| !r.is_finished()) {
+                    pull.pull(command);
+                } else {
+                    let idle = ioscope_run::Trigger {
+                        command: Some(command),
+                        ..ioscope_run::Trigger::default()
+                    };
+                    if let Err(e) = idle.run_command() {
+                        let _ = link.text(LOG_ERR, &format!("ioscope: {e}\n"));
+                    }
+                }
+                sent
+            }
             Op::Quit | Op::Exit => {
                 // The client stops the run (fio_terminate_threads): the
                 // workers end as on Ctrl-C and the results still go out.
@@ -156,6 +179,15 @@ pub fn serve(socket: File, local: Option<String>) -> Result<(), String> {
         let _ = run.join();
     }
     refused.map_or(Ok(()), Err)
+}
+
+/// struct cmd_vtrigger_pdu: the command's length, then the command.
+fn trigger_command(p: &[u8]) -> String {
+    let len = p
+        .get(..2)
+        .map_or(0, |b| usize::from(u16::from_le_bytes([b[0], b[1]])));
+    let cmd = p.get(2..2 + len).unwrap_or(&[]);
+    String::from_utf8_lossy(cmd).into_owned()
 }
 
 fn probe_reply() -> Vec<u8> {
@@ -283,7 +315,7 @@ fn refuse(link: &Link, why: String, refused: &mut Option<String>) -> std::io::Re
 
 /// Runs the jobs and sends what fio's backend sends: the starting line,
 /// that it started, the results, and how it ended.
-fn run(link: &Arc<Link>, jobs: Jobs, eta: ioscope_run::EtaShow) {
+fn run(link: &Arc<Link>, jobs: Jobs, eta: ioscope_run::EtaShow, pull: Arc<ioscope_run::Pull>) {
     let headers = ioscope_run::headers(&jobs.parsed);
     let kb_base = jobs.parsed.jobs.first().map_or(1024, |j| j.kb_base);
     let (_, starting) = ioscope_report::server_preamble(&headers, kb_base);
@@ -295,7 +327,10 @@ fn run(link: &Arc<Link>, jobs: Jobs, eta: ioscope_run::EtaShow) {
         eta: Some(eta),
         eta_interval: std::time::Duration::from_secs(1),
         aux_path: None,
-        trigger: ioscope_run::Trigger::default(),
+        trigger: ioscope_run::Trigger {
+            remote: Some(pull),
+            ..ioscope_run::Trigger::default()
+        },
         layout_lines: jobs.normal,
         status_interval: None,
         bandwidth_log: None,

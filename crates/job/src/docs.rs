@@ -43,10 +43,8 @@ pub(crate) fn engines_table() -> String {
     out
 }
 
-/// The page. `version` is what `ioscope --version` prints;
-/// `refused_program_options` are the fio program options the binary
-/// refuses (it owns that list).
-pub(crate) fn options_markdown(version: &str, refused_program_options: &[&str]) -> String {
+/// The page. `version` is what `ioscope --version` prints.
+pub(crate) fn options_markdown(version: &str) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
@@ -160,16 +158,10 @@ that ioscope does not have (`verb` of `rdma`, `sg_write_mode` of `sg`...)
 are refused naming their engine; they are listed in
 `crates/job/src/fio_only.rs` (`FIO_ENGINE_OPTIONS`).
 
-### Refused program options
-
-These fio command-line options are refused the same way (`fio option
---NAME is not supported by ioscope yet`); the list is in `src/args.rs`.
-
-{}
+Every fio command-line option is taken ([README.md](README.md)).
 ",
         FIO_ONLY_OPTIONS.len(),
         code_list(FIO_ONLY_OPTIONS.iter().map(|n| n.to_string())),
-        code_list(refused_program_options.iter().map(|n| format!("--{n}")))
     );
     out
 }
@@ -270,11 +262,10 @@ mod tests {
 
     #[test]
     fn every_option_is_on_the_page() {
-        let page = options_markdown("ioscope-test", &["debug"]);
+        let page = options_markdown("ioscope-test");
         for def in OPTIONS {
             assert!(page.contains(&format!("| `{}`", def.name)), "{}", def.name);
         }
-        assert!(page.contains("`--debug`"));
         assert!(page.contains(&format!("These {} names", FIO_ONLY_OPTIONS.len())));
     }
 }

@@ -202,10 +202,9 @@ pub fn parse(input: &ParseInput) -> Result<Parsed, ParseError> {
 
 /// `docs/options.md`: every option from the option table, and the fio
 /// options refused as not supported yet. `version` is what `--version`
-/// prints; `refused_program_options` are the fio program options the
-/// caller refuses.
-pub fn options_markdown(version: &str, refused_program_options: &[&str]) -> String {
-    docs::options_markdown(version, refused_program_options)
+/// prints.
+pub fn options_markdown(version: &str) -> String {
+    docs::options_markdown(version)
 }
 
 /// The engine table of `docs/engines.md`, from the engine registry.

@@ -24,6 +24,10 @@
 //! `job_seeds`), and layouts 4 and 5 come from a fio newer than that.
 //! Layout 3 is ambiguous (3.35 to 3.38 write it too): ioscope replays it
 //! with fio 3.33's seeds.
+//!
+//! A fio 3.33 server sends its jobs' lists to its client when the
+//! client's `--trigger-remote` stops them (struct all_io_list: their
+//! count, then each list); [`save_sent`] writes them as fio's client does.
 
 use crate::verify::SavedState;
 
@@ -77,6 +81,70 @@ pub(crate) fn read(bytes: &[u8], path: &std::path::Path) -> Result<SavedState, S
     })
 }
 
+/// fio 3.33's thread_io_list without its completions (file_comp, 16
+/// bytes each, `depth` times `nofiles` of them), and where its fields lie.
+const LIST: usize = 152;
+const DEPTH_AT: usize = 8;
+const NOFILES_AT: usize = 12;
+const INDEX_AT: usize = 24;
+const NAME_AT: usize = 88;
+/// The layout a fio 3.33 server sends (VSTATE_HDR_VERSION).
+const SENT_VERSION: u64 = 3;
+
+/// fio's __verify_save_state on its client: the state a server sent
+/// (struct all_io_list) written a file per job,
+/// `PREFIX-NAME-INDEX-verify.state` (a `/` in the name made `.`), each
+/// the header and the job's list, synchronously (the server may be about
+/// to lose power). Returns the files written.
+pub fn save_sent(all: &[u8], prefix: &str) -> Result<Vec<std::path::PathBuf>, String> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let short = || {
+        format!(
+            "a verify state of {} bytes, shorter than it says",
+            all.len()
+        )
+    };
+    let u32_at = |i: usize| {
+        all.get(i..i + 4)
+            .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
+    };
+    let u64_at = |i: usize| {
+        all.get(i..i + 8)
+            .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+    };
+    let threads = u64_at(0).ok_or_else(short)?;
+    let mut at = 8;
+    let mut written = Vec::new();
+    for _ in 0..threads {
+        let depth = u32_at(at + DEPTH_AT).ok_or_else(short)? as usize;
+        let nofiles = u32_at(at + NOFILES_AT).ok_or_else(short)? as usize;
+        let len = LIST + depth * nofiles * 16;
+        let list = all.get(at..at + len).ok_or_else(short)?;
+        let index = u64_at(at + INDEX_AT).ok_or_else(short)?;
+        let name = &list[NAME_AT..NAME_AT + 64];
+        let name = &name[..name.iter().position(|&b| b == 0).unwrap_or(64)];
+        let name = String::from_utf8_lossy(name).replace('/', ".");
+        let path = std::path::PathBuf::from(format!("{prefix}-{name}-{index}-verify.state"));
+        let mut bytes = Vec::with_capacity(HEADER + len);
+        bytes.extend_from_slice(&SENT_VERSION.to_le_bytes());
+        bytes.extend_from_slice(&(len as u64).to_le_bytes());
+        bytes.extend_from_slice(&u64::from(!crc32c::crc32c(list)).to_le_bytes());
+        bytes.extend_from_slice(list);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .custom_flags(libc::O_SYNC)
+            .open(&path)
+            .and_then(|mut f| f.write_all(&bytes))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+        written.push(path);
+        at += len;
+    }
+    Ok(written)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +178,36 @@ mod tests {
                 "v{version}"
             );
         }
+    }
+
+    #[test]
+    fn a_sent_state_is_saved_a_file_per_job_that_reads_back() {
+        // Two jobs of depth 1 and 4 (one file each), as a server sends them.
+        let mut all = 2u64.to_le_bytes().to_vec();
+        for (depth, index, name, numberio) in [(1u32, 0u64, "a/b", 5u64), (4, 3, "w", 64)] {
+            let mut list = vec![0u8; LIST + depth as usize * 16];
+            list[DEPTH_AT..DEPTH_AT + 4].copy_from_slice(&depth.to_le_bytes());
+            list[NOFILES_AT..NOFILES_AT + 4].copy_from_slice(&1u32.to_le_bytes());
+            list[16..24].copy_from_slice(&numberio.to_le_bytes());
+            list[INDEX_AT..INDEX_AT + 8].copy_from_slice(&index.to_le_bytes());
+            list[NAME_AT..NAME_AT + name.len()].copy_from_slice(name.as_bytes());
+            all.extend_from_slice(&list);
+        }
+        let dir = std::env::temp_dir().join(format!("ioscope-sent-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let prefix = dir.join("127.0.0.1").display().to_string();
+        let files = save_sent(&all, &prefix).unwrap();
+        let names: Vec<String> = (files.iter())
+            .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            ["127.0.0.1-a.b-0-verify.state", "127.0.0.1-w-3-verify.state"]
+        );
+        let back = read(&std::fs::read(&files[1]).unwrap(), &files[1]).unwrap();
+        assert_eq!(back.writes, 64);
+        assert!(save_sent(&all[..all.len() - 1], &prefix).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

@@ -52,12 +52,13 @@ mod zones;
 pub use affinity::pin_current_thread;
 pub use collect::now_stamps;
 pub use error::RunError;
+pub use fio_verify_state::save_sent as save_sent_verify_state;
 pub use idle_prof::{IdleProf, IdleProfiler};
 pub use phases::headers;
 pub use plan::{plan, JobPlan, Plan};
 pub use progress::{EtaShow, EtaSink};
 pub use trace::Trace;
-pub use trigger::Trigger;
+pub use trigger::{Pull, Trigger};
 
 use ioscope_job::Parsed;
 use ioscope_stats::RunResult;

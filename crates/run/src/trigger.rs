@@ -3,13 +3,16 @@
 //! the run began passes, every job stops as if told to exit, saving its
 //! verify state, and the trigger command runs (fio's check_trigger_file).
 //! For power-cut tests: the state says how far a later verify may check.
+//! A server's trigger is pulled by its client instead (`--trigger-remote`),
+//! with the command to run.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-/// What fires the trigger and what it runs; nothing fires when both
-/// `file` and `timeout` are None.
+/// What fires the trigger and what it runs; nothing fires when `file`,
+/// `timeout` and `remote` are None.
 #[derive(Clone, Debug, Default)]
 pub struct Trigger {
     pub file: Option<PathBuf>,
@@ -17,15 +20,40 @@ pub struct Trigger {
     pub timeout: Option<Duration>,
     /// Run with `sh -c` once the jobs have stopped, as fio's system().
     pub command: Option<String>,
+    /// A server's: pulled by the client, whose command it runs.
+    pub remote: Option<Arc<Pull>>,
+}
+
+/// A trigger pulled from elsewhere, and the command it brought.
+#[derive(Debug, Default)]
+pub struct Pull(Mutex<Option<String>>);
+
+impl Pull {
+    /// Fires the trigger: the jobs stop, save their verify state, and
+    /// `command` runs (none when empty).
+    pub fn pull(&self, command: String) {
+        *self.lock() = Some(command);
+    }
+
+    fn pulled(&self) -> Option<String> {
+        self.lock().clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Option<String>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 impl Trigger {
-    pub(crate) fn armed(&self) -> bool {
-        self.file.is_some() || self.timeout.is_some()
+    pub fn armed(&self) -> bool {
+        self.file.is_some() || self.timeout.is_some() || self.remote.is_some()
     }
 
     /// Whether it fires now; a trigger file that is there is removed.
     fn fires(&self, start: Instant) -> bool {
+        if self.remote.as_ref().is_some_and(|r| r.pulled().is_some()) {
+            return true;
+        }
         if let Some(file) = &self.file {
             if file.exists() {
                 // fio goes on when the file cannot be removed.
@@ -37,13 +65,7 @@ impl Trigger {
     }
 
     /// Watches until `done`; when it fires, sets `stop` and `fired`.
-    pub(crate) fn watch(
-        &self,
-        start: Instant,
-        done: &AtomicBool,
-        stop: &AtomicBool,
-        fired: &AtomicBool,
-    ) {
+    pub fn watch(&self, start: Instant, done: &AtomicBool, stop: &AtomicBool, fired: &AtomicBool) {
         while !done.load(Ordering::Relaxed) && !fired.load(Ordering::Relaxed) {
             if self.fires(start) {
                 fired.store(true, Ordering::Relaxed);
@@ -57,8 +79,13 @@ impl Trigger {
     /// Runs the command after the trigger fired; the error says why it
     /// could not start (its exit status is the command's business, as in
     /// fio).
-    pub(crate) fn run_command(&self) -> Result<(), String> {
-        let Some(cmd) = self.command.as_deref().filter(|c| !c.is_empty()) else {
+    pub fn run_command(&self) -> Result<(), String> {
+        let pulled = self.remote.as_ref().and_then(|r| r.pulled());
+        let Some(cmd) = pulled
+            .as_deref()
+            .or(self.command.as_deref())
+            .filter(|c| !c.is_empty())
+        else {
             return Ok(());
         };
         std::process::Command::new("sh")
@@ -87,6 +114,24 @@ mod tests {
         assert!(t.fires(start));
         assert!(!file.exists());
         assert!(!t.fires(start));
+    }
+
+    #[test]
+    fn a_pulled_trigger_fires_and_runs_the_command_it_brought() {
+        let pull = Arc::new(Pull::default());
+        let t = Trigger {
+            command: Some("false".into()),
+            remote: Some(pull.clone()),
+            ..Trigger::default()
+        };
+        let start = Instant::now();
+        assert!(t.armed() && !t.fires(start));
+        let dir = std::env::temp_dir().join(format!("ioscope-pull-{}", std::process::id()));
+        pull.pull(format!("touch {}", dir.display()));
+        assert!(t.fires(start));
+        t.run_command().unwrap();
+        assert!(dir.exists());
+        std::fs::remove_file(&dir).unwrap();
     }
 
     #[test]
