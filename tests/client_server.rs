@@ -579,6 +579,46 @@ fn a_remote_trigger_stops_the_servers_jobs_and_runs_its_command_there() {
 }
 
 #[test]
+fn ioscopes_client_sends_a_fio_server_the_verify_state_a_trigger_saved() {
+    require!(fio_installed());
+    let d = tempdir();
+    std::fs::create_dir_all(d.path().join("fio")).unwrap();
+    std::fs::create_dir_all(d.path().join("here")).unwrap();
+    let theirs = Server::start_tcp(Path::new("fio"), &d.path().join("fio"));
+    let job = "[tw]\nioengine=psync\nrw=write\nbs=4k\nfilename=tw.dat\nsize=8m\nverify=crc32c\n";
+    write_file(
+        d.path(),
+        "write.fio",
+        &format!("{job}time_based\nruntime=30\n"),
+    );
+    write_file(
+        d.path(),
+        "check.fio",
+        &format!("{job}verify_only=1\nverify_state_load=1\n"),
+    );
+    let here = d.path().join("here");
+    let run = our_client(
+        &theirs.address,
+        &here,
+        &["--trigger-timeout=3", "--trigger-remote=", "../write.fio"],
+    );
+    assert!(run.status.success(), "{}", run.describe());
+    let state = here.join("127.0.0.1-tw-0-verify.state");
+    assert!(state.exists(), "{}", run.describe());
+    // The server's verify_state_load asks the client for it (fio's
+    // SENDFILE) and checks the writes it records.
+    let run = our_client(&theirs.address, &here, &["../check.fio"]);
+    assert!(run.status.success(), "{}", run.describe());
+    assert!(run.stdout.contains("READ: bw="), "{}", run.describe());
+    // Without it the server's job fails, as with fio's client.
+    std::fs::remove_file(&state).unwrap();
+    let run = our_client(&theirs.address, &here, &["../check.fio"]);
+    assert!(!run.status.success(), "{}", run.describe());
+    let run = client(&theirs.address, &here, &["../check.fio"]);
+    assert!(!run.status.success(), "{}", run.describe());
+}
+
+#[test]
 fn a_tcp_clients_files_are_named_after_the_servers_address_as_fios() {
     require!(fio_installed());
     let d = tempdir();

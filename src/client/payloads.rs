@@ -78,6 +78,19 @@ pub fn load_file(name: &str) -> Vec<u8> {
     p
 }
 
+/// struct cmd_sendfile_reply: a file the server asked for, its size and
+/// bytes, or the errno of why it could not be read.
+pub fn file_reply(read: std::io::Result<Vec<u8>>) -> Vec<u8> {
+    let (data, error) = match read {
+        Ok(data) => (data, 0),
+        Err(e) => (Vec::new(), e.raw_os_error().unwrap_or(libc::EIO)),
+    };
+    let mut p = (data.len() as u32).to_le_bytes().to_vec();
+    p.extend_from_slice(&(error as u32).to_le_bytes());
+    p.extend_from_slice(&data);
+    p
+}
+
 /// The server as given, without its kind and port: what fio's client
 /// calls it by (its JSON's hostname, its logs' names).
 pub fn host_of(at: &str) -> String {

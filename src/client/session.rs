@@ -106,13 +106,20 @@ pub fn serve(
     served
 }
 
-/// fio's client's prefix for a server's verify state: the server's
-/// address (`sock` for a Unix socket), under `--aux-path` when given.
-fn trigger_prefix(at: &str, aux_path: Option<&std::path::Path>) -> String {
-    let name = match Address::parse(at) {
+/// What fio's client calls a server in its probe, and the verify state
+/// files it saves for it: its address, `sock` for a Unix socket (fio's
+/// server_name). The server names the state it asks for after it.
+fn server_name(at: &str) -> String {
+    match Address::parse(at) {
         Ok(Address::Tcp(a)) => a.ip().to_string(),
         _ => "sock".to_string(),
-    };
+    }
+}
+
+/// fio's client's prefix for a server's verify state, under `--aux-path`
+/// when given.
+fn trigger_prefix(at: &str, aux_path: Option<&std::path::Path>) -> String {
+    let name = server_name(at);
     match aux_path {
         Some(dir) => dir.join(name).display().to_string(),
         None => name,
@@ -128,7 +135,13 @@ fn talk(
 ) -> Result<Served, String> {
     let (index, at, passed_on, files) = (order.index, order.at, order.passed_on, order.files);
     let io = |e: std::io::Error| format!("{at}: {e}");
-    wire::send(&mut socket, Op::Probe, 1, &payloads::probe(at)).map_err(io)?;
+    wire::send(
+        &mut socket,
+        Op::Probe,
+        1,
+        &payloads::probe(&server_name(at)),
+    )
+    .map_err(io)?;
     let mut commands = 0;
     if !passed_on.is_empty() {
         wire::send(&mut socket, Op::JobLine, 0, &payloads::job_line(passed_on)).map_err(io)?;
@@ -234,6 +247,14 @@ fn talk(
                 if let Err(e) = order.trigger.run_command() {
                     say(Event::Line(format!("{e}\n")));
                 }
+            }
+            Op::SendFile => {
+                // A job of the server's loads its verify state from here
+                // (a trigger saved it): the file the server names, or why
+                // it cannot be read (struct cmd_sendfile_reply).
+                let path = c_text(p.get(..256).unwrap_or(&[]));
+                let reply = payloads::file_reply(std::fs::read(&path));
+                wire::send(&mut socket, Op::SendFile, command.tag, &reply).map_err(io)?;
             }
             Op::Eta => {
                 if let Some(eta) = ioscope_report::fio_net::eta::read(p) {
