@@ -105,6 +105,39 @@ fn both_servers(dir: &Path) -> (Server, Server) {
     )
 }
 
+/// The same on TCP ports of 127.0.0.1, where a client names what it
+/// writes for a server after its address.
+fn both_tcp_servers(dir: &Path) -> (Server, Server) {
+    for d in ["ioscope", "fio"] {
+        std::fs::create_dir_all(dir.join(d)).unwrap();
+    }
+    (
+        Server::start_tcp(&bin(), &dir.join("ioscope")),
+        Server::start_tcp(Path::new("fio"), &dir.join("fio")),
+    )
+}
+
+/// Runs `args` on `server` through fio's client, then ioscope's, each in
+/// `dir_for(who)` (made if missing): who ran it, where, and the run.
+fn by_each_client(
+    server: &Server,
+    dir_for: impl Fn(&str) -> std::path::PathBuf,
+    args: &[&str],
+) -> Vec<(&'static str, std::path::PathBuf, Run)> {
+    ["fio's client", "ioscope's client"]
+        .into_iter()
+        .map(|who| {
+            let at = dir_for(who);
+            std::fs::create_dir_all(&at).unwrap();
+            let run = match who {
+                "fio's client" => client(&server.address, &at, args),
+                _ => our_client(&server.address, &at, args),
+            };
+            (who, at, run)
+        })
+        .collect()
+}
+
 /// Every key path of a JSON document ("a/b/c"), array members merged, and
 /// neither the latency bins' values (latencies) nor the options echoed
 /// (ioscope echoes a valueless option with "", as fio 3.42 does, where
@@ -387,11 +420,10 @@ fn why_a_job_fails_on_the_server_reaches_the_client() {
 fn a_jobs_logs_are_written_by_the_client_as_for_a_fio_server() {
     require!(fio_installed());
     let d = tempdir();
-    for sub in ["ioscope", "fio", "ours", "theirs"] {
+    for sub in ["ours", "theirs"] {
         std::fs::create_dir_all(d.path().join(sub)).unwrap();
     }
-    let ours = Server::start_tcp(&bin(), &d.path().join("ioscope"));
-    let theirs = Server::start_tcp(Path::new("fio"), &d.path().join("fio"));
+    let (ours, theirs) = both_tcp_servers(d.path());
     write_file(
         d.path(),
         "logs.fio",
@@ -461,11 +493,7 @@ fn hist_shape(path: &Path) -> (usize, Vec<usize>, bool) {
 fn histogram_and_compressed_logs_reach_either_client_from_either_server() {
     require!(fio_installed());
     let d = tempdir();
-    for sub in ["ioscope", "fio"] {
-        std::fs::create_dir_all(d.path().join(sub)).unwrap();
-    }
-    let ours = Server::start_tcp(&bin(), &d.path().join("ioscope"));
-    let theirs = Server::start_tcp(Path::new("fio"), &d.path().join("fio"));
+    let (ours, theirs) = both_tcp_servers(d.path());
     write_file(
         d.path(),
         "logs.fio",
@@ -475,13 +503,8 @@ fn histogram_and_compressed_logs_reach_either_client_from_either_server() {
          log_compression=64k\nlog_store_compressed=1\n",
     );
     for (server, side) in [(&ours, "ioscope"), (&theirs, "fio")] {
-        for who in ["fio's client", "ioscope's client"] {
-            let at = d.path().join(format!("{side}-{}", &who[..3]));
-            std::fs::create_dir_all(&at).unwrap();
-            let run = match who {
-                "fio's client" => server.client(&at, &["../logs.fio"]),
-                _ => our_client(&server.address, &at, &["../logs.fio"]),
-            };
+        let dir_for = |who: &str| d.path().join(format!("{side}-{}", &who[..3]));
+        for (who, at, run) in by_each_client(server, dir_for, &["../logs.fio"]) {
             assert!(run.status.success(), "{who}: {}", run.describe());
             // A second's histograms every 100 ms (the last window may not
             // close), 116 groups of 16 buckets after time, direction and
@@ -518,11 +541,7 @@ fn histogram_and_compressed_logs_reach_either_client_from_either_server() {
 fn a_remote_trigger_stops_the_servers_jobs_and_runs_its_command_there() {
     require!(fio_installed());
     let d = tempdir();
-    for sub in ["ioscope", "fio"] {
-        std::fs::create_dir_all(d.path().join(sub)).unwrap();
-    }
-    let ours = Server::start_tcp(&bin(), &d.path().join("ioscope"));
-    let theirs = Server::start_tcp(Path::new("fio"), &d.path().join("fio"));
+    let (ours, theirs) = both_tcp_servers(d.path());
     write_file(
         d.path(),
         "long.fio",
@@ -622,11 +641,7 @@ fn ioscopes_client_sends_a_fio_server_the_verify_state_a_trigger_saved() {
 fn a_tcp_clients_files_are_named_after_the_servers_address_as_fios() {
     require!(fio_installed());
     let d = tempdir();
-    for sub in ["ioscope", "fio"] {
-        std::fs::create_dir_all(d.path().join(sub)).unwrap();
-    }
-    let ours = Server::start_tcp(&bin(), &d.path().join("ioscope"));
-    let theirs = Server::start_tcp(Path::new("fio"), &d.path().join("fio"));
+    let (ours, theirs) = both_tcp_servers(d.path());
     // unique_filename (on by default) in a directory, and $clientuid.
     write_file(
         d.path(),
@@ -754,17 +769,8 @@ fn the_status_line_reaches_either_client_from_either_server() {
         "[eta]\nioengine=null\nrw=randread\nsize=1g\ntime_based\nruntime=5\n",
     );
     for server in [&ours, &theirs] {
-        let runs = [
-            (
-                "fio's client",
-                client(&server.address, d.path(), &["eta.fio"]),
-            ),
-            (
-                "ioscope's client",
-                our_client(&server.address, d.path(), &["eta.fio"]),
-            ),
-        ];
-        for (who, run) in runs {
+        let here = |_: &str| d.path().to_path_buf();
+        for (who, _, run) in by_each_client(server, here, &["eta.fio"]) {
             assert!(run.status.success(), "{}", run.describe());
             let draws = status_draws(&run.stdout);
             // Past the first three seconds, the state, the share done, a
@@ -825,14 +831,8 @@ fn remote_config_runs_a_job_file_that_is_on_the_server() {
     }
     for server in [&ours, &theirs] {
         let args = ["--remote-config=there.fio"];
-        let runs = [
-            ("fio's client", client(&server.address, d.path(), &args)),
-            (
-                "ioscope's client",
-                our_client(&server.address, d.path(), &args),
-            ),
-        ];
-        for (who, run) in runs {
+        let here = |_: &str| d.path().to_path_buf();
+        for (who, _, run) in by_each_client(server, here, &args) {
             assert!(run.status.success(), "{who}: {}", run.describe());
             assert!(
                 run.stdout.contains("there: (groupid=0, jobs=1)")

@@ -92,12 +92,13 @@ pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<
         sockets.push(std::fs::File::from(socket));
     }
     quit_on_ctrl_c(&sockets);
-    // The status requests go out on their own handles, once a server
-    // runs (before, its session alone writes to it).
-    let askers: Vec<std::fs::File> = (sockets.iter())
-        .map(std::fs::File::try_clone)
+    // Each connection's writing end, shared by its session, the status
+    // requests and the trigger.
+    let writers: Vec<std::sync::Mutex<std::fs::File>> = (sockets.iter())
+        .map(|s| s.try_clone().map(std::sync::Mutex::new))
         .collect::<Result<_, _>>()
         .map_err(|e| anyhow::anyhow!("--client: {e}"))?;
+    let writers = &writers;
     // Everything the client prints goes where --output says, as fio's
     // client's log does.
     let mut out = match &args.output {
@@ -116,20 +117,11 @@ pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<
         )
     });
     let status = (args.eta != crate::status_line::Eta::Never && !json).then(|| Status {
-        askers,
+        writers,
         interval: args.eta_interval,
         printer: crate::status_line::Printer::client(args.eta_newline),
     });
 
-    // --trigger-file or --trigger-timeout stop the servers' jobs
-    // (--trigger-remote): the requests go out on handles of their own.
-    let pullers: Vec<std::fs::File> = match args.trigger.armed() {
-        true => (sockets.iter())
-            .map(std::fs::File::try_clone)
-            .collect::<Result<_, _>>()
-            .map_err(|e| anyhow::anyhow!("--client: {e}"))?,
-        false => Vec::new(),
-    };
     // The servers' sessions are over: the trigger has nothing to stop.
     let over = std::sync::atomic::AtomicBool::new(false);
 
@@ -152,6 +144,7 @@ pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<
                         files,
                         aux_path: args.aux_path.as_deref(),
                         trigger: &args.trigger,
+                        writer: &writers[index],
                     };
                     session::serve(&order, socket, gate, &events)
                 })
@@ -159,8 +152,10 @@ pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<
             .collect();
         drop(events);
         let over = &over;
-        let puller = (!pullers.is_empty())
-            .then(|| scope.spawn(move || pull_triggers(args, started, pullers, over)));
+        // --trigger-file or --trigger-timeout stop the servers' jobs
+        // (--trigger-remote).
+        let puller = (args.trigger.armed())
+            .then(|| scope.spawn(move || pull_triggers(args, started, writers, over)));
         print_as_heard(heard, &mut out, normal, terse, status);
         over.store(true, std::sync::atomic::Ordering::Relaxed);
         if let Some(p) = puller {
@@ -205,7 +200,7 @@ pub fn main(servers: &[ClientSpec], args: &crate::args::Args) -> anyhow::Result<
 fn pull_triggers(
     args: &crate::args::Args,
     started: std::time::Instant,
-    mut servers: Vec<std::fs::File>,
+    servers: &[std::sync::Mutex<std::fs::File>],
     over: &std::sync::atomic::AtomicBool,
 ) {
     use std::sync::atomic::{AtomicBool, Ordering};
@@ -217,16 +212,16 @@ fn pull_triggers(
     let command = args.trigger_remote.as_deref().unwrap_or("");
     let mut pdu = (command.len() as u16).to_le_bytes().to_vec();
     pdu.extend_from_slice(command.as_bytes());
-    for server in &mut servers {
+    for server in servers {
         // A server that has gone has nothing left to stop.
-        let _ = wire::send(server, wire::Op::VTrigger, 0, &pdu);
+        let _ = session::send_on(server, wire::Op::VTrigger, 0, &pdu);
     }
 }
 
 /// How the client asks its servers how the jobs go, and draws it.
-struct Status {
-    /// A handle on each server's connection, to write the requests to.
-    askers: Vec<std::fs::File>,
+struct Status<'a> {
+    /// Each server's connection, to write the requests to.
+    writers: &'a [std::sync::Mutex<std::fs::File>],
     interval: std::time::Duration,
     printer: crate::status_line::Printer,
 }
@@ -239,13 +234,13 @@ struct Round {
     sum: ioscope_stats::JobsEta,
 }
 
-impl Status {
+impl Status<'_> {
     /// Asks every running server; a round some server left unanswered is
     /// dropped, as fio's client drops one in flight.
     fn ask(&mut self, running: &[usize], tag: u64) -> Option<Round> {
         let mut waiting = 0;
         for &i in running {
-            if wire::send(&mut self.askers[i], wire::Op::SendEta, tag, &[]).is_ok() {
+            if session::send_on(&self.writers[i], wire::Op::SendEta, tag, &[]).is_ok() {
                 waiting += 1;
             }
         }
@@ -267,7 +262,7 @@ fn print_as_heard(
     out: &mut crate::output::Output,
     normal: bool,
     terse: bool,
-    mut status: Option<Status>,
+    mut status: Option<Status<'_>>,
 ) {
     use ioscope_run::EtaSink;
     use std::sync::mpsc::RecvTimeoutError;

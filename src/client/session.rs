@@ -88,6 +88,20 @@ pub struct Order<'a> {
     /// the local `--trigger` command, run as each server answers.
     pub aux_path: Option<&'a std::path::Path>,
     pub trigger: &'a ioscope_run::Trigger,
+    /// Its connection's writing end, which the status requests and the
+    /// trigger share, a whole command at a time.
+    pub writer: &'a Mutex<std::fs::File>,
+}
+
+/// Sends one whole command on a connection others write to too.
+pub fn send_on(
+    writer: &Mutex<std::fs::File>,
+    op: Op,
+    tag: u64,
+    payload: &[u8],
+) -> std::io::Result<()> {
+    let mut w = writer.lock().unwrap_or_else(|e| e.into_inner());
+    wire::send(&mut *w, op, tag, payload)
 }
 
 /// Runs `order`'s jobs on the server connected by `socket`.
@@ -135,16 +149,11 @@ fn talk(
 ) -> Result<Served, String> {
     let (index, at, passed_on, files) = (order.index, order.at, order.passed_on, order.files);
     let io = |e: std::io::Error| format!("{at}: {e}");
-    wire::send(
-        &mut socket,
-        Op::Probe,
-        1,
-        &payloads::probe(&server_name(at)),
-    )
-    .map_err(io)?;
+    let send = |op, tag, payload: &[u8]| send_on(order.writer, op, tag, payload).map_err(io);
+    send(Op::Probe, 1, &payloads::probe(&server_name(at)))?;
     let mut commands = 0;
     if !passed_on.is_empty() {
-        wire::send(&mut socket, Op::JobLine, 0, &payloads::job_line(passed_on)).map_err(io)?;
+        send(Op::JobLine, 0, &payloads::job_line(passed_on))?;
         commands += 1;
     }
     for file in files {
@@ -156,7 +165,7 @@ fn talk(
             }
             JobFile::There(name) => (Op::LoadFile, payloads::load_file(name)),
         };
-        wire::send(&mut socket, op, 0, &payload).map_err(io)?;
+        send(op, 0, &payload)?;
         commands += 1;
     }
     // The server's host as given, which fio's client names it by, and its
@@ -204,7 +213,7 @@ fn talk(
                 if starts == commands {
                     *arrived = true;
                     gate.arrive();
-                    wire::send(&mut socket, Op::Run, 0, &[]).map_err(io)?;
+                    send(Op::Run, 0, &[])?;
                     say(Event::Running(index));
                 }
             }
@@ -254,7 +263,7 @@ fn talk(
                 // it cannot be read (struct cmd_sendfile_reply).
                 let path = c_text(p.get(..256).unwrap_or(&[]));
                 let reply = payloads::file_reply(std::fs::read(&path));
-                wire::send(&mut socket, Op::SendFile, command.tag, &reply).map_err(io)?;
+                send(Op::SendFile, command.tag, &reply)?;
             }
             Op::Eta => {
                 if let Some(eta) = ioscope_report::fio_net::eta::read(p) {
