@@ -2672,3 +2672,69 @@ fn cmd_type_on_io_uring_is_taken_as_fio_takes_it() {
         assert_eq!(doc["jobs"][0]["job options"]["cmd_type"], "nvme");
     }
 }
+
+// Before: a server that refused the client's jobs (a mistyped option)
+// sent its reason and quit, and `ioscope --client` exited 0 as fio's
+// client does, though no job ran.
+#[test]
+fn a_client_whose_server_ran_no_job_fails() {
+    let dir = tempdir();
+    let socket = dir.path().join("s.sock");
+    let at = format!("sock:{}", socket.display());
+    let mut server = Command::new(bin())
+        .arg(format!("--server={at}"))
+        .current_dir(dir.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server");
+    let started = Instant::now();
+    while !socket.exists() && started.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    write_file(
+        dir.path(),
+        "typo.fio",
+        "[t]\nioengine=null\nsize=1m\nrw=raed\n",
+    );
+    let run = ioscope([format!("--client={at}"), "typo.fio".into()])
+        .dir(dir.path())
+        .run();
+    let _ = server.kill();
+    let _ = server.wait();
+    assert!(!run.status.success(), "{}", run.describe());
+    assert!(
+        run.stdout.contains("raed"),
+        "the server's reason: {}",
+        run.describe()
+    );
+    assert!(run.stderr.contains("ran no job"), "{}", run.describe());
+}
+
+// Before: the status line began each draw with a carriage return and
+// cleared the rest of the line with an escape sequence, and showed a
+// percentage and an ETA from the first second; fio ends each draw with a
+// carriage return, pads a shorter one with spaces, and shows the counts
+// alone until it can estimate.
+#[test]
+fn the_status_line_is_drawn_as_fios() {
+    let dir = tempdir();
+    let run = ioscope([
+        "--name=p",
+        "--ioengine=null",
+        "--size=1g",
+        "--time_based",
+        "--runtime=2",
+        "--eta=always",
+    ])
+    .dir(dir.path())
+    .run();
+    run.assert_ok();
+    assert!(!run.stdout.contains('\x1b'), "{}", run.describe());
+    assert!(
+        run.stdout.contains("\nJobs: 1 (f=1)\r"),
+        "{}",
+        run.describe()
+    );
+}
