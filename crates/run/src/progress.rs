@@ -155,8 +155,12 @@ pub(crate) fn report_loop(
     let mut calc = Calc::new(genesis);
     let mut last = Instant::now();
     let mut shown = false;
+    // fio draws once 95% of the interval has passed (its
+    // eta_time_within_slack), so its draws fall just short of each whole
+    // second, which its rounded-up elapsed seconds count.
+    let slack = pace.interval * 95 / 100;
     while !done.load(Ordering::Relaxed) {
-        let due = pace.interval.saturating_sub(last.elapsed());
+        let due = slack.saturating_sub(last.elapsed());
         if !due.is_zero() {
             std::thread::sleep(due.min(Duration::from_millis(100)));
             continue;
