@@ -237,7 +237,7 @@ struct Round {
 impl Status<'_> {
     /// Asks every running server; a round some server left unanswered is
     /// dropped, as fio's client drops one in flight.
-    fn ask(&mut self, running: &[usize], tag: u64) -> Option<Round> {
+    fn ask(&self, running: &[usize], tag: u64) -> Option<Round> {
         let mut waiting = 0;
         for &i in running {
             if session::send_on(&self.writers[i], wire::Op::SendEta, tag, &[]).is_ok() {
@@ -262,7 +262,7 @@ fn print_as_heard(
     out: &mut crate::output::Output,
     normal: bool,
     terse: bool,
-    mut status: Option<Status<'_>>,
+    status: Option<Status<'_>>,
 ) {
     use ioscope_run::EtaSink;
     use std::sync::mpsc::RecvTimeoutError;
@@ -281,7 +281,7 @@ fn print_as_heard(
             Ok(e) => e,
             Err(RecvTimeoutError::Disconnected) => break,
             Err(RecvTimeoutError::Timeout) => {
-                if let Some(s) = status.as_mut() {
+                if let Some(s) = &status {
                     tags += 1;
                     round = s.ask(&running, tags);
                     asked = std::time::Instant::now();

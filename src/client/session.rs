@@ -282,7 +282,7 @@ fn talk(
     if !stopped {
         // fio's client exits 0 here; a run that did not happen must not
         // look like one that did.
-        return Err(format!("{at}: the server ran no job"));
+        return Err(format!("{at}: the server ran no job (its reason is above)"));
     }
     for (job, key, value) in options {
         let pair = (key, value);

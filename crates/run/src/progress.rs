@@ -94,6 +94,10 @@ impl WorkerProgress {
         self.epoch_ms.store(monotonic_ms(), Ordering::Relaxed);
     }
 
+    fn epoch(&self) -> u64 {
+        self.epoch_ms.load(Ordering::Relaxed)
+    }
+
     pub fn phase(&self) -> Phase {
         match self.phase.load(Ordering::Relaxed) {
             0 => Phase::Starting,
@@ -359,12 +363,6 @@ fn thread_eta(
 /// `!td->ramp_time_over`).
 fn phase_ramps(shape: &WorkerShape, p: &WorkerProgress) -> bool {
     !shape.ramp.is_zero() && (p.phase() == Phase::Starting || p.ramping.load(Ordering::Relaxed))
-}
-
-impl WorkerProgress {
-    fn epoch(&self) -> u64 {
-        self.epoch_ms.load(Ordering::Relaxed)
-    }
 }
 
 /// Milliseconds as whole seconds, rounded up (fio's `(ms + 999) / 1000`).
