@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Write-then-verify side by side with fio, on this machine, in one run: 512
 # MiB to /dev/zram0 in 64 KiB blocks, direct, io_uring at iodepth 8, once
-# per verify method both tools have (crc32c, md5, sha256, xxhash; fio's
-# xxhash is XXH32, ioscope's XXH3-64). Prints the write phase's and the
+# per verify method both tools have (crc32c, md5, sha256, xxhash; both
+# compute fio's variants, which both write). Prints the write phase's and the
 # verify phase's MB/s per tool and ioscope/fio per row: where checksums
 # cost more than the device, the cheaper implementation shows.
 #

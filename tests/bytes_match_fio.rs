@@ -686,3 +686,95 @@ fn verify_pattern_writes_fios_headers_and_pattern() {
         }
     }
 }
+
+/// A checksum method over verify_pattern (the same jobs with `verify=` a
+/// checksum): each interval holds fio 3.42's header with the method's
+/// verify_type, fio's checksum of the data after both, then the pattern,
+/// its phase carried on past them; with verify_offset header and checksum
+/// are swapped with the pattern there.
+///
+/// - everywhere: the header's fields and crc, crc32c's checksum (fio's
+///   crc32c, which the test computes), and the pattern around them, which
+///   is what ioscope's verify=pattern writes there;
+/// - with fio 3.42 or later: every byte as fio's, but the I/O's time,
+///   which no run repeats (ioscope writes 0), and the crc over it; so fio
+///   checks what ioscope wrote and ioscope what fio wrote.
+#[test]
+fn verify_checksums_over_a_pattern_write_fios_bytes() {
+    let live = part!(
+        "checksummed blocks against fio's",
+        ioscope_testutil::fio_at_least(3, 42)
+    );
+    // (method, verify_type, checksum bytes, interval, verify_offset)
+    let cases: [(&str, u8, usize, usize, usize); 6] = [
+        ("crc32c", 5, 4, 4096, 0),
+        ("crc32c", 5, 4, 512, 100),
+        ("crc7", 8, 1, 1024, 0),
+        ("md5", 2, 16, 4096, 0),
+        ("sha512", 10, 128, 4096, 500),
+        ("xxhash", 15, 4, 512, 0),
+    ];
+    for (method, kind, n, iv, vo) in cases {
+        let (interval, offset) = (
+            format!("--verify_interval={iv}"),
+            format!("--verify_offset={vo}"),
+        );
+        let mut args = vec!["--verify_pattern=0xdeadbeef", "--do_verify=0", &interval];
+        if vo > 0 {
+            args.push(&offset);
+        }
+        let plain: Vec<&str> = args.iter().copied().chain(["--verify=pattern"]).collect();
+        let pattern = written("ioscope", &plain);
+        let verify = format!("--verify={method}");
+        args.push(&verify);
+        let ours = written("ioscope", &args);
+        let case = args.join(" ");
+        let hdr = 48 + n;
+        for (i, (o, pat)) in ours.chunks(iv).zip(pattern.chunks(iv)).enumerate() {
+            let at = format!("{case}: interval {i}");
+            let h = &o[vo..vo + hdr];
+            assert_eq!(
+                h[..4],
+                [0xca, 0xac, 0x81, kind],
+                "{at}: magic, version, type"
+            );
+            assert_eq!(le(&h[4..8]), iv as u64, "{at}: len");
+            assert_eq!(le(&h[8..16]), 0, "{at}: rand_seed");
+            assert_eq!(le(&h[16..24]), (i * iv) as u64, "{at}: offset");
+            assert_eq!(le(&h[24..32]), 0, "{at}: time");
+            assert_eq!(le(&h[32..40]), (i * iv / 4096) as u64, "{at}: numberio");
+            assert_eq!(le(&h[40..42]), 1, "{at}: thread");
+            assert_eq!(
+                le(&h[44..48]),
+                u64::from(common::fio_crc32c(&h[..44])),
+                "{at}: crc"
+            );
+            // The data as it was summed: the pattern from the end of
+            // header and checksum, before they were swapped in.
+            let data: Vec<u8> = match vo {
+                0 => o[hdr..].to_vec(),
+                _ => [&o[hdr..vo], &o[..hdr], &o[vo + hdr..]].concat(),
+            };
+            assert_eq!(data, pat[hdr..], "{at}: the pattern around the header");
+            if method == "crc32c" {
+                assert_eq!(
+                    le(&h[48..52]),
+                    u64::from(common::fio_crc32c(&data)),
+                    "{at}: crc32c"
+                );
+            }
+        }
+        if live.is_none() {
+            continue;
+        }
+        let theirs = written("fio", &args);
+        assert_eq!(theirs.len(), ours.len(), "{case}");
+        for (i, (f, o)) in theirs.chunks(iv).zip(ours.chunks(iv)).enumerate() {
+            let at = format!("{case}: interval {i} against fio");
+            let skip =
+                |j: usize| (vo + 24..vo + 32).contains(&j) || (vo + 44..vo + 48).contains(&j);
+            let differ: Vec<usize> = (0..iv).filter(|&j| !skip(j) && f[j] != o[j]).collect();
+            assert!(differ.is_empty(), "{at}: bytes {differ:?} differ");
+        }
+    }
+}

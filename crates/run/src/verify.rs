@@ -742,7 +742,7 @@ pub(crate) fn examine(verifier: &Verifier, work: SlotWork, buf: &[u8]) -> Result
     if zero {
         check_zeroes(buf, block.offset)
     } else if matches!(work, SlotWork::ReadBack(_)) {
-        verifier.check_read(buf, block.offset)
+        verifier.check_read(buf, block.file, block.offset)
     } else {
         verifier.check(buf, &block)
     }

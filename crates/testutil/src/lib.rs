@@ -73,8 +73,9 @@ mod zram;
 pub use hugepages::HugePages;
 pub use pages::resident_pages;
 pub use probe::{
-    fio, huge_pages, kernel, kernel_version, nvme_guest, o_direct, program, punt_counter, root,
-    setup, tracefs, tracefs_events, uncached_buffered_io, uring_opcode, uring_setup, zram,
+    fio, fio_at_least, huge_pages, kernel, kernel_version, nvme_guest, o_direct, program,
+    punt_counter, root, setup, tracefs, tracefs_events, uncached_buffered_io, uring_opcode,
+    uring_setup, zram,
 };
 #[cfg(feature = "engine")]
 pub use queue::{complete_one, open_rw, queue_config};

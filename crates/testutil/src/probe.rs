@@ -179,6 +179,34 @@ pub fn fio() -> Result<(), Missing> {
     }
 }
 
+/// fio `major.minor` or later on PATH. Soft: CI installs the
+/// distribution's fio (3.33 on Debian 12), which may be older; missing fio
+/// altogether is [`fio`]'s strict failure.
+pub fn fio_at_least(major: u32, minor: u32) -> Result<(), Missing> {
+    fio()?;
+    let out = Command::new("fio")
+        .arg("--version")
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| Missing::strict(format!("fio --version: {e}")))?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut parts = text.trim().trim_start_matches("fio-").split(['.', '-']);
+    let mut next = || {
+        parts
+            .next()
+            .and_then(|p| p.parse::<u32>().ok())
+            .unwrap_or(0)
+    };
+    let have = (next(), next());
+    if have >= (major, minor) {
+        return Ok(());
+    }
+    Err(Missing::soft(format!(
+        "needs fio {major}.{minor} or later on PATH, this is fio {}.{}",
+        have.0, have.1
+    )))
+}
+
 /// A program on PATH, such as `mkfs.ext4`. Strict: the tests use only
 /// what .ci/run installs (e2fsprogs, util-linux, xfsprogs, btrfs-progs,
 /// dosfstools, exfatprogs, f2fs-tools, fdisk).

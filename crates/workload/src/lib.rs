@@ -25,7 +25,7 @@ pub use iolog::{merge_blktraces, Iolog, IologSummary, LoggedDir, LoggedIo, Repla
 pub use layout::{diskless_files, min_bs, plan_files, FilePlan};
 pub use rand::{fio_seeds, job_seeds, seed_slot, FioRand};
 pub use verify::{
-    check_zeroes, checksum_len, BlockId, Checksum, Corruption, CorruptionKind, Verifier,
+    check_zeroes, fio_checksum, BlockId, Corruption, CorruptionKind, FioVersion, Verifier,
 };
 pub use zones::{DeviceZone, DeviceZones, ZoneBook, ZoneCommand, ZoneDevice, ZoneOp, ZoneWrite};
 #[cfg(test)]

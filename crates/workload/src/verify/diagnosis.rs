@@ -2,7 +2,9 @@
 //! failed their check come here, so this side may be slow and allocate: it
 //! makes the expected bytes again and compares.
 
-use super::header::{self, Header, Layout};
+use super::fio_sums::FioVersion::From342;
+use super::fio_written;
+use super::header::{self, Header};
 use super::pattern::PatternTile;
 use super::zeroes::is_zero;
 use super::{fio_header, BlockId, Corruption, CorruptionKind, Verifier};
@@ -22,14 +24,12 @@ pub fn headers(v: &Verifier, buf: &[u8], block: &BlockId) -> Corruption {
 
 /// A block with headers, against `exp`, the bytes it should hold.
 pub fn headers_against(v: &Verifier, buf: &[u8], mut exp: Vec<u8>, block: &BlockId) -> Corruption {
-    if v.layout == Layout::Fio {
-        // fio's header carries the I/O's time and fio's thread number,
-        // which nobody checks and ioscope cannot know: where the block
-        // has a header, what it says there is no damage.
-        for start in (0..buf.len()).step_by(v.interval) {
-            let head = start + v.header_at..start + v.header_at + v.header_len;
-            fio_header::adopt_unchecked(&buf[head.clone()], &mut exp[head]);
-        }
+    // fio's header carries the I/O's time and fio's thread number, which
+    // nobody checks and ioscope cannot know: where the block has a header,
+    // what it says there is no damage.
+    for start in (0..buf.len()).step_by(v.interval) {
+        let head = start + v.header_at..start + v.header_at + v.header_len;
+        fio_header::adopt_unchecked(&buf[head.clone()], &mut exp[head]);
     }
     let first = first_difference(buf, &exp)
         .expect("a block that fails its check differs from what was written");
@@ -42,14 +42,14 @@ pub fn headers_against(v: &Verifier, buf: &[u8], mut exp: Vec<u8>, block: &Block
     // What lies before the tear is this write's only if it holds something
     // this write alone has: random data keyed by it, or its header.
     let proven = v.pattern.is_none() || v.header_at + v.header_len <= tear;
-    if tear > 0 && proven && tail_is_foreign(v, buf, &exp, tear, block) {
-        return torn(v, buf, tear, block);
+    if tear > 0 && proven && tail_is_foreign(v, buf, &exp, tear) {
+        return torn(v, buf, &exp, tear, block);
     }
 
-    let want = v.header(block, start);
-    let found = v.layout.read(&buf[head.start..end]);
+    let want = wanted(v, &exp, start);
+    let found = fio_header::read(&buf[head.start..end]);
     if let Some(found) = found.filter(|f| *f != want) {
-        return other_write(&found, &want, at(start));
+        return other_write(v, &found, &want, at(start));
     }
     let bits = differing_bits(buf, &exp);
     if bits <= FEW_BITS {
@@ -86,7 +86,18 @@ pub fn headers_against(v: &Verifier, buf: &[u8], mut exp: Vec<u8>, block: &Block
             ),
         };
     }
-    if v.layout.has_magic(&buf[head.clone()]) {
+    if let Some(h) = fio_written::read(&buf[head.clone()]).filter(|h| h.version != From342) {
+        return Corruption {
+            kind: CorruptionKind::LostWrite,
+            offset: at(start),
+            detail: format!(
+                "holds a block {} wrote (its write #{}): this write never reached it",
+                h.who(),
+                h.numberio + 1
+            ),
+        };
+    }
+    if fio_header::has_magic(&buf[head.clone()]) {
         return Corruption {
             kind: CorruptionKind::DataCorrupt,
             offset: at(first),
@@ -99,11 +110,16 @@ pub fn headers_against(v: &Verifier, buf: &[u8], mut exp: Vec<u8>, block: &Block
     Corruption {
         kind: CorruptionKind::LostWrite,
         offset: at(start),
-        detail: format!(
-            "holds data without {}: this write never reached it",
-            v.layout.words()
-        ),
+        detail: "holds data without a fio verify header: this write never reached it".into(),
     }
+}
+
+/// The header the interval at byte `start` of `exp` (the bytes the block
+/// should hold, made by `Verifier::fill_interval`) carries: the write it
+/// was made for, whoever's seed that is.
+fn wanted(v: &Verifier, exp: &[u8], start: usize) -> Header {
+    fio_header::read_unchecked(&exp[start + v.header_at..])
+        .expect("the bytes made for a write carry its header")
 }
 
 /// A block of verify=pattern.
@@ -162,24 +178,33 @@ pub fn pattern(tile: &PatternTile, buf: &[u8], block: &BlockId) -> Corruption {
 }
 
 /// A valid header of some other write, found where `want` should be.
-pub(super) fn other_write(found: &Header, want: &Header, offset: u64) -> Corruption {
-    let (kind, detail) = if !found.same_job(want) {
+pub(super) fn other_write(v: &Verifier, found: &Header, want: &Header, offset: u64) -> Corruption {
+    let other_file = (found.seed != want.seed)
+        .then(|| v.file_of(found.seed))
+        .flatten()
+        .filter(|_| {
+            found.same_job(&Header {
+                seed: found.seed,
+                ..*want
+            })
+        });
+    let (kind, detail) = if let Some(file) = other_file {
+        (
+            CorruptionKind::Misdirected,
+            format!(
+                "holds the write meant for file #{file} offset {} (write #{})",
+                found.offset, found.seq
+            ),
+        )
+    } else if !found.same_job(want) {
         (
             CorruptionKind::LostWrite,
             format!(
-                "holds a block of another job or run (verify={}, seed {:#x}, offset {}, write #{}): this write never reached it",
+                "holds a block of another job, run or file (verify={}, seed {:#x}, offset {}, write #{}): this write never reached it",
                 header::method_name(found.method),
                 found.seed,
                 found.offset,
                 found.seq
-            ),
-        )
-    } else if found.file != want.file {
-        (
-            CorruptionKind::Misdirected,
-            format!(
-                "holds the write meant for file #{} offset {} (write #{})",
-                found.file, found.offset, found.seq
             ),
         )
     } else if found.offset != want.offset {
@@ -217,16 +242,14 @@ pub(super) fn other_write(found: &Header, want: &Header, offset: u64) -> Corrupt
 /// Whether everything from `tear` on is not this write's: each interval's
 /// part of it reads zeroes, differs in most of its words, or carries the
 /// header of another write.
-fn tail_is_foreign(v: &Verifier, buf: &[u8], exp: &[u8], tear: usize, block: &BlockId) -> bool {
+fn tail_is_foreign(v: &Verifier, buf: &[u8], exp: &[u8], tear: usize) -> bool {
     let mut pos = tear;
     while pos < buf.len() {
         let start = pos / v.interval * v.interval;
         let end = start + v.interval;
         let head = start + v.header_at;
         let other_header = pos <= head
-            && v.layout
-                .read(&buf[head..end])
-                .is_some_and(|h| h != v.header(block, start));
+            && fio_header::read(&buf[head..end]).is_some_and(|h| h != wanted(v, exp, start));
         if !(other_header || is_foreign(&buf[pos..end], &exp[pos..end])) {
             return false;
         }
@@ -235,16 +258,16 @@ fn tail_is_foreign(v: &Verifier, buf: &[u8], exp: &[u8], tear: usize, block: &Bl
     true
 }
 
-fn torn(v: &Verifier, buf: &[u8], tear: usize, block: &BlockId) -> Corruption {
+fn torn(v: &Verifier, buf: &[u8], exp: &[u8], tear: usize, block: &BlockId) -> Corruption {
     let len = buf.len();
     // The first header wholly past the tear may name the write found there.
     let next = tear.div_ceil(v.interval) * v.interval;
     let older = (next < len)
-        .then(|| v.layout.read(&buf[next + v.header_at..next + v.interval]))
+        .then(|| fio_header::read(&buf[next + v.header_at..next + v.interval]))
         .flatten()
         .filter(|h| {
-            let want = v.header(block, next);
-            h.same_job(&want) && h.file == want.file && h.offset == want.offset && h.seq != want.seq
+            let want = wanted(v, exp, next);
+            h.same_job(&want) && h.offset == want.offset && h.seq != want.seq
         });
     let rest = match older {
         _ if is_zero(&buf[tear..]) => "reads back zeroes".to_string(),

@@ -1,6 +1,8 @@
 //! fio's own verify header (`struct verify_header`, verify.h), as fio 3.42
-//! lays it: the header verify=pattern_hdr writes, so that its blocks hold
-//! the bytes fio's do and either tool checks what the other wrote.
+//! lays it: the header every verify method but pattern and null writes, so
+//! that its blocks hold the bytes fio's do and either tool checks what the
+//! other wrote. The method's checksum (`fio_sums`), when it has one,
+//! follows it: header and checksum are fio's `hdr_size` bytes.
 //!
 //! Layout, little endian (x86's struct layout, 48 bytes):
 //!
@@ -10,7 +12,8 @@
 //! | 2      | version `0x81` (fio 3.42; fio 3.33 had none)           |
 //! | 3      | verify_type (fio's enum: 17 = VERIFY_PATTERN)          |
 //! | 4..8   | len: the interval's length                             |
-//! | 8..16  | rand_seed (0 with verify_pattern: fio never sets it)   |
+//! | 8..16  | rand_seed (0 with verify_pattern: fio never sets it;   |
+//! |        | ioscope's seed of the worker and file otherwise)       |
 //! | 16..24 | offset: file offset of the interval                    |
 //! | 24..28 | time_sec  } when the I/O started; fio never checks     |
 //! | 28..32 | time_nsec } them: ioscope writes 0                     |
@@ -19,9 +22,10 @@
 //! | 42..44 | padding: fio leaves the data that was there            |
 //! | 44..48 | crc32c of bytes 0..44, fio's: no final inversion       |
 //!
-//! With verify_offset the header is written at the interval's start and
-//! then swapped with the bytes at verify_offset (fio's memswp), so the
-//! interval's first 48 bytes hold the data from verify_offset on.
+//! The checksum covers the data after header and checksum. With
+//! verify_offset both are written at the interval's start and then swapped
+//! with the bytes at verify_offset (fio's memswp), so the interval's first
+//! `hdr_size` bytes hold the data from verify_offset on.
 
 use ioscope_job::VerifyMethod;
 
@@ -65,26 +69,25 @@ pub(super) fn method_of_type(t: u8) -> Option<VerifyMethod> {
 }
 
 /// fio's verify_type for a method.
-fn verify_type(method: VerifyMethod) -> u8 {
+pub(super) fn verify_type(method: VerifyMethod) -> u8 {
     TYPES
         .iter()
         .position(|&m| m == method)
         .expect("every method has a fio verify_type") as u8
 }
 
-/// Writes `h` into `interval`, which holds the interval's data: the header
-/// goes over its first 48 bytes (bytes 42..44, fio's padding, keep the
-/// data and are covered by the crc), then swaps with the 48 bytes at
-/// `at` (verify_offset) as fio's memswp does. `thread` is fio's
-/// thread_number. fio writes the I/O's start time, which it never checks
-/// and no second run repeats; ioscope writes 0 there, so that a block's
-/// bytes follow from the write alone.
-pub fn write(interval: &mut [u8], at: usize, h: &Header, thread: u16) {
-    let method = header::method_of(h.method);
-    let out = &mut interval[..LEN];
+/// Writes `h` and the data checksum `sum` into `interval`, which holds
+/// the interval's data: header and checksum go over its first `h.len`
+/// bytes (bytes 42..44, fio's padding, keep the data and are covered by
+/// the crc), then swap with those at `at` (verify_offset) as fio's memswp
+/// does. `thread` is fio's thread_number. fio writes the I/O's start time,
+/// which it never checks and no second run repeats; ioscope writes 0
+/// there, so that a block's bytes follow from the write alone.
+pub fn write(interval: &mut [u8], at: usize, h: &Header, sum: &[u8], thread: u16) {
+    let out = &mut interval[..usize::from(h.len)];
     out[..2].copy_from_slice(&MAGIC);
     out[2] = VERSION;
-    out[3] = verify_type(method);
+    out[3] = h.method;
     out[4..8].copy_from_slice(&h.interval.to_le_bytes());
     out[8..16].copy_from_slice(&h.seed.to_le_bytes());
     out[16..24].copy_from_slice(&h.offset.to_le_bytes());
@@ -92,8 +95,9 @@ pub fn write(interval: &mut [u8], at: usize, h: &Header, thread: u16) {
     // fio counts from 0, ioscope's write numbers from 1.
     out[32..40].copy_from_slice(&h.seq.saturating_sub(1).to_le_bytes());
     out[40..42].copy_from_slice(&thread.to_le_bytes());
+    out[LEN..].copy_from_slice(sum);
     seal(out);
-    swap(interval, at);
+    swap(interval, at, usize::from(h.len));
 }
 
 /// fio's crc32c of bytes 0..44 into 44..48.
@@ -102,15 +106,19 @@ fn seal(out: &mut [u8]) {
     out[CRC_AT..LEN].copy_from_slice(&crc.to_le_bytes());
 }
 
-/// fio's memswp of the interval's first 48 bytes with those at `at`
-/// (verify_offset; 0, or 48 and more: fio refuses less).
-pub fn swap(interval: &mut [u8], at: usize) {
+/// fio's memswp of the interval's first `len` bytes (header and
+/// checksum) with those at `at` (verify_offset: 0, or `len` and more,
+/// which `Verifier::new` holds to).
+pub fn swap(interval: &mut [u8], at: usize, len: usize) {
     if at == 0 {
         return;
     }
-    assert!(at >= LEN, "verify_offset={at} overlaps fio's header");
+    assert!(
+        at >= len,
+        "verify_offset={at} overlaps fio's {len}-byte header"
+    );
     let (head, rest) = interval.split_at_mut(at);
-    head[..LEN].swap_with_slice(&mut rest[..LEN]);
+    head[..len].swap_with_slice(&mut rest[..len]);
 }
 
 /// The header at the start of `bytes`, when its magic, version and crc
@@ -122,9 +130,8 @@ pub fn read(bytes: &[u8]) -> Option<Header> {
 }
 
 /// What a header with a good magic and version says, its crc unchecked.
-/// fio's header names no file: `file` is 0. `len` is the header's length
-/// (fio's checksum part, which follows it for the checksum methods, is
-/// not counted).
+/// `len` is fio's `hdr_size` for its method: the header and the checksum
+/// after it.
 pub fn read_unchecked(bytes: &[u8]) -> Option<Header> {
     if bytes.len() < LEN || !has_magic(bytes) || bytes[2] != VERSION {
         return None;
@@ -134,9 +141,8 @@ pub fn read_unchecked(bytes: &[u8]) -> Option<Header> {
     let method = method_of_type(bytes[3]).unwrap_or(VerifyMethod::None);
     Some(Header {
         method: header::code(method),
-        len: LEN as u16,
+        len: header::len(method) as u16,
         interval: u32_at(4),
-        file: 0,
         offset: u64_at(16),
         seq: u64_at(32).wrapping_add(1),
         seed: u64_at(8),
@@ -151,17 +157,28 @@ pub fn has_magic(bytes: &[u8]) -> bool {
 
 /// Copies the fields fio never checks (time and thread) of the header in
 /// `found` (whole, or damaged past its version byte) into the one in
-/// `want` and seals it again: what `want` would be had it been written by
-/// that I/O, so that a diagnosis compares the rest. Damage in those fields
-/// still shows, in the crc.
+/// `want` and seals it again, when that brings `want` nearer to `found`:
+/// what `want` would be had fio written it, so that a diagnosis compares
+/// the rest. Where `found` is ioscope's with a bit flipped in those fields,
+/// `want` stays as it was and the flip shows where it is.
 pub fn adopt_unchecked(found: &[u8], want: &mut [u8]) {
     if read_unchecked(found).is_none() {
         return;
     }
+    let mut adopted: [u8; LEN] = want[..LEN].try_into().expect("a whole header");
     for r in UNCHECKED {
-        want[r.clone()].copy_from_slice(&found[r]);
+        adopted[r.clone()].copy_from_slice(&found[r]);
     }
-    seal(want);
+    seal(&mut adopted);
+    let bits = |h: &[u8]| -> u32 {
+        h.iter()
+            .zip(&found[..LEN])
+            .map(|(a, b)| (a ^ b).count_ones())
+            .sum()
+    };
+    if bits(&adopted) < bits(&want[..LEN]) {
+        want[..LEN].copy_from_slice(&adopted);
+    }
 }
 
 #[cfg(test)]
@@ -186,7 +203,6 @@ mod tests {
                 method: header::code(VerifyMethod::PatternHdr),
                 len: 48,
                 interval: 512,
-                file: 0,
                 offset: 0,
                 seq: 1,
                 seed: 0,
@@ -195,7 +211,7 @@ mod tests {
         // Written again, only the time (and so the crc) differs.
         let mut ours = [0u8; 512];
         ours[..48].copy_from_slice(&FIO_342);
-        write(&mut ours, 0, &h, 1);
+        write(&mut ours, 0, &h, &[], 1);
         assert_eq!(ours[..24], FIO_342[..24]);
         assert_eq!(ours[24..32], [0; 8]);
         assert_eq!(ours[32..44], FIO_342[32..44]);
@@ -223,7 +239,7 @@ mod tests {
     fn verify_offset_swaps_the_header_with_the_data_there() {
         let mut interval: Vec<u8> = (0..512u32).map(|i| i as u8).collect();
         let h = read(&FIO_342).unwrap();
-        write(&mut interval, 100, &h, 1);
+        write(&mut interval, 100, &h, &[], 1);
         assert_eq!(
             interval[..48],
             (100..148u32).map(|i| i as u8).collect::<Vec<_>>()[..]
@@ -232,7 +248,7 @@ mod tests {
         assert_eq!(hdr, h);
         // The padding holds what was at 42..44 when fio wrote the header.
         assert_eq!(interval[142..144], [42, 43]);
-        swap(&mut interval, 100);
+        swap(&mut interval, 100, 48);
         assert_eq!(read(&interval), Some(h));
     }
 }

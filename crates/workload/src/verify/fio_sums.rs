@@ -1,7 +1,7 @@
-//! The checksums fio puts in its verify headers, byte for byte as fio 3.33
-//! and 3.42 write them, so that ioscope can check a block fio wrote. They
-//! are fio's own variants, not the catalogue algorithms ioscope's layout
-//! uses (`checksum.rs`):
+//! The checksums fio puts after its verify headers, byte for byte as fio
+//! 3.33 and 3.42 write them: ioscope writes fio 3.42's (so that fio checks
+//! what ioscope wrote) and checks either (so that ioscope checks what fio
+//! wrote). They are fio's own variants of the catalogue algorithms:
 //!
 //! | method  | what fio stores                                                     |
 //! | ------- | ------------------------------------------------------------------- |
@@ -47,6 +47,9 @@ pub enum FioVersion {
     From342,
 }
 
+/// The longest checksum fio stores (sha512's block buffer).
+pub const MAX_LEN: usize = 128;
+
 /// Bytes of checksum after fio's header (`__hdr_size` less the header):
 /// fio keeps 64 bytes for sha256's 32 and 128 for sha512's 64.
 pub fn len(method: VerifyMethod) -> usize {
@@ -73,39 +76,66 @@ pub fn len(method: VerifyMethod) -> usize {
     }
 }
 
+/// A checksum as fio stores it, `len(method)` bytes, kept on the stack: a
+/// verify makes one per interval.
+#[derive(Clone, Copy)]
+pub struct Sum {
+    bytes: [u8; MAX_LEN],
+    len: usize,
+}
+
+impl std::ops::Deref for Sum {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
+
 /// What fio `version` stores after its header for `data` (an interval's
 /// bytes after header and checksum), `len(method)` bytes.
-pub fn sum(method: VerifyMethod, version: FioVersion, data: &[u8]) -> Vec<u8> {
+pub fn sum(method: VerifyMethod, version: FioVersion, data: &[u8]) -> Sum {
+    let mut s = Sum {
+        bytes: [0; MAX_LEN],
+        len: len(method),
+    };
+    let out = &mut s.bytes[..s.len];
     match method {
         VerifyMethod::Crc32c | VerifyMethod::Crc32cIntel => {
-            (!crc32c::crc32c(data)).to_le_bytes().to_vec()
+            out.copy_from_slice(&(!crc32c::crc32c(data)).to_le_bytes())
         }
-        VerifyMethod::Crc32 => (!CRC32.checksum(data)).to_le_bytes().to_vec(),
-        VerifyMethod::Crc64 => CRC64.checksum(data).to_le_bytes().to_vec(),
-        VerifyMethod::Crc16 => CRC16.checksum(data).to_le_bytes().to_vec(),
-        VerifyMethod::Crc7 => vec![CRC7.checksum(data)],
+        VerifyMethod::Crc32 => out.copy_from_slice(&(!CRC32.checksum(data)).to_le_bytes()),
+        VerifyMethod::Crc64 => out.copy_from_slice(&CRC64.checksum(data).to_le_bytes()),
+        VerifyMethod::Crc16 => out.copy_from_slice(&CRC16.checksum(data).to_le_bytes()),
+        VerifyMethod::Crc7 => out[0] = CRC7.checksum(data),
         VerifyMethod::Md5 => {
             let mut h = Md5::new();
             h.update(data);
-            h.finish().to_vec()
+            out.copy_from_slice(&h.finish());
         }
-        VerifyMethod::Sha1 => sha1::Sha1::digest(data)
-            .chunks_exact(4)
-            .flat_map(|w| w.iter().rev().copied())
-            .collect(),
-        VerifyMethod::Sha256 => sha256(data).to_vec(),
-        VerifyMethod::Sha512 => sha512(data, version).to_vec(),
-        VerifyMethod::Sha3_224 => sha3::Sha3_224::digest(data).to_vec(),
-        VerifyMethod::Sha3_256 => sha3::Sha3_256::digest(data).to_vec(),
-        VerifyMethod::Sha3_384 => sha3::Sha3_384::digest(data).to_vec(),
-        VerifyMethod::Sha3_512 => sha3::Sha3_512::digest(data).to_vec(),
-        VerifyMethod::Xxhash => xxhash_rust::xxh32::xxh32(data, 1).to_le_bytes().to_vec(),
+        VerifyMethod::Sha1 => {
+            for (o, w) in out
+                .chunks_exact_mut(4)
+                .zip(sha1::Sha1::digest(data).chunks_exact(4))
+            {
+                o.copy_from_slice(&[w[3], w[2], w[1], w[0]]);
+            }
+        }
+        VerifyMethod::Sha256 => out.copy_from_slice(&sha256(data)),
+        VerifyMethod::Sha512 => out.copy_from_slice(&sha512(data, version)),
+        VerifyMethod::Sha3_224 => out.copy_from_slice(&sha3::Sha3_224::digest(data)),
+        VerifyMethod::Sha3_256 => out.copy_from_slice(&sha3::Sha3_256::digest(data)),
+        VerifyMethod::Sha3_384 => out.copy_from_slice(&sha3::Sha3_384::digest(data)),
+        VerifyMethod::Sha3_512 => out.copy_from_slice(&sha3::Sha3_512::digest(data)),
+        VerifyMethod::Xxhash => {
+            out.copy_from_slice(&xxhash_rust::xxh32::xxh32(data, 1).to_le_bytes())
+        }
         VerifyMethod::None
         | VerifyMethod::Meta
         | VerifyMethod::Pattern
         | VerifyMethod::PatternHdr
-        | VerifyMethod::Null => Vec::new(),
+        | VerifyMethod::Null => {}
     }
+    s
 }
 
 /// fio's crc/sha256.c: `fio_sha256_update` then `fio_sha256_final`, whose
@@ -248,6 +278,26 @@ fn sha512(data: &[u8], version: FioVersion) -> [u8; 128] {
     ctx.buf
 }
 
+/// Every method with a data checksum, for the tests.
+#[cfg(test)]
+pub const METHODS: [VerifyMethod; 15] = [
+    VerifyMethod::Crc32c,
+    VerifyMethod::Crc32cIntel,
+    VerifyMethod::Crc32,
+    VerifyMethod::Crc16,
+    VerifyMethod::Crc7,
+    VerifyMethod::Crc64,
+    VerifyMethod::Md5,
+    VerifyMethod::Sha1,
+    VerifyMethod::Sha256,
+    VerifyMethod::Sha512,
+    VerifyMethod::Sha3_224,
+    VerifyMethod::Sha3_256,
+    VerifyMethod::Sha3_384,
+    VerifyMethod::Sha3_512,
+    VerifyMethod::Xxhash,
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,22 +311,34 @@ mod tests {
         let d = b"123456789";
         // crc32c and crc32 without their final inversion.
         assert_eq!(
-            sum(VerifyMethod::Crc32c, FioVersion::From342, d),
+            *sum(VerifyMethod::Crc32c, FioVersion::From342, d),
             (!0xe306_9283u32).to_le_bytes()
         );
         assert_eq!(
-            sum(VerifyMethod::Crc32, FioVersion::From342, d),
+            *sum(VerifyMethod::Crc32, FioVersion::From342, d),
             (!0x765e_7680u32).to_le_bytes()
         );
         assert_eq!(
-            sum(VerifyMethod::Crc64, FioVersion::From342, d),
+            *sum(VerifyMethod::Crc64, FioVersion::From342, d),
             0xe9c6_d914_c4b8_d9cau64.to_le_bytes()
         );
         assert_eq!(
-            sum(VerifyMethod::Crc16, FioVersion::From342, d),
+            *sum(VerifyMethod::Crc16, FioVersion::From342, d),
             0xbb3du16.to_le_bytes()
         );
-        assert_eq!(sum(VerifyMethod::Xxhash, FioVersion::From342, d).len(), 4);
+        assert_eq!(*sum(VerifyMethod::Crc7, FioVersion::From342, d), [0x75]);
+        // XXH32 with seed 1, and MD5.
+        assert_eq!(
+            *sum(VerifyMethod::Xxhash, FioVersion::From342, d),
+            xxhash_rust::xxh32::xxh32(d, 1).to_le_bytes()
+        );
+        assert_eq!(
+            *sum(VerifyMethod::Md5, FioVersion::From342, b"abc"),
+            [
+                0x90, 0x01, 0x50, 0x98, 0x3c, 0xd2, 0x4f, 0xb0, 0xd6, 0x96, 0x3f, 0x7d, 0x28, 0xe1,
+                0x7f, 0x72
+            ]
+        );
     }
 
     #[test]
@@ -337,7 +399,7 @@ mod tests {
 
     #[test]
     fn every_method_gives_its_length() {
-        for m in super::super::checksum::METHODS {
+        for m in METHODS {
             for v in [FioVersion::Before342, FioVersion::From342] {
                 assert_eq!(sum(m, v, &data(777)).len(), len(m), "{m:?}");
             }

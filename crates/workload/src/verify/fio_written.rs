@@ -33,7 +33,6 @@ use ioscope_job::VerifyMethod;
 use super::diagnosis::SECTOR;
 use super::fio_header::{self, MAGIC, VERSION};
 use super::fio_sums::{self, FioVersion};
-use super::header::Layout;
 use super::verifier::Place;
 use super::zeroes::is_zero;
 use super::{Corruption, CorruptionKind, Verifier};
@@ -67,10 +66,10 @@ impl FioHeader {
         self.len() + self.method.map_or(0, fio_sums::len)
     }
 
-    fn who(&self) -> &'static str {
+    pub(super) fn who(&self) -> &'static str {
         match self.version {
             FioVersion::Before342 => "a fio before 3.42",
-            FioVersion::From342 => "fio 3.42 or later",
+            FioVersion::From342 => "fio 3.42 or later (or another ioscope job)",
         }
     }
 }
@@ -140,15 +139,15 @@ impl Verifier {
         remembered: bool,
     ) -> Option<Result<(), Corruption>> {
         let h = read(interval.get(self.header_at..)?)?;
-        // A pattern_hdr job's own header is fio 3.42's: a damaged one is
-        // diagnosed against the bytes it should hold (read_back.rs).
-        if self.layout == Layout::Fio && h.version == FioVersion::From342 {
+        // ioscope's own header is fio 3.42's: a damaged one is diagnosed
+        // against the bytes it should hold (read_back.rs).
+        if h.version == FioVersion::From342 {
             return None;
         }
         Some(self.fio_verdict(&h, interval, at, place, remembered))
     }
 
-    fn fio_verdict(
+    pub(super) fn fio_verdict(
         &self,
         h: &FioHeader,
         interval: &[u8],
@@ -261,7 +260,7 @@ impl Verifier {
             },
             n => {
                 let stored = &interval[h.len()..h.len() + n];
-                if fio_sums::sum(method, h.version, data) == stored {
+                if *fio_sums::sum(method, h.version, data) == *stored {
                     return Ok(());
                 }
                 if let Some(tear) = zero_tail(interval, hdr) {
@@ -278,7 +277,7 @@ impl Verifier {
                     CorruptionKind::DataCorrupt,
                     at,
                     format!(
-                        "the data does not match the {} checksum {who} wrote in its header (its write #{}); the header is whole, so the data changed after fio wrote it",
+                        "the data does not match the {} checksum {who} wrote in its header (its write #{}); the header is whole, so the data changed after it was written",
                         method.name(),
                         h.numberio + 1
                     ),

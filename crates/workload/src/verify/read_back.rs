@@ -7,23 +7,23 @@
 //! write, so the bytes it should hold can be made again and the damage
 //! named as for a remembered write.
 
-use super::diagnosis;
 use super::header::{self, Header};
 use super::verifier::Place;
 use super::zeroes::is_zero;
+use super::{diagnosis, fio_header, fio_written};
 use super::{BlockId, Corruption, CorruptionKind, Verifier};
 use ioscope_job::VerifyMethod;
 
 impl Verifier {
-    /// Checks a block of `buf.len()` bytes read at file offset `offset`,
-    /// each interval against its own header. Ok, or the first bad
-    /// interval's diagnosis.
-    pub fn check_read(&self, buf: &[u8], offset: u64) -> Result<(), Corruption> {
+    /// Checks a block of `buf.len()` bytes read at file offset `offset` of
+    /// the worker's file `file`, each interval against its own header. Ok,
+    /// or the first bad interval's diagnosis.
+    pub fn check_read(&self, buf: &[u8], file: u32, offset: u64) -> Result<(), Corruption> {
         if let Some(v) = self.short(buf.len()) {
-            return v.check_read(buf, offset);
+            return v.check_read(buf, file, offset);
         }
         let block = BlockId {
-            file: 0,
+            file,
             offset,
             len: buf.len() as u32,
             seq: 0,
@@ -51,6 +51,7 @@ impl Verifier {
                 .or_else(|| self.fio_interval(rest))
                 .unwrap_or(self.interval.min(rest.len()));
             let place = Place {
+                file,
                 block_offset: offset,
                 block_len: buf.len(),
                 pos,
@@ -65,7 +66,7 @@ impl Verifier {
     /// The length of the interval at the start of `rest` as its whole
     /// header gives it, when it is this job's method and fits in `rest`.
     fn writers_interval(&self, rest: &[u8]) -> Option<usize> {
-        let h = self.layout.read(rest.get(self.header_at..)?)?;
+        let h = fio_header::read(rest.get(self.header_at..)?)?;
         let len = h.interval as usize;
         (h.method == header::code(self.method)
             && usize::from(h.len) == self.header_len
@@ -85,9 +86,7 @@ impl Verifier {
         place: Place,
         seq: Option<u64>,
     ) -> Result<(), Corruption> {
-        let found = interval
-            .get(self.header_at..)
-            .and_then(|h| self.layout.read(h));
+        let found = interval.get(self.header_at..).and_then(fio_header::read);
         let Some(found) = found else {
             if let Some(verdict) = self.check_fio_written(interval, at, place, seq.is_some()) {
                 return verdict;
@@ -110,19 +109,20 @@ impl Verifier {
                 ),
             });
         }
-        if self.check_seed && found.seed != self.seed {
+        let seed = self.seed_of(place.file);
+        if self.check_seed && found.seed != seed {
             return Err(Corruption {
                 kind: CorruptionKind::LostWrite,
                 offset: at,
                 detail: format!(
-                    "holds a block of another job or run (seed {:#x}, write #{}), not this job's (seed {:#x}); verify_header_seed=0 checks blocks whoever wrote them",
-                    found.seed, found.seq, self.seed
+                    "holds a block of another job, run or file (seed {:#x}, write #{}), not this file's (seed {:#x}); verify_header_seed=0 checks blocks whoever wrote them",
+                    found.seed, found.seq, seed
                 ),
             });
         }
         if let Some(seq) = seq.filter(|&s| s != found.seq) {
             let want = Header { seq, ..found };
-            return Err(diagnosis::other_write(&found, &want, at));
+            return Err(diagnosis::other_write(self, &found, &want, at));
         }
         if self.data_matches(interval, place) {
             return Ok(());
@@ -132,15 +132,17 @@ impl Verifier {
 
     /// The diagnosis of an interval whose header names its write but whose
     /// data is not that write's: compared with what that write put there
-    /// (a pattern at the interval's place in the block checked).
+    /// (a pattern at the interval's place in the block checked), which the
+    /// header says for ioscope's blocks; fio's random data comes from
+    /// fio's generator, so a block of fio's gets fio's verdict instead.
     fn as_written_by(&self, h: &Header, interval: &[u8], at: u64, place: Place) -> Corruption {
+        let unchecked = place;
         let writer = Verifier {
-            seed: h.seed,
             interval: interval.len(),
             ..self.clone()
         };
         let block = BlockId {
-            file: h.file,
+            file: place.file,
             offset: at,
             len: interval.len() as u32,
             seq: h.seq,
@@ -155,7 +157,22 @@ impl Verifier {
             ..place
         };
         let mut exp = vec![0u8; interval.len()];
-        writer.fill_interval(&mut exp, &writer.header(&block, 0), place);
+        // The bytes of the write the header names, whoever's seed it has.
+        writer.fill_interval(&mut exp, &Header { offset: at, ..*h }, place);
+        let head = self.header_at..self.header_at + self.header_len;
+        let same = (0..interval.len())
+            .filter(|i| !head.contains(i) && interval[*i] == exp[*i])
+            .count();
+        if same < (interval.len() - head.len()) / 16 {
+            // Not bytes a header of ioscope's makes again, but fio's
+            // random data (a chance byte matches one in 256 times): fio's
+            // verdict, from its header and checksum.
+            let fios = fio_written::read(&interval[self.header_at..])
+                .and_then(|fh| self.fio_verdict(&fh, interval, at, unchecked, false).err());
+            if let Some(c) = fios {
+                return c;
+            }
+        }
         diagnosis::headers_against(&writer, interval, exp, &block)
     }
 
@@ -172,14 +189,14 @@ impl Verifier {
         // A damaged header that still reads as one of this layout: the
         // write it names (at this place: a damaged offset field is damage,
         // not a misdirected write) says what the interval should hold.
-        if let Some(h) = self.layout.read_unchecked(head).filter(|h| {
+        if let Some(h) = fio_header::read_unchecked(head).filter(|h| {
             h.method == header::code(self.method)
                 && usize::from(h.len) == self.header_len
                 && h.interval as usize == interval.len()
         }) {
             return self.as_written_by(&Header { offset: at, ..h }, interval, at, place);
         }
-        if self.layout.has_magic(head) {
+        if fio_header::has_magic(head) {
             return Corruption {
                 kind: CorruptionKind::HeaderDamaged,
                 offset: at + self.header_at as u64,
@@ -192,8 +209,7 @@ impl Verifier {
             kind: CorruptionKind::LostWrite,
             offset: at,
             detail: format!(
-                "holds data without {}{}: no verify job wrote it, or it was written with another verify_offset",
-                self.layout.words(),
+                "holds data without a fio verify header{}: no verify job wrote it, or it was written with another verify_offset",
                 if self.header_at > 0 {
                     format!(" at verify_offset={}", self.header_at)
                 } else {

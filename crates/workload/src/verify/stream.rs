@@ -1,5 +1,5 @@
 //! The pseudo-random data of an interval: a function of the write alone
-//! (seed, file, offset, write number), so a later run can make the same
+//! (the seed of its worker and file, offset, write number), so a later run can make the same
 //! bytes again, and cheap enough to write at memory speed.
 
 /// Independent generators stepped side by side: one xorshift chain is
@@ -17,11 +17,17 @@ fn mix(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
-/// The key of one interval's data. Each field goes through `mix` before
-/// the next is folded in, so no two writes share a key unless by a 2^-64
-/// chance.
-pub fn key(seed: u64, file: u32, offset: u64, seq: u64) -> u64 {
-    mix(mix(mix(mix(seed) ^ u64::from(file)) ^ offset) ^ seq)
+/// The seed of a worker's file: the worker's `seed` and the file's number
+/// mixed, so that each file's headers and data are its own.
+pub fn file_seed(seed: u64, file: u32) -> u64 {
+    mix(mix(seed) ^ u64::from(file))
+}
+
+/// The key of one interval's data, `seed` its file's. Each field goes
+/// through `mix` before the next is folded in, so no two writes share a
+/// key unless by a 2^-64 chance.
+pub fn key(seed: u64, offset: u64, seq: u64) -> u64 {
+    mix(mix(mix(seed) ^ offset) ^ seq)
 }
 
 pub struct Stream {
@@ -97,12 +103,12 @@ mod tests {
 
     #[test]
     fn keys_differ_in_every_field_and_the_data_with_them() {
-        let base = key(1, 2, 4096, 5);
+        let base = key(file_seed(1, 2), 4096, 5);
         let others = [
-            key(9, 2, 4096, 5),
-            key(1, 3, 4096, 5),
-            key(1, 2, 8192, 5),
-            key(1, 2, 4096, 4),
+            key(file_seed(9, 2), 4096, 5),
+            key(file_seed(1, 3), 4096, 5),
+            key(file_seed(1, 2), 8192, 5),
+            key(file_seed(1, 2), 4096, 4),
         ];
         for k in others {
             assert_ne!(k, base);

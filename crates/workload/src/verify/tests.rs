@@ -8,6 +8,9 @@ use super::*;
 use crate::test_spec::spec;
 use CorruptionKind::*;
 
+/// fio 3.42's header starts: magic 0xacca, version 0x81, verify_type 5.
+const FIO_CRC32C: [u8; 4] = [0xca, 0xac, 0x81, 5];
+
 const BLOCK: BlockId = BlockId {
     file: 1,
     offset: 8192,
@@ -126,7 +129,7 @@ const SEES_ALL: Seen = [
 
 #[test]
 fn each_method_sees_what_it_can_and_names_it() {
-    let mut table: Vec<(String, VerifyMethod, Option<Pattern>, Seen)> = checksum::METHODS
+    let mut table: Vec<(String, VerifyMethod, Option<Pattern>, Seen)> = fio_sums::METHODS
         .iter()
         .map(|&m| (m.name().to_string(), m, None, SEES_ALL))
         .collect();
@@ -265,7 +268,7 @@ fn each_method_sees_what_it_can_and_names_it() {
 /// takes knowing which write came last.
 #[test]
 fn a_read_back_sees_all_but_staleness() {
-    for method in checksum::METHODS
+    for method in fio_sums::METHODS
         .iter()
         .copied()
         .chain([VerifyMethod::Meta])
@@ -275,11 +278,15 @@ fn a_read_back_sees_all_but_staleness() {
         read_job.verify.header_seed = false;
         let reader = Verifier::new(&read_job, 5).unwrap();
         let good = filled(&writer, &BLOCK);
-        assert_eq!(reader.check_read(&good, BLOCK.offset), Ok(()), "{method:?}");
+        assert_eq!(
+            reader.check_read(&good, BLOCK.file, BLOCK.offset),
+            Ok(()),
+            "{method:?}"
+        );
         for fault in FAULTS {
             let mut buf = good.clone();
             let offset = inject(fault, &writer, &mut buf);
-            let got = reader.check_read(&buf, BLOCK.offset);
+            let got = reader.check_read(&buf, BLOCK.file, BLOCK.offset);
             let want = match (fault, method) {
                 (Fault::Stale, _) => None,
                 (Fault::DataBit | Fault::TornOlder | Fault::TornZeroes, VerifyMethod::Meta) => None,
@@ -303,7 +310,9 @@ fn a_read_back_sees_all_but_staleness() {
         // verify_header_seed=1 asks for the reader's own seed.
         read_job.verify.header_seed = true;
         let strict = Verifier::new(&read_job, 5).unwrap();
-        let c = strict.check_read(&good, BLOCK.offset).unwrap_err();
+        let c = strict
+            .check_read(&good, BLOCK.file, BLOCK.offset)
+            .unwrap_err();
         assert_eq!(c.kind, LostWrite, "{c}");
         assert!(c.detail.contains("verify_header_seed=0"), "{c}");
     }
@@ -323,9 +332,11 @@ fn a_read_back_follows_the_writers_intervals() {
     let mut read_job = job(VerifyMethod::Crc32c, 8192, |s| s.rw.kind = RwKind::Read);
     read_job.verify.header_seed = false;
     let reader = Verifier::new(&read_job, 1).unwrap();
-    assert_eq!(reader.check_read(&buf, BLOCK.offset), Ok(()));
+    assert_eq!(reader.check_read(&buf, BLOCK.file, BLOCK.offset), Ok(()));
     buf[4096 + 100] ^= 0x10;
-    let c = reader.check_read(&buf, BLOCK.offset).unwrap_err();
+    let c = reader
+        .check_read(&buf, BLOCK.file, BLOCK.offset)
+        .unwrap_err();
     assert_eq!((c.kind, c.offset), (BitFlip, BLOCK.offset + 4196), "{c}");
 
     // 4 KiB read of the first part of a 16 KiB interval: named, not damage.
@@ -340,13 +351,15 @@ fn a_read_back_follows_the_writers_intervals() {
     let mut small = job(VerifyMethod::Crc32c, 4096, |s| s.rw.kind = RwKind::Read);
     small.verify.header_seed = false;
     let small = Verifier::new(&small, 1).unwrap();
-    let c = small.check_read(&whole[..4096], BLOCK.offset).unwrap_err();
+    let c = small
+        .check_read(&whole[..4096], BLOCK.file, BLOCK.offset)
+        .unwrap_err();
     assert_eq!(c.kind, OtherLayout, "{c}");
     assert!(c.detail.contains("bs=16384"), "{c}");
     // Another method: said so, with the method that wrote it.
     let md5 = verifier(VerifyMethod::Md5, 4096, |_| {});
     let c = small
-        .check_read(&filled(&md5, &BLOCK), BLOCK.offset)
+        .check_read(&filled(&md5, &BLOCK), BLOCK.file, BLOCK.offset)
         .unwrap_err();
     assert_eq!(c.kind, OtherLayout, "{c}");
     assert!(c.detail.contains("verify=md5"), "{c}");
@@ -442,7 +455,7 @@ fn several_headers_per_block() {
     let block = BlockId { len: 8192, ..BLOCK };
     let good = filled(&v, &block);
     for (i, interval) in good.chunks(512).enumerate() {
-        assert_eq!(&interval[..4], b"iosV", "interval {i}");
+        assert_eq!(interval[..4], FIO_CRC32C, "interval {i}");
         assert_eq!(
             interval[16..24],
             (block.offset + i as u64 * 512).to_le_bytes()
@@ -503,7 +516,7 @@ fn a_block_shorter_than_the_interval_is_one_interval() {
     let v = verifier(VerifyMethod::Crc32c, 8192, |_| {});
     let block = BlockId { len: 2048, ..BLOCK };
     let good = filled(&v, &block);
-    let header = header::read(&good).expect("a header at the start");
+    let header = fio_header::read(&good).expect("a header at the start");
     assert_eq!((header.interval, header.offset), (2048, block.offset));
     assert_eq!(v.check(&good, &block), Ok(()));
     let mut bad = good.clone();
@@ -516,8 +529,8 @@ fn a_block_shorter_than_the_interval_is_one_interval() {
 fn verify_offset_moves_the_header() {
     let v = verifier(VerifyMethod::Crc32c, 4096, |s| s.verify.offset = 1000);
     let good = filled(&v, &BLOCK);
-    assert_eq!(&good[1000..1004], b"iosV");
-    assert_ne!(&good[..4], b"iosV");
+    assert_eq!(good[1000..1004], FIO_CRC32C);
+    assert_ne!(good[..4], FIO_CRC32C);
     assert_eq!(v.check(&good, &BLOCK), Ok(()));
     let mut buf = good.clone();
     buf[1020] ^= 0x80;
@@ -597,7 +610,7 @@ fn another_job_or_run_is_foreign() {
     assert_eq!(c.kind, LostWrite);
     assert!(
         c.detail
-            .starts_with("holds a block of another job or run (verify=crc32c, seed"),
+            .starts_with("holds a block of another job, run or file (verify=crc32c, seed"),
         "{c}"
     );
 
@@ -639,7 +652,7 @@ fn damage_that_is_not_a_whole_write() {
     assert_eq!(c.kind, LostWrite);
     assert_eq!(
         c.detail,
-        "holds data without an ioscope header: this write never reached it"
+        "holds data without a fio verify header: this write never reached it"
     );
 
     // Sixteen scattered bits are flips; seventeen are more than that.
@@ -652,7 +665,7 @@ fn damage_that_is_not_a_whole_write() {
 
 #[test]
 fn other_writes_of_the_same_job() {
-    let v = verifier(VerifyMethod::Crc64, 4096, |_| {});
+    let v = verifier(VerifyMethod::Crc64, 4096, |s| s.nrfiles = 3);
     let c = v
         .check(&filled(&v, &BlockId { file: 2, ..BLOCK }), &BLOCK)
         .unwrap_err();
@@ -680,12 +693,12 @@ fn refuses_options_that_cannot_work() {
     };
     assert_eq!(
         err(VerifyMethod::Crc32c, 32, |_| {}),
-        "verify_interval=32 is smaller than the 48-byte verify=crc32c header: use at least 48"
+        "verify_interval=32 is smaller than the 52-byte verify=crc32c header: use at least 52"
     );
-    assert!(err(VerifyMethod::Sha512, 100, |_| {}).contains("use at least 108"));
+    assert!(err(VerifyMethod::Sha512, 100, |_| {}).contains("use at least 176"));
     assert_eq!(
-        err(VerifyMethod::Crc32c, 4096, |s| s.verify.offset = 4049),
-        "verify_offset=4049 leaves no room for the 48-byte verify=crc32c header in a 4096-byte interval: use at most 4048"
+        err(VerifyMethod::Crc32c, 4096, |s| s.verify.offset = 4045),
+        "verify_offset=4045 leaves no room for the 52-byte verify=crc32c header in a 4096-byte interval: use at most 4044"
     );
     assert!(err(VerifyMethod::None, 4096, |_| {}).contains("verify=0"));
     assert!(err(VerifyMethod::Pattern, 4096, |_| {}).contains("needs verify_pattern"));
@@ -710,8 +723,13 @@ fn refuses_options_that_cannot_work() {
         0
     )
     .is_ok());
-    // The header fits exactly; verify=pattern has none to fit.
-    assert!(Verifier::new(&job(VerifyMethod::Crc32c, 48, |_| {}), 0).is_ok());
+    // fio's header and checksum need a byte of data beside them; a
+    // verify_offset must not swap them with themselves.
+    assert!(err(VerifyMethod::Crc32c, 52, |_| {}).contains("use at least 53"));
+    assert!(Verifier::new(&job(VerifyMethod::Crc32c, 53, |_| {}), 0).is_ok());
+    assert!(err(VerifyMethod::Crc32c, 4096, |s| s.verify.offset = 50)
+        .contains("leave verify_offset out or use at least 52"));
+    // verify=pattern has no header to fit.
     let tiny = job(VerifyMethod::Pattern, 1, |s| {
         s.verify.pattern = Some(pattern(false))
     });
@@ -853,14 +871,14 @@ fn pattern_hdr_read_back() {
         let reader = Verifier::new(&read_job, 5).unwrap();
         let good = filled(&writer, &BLOCK);
         assert_eq!(
-            reader.check_read(&good, BLOCK.offset),
+            reader.check_read(&good, BLOCK.file, BLOCK.offset),
             Ok(()),
             "seed {seed}"
         );
         for fault in FAULTS {
             let mut buf = good.clone();
             let offset = inject(fault, &writer, &mut buf);
-            let got = reader.check_read(&buf, BLOCK.offset);
+            let got = reader.check_read(&buf, BLOCK.file, BLOCK.offset);
             let want = match fault {
                 Fault::Stale | Fault::TornOlder => None,
                 Fault::DataBit | Fault::HeaderBit => Some(BitFlip),
@@ -886,9 +904,11 @@ fn pattern_hdr_read_back() {
     old[..40].copy_from_slice(&super::fio_written::header_333(17, 4096, BLOCK.offset, 0));
     read_job.verify.header_seed = false;
     let reader = Verifier::new(&read_job, 5).unwrap();
-    assert_eq!(reader.check_read(&old, BLOCK.offset), Ok(()));
+    assert_eq!(reader.check_read(&old, BLOCK.file, BLOCK.offset), Ok(()));
     old[100] ^= 4;
-    let c = reader.check_read(&old, BLOCK.offset).unwrap_err();
+    let c = reader
+        .check_read(&old, BLOCK.file, BLOCK.offset)
+        .unwrap_err();
     assert_eq!(
         (c.kind, c.offset),
         (PatternMismatch, BLOCK.offset + 100),
@@ -897,7 +917,9 @@ fn pattern_hdr_read_back() {
     assert!(c.detail.contains("a fio before 3.42"), "{c}");
     // Random data with no header at all.
     let noise: Vec<u8> = (0..4096).map(|i| (i * 7 % 253) as u8 + 1).collect();
-    let c = reader.check_read(&noise, BLOCK.offset).unwrap_err();
+    let c = reader
+        .check_read(&noise, BLOCK.file, BLOCK.offset)
+        .unwrap_err();
     assert_eq!(c.kind, LostWrite, "{c}");
     assert!(c.detail.contains("without a fio verify header"), "{c}");
 }
@@ -922,14 +944,18 @@ fn a_block_fio_wrote_is_checked_and_its_damage_named() {
         s.verify.header_seed = false;
     });
     let reader = Verifier::new(&read_job, 0).unwrap();
-    assert_eq!(reader.check_read(&block, BLOCK.offset), Ok(()));
+    assert_eq!(reader.check_read(&block, BLOCK.file, BLOCK.offset), Ok(()));
     let mut bad = block.clone();
     bad[2000] ^= 0x20;
-    let c = reader.check_read(&bad, BLOCK.offset).unwrap_err();
+    let c = reader
+        .check_read(&bad, BLOCK.file, BLOCK.offset)
+        .unwrap_err();
     assert_eq!((c.kind, c.offset), (DataCorrupt, BLOCK.offset), "{c}");
     let mut torn = block.clone();
     torn[3072..].fill(0);
-    let c = reader.check_read(&torn, BLOCK.offset).unwrap_err();
+    let c = reader
+        .check_read(&torn, BLOCK.file, BLOCK.offset)
+        .unwrap_err();
     assert_eq!((c.kind, c.offset), (Torn, BLOCK.offset + 3072), "{c}");
     // Its own job's check (seed and write number known) does not take it.
     let own = verifier(VerifyMethod::Crc32c, 4096, |_| {});
@@ -950,9 +976,11 @@ fn a_checksum_over_a_pattern_is_diagnosed_against_it() {
     read_job.verify.header_seed = false;
     let reader = Verifier::new(&read_job, 2).unwrap();
     let mut buf = filled(&writer, &BLOCK);
-    assert_eq!(reader.check_read(&buf, BLOCK.offset), Ok(()));
+    assert_eq!(reader.check_read(&buf, BLOCK.file, BLOCK.offset), Ok(()));
     buf[2048 + 700] ^= 0x08;
-    let c = reader.check_read(&buf, BLOCK.offset).unwrap_err();
+    let c = reader
+        .check_read(&buf, BLOCK.file, BLOCK.offset)
+        .unwrap_err();
     assert_eq!((c.kind, c.offset), (BitFlip, BLOCK.offset + 2748), "{c}");
 }
 

@@ -3,8 +3,8 @@
 
 use ioscope_job::{JobSpec, VerifyMethod};
 
-use super::checksum::{self, Checksum};
-use super::header::{Header, Layout};
+use super::fio_sums::{self, FioVersion};
+use super::header::{self, Header};
 use super::pattern::{Laid, PatternTile};
 use super::stream::{self, Stream};
 use super::{diagnosis, fio_header, BlockId, Corruption};
@@ -14,21 +14,12 @@ use crate::rand::job_seeds;
 /// draws from.
 const VERIFY_SEED_SLOT: usize = 3;
 
-/// `fill` makes and hashes an interval this much at a time, so the hash
-/// reads the data from the core's L1 cache rather than from memory (a
-/// 16 MiB block made whole and then hashed would be read back from DRAM).
-/// A multiple of the random stream's round.
-const PIECE: usize = 16 * 1024;
-const _: () = assert!(PIECE.is_multiple_of(stream::ROUND));
-
 /// One worker's verify: the bytes each block it writes must hold, and the
 /// check of each block it reads back. Holds no state that changes, so
 /// checks may run on other threads.
 #[derive(Clone)]
 pub struct Verifier {
     pub(super) method: VerifyMethod,
-    /// ioscope's header, or fio's (verify=pattern_hdr).
-    pub(super) layout: Layout,
     /// verify_interval: every this many bytes of a block carry a header.
     pub(super) interval: usize,
     /// bs_unaligned: every block is one interval, whatever its length, as
@@ -36,9 +27,11 @@ pub struct Verifier {
     pub(super) whole_blocks: bool,
     /// verify_offset: where in its interval the header lies.
     pub(super) header_at: usize,
+    /// fio's header and the checksum after it (`header::len`).
     pub(super) header_len: usize,
-    /// Keys the data and goes in every header, so a block of another job or
-    /// run is known for one.
+    /// The worker's seed: with each file's number, keys the data and goes
+    /// in every header (`seed_of`), so that a block of another job, run or
+    /// file is known for one. 0 with verify_pattern, as fio's rand_seed.
     pub(super) seed: u64,
     /// verify_pattern: the data instead of random bytes.
     pub(super) pattern: Option<PatternTile>,
@@ -50,6 +43,9 @@ pub struct Verifier {
     /// fio's thread_number (the worker's, from 1), which fio's header
     /// carries.
     pub(super) thread: u16,
+    /// The worker's files: a header whose seed is another file's names
+    /// that file (`file_of`).
+    pub(super) files: u32,
 }
 
 /// Where an interval lies in the block it is filled or checked in (the
@@ -58,6 +54,8 @@ pub struct Verifier {
 /// and not covered by a checksum (a check of the checksum needs none).
 #[derive(Clone, Copy)]
 pub(super) struct Place<'a> {
+    /// The worker's file the block is in.
+    pub file: u32,
     pub block_offset: u64,
     pub block_len: usize,
     pub pos: usize,
@@ -91,11 +89,11 @@ impl Verifier {
                 method.name()
             ));
         }
-        let layout = Layout::of(method);
-        let header_len = layout.len(method);
-        // verify=pattern writes no header, so any interval does.
-        if method != VerifyMethod::Pattern {
-            if layout == Layout::Fio && v.interval == header_len as u64 {
+        let header_len = header::len(method);
+        // verify=pattern and verify=null write no header (fio's null
+        // writes its random data alone), so any interval does.
+        if !matches!(method, VerifyMethod::Pattern | VerifyMethod::Null) {
+            if v.interval == header_len as u64 {
                 return Err(format!(
                     "verify_interval={} leaves no room for data beside the {header_len}-byte verify={} header (fio fails the job: \"Blocksize too small\"): use at least {}",
                     v.interval,
@@ -103,10 +101,11 @@ impl Verifier {
                     header_len + 1
                 ));
             }
-            if layout == Layout::Fio && v.offset > 0 && v.offset < header_len as u64 {
+            if v.offset > 0 && v.offset < header_len as u64 {
                 return Err(format!(
-                    "verify_offset={} would move fio's {header_len}-byte verify header onto itself (fio 3.42 refuses verify_offset below {header_len}): leave verify_offset out or use at least {header_len}",
-                    v.offset
+                    "verify_offset={} would move fio's {header_len}-byte verify={} header (and checksum) onto itself (fio 3.42 refuses verify_offset below 48, and swaps an overlapping header with itself above): leave verify_offset out or use at least {header_len}",
+                    v.offset,
+                    method.name()
                 ));
             }
             if v.interval < header_len as u64 {
@@ -132,16 +131,15 @@ impl Verifier {
                 ));
             }
         }
-        let seed = match layout {
-            Layout::Ioscope => job_seeds(spec, u64::from(worker) + 1)[VERIFY_SEED_SLOT],
-            // fio draws a verify seed only for random data: with
-            // verify_pattern its header's rand_seed is the 0 the I/O unit
-            // was allocated with, in every job and run.
-            Layout::Fio => 0,
+        // fio draws a verify seed only for random data: with verify_pattern
+        // its header's rand_seed is the 0 the I/O unit was allocated with,
+        // in every job and run.
+        let seed = match pattern {
+            Some(_) => 0,
+            None => job_seeds(spec, u64::from(worker) + 1)[VERIFY_SEED_SLOT],
         };
         Ok(Verifier {
             method,
-            layout,
             interval: v.interval as usize,
             whole_blocks: spec.placement.bs_unaligned,
             header_at: v.offset as usize,
@@ -151,6 +149,7 @@ impl Verifier {
             check_seed: v.header_seed,
             check_seq: v.write_sequence,
             thread: (worker + 1) as u16,
+            files: spec.nrfiles.max(spec.filenames.len() as u32).max(1),
         })
     }
 
@@ -171,11 +170,18 @@ impl Verifier {
             tile.fill_block(buf, block.offset, buf.len(), 0);
             return;
         }
+        if self.method == VerifyMethod::Null {
+            // fio's verify=null writes the data alone, no header.
+            let seed = self.seed_of(block.file);
+            Stream::new(stream::key(seed, block.offset, block.seq)).fill(buf);
+            return;
+        }
         let len = buf.len();
         let laid = self.laid(block.offset, len);
         for (i, interval) in buf.chunks_exact_mut(self.interval).enumerate() {
             let start = i * self.interval;
             let place = Place {
+                file: block.file,
                 block_offset: block.offset,
                 block_len: len,
                 pos: start,
@@ -186,31 +192,20 @@ impl Verifier {
     }
 
     /// Fills one interval: its data (the pattern at its place in the
-    /// block, or random bytes keyed by the write `header` names) and the
-    /// header.
+    /// block, or random bytes keyed by the write `header` names), then
+    /// fio's header and the checksum of the data after them, swapped to
+    /// verify_offset.
     pub(super) fn fill_interval(&self, interval: &mut [u8], header: &Header, place: Place) {
-        let mut source = match place.laid {
-            Some(laid) => Source::Pattern {
-                laid,
-                pos: place.pos,
-            },
-            None => Source::Random(Stream::new(stream::key(
-                self.seed,
-                header.file,
-                header.offset,
-                header.seq,
-            ))),
-        };
-        let mut sum = Checksum::new(self.method);
-        for (p, piece) in interval.chunks_mut(PIECE).enumerate() {
-            source.fill(piece);
-            self.sum_data(&mut sum, piece, p * PIECE);
+        match place.laid {
+            Some(laid) => laid.fill(interval, place.pos),
+            None => Stream::new(stream::key(header.seed, header.offset, header.seq)).fill(interval),
         }
-        let n = checksum::len(self.method);
-        let mut digest = [0u8; checksum::MAX_LEN];
-        sum.finish(&mut digest[..n]);
-        self.layout
-            .write(header, interval, self.header_at, &digest[..n], self.thread);
+        let sum = fio_sums::sum(
+            self.method,
+            FioVersion::From342,
+            &interval[self.header_len..],
+        );
+        fio_header::write(interval, self.header_at, header, &sum, self.thread);
     }
 
     /// The pattern as the block at `offset`, `len` bytes long, holds it
@@ -223,7 +218,7 @@ impl Verifier {
     /// [`Verifier::laid`] where a check compares the data with the pattern
     /// (no checksum covers it), so that a checksum's check pastes nothing.
     pub(super) fn laid_to_check(&self, offset: u64, len: usize) -> Option<Laid<'_>> {
-        match checksum::len(self.method) {
+        match fio_sums::len(self.method) {
             0 => self.laid(offset, len),
             _ => None,
         }
@@ -248,6 +243,7 @@ impl Verifier {
         }
         let laid = self.laid_to_check(block.offset, buf.len());
         let place = |pos| Place {
+            file: block.file,
             block_offset: block.offset,
             block_len: buf.len(),
             pos,
@@ -281,18 +277,27 @@ impl Verifier {
     /// The header the interval at byte `start` of the block must carry.
     pub(super) fn header(&self, block: &BlockId, start: usize) -> Header {
         Header {
-            method: super::header::code(self.method),
+            method: header::code(self.method),
             len: self.header_len as u16,
             interval: self.interval as u32,
-            // fio's header names no file.
-            file: match self.layout {
-                Layout::Ioscope => block.file,
-                Layout::Fio => 0,
-            },
             offset: block.offset + start as u64,
             seq: block.seq,
-            seed: self.seed,
+            seed: self.seed_of(block.file),
         }
+    }
+
+    /// The seed the headers of file `file` carry and its data is keyed by
+    /// (0 with verify_pattern, whose data is the pattern).
+    pub(super) fn seed_of(&self, file: u32) -> u64 {
+        match self.seed {
+            0 => 0,
+            seed => stream::file_seed(seed, file),
+        }
+    }
+
+    /// The worker's file whose headers carry `seed`, if one's do.
+    pub(super) fn file_of(&self, seed: u64) -> Option<u32> {
+        (0..self.files).find(|&f| self.seed_of(f) == seed)
     }
 
     /// The pattern, when it is all a block holds (verify=pattern).
@@ -327,23 +332,10 @@ impl Verifier {
         );
     }
 
-    /// Feeds `sum` the data in `piece`, which starts at byte `at` of its
-    /// interval: all of it but what overlaps the header.
-    fn sum_data(&self, sum: &mut Checksum, piece: &[u8], at: usize) {
-        let (head, tail) = (self.header_at, self.header_at + self.header_len);
-        let end = at + piece.len();
-        if at < head {
-            sum.update(&piece[..end.min(head) - at]);
-        }
-        if end > tail {
-            sum.update(&piece[tail.max(at) - at..]);
-        }
-    }
-
     /// Whether an interval holds the write `want` names: its header (crc
     /// and fields), then its data checksum, without making the data again.
     fn holds(&self, interval: &[u8], want: &Header, place: Place) -> bool {
-        self.layout.read(&interval[self.header_at..]) == Some(*want)
+        fio_header::read(&interval[self.header_at..]) == Some(*want)
             && self.data_matches(interval, place)
     }
 
@@ -352,8 +344,7 @@ impl Verifier {
     /// for a header without one, the data is verify_pattern (as fio checks
     /// pattern_hdr, and meta with a verify_pattern), at its `place`.
     pub(super) fn data_matches(&self, interval: &[u8], place: Place) -> bool {
-        let at = &interval[self.header_at..];
-        let n = checksum::len(self.method);
+        let n = fio_sums::len(self.method);
         if n == 0 {
             // meta without a pattern: the header is all there is to check.
             return place.laid.is_none_or(|laid| {
@@ -362,49 +353,41 @@ impl Verifier {
                     .all(|(range, pos)| laid.matches_at(&interval[range], place.pos + pos))
             });
         }
-        let mut sum = Checksum::new(self.method);
-        self.sum_data(&mut sum, interval, 0);
-        let mut digest = [0u8; checksum::MAX_LEN];
-        sum.finish(&mut digest[..n]);
-        digest[..n] == at[super::header::FIXED..super::header::FIXED + n]
+        let stored_at = self.header_at + fio_header::LEN;
+        let Some(stored) = interval.get(stored_at..stored_at + n) else {
+            return false;
+        };
+        let sum = if self.header_at == 0 {
+            fio_sums::sum(
+                self.method,
+                FioVersion::From342,
+                &interval[self.header_len..],
+            )
+        } else {
+            // The data as it was summed, before the header swapped to
+            // verify_offset: its pieces in the order they were made.
+            let mut pieces = self.data_pieces(interval.len());
+            pieces.sort_by_key(|(_, made_at)| *made_at);
+            let data: Vec<u8> = pieces
+                .iter()
+                .flat_map(|(range, _)| &interval[range.clone()])
+                .copied()
+                .collect();
+            fio_sums::sum(self.method, FioVersion::From342, &data)
+        };
+        *sum == *stored
     }
 
     /// The data of an interval of `len` bytes, in pieces: the bytes of the
-    /// interval each covers, and where in the interval its data was made
-    /// (fio's header is swapped with the data at verify_offset, which so
-    /// lies at the interval's start).
+    /// interval each covers, and where in the interval it was made (fio's
+    /// header and checksum are swapped with the data at verify_offset,
+    /// which so lies at the interval's start).
     fn data_pieces(&self, len: usize) -> [(std::ops::Range<usize>, usize); 3] {
-        let (at, end) = (self.header_at, self.header_at + self.header_len);
-        match self.layout {
-            Layout::Fio if at > 0 => [
-                (0..fio_header::LEN, at),
-                (fio_header::LEN..at, fio_header::LEN),
-                (end..len, end),
-            ],
-            _ => [(0..at, 0), (end..len, end), (0..0, 0)],
-        }
-    }
-}
-
-/// Where an interval's data comes from.
-enum Source<'a> {
-    /// verify_pattern as the block holds it; `pos` is where in the block
-    /// the next byte goes.
-    Pattern {
-        laid: &'a Laid<'a>,
-        pos: usize,
-    },
-    Random(Stream),
-}
-
-impl Source<'_> {
-    fn fill(&mut self, out: &mut [u8]) {
-        match self {
-            Source::Pattern { laid, pos } => {
-                laid.fill(out, *pos);
-                *pos += out.len();
-            }
-            Source::Random(stream) => stream.fill(out),
+        let (at, hlen) = (self.header_at, self.header_len);
+        let end = at + hlen;
+        match at {
+            0 => [(0..0, 0), (hlen..len, hlen), (0..0, 0)],
+            _ => [(0..hlen, at), (hlen..at, hlen), (end..len, end)],
         }
     }
 }
