@@ -837,10 +837,12 @@ fn verify_offset_below_fios_header_is_refused_as_fio_refuses_it() {
         );
     }
     assert!(!target.exists(), "a refused job made its file");
-    // fio 3.33's header is 40 bytes: 40 is the least both take (fio 3.42's
-    // header, and so its least, is 48). fio 3.33 takes it and then fails
-    // its own blocks, whose header and crc32c (44 bytes) it swaps with the
-    // 40 at verify_offset: its parser is what is compared.
+    // fio 3.33's header is 40 bytes: 40 is the least both parsers take
+    // (fio 3.42's header, and so its least, is 48). fio 3.33 takes it and
+    // then fails its own blocks, whose header and crc32c (44 bytes) it
+    // swaps with the 40 at verify_offset; ioscope writes fio 3.42's header
+    // and checksum (52 bytes for crc32c), which such a swap would lay over
+    // themselves, so the job is refused before it runs, saying so.
     let args = [
         "--name=x",
         "--rw=write",
@@ -849,7 +851,12 @@ fn verify_offset_below_fios_header_is_refused_as_fio_refuses_it() {
         "--verify_offset=40",
         &name,
     ];
-    ioscope(args).run().assert_ok();
+    let err = ioscope(args).run().assert_refused().to_string();
+    assert!(err.contains("use at least 52"), "{err}");
+    assert!(!target.exists(), "a refused job made its file");
+    ioscope(["--parse-only"].iter().chain(&args))
+        .run()
+        .assert_ok();
     let theirs = common::fio(["--parse-only"].iter().chain(&args))
         .dir(dir.path())
         .run();

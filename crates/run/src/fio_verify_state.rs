@@ -19,6 +19,14 @@
 //! | 4       | 3.39, 3.40    | 24          |
 //! | 5       | 3.41 and on   | 8           |
 //!
+//! Layout 5 lists after its name the writes in flight when fio saved it
+//! (struct inflight_write, `depth` u64s, `u64::MAX` for a free slot: a job
+//! stopped by a trigger or a signal saves while writes are in flight).
+//! fio's verify_only stops at the first of them (verify_state_should_stop),
+//! so ioscope checks the writes before the first in flight, as fio does.
+//! (Layouts 3 and 4 list the last completions instead, which fio matches
+//! by offset near the end; ioscope takes their `numberio` whole.)
+//!
 //! The version also says how the writes drew their random offsets: fio
 //! 3.35 stopped seeding the offsets apart from `randseed` (rand.rs
 //! `job_seeds`), and layouts 4 and 5 come from a fio newer than that.
@@ -32,6 +40,10 @@
 use crate::verify::SavedState;
 
 const HEADER: usize = 24;
+/// Layout 5's thread_io_list: depth (u32, padded), numberio, index, the
+/// offsets' random state (56 bytes), the name (64), then the writes in
+/// flight.
+const INFLIGHT_AT: usize = 144;
 
 /// What fio's state file `bytes` (read from `path`) records, or why it
 /// cannot be read.
@@ -74,7 +86,21 @@ pub(crate) fn read(bytes: &[u8], path: &std::path::Path) -> Result<SavedState, S
             "its crc32c does not match (a damaged or partly written file)",
         ));
     }
-    let writes = u64_at(list, at).ok_or_else(|| bad("it is too short for its layout"))?;
+    let mut writes = u64_at(list, at).ok_or_else(|| bad("it is too short for its layout"))?;
+    if version == 5 {
+        let depth = list
+            .get(..4)
+            .map_or(0, |d| u32::from_le_bytes(d.try_into().expect("4 bytes")));
+        let in_flight = (0..depth as usize)
+            .map(|i| u64_at(list, INFLIGHT_AT + 8 * i))
+            .collect::<Option<Vec<u64>>>()
+            .ok_or_else(|| bad(&format!("it is too short for its {depth} writes in flight")))?;
+        // The writes numbered from the first in flight on may be torn.
+        writes = in_flight
+            .into_iter()
+            .filter(|&n| n != u64::MAX)
+            .fold(writes, u64::min);
+    }
     Ok(SavedState {
         writes,
         fio_335_seeds: version >= 4,
@@ -178,6 +204,36 @@ mod tests {
                 "v{version}"
             );
         }
+    }
+
+    /// fio 3.41 on lists the writes in flight as it saved: the check stops
+    /// before the first of them, as fio's verify_only does.
+    #[test]
+    fn layout_5_stops_before_the_first_write_in_flight() {
+        let p = Path::new("local-w-0-verify.state");
+        let with = |in_flight: [u64; 4]| {
+            let mut list = vec![0u8; INFLIGHT_AT + 32];
+            list[..4].copy_from_slice(&4u32.to_le_bytes());
+            list[8..16].copy_from_slice(&64u64.to_le_bytes());
+            for (i, n) in in_flight.iter().enumerate() {
+                let at = INFLIGHT_AT + 8 * i;
+                list[at..at + 8].copy_from_slice(&n.to_le_bytes());
+            }
+            let mut b = 5u64.to_le_bytes().to_vec();
+            b.extend_from_slice(&(list.len() as u64).to_le_bytes());
+            b.extend_from_slice(&u64::from(!crc32c::crc32c(&list)).to_le_bytes());
+            b.extend_from_slice(&list);
+            read(&b, p).map(|s| s.writes)
+        };
+        assert_eq!(with([u64::MAX; 4]), Ok(64));
+        assert_eq!(with([62, u64::MAX, 60, 63]), Ok(60));
+        // A depth the list is too short for.
+        let mut b = state(5, 150, 8, 64);
+        b[HEADER..HEADER + 4].copy_from_slice(&4u32.to_le_bytes());
+        let n = b.len() - HEADER;
+        let crc = u64::from(!crc32c::crc32c(&b[HEADER..HEADER + n]));
+        b[16..24].copy_from_slice(&crc.to_le_bytes());
+        assert!(read(&b, p).unwrap_err().contains("4 writes in flight"));
     }
 
     #[test]

@@ -104,7 +104,7 @@ const CMD_TYPE_VALUES: &[(&str, &str)] = &[
     ("nvme", "Issue nvme-uring-cmd"),
     (
         "bsg",
-        "Issue SCSI commands through /dev/bsg (a newer fio's; not supported yet)",
+        "Issue SCSI commands through /dev/bsg (fio after 3.42; refused: no SCSI device here)",
     ),
 ];
 // fio 3.42's words (engines/io_uring.c); a newer fio also takes a mix.
@@ -196,7 +196,7 @@ const XNVME_MEM_VALUES: &[(&str, &str)] = &[
     ),
     (
         "hugepage",
-        "Use hugepages on hugetlbfs (not supported by ioscope yet)",
+        "Use hugepages on hugetlbfs (the I/O buffers come from huge pages, as mem=mmaphuge)",
     ),
     (
         "spdk",
@@ -326,8 +326,10 @@ pub(super) const OPTIONS: &[OptionDef] = &[
         help: "Specify uring-cmd type",
         // NVMe is the only type; the value is checked, nothing kept.
         apply: |_, v| match v.text {
-            "bsg" => Err("cmd_type=bsg (a newer fio's SCSI passthrough on /dev/bsg/*) is not \
-                 supported by ioscope yet: its io_uring_cmd sends NVMe commands only (cmd_type=nvme)"
+            "bsg" => Err("cmd_type=bsg (SCSI passthrough on /dev/bsg/*, from a fio newer than \
+                 3.42) needs a SCSI device and a kernel that takes io_uring commands for it, which \
+                 this project's machines do not have, so ioscope's io_uring_cmd sends NVMe \
+                 commands only (cmd_type=nvme)"
                 .to_string()),
             _ => v.pick(&[("nvme", ())]),
         },
