@@ -584,6 +584,28 @@ fn le(b: &[u8]) -> u64 {
     b.iter().rev().fold(0, |v, &x| v << 8 | u64::from(x))
 }
 
+/// The fio 3.42 header `h` of interval `i` (of `iv` bytes) of the first
+/// job of a 4 KiB sequential write with a pattern, verify_type `kind`: its
+/// fields and crc as fio writes them, but the time (0).
+fn check_header(h: &[u8], kind: u8, iv: usize, i: usize, at: &str) {
+    assert_eq!(
+        h[..4],
+        [0xca, 0xac, 0x81, kind],
+        "{at}: magic, version, type"
+    );
+    assert_eq!(le(&h[4..8]), iv as u64, "{at}: len");
+    assert_eq!(le(&h[8..16]), 0, "{at}: rand_seed");
+    assert_eq!(le(&h[16..24]), (i * iv) as u64, "{at}: offset");
+    assert_eq!(le(&h[24..32]), 0, "{at}: time");
+    assert_eq!(le(&h[32..40]), (i * iv / 4096) as u64, "{at}: numberio");
+    assert_eq!(le(&h[40..42]), 1, "{at}: thread");
+    assert_eq!(
+        le(&h[44..48]),
+        u64::from(common::fio_crc32c(&h[..44])),
+        "{at}: crc"
+    );
+}
+
 /// verify_pattern without verify= is fio's VERIFY_PATTERN (fio 3.42's
 /// verify=pattern_hdr), as it is `verify=pattern_hdr`: each interval holds
 /// fio's verify header, then the pattern, its phase carried on past the
@@ -622,19 +644,8 @@ fn verify_pattern_writes_fios_headers_and_pattern() {
         for (i, (interval, pat)) in ours.chunks(iv).zip(pattern.chunks(iv)).enumerate() {
             let at = format!("{case}: interval {i}");
             let h = &interval[vo..vo + 48];
-            assert_eq!(h[..4], [0xca, 0xac, 0x81, 17], "{at}: magic, version, type");
-            assert_eq!(le(&h[4..8]), iv as u64, "{at}: len");
-            assert_eq!(le(&h[8..16]), 0, "{at}: rand_seed");
-            assert_eq!(le(&h[16..24]), (i * iv) as u64, "{at}: offset");
-            assert_eq!(le(&h[24..32]), 0, "{at}: time");
-            assert_eq!(le(&h[32..40]), (i * iv / 4096) as u64, "{at}: numberio");
-            assert_eq!(le(&h[40..42]), 1, "{at}: thread");
+            check_header(h, 17, iv, i, &at);
             assert_eq!(h[42..44], pat[42..44], "{at}: padding");
-            assert_eq!(
-                le(&h[44..48]),
-                u64::from(common::fio_crc32c(&h[..44])),
-                "{at}: crc"
-            );
             // With verify_offset the header was swapped with the pattern
             // there (fio's memswp).
             if vo > 0 {
@@ -733,22 +744,7 @@ fn verify_checksums_over_a_pattern_write_fios_bytes() {
         for (i, (o, pat)) in ours.chunks(iv).zip(pattern.chunks(iv)).enumerate() {
             let at = format!("{case}: interval {i}");
             let h = &o[vo..vo + hdr];
-            assert_eq!(
-                h[..4],
-                [0xca, 0xac, 0x81, kind],
-                "{at}: magic, version, type"
-            );
-            assert_eq!(le(&h[4..8]), iv as u64, "{at}: len");
-            assert_eq!(le(&h[8..16]), 0, "{at}: rand_seed");
-            assert_eq!(le(&h[16..24]), (i * iv) as u64, "{at}: offset");
-            assert_eq!(le(&h[24..32]), 0, "{at}: time");
-            assert_eq!(le(&h[32..40]), (i * iv / 4096) as u64, "{at}: numberio");
-            assert_eq!(le(&h[40..42]), 1, "{at}: thread");
-            assert_eq!(
-                le(&h[44..48]),
-                u64::from(common::fio_crc32c(&h[..44])),
-                "{at}: crc"
-            );
+            check_header(h, kind, iv, i, &at);
             // The data as it was summed: the pattern from the end of
             // header and checksum, before they were swapped in.
             let data: Vec<u8> = match vo {

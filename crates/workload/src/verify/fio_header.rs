@@ -39,7 +39,7 @@ const CRC_AT: usize = 44;
 const UNCHECKED: [std::ops::Range<usize>; 2] = [24..32, 40..42];
 
 /// fio's verify_type values: the position in this list (verify.h's enum).
-const TYPES: [VerifyMethod; 20] = [
+pub(super) const TYPES: [VerifyMethod; 20] = [
     VerifyMethod::None,
     VerifyMethod::Meta,
     VerifyMethod::Md5,

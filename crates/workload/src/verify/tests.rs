@@ -129,7 +129,7 @@ const SEES_ALL: Seen = [
 
 #[test]
 fn each_method_sees_what_it_can_and_names_it() {
-    let mut table: Vec<(String, VerifyMethod, Option<Pattern>, Seen)> = fio_sums::METHODS
+    let mut table: Vec<(String, VerifyMethod, Option<Pattern>, Seen)> = fio_sums::methods()
         .iter()
         .map(|&m| (m.name().to_string(), m, None, SEES_ALL))
         .collect();
@@ -268,7 +268,7 @@ fn each_method_sees_what_it_can_and_names_it() {
 /// takes knowing which write came last.
 #[test]
 fn a_read_back_sees_all_but_staleness() {
-    for method in fio_sums::METHODS
+    for method in fio_sums::methods()
         .iter()
         .copied()
         .chain([VerifyMethod::Meta])
