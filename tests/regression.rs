@@ -2746,3 +2746,45 @@ fn the_status_line_is_drawn_as_fios() {
         run.describe()
     );
 }
+
+// Before: the verify state of a job file's second job was saved and looked
+// for as `local-b-0-verify.state` (its clone number), where fio names it
+// by the job's place in the run, `local-b-1-verify.state`: neither tool
+// found the other's.
+#[test]
+fn verify_state_files_are_named_by_the_jobs_place_in_the_run() {
+    require!(ioscope_testutil::fio());
+    let jobs = |extra: &str| {
+        format!(
+            "[global]\nrw=write\nbs=4k\nsize=64k\nverify=crc32c\n{extra}\n\
+             [a]\nfilename=fa\n[b]\nfilename=fb\n[c]\nfilename=fc\n"
+        )
+    };
+    let names = ["local-a-0", "local-b-1", "local-c-2"].map(|n| format!("{n}-verify.state"));
+    for tool in ["ioscope", "fio"] {
+        let dir = tempdir();
+        let file = write_file(dir.path(), "w.fio", &jobs("do_verify=0"));
+        let run = match tool {
+            "fio" => common::fio([&file]),
+            _ => ioscope([&file]),
+        }
+        .dir(dir.path())
+        .run();
+        assert!(run.status.success(), "{}", run.describe());
+        for name in &names {
+            assert!(dir.path().join(name).exists(), "{tool} saved no {name}");
+        }
+        // ioscope's verify_only finds each job's state, whoever saved it.
+        let check = write_file(
+            dir.path(),
+            "v.fio",
+            &jobs("verify_only=1\nverify_state_load=1"),
+        );
+        let v = ioscope(["--output-format=json".as_ref(), check.as_os_str()])
+            .dir(dir.path())
+            .run()
+            .ok_json();
+        let checked: Vec<u64> = (0..3).map(|j| u(&v["jobs"][j], "verify_checked")).collect();
+        assert_eq!(checked, [16, 16, 16], "states {tool} saved");
+    }
+}

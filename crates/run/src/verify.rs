@@ -180,8 +180,9 @@ pub(crate) struct VerifyLog {
 }
 
 impl VerifyLog {
-    /// The verify state of worker `number` (clone `clone` of its job), or
-    /// None when the job does not verify. `writes`: whether the job writes
+    /// The verify state of worker `number` (fio's thread_number less 1:
+    /// the worker's place in the run, from 0), or None when the job does
+    /// not verify. `writes`: whether the job writes
     /// (a replayed log's writes, whatever `rw` says); one that does not
     /// checks what it reads. `saved`: the state `verify_state_load`
     /// loaded ([`saved_state`]). `replay` makes the workload anew from its
@@ -189,7 +190,6 @@ impl VerifyLog {
     pub(crate) fn new(
         spec: &JobSpec,
         number: u32,
-        clone: u32,
         writes: bool,
         aux_path: Option<&Path>,
         saved: Option<SavedState>,
@@ -200,7 +200,7 @@ impl VerifyLog {
             return Ok(None);
         }
         let verifier = Verifier::new(spec, number)?;
-        let state_path = state_file(spec, clone, aux_path);
+        let state_path = state_file(spec, number, aux_path);
         let limit = saved.map(|s| s.writes);
         let t = &spec.trim_verify;
         let replay = match v.experimental {
@@ -748,10 +748,12 @@ pub(crate) fn examine(verifier: &Verifier, work: SlotWork, buf: &[u8]) -> Result
     }
 }
 
-/// fio's name for the state file of clone `clone` of a job: in `--aux-path`
-/// or the current directory, `local-<job>-<clone>-verify.state`.
-fn state_file(spec: &JobSpec, clone: u32, aux_path: Option<&Path>) -> PathBuf {
-    let name = format!("local-{}-{clone}-verify.state", spec.name);
+/// fio's name for the state file of worker `number` (its place in the
+/// run, from 0: fio's thread_number less 1, not the clone's number within
+/// its job): in `--aux-path` or the current directory,
+/// `local-<job>-<number>-verify.state`.
+fn state_file(spec: &JobSpec, number: u32, aux_path: Option<&Path>) -> PathBuf {
+    let name = format!("local-{}-{number}-verify.state", spec.name);
     aux_path.map_or_else(|| PathBuf::from(&name), |dir| dir.join(&name))
 }
 
@@ -764,19 +766,19 @@ pub(crate) struct SavedState {
     pub fio_335_seeds: bool,
 }
 
-/// The state clone `clone` of `spec` loads (`verify_state_load`), None
+/// The state worker `number` of `spec` loads (`verify_state_load`), None
 /// where it loads none. Read before the workload is made, whose offsets
 /// follow the fio that saved it.
 pub(crate) fn saved_state(
     spec: &JobSpec,
-    clone: u32,
+    number: u32,
     aux_path: Option<&Path>,
 ) -> Result<Option<SavedState>, String> {
     let v = &spec.verify;
     if v.method == VerifyMethod::None || !v.state_load {
         return Ok(None);
     }
-    load_state(&state_file(spec, clone, aux_path)).map(Some)
+    load_state(&state_file(spec, number, aux_path)).map(Some)
 }
 
 fn load_state(path: &Path) -> Result<SavedState, String> {
@@ -850,7 +852,7 @@ mod tests {
             ..Default::default()
         };
         let spec = ioscope_job::parse(&input).unwrap().jobs.remove(0);
-        VerifyLog::new(&spec, 0, 0, spec.rw.kind.writes(), None, None, || {
+        VerifyLog::new(&spec, 0, spec.rw.kind.writes(), None, None, || {
             Err("no replay".into())
         })
         .unwrap()

@@ -177,7 +177,7 @@ fn run_inner(
         Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
     };
     let spec = device_zoned.as_ref().unwrap_or(spec);
-    let saved = match crate::verify::saved_state(spec, id.clone, shared.aux_path) {
+    let saved = match crate::verify::saved_state(spec, id.number, shared.aux_path) {
         Ok(saved) => saved,
         Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
     };
@@ -257,15 +257,7 @@ fn run_inner(
         Some(log) => log.summary().ios[1] > 0,
         None => spec.rw.kind.writes(),
     };
-    let verify = match VerifyLog::new(
-        spec,
-        id.number,
-        id.clone,
-        writes,
-        shared.aux_path,
-        saved,
-        replay,
-    ) {
+    let verify = match VerifyLog::new(spec, id.number, writes, shared.aux_path, saved, replay) {
         Ok(v) => v,
         Err(m) => return fail(libc::EINVAL, format!("{}: {m}", spec.name)),
     };
