@@ -2788,3 +2788,54 @@ fn verify_state_files_are_named_by_the_jobs_place_in_the_run() {
         assert_eq!(checked, [16, 16, 16], "states {tool} saved");
     }
 }
+
+// Before: a state file of fio 3.41 or later (layout 5) was taken for its
+// count of issued writes alone, and ioscope checked the writes it lists as
+// still in flight when it was saved, which may never have landed; fio's
+// verify_only stops before the first of them.
+#[test]
+fn a_fio_341_state_stops_before_its_first_write_in_flight() {
+    let dir = tempdir();
+    let args = |extra: &[&str]| -> Vec<String> {
+        [
+            "--name=s",
+            "--filename=f",
+            "--rw=write",
+            "--bs=4k",
+            "--size=64k",
+        ]
+        .iter()
+        .chain(["--verify=crc32c"].iter())
+        .chain(extra)
+        .map(|s| s.to_string())
+        .collect()
+    };
+    ioscope(args(&["--do_verify=0"]))
+        .dir(dir.path())
+        .run()
+        .assert_ok();
+    // fio's thread_io_list, layout 5: depth, numberio (16 issued), index,
+    // the offsets' random state, the name, then 4 writes in flight (10
+    // and 12; u64::MAX is a free slot).
+    let mut list = vec![0u8; 144 + 4 * 8];
+    list[..4].copy_from_slice(&4u32.to_le_bytes());
+    list[8..16].copy_from_slice(&16u64.to_le_bytes());
+    list[88..89].copy_from_slice(b"s");
+    for (i, n) in [12, u64::MAX, 10, u64::MAX].iter().enumerate() {
+        list[144 + 8 * i..152 + 8 * i].copy_from_slice(&n.to_le_bytes());
+    }
+    let mut state = 5u64.to_le_bytes().to_vec();
+    state.extend_from_slice(&(list.len() as u64).to_le_bytes());
+    state.extend_from_slice(&u64::from(common::fio_crc32c(&list)).to_le_bytes());
+    state.extend_from_slice(&list);
+    std::fs::write(dir.path().join("local-s-0-verify.state"), state).unwrap();
+    let v = ioscope(args(&[
+        "--verify_only=1",
+        "--verify_state_load=1",
+        "--output-format=json",
+    ]))
+    .dir(dir.path())
+    .run()
+    .ok_json();
+    assert_eq!(u(&v["jobs"][0], "verify_checked"), 10);
+}
