@@ -171,7 +171,7 @@ impl Queue for NopQueue {
     const COMPLETES_IN_SUBMIT: bool = false;
     const WAITS_IN_SUBMIT: bool = true;
 
-    #[inline]
+    #[inline(always)]
     fn submit(&mut self, req: &Request) -> io::Result<Submitted> {
         let (base, inject) = (&self.base, self.inject);
         // SAFETY: a NOP names no memory and no file.

@@ -52,6 +52,9 @@ pub(super) struct Ledger<'a> {
     pub(super) clat_shown: (u64, u64),
     /// The plain loop's completions whose latencies are still to be added.
     pub(super) run: Run,
+    /// The directions (bit `d`) of those completions, whose rate ticks and
+    /// status counts wait for the batch's end too.
+    pub(super) batch_dirs: u8,
 }
 
 impl Ledger<'_> {
@@ -137,7 +140,7 @@ impl Ledger<'_> {
             self.settle_all::<Q, EXTRAS, false>(q, reaped, slots, free, t_done)
         } else {
             let ok = self.settle_all::<Q, EXTRAS, true>(q, reaped, slots, free, t_done);
-            self.add_held_latencies();
+            self.add_held(t_done);
             ok
         };
         Ok((n, ok, t_done))
@@ -172,7 +175,7 @@ impl Ledger<'_> {
     /// held (its block handed to a verify_async checker). Without the
     /// steps of the per-I/O options unless `EXTRAS`; `BATCH`: one of a
     /// reaped batch, whose latencies may wait for the batch's end.
-    #[inline]
+    #[inline(always)]
     pub(super) fn settle_as<Q: Queue, const EXTRAS: bool, const BATCH: bool>(
         &mut self,
         q: &mut Q,
@@ -366,6 +369,7 @@ impl Ledger<'_> {
             verify,
             slat,
             run,
+            batch_dirs,
             ..
         } = self;
         let Some(op) = slot.op else { return true };
@@ -420,11 +424,17 @@ impl Ledger<'_> {
             if BATCH {
                 // The plain loop adds a batch's equal latencies together
                 // (see `latencies`); nothing reads them before its end.
+                // Nor its rate samples and the status line's counts: the
+                // batch's completions share one time, so a tick and a
+                // publication at its end are what one per I/O would leave.
                 let buckets = &mut stats.lat_buckets;
                 run.push(times, t_done, &timer, &mut stats.dirs, buckets);
-            } else {
-                timer.add(dir, &mut stats.lat_buckets, times, t_done, 1);
+                shown[d].0 += bytes;
+                shown[d].1 += 1;
+                *batch_dirs |= 1 << d;
+                return true;
             }
+            timer.add(dir, &mut stats.lat_buckets, times, t_done, 1);
             let dir = &mut stats.dirs[d];
             dir.rate.tick(t_done, dir.bytes, dir.ios);
             show(&mut shown[d], progress, d, bytes);
@@ -504,10 +514,11 @@ impl Ledger<'_> {
         true
     }
 
-    /// Adds the latencies the plain loop holds back (see `latencies`):
-    /// after each batch of completions.
+    /// Adds what the plain loop holds back from a batch of completions
+    /// done at `t_done`: their latencies (see `latencies`), and for each
+    /// direction they moved, its rate tick and the status line's counts.
     #[inline]
-    pub(super) fn add_held_latencies(&mut self) {
+    pub(super) fn add_held(&mut self, t_done: u64) {
         let timer = Timer {
             clock: &self.clock,
             tracking: &self.cfg.tracking,
@@ -516,6 +527,12 @@ impl Ledger<'_> {
         let stats = &mut self.stats;
         self.run
             .add(&timer, &mut stats.dirs, &mut stats.lat_buckets);
+        let moved = std::mem::take(&mut self.batch_dirs);
+        for d in (0..3).filter(|d| moved & (1 << d) != 0) {
+            let dir = &mut stats.dirs[d];
+            dir.rate.tick(t_done, dir.bytes, dir.ios);
+            publish(self.shown[d], self.progress, d);
+        }
     }
 }
 
@@ -525,6 +542,12 @@ impl Ledger<'_> {
 fn show(shown: &mut (u64, u64), progress: &WorkerProgress, d: usize, bytes: u64) {
     shown.0 += bytes;
     shown.1 += 1;
+    publish(*shown, progress, d);
+}
+
+/// Publishes direction `d`'s bytes and I/Os `shown` to the status line.
+#[inline]
+fn publish(shown: (u64, u64), progress: &WorkerProgress, d: usize) {
     progress.bytes[d].store(shown.0, Ordering::Relaxed);
     progress.ios[d].store(shown.1, Ordering::Relaxed);
 }

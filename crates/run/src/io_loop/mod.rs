@@ -215,6 +215,7 @@ impl IoLoop<'_> {
             slat: cfg.tracking.slat && stamp,
             clat_shown: (0, 0),
             run: Run::default(),
+            batch_dirs: 0,
         };
         ledger.stats.prio = self.prio.as_ref().and_then(PerIoPrio::tally);
         let ramp_end = start + cfg.ramp_ticks;
