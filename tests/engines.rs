@@ -243,6 +243,45 @@ fn nop_at_depth_1_completes_every_request() {
 
 // ------------------------------------------------------------ batching
 
+/// A reaped batch's bandwidth and IOPS samples are taken once, at its
+/// end, and must come out as one per I/O would: every interval sampled,
+/// and the samples' mean the job's rate.
+#[test]
+fn batched_completions_are_sampled_as_one_by_one() {
+    let d = tempdir();
+    let v = ioscope([
+        "--output-format=json",
+        "--name=b",
+        "--ioengine=nop",
+        "--rw=randread",
+        "--bs=4k",
+        "--size=1g",
+        "--iodepth=32",
+        "--iodepth_batch_submit=8",
+        "--iodepth_batch_complete_min=8",
+        "--time_based",
+        "--runtime=2",
+        "--bwavgtime=100",
+        "--iopsavgtime=250",
+    ])
+    .dir(d.path())
+    .run()
+    .ok_json();
+    let j = job(&v, "b");
+    let r = &j["read"];
+    // Nearly every reap took 8 completions: the batched path ran.
+    assert!(f(&j["iodepth_complete"], "8") > 90.0, "{j:#}");
+    // 2 s in 100 ms and 250 ms intervals (fio drops a last one cut short).
+    let (bs, is) = (u(r, "bw_samples"), u(r, "iops_samples"));
+    assert!(
+        (17..=20).contains(&bs) && (7..=8).contains(&is),
+        "{bs} {is}"
+    );
+    let near = |mean: f64, rate: f64| (mean - rate).abs() <= rate * 0.1;
+    assert!(near(f(r, "bw_mean"), f(r, "bw")), "{r:#}");
+    assert!(near(f(r, "iops_mean"), f(r, "iops")), "{r:#}");
+}
+
 /// At iodepth 1 the io_uring engines submit and wait in one call: an I/O
 /// has no submission time of its own, so slat is not measured and clat
 /// is lat (one clock read per I/O); above it, slat is measured.
