@@ -174,7 +174,8 @@ impl Ledger<'_> {
     /// Returns false when the worker must stop, and whether the slot is
     /// held (its block handed to a verify_async checker). Without the
     /// steps of the per-I/O options unless `EXTRAS`; `BATCH`: one of a
-    /// reaped batch, whose latencies may wait for the batch's end.
+    /// reaped batch, whose latencies, rate tick and status counts may
+    /// wait for the batch's end ([`Ledger::add_held`]).
     #[inline(always)]
     pub(super) fn settle_as<Q: Queue, const EXTRAS: bool, const BATCH: bool>(
         &mut self,
