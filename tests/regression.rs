@@ -2839,3 +2839,37 @@ fn a_fio_341_state_stops_before_its_first_write_in_flight() {
     .ok_json();
     assert_eq!(u(&v["jobs"][0], "verify_checked"), 10);
 }
+
+// Before: a create_only job with verify= (a [global] section's, say) made
+// its files, as fio does, then failed with "verify checked no block",
+// where fio, which does no I/O for such a job, succeeds.
+#[test]
+fn a_create_only_job_with_verify_succeeds_as_fios() {
+    let dir = tempdir();
+    for rw in ["write", "randrw", "read"] {
+        let v = ioscope([
+            "--name=c",
+            "--filename=f",
+            "--size=1m",
+            &format!("--rw={rw}"),
+            "--create_only=1",
+            "--verify=crc32c",
+            "--output-format=json",
+        ])
+        .dir(dir.path())
+        .run()
+        .ok_json();
+        let job = &v["jobs"][0];
+        assert_eq!(
+            u(&job["read"], "io_bytes") + u(&job["write"], "io_bytes"),
+            0,
+            "{rw}"
+        );
+        assert_eq!(
+            std::fs::metadata(dir.path().join("f")).unwrap().len(),
+            1 << 20,
+            "{rw}"
+        );
+        std::fs::remove_file(dir.path().join("f")).unwrap();
+    }
+}

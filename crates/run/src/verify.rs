@@ -172,6 +172,9 @@ pub(crate) struct VerifyLog {
     /// The verify phase began: everything written has been queued.
     pub phase_started: bool,
     pub do_verify: bool,
+    /// `create_only`: the job lays its files out and does no I/O, so it
+    /// has nothing to check (fio marks such a job done before its loop).
+    create_only: bool,
     pub fatal: bool,
     dump_dir: Option<PathBuf>,
     state_path: PathBuf,
@@ -245,6 +248,7 @@ impl VerifyLog {
             trim_rand: spec.randseed.unwrap_or(0x89) ^ (u64::from(number) << 32) ^ 0x7472_696d,
             phase_started: false,
             do_verify: v.do_verify || v.only,
+            create_only: spec.file_handling.create_only,
             fatal: v.fatal,
             // fio writes dumps in --aux-path when given.
             dump_dir: v.dump.then(|| {
@@ -581,7 +585,7 @@ impl VerifyLog {
 
     /// The outcome, once the loop has ended (`stopped` early or not).
     pub(crate) fn finish(mut self, stopped: bool) -> VerifyOutcome {
-        let must_check = self.reads_back || self.do_verify;
+        let must_check = (self.reads_back || self.do_verify) && !self.create_only;
         if must_check && self.outcome.checked == 0 {
             let writes = self.next_seq - 1;
             let why = if stopped {
