@@ -1,6 +1,7 @@
 //! Trims for the backends that move data with plain system calls (sync,
 //! psync, pvsync2, libaio, posixaio, io_uring, mmap): a hole punched in a
-//! regular file, a discard on a block device, as fio's `do_io_u_trim` does.
+//! regular file, a discard on a block device. (fio's `do_io_u_trim` sends
+//! BLKDISCARD to both, so its trims of a regular file fail with ENOTTY.)
 
 use std::os::fd::RawFd;
 
