@@ -2873,3 +2873,25 @@ fn a_create_only_job_with_verify_succeeds_as_fios() {
         std::fs::remove_file(dir.path().join("f")).unwrap();
     }
 }
+
+// Before: a [global] num_range reached a job that does not trim, and
+// ioscope refused that job ("does not trim") where fio runs it as without
+// the option.
+#[test]
+fn num_range_leaves_a_job_that_does_not_trim_alone() {
+    let dir = tempdir();
+    let jobfile = write_file(
+        dir.path(),
+        "ranges.fio",
+        "[global]\nnum_range=4\nsize=1m\nbs=4k\nfilename=f\n\
+         [w]\nrw=write\nioengine=psync\n\
+         [r]\nstonewall\nrw=randread\nioengine=io_uring\n",
+    );
+    let v = ioscope([jobfile.as_os_str(), "--output-format=json".as_ref()])
+        .dir(dir.path())
+        .run()
+        .ok_json();
+    assert_eq!(u(&job(&v, "w")["write"], "io_bytes"), 1 << 20);
+    assert_eq!(u(&job(&v, "r")["read"], "io_bytes"), 1 << 20);
+    assert_eq!(u(&job(&v, "r")["read"], "total_ios"), 256);
+}

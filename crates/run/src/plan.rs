@@ -497,33 +497,30 @@ fn check(spec: &JobSpec, backend: Backend) -> Result<(), String> {
 }
 
 /// `num_range` above 1 sends several trims as one command, which only an
-/// engine with a range-list command can, and only a job that trims has
-/// trims to send. fio refuses it with trimwrite too: each trim there is
-/// followed by its write, so no two trims would ever go out together.
+/// engine with a range-list command can. A job that does not trim has no
+/// trims to group and runs as without it, as in fio (a `[global]`
+/// num_range reaches every job). fio refuses it with trimwrite: each trim
+/// there is followed by its write, so no two trims would ever go out
+/// together.
 fn check_num_range(spec: &JobSpec, backend: Backend) -> Result<(), String> {
     let n = spec.num_range;
-    if n <= 1 {
+    if n <= 1 || !spec.rw.kind.trims() {
         return Ok(());
     }
     let ranges = Op::TrimRanges {
         count: n.min(u32::from(MAX_TRIM_RANGES)) as u16,
     };
-    let why = if !backend.supports(ranges) {
-        format!(
-            "ioengine={} sends one range per trim; several ranges in one trim need \
-             ioengine=io_uring_cmd (NVMe Dataset Management)",
-            spec.ioengine.name()
-        )
-    } else if !spec.rw.kind.trims() {
-        format!(
-            "rw={} does not trim; num_range is for rw=trim or randtrim",
-            spec.rw.kind.name()
-        )
-    } else if spec.rw.kind.writes() {
+    let why = if spec.rw.kind.writes() {
         format!(
             "rw={} writes each block right after trimming it, so its trims cannot go \
              out together; use rw=trim or randtrim",
             spec.rw.kind.name()
+        )
+    } else if !backend.supports(ranges) {
+        format!(
+            "ioengine={} sends one range per trim; several ranges in one trim need \
+             ioengine=io_uring_cmd (NVMe Dataset Management)",
+            spec.ioengine.name()
         )
     } else {
         return Ok(());
