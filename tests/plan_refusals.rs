@@ -142,16 +142,6 @@ const REFUSED: &[(&[&str], &str)] = &[
         &[
             "--ioengine=io_uring_cmd",
             "--cmd_type=nvme",
-            "--rw=randread",
-            "--size=1m",
-            "--num_range=4",
-        ],
-        "num_range=4: rw=randread does not trim",
-    ),
-    (
-        &[
-            "--ioengine=io_uring_cmd",
-            "--cmd_type=nvme",
             "--rw=trimwrite",
             "--size=1m",
             "--num_range=4",
