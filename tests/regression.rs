@@ -2895,3 +2895,34 @@ fn num_range_leaves_a_job_that_does_not_trim_alone() {
     assert_eq!(u(&job(&v, "r")["read"], "io_bytes"), 1 << 20);
     assert_eq!(u(&job(&v, "r")["read"], "total_ios"), 256);
 }
+
+// Before: file_append with loops=3, io_size beyond size or a sequential
+// time_based run rewrote the appended region pass after pass (3 MiB, or
+// gigabytes in a second), where fio takes each pass's start from the
+// file's size again, finds the new end, and writes the region once.
+#[test]
+fn file_append_writes_its_region_once_as_fios() {
+    let dir = tempdir();
+    let f = dir.path().join("f");
+    for extra in [
+        &["--rw=write", "--loops=3"][..],
+        &["--rw=write", "--io_size=3m"],
+        &["--rw=randwrite", "--loops=3"],
+        &["--rw=write", "--time_based", "--runtime=1"],
+    ] {
+        std::fs::write(&f, vec![0u8; 512 << 10]).unwrap();
+        let v = ioscope([
+            "--name=a",
+            "--filename=f",
+            "--size=1m",
+            "--file_append=1",
+            "--output-format=json",
+        ])
+        .args(extra)
+        .dir(dir.path())
+        .run()
+        .ok_json();
+        assert_eq!(u(&v["jobs"][0]["write"], "io_bytes"), 1 << 20, "{extra:?}");
+        assert_eq!(std::fs::metadata(&f).unwrap().len(), 3 << 19, "{extra:?}");
+    }
+}

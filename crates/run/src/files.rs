@@ -463,6 +463,7 @@ fn replay_plan(size: Option<u64>) -> ioscope_workload::FilePlan {
         extent: FileExtent {
             offset: 0,
             len: size,
+            appends: false,
         },
     }
 }

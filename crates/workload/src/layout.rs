@@ -74,9 +74,10 @@ pub fn plan_files(
     let mut plans = Vec::with_capacity(existing.len());
     for (i, &real) in real.iter().enumerate() {
         let align = spec.placement.offset_align.unwrap_or(min_bs);
-        let start = match appending.get(i) {
-            Some(true) => real,
-            _ => start_offset(spec, real, align, clone),
+        let appends = appending.get(i) == Some(&true);
+        let start = match appends {
+            true => real,
+            false => start_offset(spec, real, align, clone),
         };
         let offset_error = || {
             format!(
@@ -113,7 +114,11 @@ pub fn plan_files(
         plans.push(FilePlan {
             layout_size: (end > real).then_some(end),
             file_size: end.max(real),
-            extent: FileExtent { offset: start, len },
+            extent: FileExtent {
+                offset: start,
+                len,
+                appends,
+            },
         });
     }
     let total: u64 = plans.iter().map(|p| p.extent.len).sum();
@@ -188,7 +193,11 @@ mod tests {
     }
 
     fn extent(offset: u64, len: u64) -> FileExtent {
-        FileExtent { offset, len }
+        FileExtent {
+            offset,
+            len,
+            appends: false,
+        }
     }
 
     // Figures below: fio 3.33 with --ioengine=psync --bs=4k --rw=read, file
@@ -214,7 +223,11 @@ mod tests {
         s.nrfiles = 2;
         s.offset = SizeSpec::Bytes(64 << 10);
         let p = plan_files(&s, &[Some(MIB), Some(8 * MIB)], &[true, false], 0).unwrap();
-        assert_eq!(p[0].extent, extent(MIB, 2 * MIB));
+        let appended = FileExtent {
+            appends: true,
+            ..extent(MIB, 2 * MIB)
+        };
+        assert_eq!(p[0].extent, appended);
         assert_eq!(p[0].layout_size, Some(3 * MIB));
         assert_eq!(p[1].extent, extent(64 << 10, 2 * MIB));
         assert_eq!(p[1].layout_size, None);

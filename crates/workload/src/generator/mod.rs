@@ -29,6 +29,12 @@ pub struct FileExtent {
     pub offset: u64,
     /// Bytes in the region.
     pub len: u64,
+    /// `file_append` on a regular file: the region starts at the file's
+    /// end as it was. fio takes a file's start from its size again at
+    /// every pass (`get_start_offset`), which is then the region's end,
+    /// so only the first pass does I/O here and a sequential time-based
+    /// pass does not start over within it.
+    pub appends: bool,
 }
 
 /// Whose cached pages fio drops as the workload moves on (its
@@ -93,6 +99,8 @@ struct FileState {
     /// No I/O since the file was last reset: a non-uniform file service
     /// that finds nothing fits even then gives the file up.
     fresh: bool,
+    /// [`FileExtent::appends`].
+    appends: bool,
 }
 
 impl FileState {
@@ -397,6 +405,7 @@ impl Workload {
                     FileExtent {
                         offset: x.start,
                         len: x.len,
+                        appends: e.appends,
                     }
                 }
                 None => *e,
@@ -428,6 +437,7 @@ impl Workload {
                     dist: None,
                     done: false,
                     fresh: true,
+                    appends: e.appends,
                 }
             })
             .collect();
@@ -1073,6 +1083,7 @@ impl Workload {
             for f in &mut self.files {
                 f.start = f.origin;
                 f.reset();
+                f.done = f.appends;
             }
             self.service.restart(self.randrepeat);
             if let Some(z) = &mut self.strided {
@@ -1309,7 +1320,7 @@ impl Workload {
     fn seq_offset(&mut self, f: usize, d: usize) -> Option<u64> {
         let single = self.files.len() == 1;
         let file = &mut self.files[f];
-        if self.time_based && single && file.last_pos[d] >= file.end() {
+        if self.time_based && single && !file.appends && file.last_pos[d] >= file.end() {
             file.last_pos[d] = file.start;
             if self.drops_in_pass {
                 Self::drop_cache(&mut self.events, CacheDrop::File(f as u32));

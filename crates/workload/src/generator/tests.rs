@@ -382,6 +382,25 @@ fn sequential_covers_the_extent_once_per_loop() {
     );
 }
 
+/// An appended file's region gets the first pass only: fio starts each
+/// pass at the file's size, which the first pass's layout made the
+/// region's end. A file that does not append keeps its passes.
+#[test]
+fn an_appended_region_gets_one_pass() {
+    let mut s = spec(RwKind::Write, 2 << 20, 4096);
+    s.nrfiles = 2;
+    s.loops = 3;
+    let files = [true, false].map(|appends| FileExtent {
+        offset: 1 << 20,
+        len: 1 << 20,
+        appends,
+    });
+    let mut w = Workload::new(&s, &files, 0);
+    let ios: Vec<IoUnit> = std::iter::from_fn(|| w.next()).collect();
+    let per_file = |f: u32| ios.iter().filter(|io| io.file == f).count();
+    assert_eq!((per_file(0), per_file(1)), (256, 3 * 256));
+}
+
 #[test]
 fn last_block_runs_past_the_extent_on_a_longer_file() {
     // fio --name=t --filename=F --bs=4k --write_iolog=log <options>, F an
@@ -432,8 +451,13 @@ fn odd_inputs_end_cleanly() {
         &[FileExtent {
             offset: 0,
             len: 100,
+            appends: false,
         }][..],
-        &[FileExtent { offset: 0, len: 0 }],
+        &[FileExtent {
+            offset: 0,
+            len: 0,
+            appends: false,
+        }],
         &[],
     ] {
         assert_eq!(Workload::new(&s, files, 0).next(), None, "{files:?}");
@@ -449,7 +473,8 @@ fn odd_inputs_end_cleanly() {
             &z,
             &[FileExtent {
                 offset: 0,
-                len: 4096
+                len: 4096,
+                appends: false,
             }],
             0
         )
@@ -464,10 +489,12 @@ fn odd_inputs_end_cleanly() {
                 FileExtent {
                     offset: 0,
                     len: 100,
+                    appends: false,
                 },
                 FileExtent {
                     offset: 0,
                     len: 8192,
+                    appends: false,
                 },
             ],
             0,
