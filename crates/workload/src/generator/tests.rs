@@ -399,6 +399,11 @@ fn an_appended_region_gets_one_pass() {
     let ios: Vec<IoUnit> = std::iter::from_fn(|| w.next()).collect();
     let per_file = |f: u32| ios.iter().filter(|io| io.file == f).count();
     assert_eq!((per_file(0), per_file(1)), (256, 3 * 256));
+    let mut r = s.clone();
+    r.rw.kind = RwKind::Read;
+    let mut w = Workload::new(&r, &files, 0);
+    let n = std::iter::from_fn(|| w.next()).filter(|io| io.file == 0).count();
+    assert_eq!(n, 256, "a read job's appended region");
 }
 
 #[test]
