@@ -402,7 +402,9 @@ fn an_appended_region_gets_one_pass() {
     let mut r = s.clone();
     r.rw.kind = RwKind::Read;
     let mut w = Workload::new(&r, &files, 0);
-    let n = std::iter::from_fn(|| w.next()).filter(|io| io.file == 0).count();
+    let n = std::iter::from_fn(|| w.next())
+        .filter(|io| io.file == 0)
+        .count();
     assert_eq!(n, 256, "a read job's appended region");
 }
 
