@@ -31,7 +31,8 @@ pub struct FilePlan {
 /// `clone` is the job's clone number (0 to numjobs-1), which
 /// `offset_increment` shifts the start by. A file marked in `appending`
 /// (`file_append` on a regular file) starts at its current end instead,
-/// whatever `offset` says, as fio's `get_start_offset` has it.
+/// whatever `offset` says, as fio's `get_start_offset` has it, and gets
+/// one pass ([`FileExtent::appends`]).
 pub fn plan_files(
     spec: &JobSpec,
     existing: &[Option<u64>],
