@@ -2926,3 +2926,42 @@ fn file_append_writes_its_region_once_as_fios() {
         assert_eq!(std::fs::metadata(&f).unwrap().len(), 3 << 19, "{extra:?}");
     }
 }
+
+// Before: io_size beyond size made further passes whatever do_verify
+// said; fio keeps its count of files done between passes unless
+// do_verify, loops above 1 or time_based clears it, so with do_verify=0
+// (a write job whose blocks are checked later) it stops after the pass
+// that finished every file: 1 MiB of io_size=3m, not 3 MiB.
+#[test]
+fn io_size_beyond_size_with_do_verify_0_stops_as_fios() {
+    let dir = tempdir();
+    for (extra, bytes) in [
+        (
+            &["--rw=write", "--verify=crc32c", "--do_verify=0"][..],
+            1 << 20,
+        ),
+        (&["--rw=randread", "--do_verify=0"], 1 << 20),
+        // No random map: the file is never done, and the passes go on.
+        (
+            &["--rw=randread", "--do_verify=0", "--norandommap=1"],
+            3 << 20,
+        ),
+        (&["--rw=read", "--do_verify=0", "--loops=2"], 3 << 20),
+        (&["--rw=read"], 3 << 20),
+    ] {
+        let v = ioscope([
+            "--name=a",
+            "--filename=f",
+            "--size=1m",
+            "--io_size=3m",
+            "--output-format=json",
+        ])
+        .args(extra)
+        .dir(dir.path())
+        .run()
+        .ok_json();
+        let job = &v["jobs"][0];
+        let moved = u(&job["read"], "io_bytes") + u(&job["write"], "io_bytes");
+        assert_eq!(moved, bytes, "{extra:?}");
+    }
+}

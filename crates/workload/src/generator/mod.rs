@@ -277,6 +277,11 @@ pub struct Workload {
     loop_break: LoopBreak,
     /// A verify phase comes between passes (see `another_pass`).
     verify_between: bool,
+    /// fio keeps its count of files done from one pass to the next
+    /// (reset_io_counters clears it only for time_based, loops above 1
+    /// or do_verify): once every file is done, a pass that `io_size` adds
+    /// finds none to do I/O to and the job ends.
+    keeps_done: bool,
     /// Loops begun after the first.
     loops_begun: u32,
     /// `read_iolog`: the log's I/Os in place of the generated ones.
@@ -513,6 +518,7 @@ impl Workload {
             finished: !usable,
             loop_break: LoopBreak::Off,
             verify_between: false,
+            keeps_done: !spec.time_based && loops == 1 && !spec.verify.do_verify,
             loops_begun: 0,
             replay: None,
             strided,
@@ -1080,10 +1086,11 @@ impl Workload {
             self.loops_begun += 1;
         }
         if more {
+            let stay_done = self.keeps_done && self.files.iter().all(|f| f.done);
             for f in &mut self.files {
                 f.start = f.origin;
                 f.reset();
-                f.done = f.appends;
+                f.done = f.appends || stay_done;
             }
             self.service.restart(self.randrepeat);
             if let Some(z) = &mut self.strided {
