@@ -2870,6 +2870,10 @@ fn a_create_only_job_with_verify_succeeds_as_fios() {
             1 << 20,
             "{rw}"
         );
+        // A writing job saves its verify state (no writes), as fio does.
+        let state = dir.path().join("local-c-0-verify.state");
+        assert_eq!(state.exists(), rw != "read", "{rw}");
+        let _ = std::fs::remove_file(state);
         std::fs::remove_file(dir.path().join("f")).unwrap();
     }
 }
